@@ -1,0 +1,59 @@
+// Bundles the extension, the core library and the CLI into dist/, and (with --tests) the test
+// suites into out/. One script so that `npm start`, `npm test`, `npm run bench` and
+// `npm run package` all build the same way.
+const esbuild = require('esbuild');
+const fs = require('fs');
+const path = require('path');
+
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production');
+const watch = args.has('--watch');
+const withTests = args.has('--tests');
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+};
+
+/** Every `*.ts` file directly inside a folder (test suites are one file each). */
+function tsFiles(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter(f => f.endsWith('.ts')).map(f => path.join(dir, f));
+}
+
+const builds = [
+  { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
+  { ...common, entryPoints: { core: 'src/core/index.ts' }, outdir: 'dist' },
+  { ...common, entryPoints: { cli: 'src/cli.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+];
+
+if (withTests) {
+  // Tests are bundled with their imports of src/, but node_modules stay external so that mocha,
+  // playwright-core and friends load from node_modules as usual.
+  const testCommon = { ...common, sourcemap: true, minify: false, packages: 'external' };
+  builds.push({ ...testCommon, entryPoints: tsFiles('test/unit'), outdir: 'out/unit' });
+  builds.push({ ...testCommon, entryPoints: tsFiles('test/host'), outdir: 'out/host', external: ['vscode'] });
+  builds.push({ ...testCommon, entryPoints: tsFiles('test/ui'), outdir: 'out/ui' });
+  builds.push({ ...testCommon, entryPoints: tsFiles('bench'), outdir: 'out/bench' });
+}
+
+async function main() {
+  const live = builds.filter(b => b.entryPoints && Object.keys(b.entryPoints).length > 0);
+  if (watch) {
+    for (const b of live) await (await esbuild.context(b)).watch();
+    console.log('esbuild: watching for changes');
+    return;
+  }
+  await Promise.all(live.map(b => esbuild.build(b)));
+  fs.chmodSync('dist/cli.js', 0o755);
+}
+
+main().catch(error => {
+  console.error(error.message || error);
+  process.exit(1);
+});

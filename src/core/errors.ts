@@ -1,0 +1,24 @@
+/**
+ * Errors the engine raises on purpose. Each carries a code that the CLI maps to an exit status and
+ * the extension maps to a notification; the message always names what was wrong.
+ */
+export type TwiningErrorCode =
+  | 'INVALID_INPUT' // the caller's input broke a rule (exit 1)
+  | 'NOT_FOUND' // something named does not exist (exit 2)
+  | 'CORRUPT' // a file on disk cannot be parsed and will not be overwritten
+  | 'LOCKED'; // another writer held the lock for the whole retry period
+
+export class TwiningError extends Error {
+  constructor(
+    readonly code: TwiningErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'TwiningError';
+  }
+}
+
+export function isTwiningError(error: unknown, code?: TwiningErrorCode): error is TwiningError {
+  return error instanceof TwiningError && (code === undefined || error.code === code);
+}

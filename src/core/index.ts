@@ -1,0 +1,14 @@
+/**
+ * The Twining core as a library (`dist/core.js`): `openWorkspace(projectRoot, options)` gives an
+ * object with one async method per operation, taking twining-mcp's tool inputs (snake_case).
+ */
+export { openWorkspace, Workspace } from './workspace';
+export type { WorkspaceOptions } from './workspace';
+export { TwiningError, isTwiningError } from './errors';
+export type { TwiningErrorCode } from './errors';
+export { inputs, parseInput, jsonSchemaOf, formatIssues, OPERATION_NAMES, ENTRY_TYPES, POSTABLE_TYPES, URGENCIES, RESULT_STATUSES, CONFIDENCES, DECISION_STATUSES } from './schemas';
+export type { OperationName, InputOf } from './schemas';
+export { overlaps, normaliseTags } from './scope';
+export { livenessOf, nextLivenessChange, scoreAgent } from './agents';
+export { snapshotDigest } from './snapshot';
+export type * from './records';

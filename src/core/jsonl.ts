@@ -1,0 +1,180 @@
+/**
+ * Incremental reading of an append-mostly JSONL file (blackboard, handoff index).
+ *
+ * After the first read, a refresh parses only the bytes appended since the last one: it stats the
+ * file, checks that the part already read is unchanged (same file identity, not shorter, and the
+ * same bytes at its start and just before the old end), and reads from the old end. A file that
+ * was replaced, shrank or whose already-read part changed (dismiss, archive, an acknowledgement
+ * rewrite) is read again in full. The cost of a refresh after one append does not depend on the
+ * size of the file.
+ *
+ * Lines that do not parse are skipped with a warning and remembered verbatim, so a rewrite can
+ * keep them. A last line without its `\n` is a write in progress and is left for the next refresh.
+ */
+import { promises as fs } from 'fs';
+
+const HEAD_SAMPLE = 4096;
+const TAIL_SAMPLE = 512;
+
+export interface JsonlLine<T> {
+  /** The parsed object, or undefined for a line that did not parse as a JSON object. */
+  value?: T;
+  /** The line exactly as stored, without its `\n`. */
+  raw: string;
+}
+
+export interface RefreshResult<T> {
+  /** Whether anything changed since the previous refresh. */
+  changed: boolean;
+  /** Whether the file was read again from the start (then `appended` is every record). */
+  reloaded: boolean;
+  appended: T[];
+}
+
+export class JsonlFile<T extends object> {
+  private lines: JsonlLine<T>[] = [];
+  private records: T[] = [];
+  private offset = 0;
+  private identity = '';
+  private mtimeMs = -1;
+  private head = Buffer.alloc(0);
+  private tail = Buffer.alloc(0);
+  private lineNumber = 0;
+
+  constructor(
+    readonly file: string,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Parsed records in file order. */
+  get all(): readonly T[] {
+    return this.records;
+  }
+
+  /** Every line, parsed or not, in file order: what a rewrite must preserve. */
+  get allLines(): readonly JsonlLine<T>[] {
+    return this.lines;
+  }
+
+  /** Number of bytes consumed (up to the last complete line). */
+  get size(): number {
+    return this.offset;
+  }
+
+  async refresh(): Promise<RefreshResult<T>> {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      const changed = this.offset > 0 || this.lines.length > 0;
+      this.reset();
+      return { changed, reloaded: changed, appended: [] };
+    }
+    try {
+      const stat = await handle.stat();
+      const identity = `${stat.dev}:${stat.ino}`;
+      if (identity === this.identity && stat.size === this.offset && stat.mtimeMs === this.mtimeMs) {
+        return { changed: false, reloaded: false, appended: [] };
+      }
+      if (identity === this.identity && stat.size >= this.offset && this.offset > 0 && (await this.prefixUnchanged(handle))) {
+        const appended = await this.readFrom(handle, this.offset, stat.size);
+        this.mtimeMs = stat.mtimeMs;
+        return { changed: appended.length > 0 || stat.size !== this.offset, reloaded: false, appended };
+      }
+      this.reset();
+      this.identity = identity;
+      const appended = await this.readFrom(handle, 0, stat.size);
+      this.mtimeMs = stat.mtimeMs;
+      return { changed: true, reloaded: true, appended };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private reset(): void {
+    this.lines = [];
+    this.records = [];
+    this.offset = 0;
+    this.identity = '';
+    this.mtimeMs = -1;
+    this.head = Buffer.alloc(0);
+    this.tail = Buffer.alloc(0);
+    this.lineNumber = 0;
+  }
+
+  private async prefixUnchanged(handle: fs.FileHandle): Promise<boolean> {
+    const head = Buffer.alloc(this.head.length);
+    await handle.read(head, 0, head.length, 0);
+    if (!head.equals(this.head)) return false;
+    const tail = Buffer.alloc(this.tail.length);
+    await handle.read(tail, 0, tail.length, this.offset - tail.length);
+    return tail.equals(this.tail);
+  }
+
+  /** Reads [start, end), parses complete lines, and advances the offset past the last `\n`. */
+  private async readFrom(handle: fs.FileHandle, start: number, end: number): Promise<T[]> {
+    if (end <= start) return [];
+    const buffer = Buffer.alloc(end - start);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, start + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    const lastNewline = buffer.lastIndexOf(0x0a, filled - 1);
+    if (lastNewline < 0) return [];
+    const complete = buffer.subarray(0, lastNewline + 1);
+    const appended: T[] = [];
+    const parts = complete.toString('utf8').split('\n');
+    parts.pop(); // the empty string after the final `\n`
+    for (const raw of parts) {
+      this.lineNumber++;
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (line.trim() === '') continue;
+      const value = parseObject<T>(line);
+      if (value === undefined) {
+        this.warn(`${this.file}: line ${this.lineNumber} is not a JSON object and was skipped (it is kept in the file)`);
+        this.lines.push({ raw: line });
+        continue;
+      }
+      this.lines.push({ value, raw: line });
+      this.records.push(value);
+      appended.push(value);
+    }
+    this.offset = start + complete.length;
+    await this.sample(handle, start, complete);
+    return appended;
+  }
+
+  private async sample(handle: fs.FileHandle, start: number, complete: Buffer): Promise<void> {
+    const headLength = Math.min(HEAD_SAMPLE, this.offset);
+    if (this.head.length < headLength) {
+      if (start === 0) this.head = Buffer.from(complete.subarray(0, headLength));
+      else {
+        this.head = Buffer.alloc(headLength);
+        await handle.read(this.head, 0, headLength, 0);
+      }
+    }
+    const tailLength = Math.min(TAIL_SAMPLE, this.offset);
+    if (complete.length >= tailLength) this.tail = Buffer.from(complete.subarray(complete.length - tailLength));
+    else {
+      this.tail = Buffer.alloc(tailLength);
+      await handle.read(this.tail, 0, tailLength, this.offset - tailLength);
+    }
+  }
+}
+
+function parseObject<T>(line: string): T | undefined {
+  try {
+    const value = JSON.parse(line);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Serialises lines back for a whole-file rewrite: every line, each followed by `\n`. */
+export function joinLines(lines: readonly { raw: string }[]): string {
+  return lines.map(line => line.raw + '\n').join('');
+}

@@ -1,0 +1,45 @@
+/**
+ * Locking that interoperates with twining-mcp (FORMAT.md §3): proper-lockfile with the same
+ * stale, refresh and retry settings on the same target files, so our writes and its writes
+ * exclude each other. The target is created first if missing, since a lock needs a real path.
+ */
+import * as lockfile from 'proper-lockfile';
+import { createExclusive } from './files';
+import { TwiningError } from './errors';
+
+const OPTIONS = {
+  stale: 10_000,
+  update: 5_000,
+  realpath: true,
+  retries: { retries: 10, factor: 1.5, minTimeout: 50, maxTimeout: 1_000, randomize: false },
+} as const;
+
+export type CompromisedHandler = (file: string, error: Error) => void;
+
+/**
+ * Runs `work` while holding the lock on `file`. `emptyContent` is what the file is created with
+ * when missing (`[]` for JSON arrays, "" for JSONL). A lock that another process breaks while we
+ * hold it is reported to `onCompromised` instead of crashing the process (FORMAT.md §7.15).
+ */
+export async function withLock<T>(
+  file: string,
+  emptyContent: string,
+  work: () => Promise<T>,
+  onCompromised: CompromisedHandler = () => undefined,
+): Promise<T> {
+  await createExclusive(file, emptyContent);
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(file, { ...OPTIONS, onCompromised: error => onCompromised(file, error) });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new TwiningError('LOCKED', `${file} stayed locked by another writer for the whole retry period (about 4.5 s); nothing was written`);
+    }
+    throw error;
+  }
+  try {
+    return await work();
+  } finally {
+    await release().catch(() => undefined);
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The records of the `.twining/` folder (FORMAT.md §4) and the results of the operations (§5, §6).
+ * Field names and key order are twining-mcp's. Records read from disk may carry fields we do not
+ * know; they are kept (the index signature) and written back untouched.
+ */
+import type { Confidence, DecisionStatus, EntryType, ResultStatus, Urgency } from './schemas';
+
+type Extra = { [unknownField: string]: unknown };
+
+export type Liveness = 'active' | 'idle' | 'gone';
+
+export interface AgentRecord extends Extra {
+  agent_id: string;
+  capabilities: string[];
+  role?: string;
+  description?: string;
+  registered_at: string;
+  last_active: string;
+}
+
+export interface BlackboardEntry extends Extra {
+  entry_type: EntryType;
+  summary: string;
+  detail: string;
+  tags: string[];
+  scope: string;
+  relates_to?: string[];
+  agent_id: string;
+  id: string;
+  timestamp: string;
+}
+
+export interface DecisionIndexEntry extends Extra {
+  id: string;
+  timestamp: string;
+  domain: string;
+  scope: string;
+  summary: string;
+  confidence: Confidence;
+  status: DecisionStatus;
+  affected_files: string[];
+  affected_symbols: string[];
+  commit_hashes: string[];
+}
+
+export interface Alternative {
+  option: string;
+  pros: string[];
+  cons: string[];
+  reason_rejected: string;
+}
+
+export interface DecisionRecord extends Extra {
+  agent_id: string;
+  domain: string;
+  scope: string;
+  summary: string;
+  context: string;
+  rationale: string;
+  constraints: string[];
+  alternatives: Alternative[];
+  depends_on: string[];
+  supersedes?: string;
+  confidence: Confidence;
+  reversible: boolean;
+  affected_files: string[];
+  affected_symbols: string[];
+  commit_hashes: string[];
+  assembled_before?: boolean;
+  id: string;
+  timestamp: string;
+  status: DecisionStatus;
+  overridden_by?: string;
+  override_reason?: string;
+}
+
+export interface HandoffResult {
+  description: string;
+  status: ResultStatus;
+  artifacts?: string[];
+  notes?: string;
+}
+
+export interface ContextSnapshot {
+  decision_ids: string[];
+  warning_ids: string[];
+  finding_ids: string[];
+  summaries: string[];
+}
+
+export interface HandoffRecord extends Extra {
+  source_agent: string;
+  target_agent?: string;
+  scope?: string;
+  summary: string;
+  results: HandoffResult[];
+  context_snapshot: ContextSnapshot;
+  id: string;
+  created_at: string;
+  /** Ours, ignored and kept by twining-mcp: the handoff this one continues. */
+  continues?: string;
+  /** Ours: "sha256:" + hex digest of the canonical JSON of `context_snapshot` (see snapshot.ts). */
+  snapshot_digest?: string;
+  acknowledged_by?: string;
+  acknowledged_at?: string;
+}
+
+export type ResultStatusAggregate = ResultStatus | 'mixed';
+
+export interface HandoffIndexLine extends Extra {
+  id: string;
+  created_at: string;
+  source_agent: string;
+  target_agent?: string;
+  scope?: string;
+  summary: string;
+  result_status: ResultStatusAggregate;
+  acknowledged: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operation results
+
+export type AgentWithLiveness = AgentRecord & { liveness: Liveness };
+
+export interface AgentScore {
+  agent_id: string;
+  capabilities: string[];
+  role?: string;
+  description?: string;
+  liveness: Liveness;
+  capability_overlap: number;
+  liveness_score: number;
+  total_score: number;
+  matched_capabilities: string[];
+}
+
+export interface DelegationDetail {
+  type: 'delegation';
+  required_capabilities: string[];
+  urgency: Urgency;
+  expires_at: string;
+  timeout_ms: number;
+}
+
+export interface Delegation {
+  entry_id: string;
+  summary: string;
+  scope: string;
+  tags: string[];
+  agent_id: string;
+  timestamp: string;
+  required_capabilities: string[];
+  urgency: Urgency;
+  expires_at: string;
+  timeout_ms: number;
+  expired: boolean;
+  /** Milliseconds until expiry (negative once expired), against the engine's clock. */
+  remaining_ms: number;
+  suggested_agents: AgentScore[];
+}
+
+export interface DriftItem {
+  id: string;
+  summary?: string;
+  /** For decisions: the status now, or "missing". For entries: "dismissed" or "archived". */
+  now: string;
+}
+
+export interface VerifyResult {
+  handoff_id: string;
+  /** The stored snapshot still hashes to the stored digest (or no digest was stored). */
+  intact: boolean;
+  has_digest: boolean;
+  stored_digest?: string;
+  computed_digest: string;
+  drift: {
+    decisions_no_longer_active: DriftItem[];
+    entries_removed: DriftItem[];
+    new_decisions: { id: string; summary: string; scope: string; timestamp: string }[];
+    new_warnings: { id: string; summary: string; scope: string; timestamp: string }[];
+  };
+  drifted: boolean;
+  /** Ids from this handoff back through `continues` links, newest first. */
+  chain: string[];
+}

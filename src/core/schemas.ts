@@ -1,0 +1,237 @@
+/**
+ * Every operation's input, defined once. The CLI, the VS Code commands and the language model tools
+ * all derive their argument handling from these schemas (field names are twining-mcp's tool
+ * inputs, snake_case, FORMAT.md §6).
+ */
+import { z } from 'zod';
+import { TwiningError } from './errors';
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+
+const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** A ULID, checked before any file path is built from it (no path traversal). */
+export const ulidId = z
+  .string()
+  .regex(ULID_PATTERN, { message: 'must be a ULID (26 characters of Crockford base32, e.g. 01M80HHKAVJT8FG2B08Q4NGZ4W)' });
+
+/** Agent ids are chosen by callers; they must be usable as file names and readable in a list. */
+export const agentId = z
+  .string()
+  .min(1, { message: 'must not be empty' })
+  .max(128, { message: 'must be at most 128 characters' })
+  .refine(s => !/[/\\\u0000-\u001f\u007f]/.test(s) && s !== '.' && s !== '..' && s.trim() === s, {
+    message: 'must not contain slashes, control characters or surrounding spaces, and must not be "." or ".."',
+  });
+
+const summary200 = z
+  .string()
+  .min(1, { message: 'must not be empty' })
+  .max(200, { message: 'must be at most 200 characters (it is rejected, not truncated)' });
+
+const text = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
+const nonEmptyText = (max: number) => text(max).min(1, { message: 'must not be empty' });
+const list = <T extends z.ZodType>(item: T, max: number) =>
+  z.array(item).max(max, { message: `must have at most ${max} items` });
+const tag = nonEmptyText(100);
+
+/** A scope: a file path, a folder prefix (ending in "/") or "project". */
+export const scope = text(1000).describe('A file path, a folder prefix ending in "/", or "project".');
+
+/** Any date JavaScript can parse; compared as its canonical toISOString form. */
+export const since = z
+  .string()
+  .refine(s => !Number.isNaN(Date.parse(s)), { message: 'must be a date, e.g. 2026-11-22T02:32:12.379Z' })
+  .describe('Only items at or after this time (ISO 8601).');
+
+export const ENTRY_TYPES = [
+  'need', 'offer', 'finding', 'decision', 'constraint', 'question', 'answer', 'status', 'artifact', 'warning',
+] as const;
+export const POSTABLE_TYPES = ENTRY_TYPES.filter(t => t !== 'decision') as Exclude<EntryType, 'decision'>[];
+export const URGENCIES = ['high', 'normal', 'low'] as const;
+export const RESULT_STATUSES = ['completed', 'partial', 'blocked', 'failed'] as const;
+export const CONFIDENCES = ['high', 'medium', 'low'] as const;
+export const DECISION_STATUSES = ['active', 'provisional', 'superseded', 'overridden'] as const;
+
+export type EntryType = (typeof ENTRY_TYPES)[number];
+export type Urgency = (typeof URGENCIES)[number];
+export type ResultStatus = (typeof RESULT_STATUSES)[number];
+export type Confidence = (typeof CONFIDENCES)[number];
+export type DecisionStatus = (typeof DECISION_STATUSES)[number];
+
+export const handoffResult = z.strictObject({
+  description: nonEmptyText(2000).describe('What was done or attempted.'),
+  status: z.enum(RESULT_STATUSES).describe('completed, partial, blocked or failed.'),
+  artifacts: list(nonEmptyText(1000), 200).optional().describe('Files or other artifacts produced.'),
+  notes: text(4000).optional().describe('Anything the receiver should know.'),
+});
+
+export const contextSnapshot = z.strictObject({
+  decision_ids: list(ulidId, 10000),
+  warning_ids: list(ulidId, 10000),
+  finding_ids: list(ulidId, 10000),
+  summaries: list(text(1000), 10000),
+});
+
+const alternative = z.strictObject({
+  option: nonEmptyText(1000),
+  pros: list(text(1000), 100).optional(),
+  cons: list(text(1000), 100).optional(),
+  reason_rejected: nonEmptyText(2000),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Operation inputs, one per operation, named as the operation.
+
+export const inputs = {
+  register: z
+    .strictObject({
+      agent_id: agentId.describe('Unique id of the agent (file-name safe).'),
+      capabilities: list(tag, 100).optional().describe('Capability tags; normalised to lower case.'),
+      role: nonEmptyText(200).optional().describe('e.g. implementer, reviewer, tester.'),
+      description: nonEmptyText(2000).optional().describe('What the agent does.'),
+    })
+    .describe('Register an agent or refresh its liveness; capabilities are merged with the stored ones.'),
+  agents: z
+    .strictObject({
+      include_gone: z.boolean().optional().describe('List agents whose liveness is gone (default true).'),
+    })
+    .describe('List registered agents with their liveness (active, idle, gone).'),
+  discover: z
+    .strictObject({
+      required_capabilities: list(tag, 100).describe('Capabilities the work needs.'),
+      include_gone: z.boolean().optional().describe('Score gone agents too (default true).'),
+      min_score: z.number().min(0).max(1).optional().describe('Only agents scoring at least this (0 to 1).'),
+    })
+    .describe('Rank agents by capability overlap (70%) and liveness (30%).'),
+  delegate: z
+    .strictObject({
+      summary: summary200.describe('What help is needed (1 to 200 characters).'),
+      required_capabilities: list(tag, 100).describe('Capabilities an agent needs to take this on.'),
+      urgency: z.enum(URGENCIES).optional().describe('high, normal (default) or low; sets the default timeout.'),
+      timeout_ms: z.number().int().positive().max(365 * 24 * 3600 * 1000).optional().describe('Expiry in ms from now.'),
+      scope: scope.min(1, { message: 'must not be empty' }).optional(),
+      tags: list(tag, 100).optional(),
+      agent_id: agentId.optional().describe('Who needs the help (default "main").'),
+    })
+    .describe('Post a delegation need and get the agents best suited to take it.'),
+  delegations: z
+    .strictObject({
+      include_expired: z.boolean().optional().describe('Also list expired needs, marked expired: true (default false).'),
+      scope: scope.optional().describe('Only needs whose scope overlaps this.'),
+    })
+    .describe('List open delegation needs with their suggested agents.'),
+  handoff: z
+    .strictObject({
+      source_agent: agentId.describe('The agent handing the work over.'),
+      target_agent: agentId.optional().describe('The intended receiver; omit for any agent.'),
+      scope: scope.min(1, { message: 'must not be empty (omit it for no scope)' }).optional(),
+      summary: nonEmptyText(4000).describe('What is being handed over.'),
+      results: list(handoffResult, 200).describe('Results, each with a status; may be empty.'),
+      auto_snapshot: z.boolean().optional().describe('Attach decisions, warnings and findings in scope (default true).'),
+      context_snapshot: contextSnapshot.optional().describe('An explicit snapshot; overrides the automatic one.'),
+      continues: ulidId.optional().describe('Id of the handoff this one continues (chains A to B to C).'),
+    })
+    .describe('Hand work over with its results and a snapshot of the decisions, warnings and findings in scope.'),
+  handoffs: z
+    .strictObject({
+      source_agent: agentId.optional(),
+      target_agent: agentId.optional(),
+      scope: scope.optional().describe('Only handoffs whose scope overlaps this (handoffs without scope always match).'),
+      since: since.optional(),
+      acknowledged: z.boolean().optional().describe('true: only acknowledged; false: only unacknowledged.'),
+      limit: z.number().int().min(1).max(100000).optional().describe('At most this many, newest first (default 50).'),
+    })
+    .describe('List handoffs, newest first.'),
+  acknowledge: z
+    .strictObject({
+      handoff_id: ulidId.describe('Id of the handoff.'),
+      agent_id: agentId.describe('The agent taking the handoff.'),
+    })
+    .describe('Acknowledge a handoff: the receiving agent has taken it.'),
+  post: z
+    .strictObject({
+      entry_type: z
+        .enum(POSTABLE_TYPES as [string, ...string[]], { message: `must be one of ${POSTABLE_TYPES.join(', ')} (decisions are recorded with decide)` })
+        .describe('The kind of entry.'),
+      summary: summary200.describe('One line (1 to 200 characters).'),
+      detail: text(65536).optional().describe('The full text.'),
+      tags: list(tag, 100).optional(),
+      scope: scope.min(1, { message: 'must not be empty' }).optional().describe('Default "project".'),
+      relates_to: list(nonEmptyText(100), 100).optional().describe('Ids of related entries or decisions.'),
+      agent_id: agentId.optional().describe('Default "main".'),
+    })
+    .describe('Post a warning, finding, need, question or other entry to the shared blackboard.'),
+  read: z
+    .strictObject({
+      entry_types: list(z.enum(ENTRY_TYPES), 10).optional(),
+      tags: list(tag, 100).optional().describe('At least one must match exactly.'),
+      scope: scope.optional(),
+      since: since.optional(),
+      limit: z.number().int().min(0).max(1000000).optional().describe('The last N that match (default 50; 0 for all).'),
+    })
+    .describe('Read blackboard entries, oldest first.'),
+  decide: z
+    .strictObject({
+      domain: nonEmptyText(200).describe('e.g. architecture, security, api.'),
+      scope: scope.min(1, { message: 'must not be empty' }),
+      summary: summary200,
+      context: nonEmptyText(20000),
+      rationale: nonEmptyText(20000),
+      constraints: list(nonEmptyText(2000), 100).optional(),
+      alternatives: list(alternative, 50).optional(),
+      depends_on: list(ulidId, 100).optional(),
+      supersedes: ulidId.optional().describe('Id of the decision this one replaces.'),
+      confidence: z.enum(CONFIDENCES).optional(),
+      reversible: z.boolean().optional(),
+      affected_files: list(nonEmptyText(1000), 500).optional(),
+      affected_symbols: list(nonEmptyText(500), 500).optional(),
+      commit_hash: z.string().regex(/^[0-9a-fA-F]{4,64}$/, { message: 'must be a hexadecimal commit hash' }).optional(),
+      agent_id: agentId.optional(),
+    })
+    .describe('Record a decision with its rationale; conflicting active decisions make it provisional.'),
+  decisions: z
+    .strictObject({
+      scope: scope.optional(),
+      status: z.union([z.enum(DECISION_STATUSES), list(z.enum(DECISION_STATUSES), 4)]).optional(),
+      domain: nonEmptyText(200).optional(),
+      limit: z.number().int().min(1).max(1000000).optional().describe('At most this many, newest first.'),
+    })
+    .describe('List decisions, newest first, by scope, status and domain.'),
+  status: z.strictObject({}).describe('Counts: agents by liveness, delegations, unacknowledged handoffs, decisions, warnings.'),
+  verify: z
+    .strictObject({
+      handoff_id: ulidId.describe('Id of the handoff to check.'),
+    })
+    .describe("Check a handoff's snapshot integrity and what drifted since it was created."),
+} as const;
+
+export type OperationName = keyof typeof inputs;
+export const OPERATION_NAMES = Object.keys(inputs) as OperationName[];
+export type InputOf<K extends OperationName> = z.input<(typeof inputs)[K]>;
+export type ParsedInputOf<K extends OperationName> = z.output<(typeof inputs)[K]>;
+
+/** Validates an operation's input; throws INVALID_INPUT naming every field and broken rule. */
+export function parseInput<K extends OperationName>(op: K, value: unknown): ParsedInputOf<K> {
+  const result = (inputs[op] as z.ZodType).safeParse(value ?? {});
+  if (result.success) return result.data as ParsedInputOf<K>;
+  throw new TwiningError('INVALID_INPUT', `${op}: ${formatIssues(result.error)}`, result.error.issues);
+}
+
+export function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .map(issue => {
+      if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(k => `"${k}"`).join(', ')}`;
+      const where = issue.path.length ? issue.path.map(p => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[') : 'input';
+      return `${where}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** JSON Schema of an operation's input, for language model tools and documentation. */
+export function jsonSchemaOf(op: OperationName): Record<string, unknown> {
+  const schema = z.toJSONSchema(inputs[op], { io: 'input' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}

@@ -1,0 +1,53 @@
+/**
+ * The context snapshot of a handoff (FORMAT.md §5.6), its digest, and the aggregate result status
+ * of the handoff index (§4.6).
+ */
+import { createHash } from 'crypto';
+import type { BlackboardEntry, ContextSnapshot, DecisionIndexEntry, HandoffResult, ResultStatusAggregate } from './records';
+import { overlaps } from './scope';
+
+export const EMPTY_SNAPSHOT: ContextSnapshot = Object.freeze({ decision_ids: [], warning_ids: [], finding_ids: [], summaries: [] }) as ContextSnapshot;
+
+/** What a snapshot for `scope` takes in: active decisions, warnings and findings whose scope overlaps. */
+export function snapshotSources(
+  decisions: readonly DecisionIndexEntry[],
+  warnings: readonly BlackboardEntry[],
+  findings: readonly BlackboardEntry[],
+  scope: string | undefined,
+): { decisions: DecisionIndexEntry[]; warnings: BlackboardEntry[]; findings: BlackboardEntry[] } {
+  const inScope = (s: unknown) => !scope || (typeof s === 'string' && overlaps(s, scope));
+  return {
+    decisions: decisions.filter(d => d.status === 'active' && inScope(d.scope)),
+    warnings: warnings.filter(w => inScope(w.scope)),
+    findings: findings.filter(f => inScope(f.scope)),
+  };
+}
+
+/** Every id goes in; summaries are the first 5 decisions, 3 warnings and 3 findings, oldest first. */
+export function buildSnapshot(sources: ReturnType<typeof snapshotSources>): ContextSnapshot {
+  return {
+    decision_ids: sources.decisions.map(d => d.id),
+    warning_ids: sources.warnings.map(w => w.id),
+    finding_ids: sources.findings.map(f => f.id),
+    summaries: [
+      ...sources.decisions.slice(0, 5).map(d => `Decision: ${d.summary}`),
+      ...sources.warnings.slice(0, 3).map(w => `Warning: ${w.summary}`),
+      ...sources.findings.slice(0, 3).map(f => `Finding: ${f.summary}`),
+    ],
+  };
+}
+
+/**
+ * "sha256:" + hex digest of the snapshot's canonical JSON (the four arrays in a fixed order), so
+ * that key order or whitespace in the file do not matter but any change to an id or summary does.
+ */
+export function snapshotDigest(snapshot: ContextSnapshot): string {
+  const canonical = JSON.stringify([snapshot.decision_ids, snapshot.warning_ids, snapshot.finding_ids, snapshot.summaries]);
+  return 'sha256:' + createHash('sha256').update(canonical, 'utf8').digest('hex');
+}
+
+export function resultStatusOf(results: readonly HandoffResult[]): ResultStatusAggregate {
+  if (results.length === 0) return 'completed';
+  const first = results[0].status;
+  return results.every(r => r.status === first) ? first : 'mixed';
+}

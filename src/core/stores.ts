@@ -1,0 +1,100 @@
+/**
+ * In-memory views of the folder's files, kept current cheaply: the JSONL files are read
+ * incrementally (jsonl.ts) and the JSON arrays are re-parsed only when their stat changes.
+ */
+import { promises as fs } from 'fs';
+import { JsonlFile } from './jsonl';
+import { readJsonArray } from './files';
+import type { BlackboardEntry, HandoffIndexLine } from './records';
+
+/** The blackboard, with the lists that operations need kept up to date as lines are appended. */
+export class Blackboard {
+  readonly file: JsonlFile<BlackboardEntry>;
+  private byId = new Map<string, BlackboardEntry>();
+  readonly warnings: BlackboardEntry[] = [];
+  readonly findings: BlackboardEntry[] = [];
+  readonly needs: BlackboardEntry[] = [];
+  /** Increases whenever the content changes; views compare it to skip work. */
+  version = 0;
+
+  constructor(path: string, warn: (m: string) => void) {
+    this.file = new JsonlFile<BlackboardEntry>(path, warn);
+  }
+
+  get entries(): readonly BlackboardEntry[] {
+    return this.file.all;
+  }
+
+  get(id: string): BlackboardEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  async refresh(): Promise<boolean> {
+    const result = await this.file.refresh();
+    if (!result.changed) return false;
+    if (result.reloaded) {
+      this.byId.clear();
+      this.warnings.length = this.findings.length = this.needs.length = 0;
+    }
+    for (const entry of result.appended) this.index(entry);
+    this.version++;
+    return true;
+  }
+
+  private index(entry: BlackboardEntry): void {
+    if (typeof entry.id === 'string') this.byId.set(entry.id, entry);
+    if (entry.entry_type === 'warning') this.warnings.push(entry);
+    else if (entry.entry_type === 'finding') this.findings.push(entry);
+    else if (entry.entry_type === 'need') this.needs.push(entry);
+  }
+}
+
+export class HandoffIndex {
+  readonly file: JsonlFile<HandoffIndexLine>;
+  version = 0;
+  constructor(path: string, warn: (m: string) => void) {
+    this.file = new JsonlFile<HandoffIndexLine>(path, warn);
+  }
+  get lines(): readonly HandoffIndexLine[] {
+    return this.file.all;
+  }
+  async refresh(): Promise<boolean> {
+    const changed = (await this.file.refresh()).changed;
+    if (changed) this.version++;
+    return changed;
+  }
+}
+
+/** A JSON array file (registry, decision index), re-parsed only when its stat changes. */
+export class JsonArrayFile<T> {
+  private key = '';
+  private value: T[] = [];
+  version = 0;
+  constructor(
+    readonly path: string,
+    private readonly what: string,
+  ) {}
+
+  async get(): Promise<T[]> {
+    let key: string;
+    try {
+      const st = await fs.stat(this.path);
+      key = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      key = 'missing';
+    }
+    if (key !== this.key) {
+      this.value = key === 'missing' ? [] : await readJsonArray<T>(this.path, this.what);
+      this.key = key;
+      this.version++;
+    }
+    return this.value;
+  }
+
+  /** Reads the file afresh, ignoring the cache (under a lock, before a rewrite). */
+  async fresh(): Promise<T[]> {
+    this.key = '';
+    return this.get();
+  }
+}
