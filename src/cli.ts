@@ -1,0 +1,302 @@
+/**
+ * `twining`: the coordination engine on the command line. One subcommand per operation, with the
+ * operation's own name; its flags are derived from the operation's input schema, so the CLI, the
+ * library, the VS Code commands and the language model tools accept the same fields.
+ *
+ * Exit status: 0 success, 1 invalid input or usage, 2 something named does not exist,
+ * 3 the folder could not be read or written (corrupt file, lock held too long, I/O error).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { z } from 'zod';
+import { OPERATION_NAMES, OperationName, inputs } from './core/schemas';
+import { openWorkspace, Workspace } from './core/workspace';
+import { TwiningError, isTwiningError } from './core/errors';
+import type { AgentScore, Delegation, HandoffIndexLine, HandoffRecord, VerifyResult } from './core/records';
+
+type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
+interface Field { name: string; kind: FieldKind; description?: string; choices?: string[] }
+
+/** A positional argument, where an operation has one obvious subject. */
+const POSITIONAL: Partial<Record<OperationName, string>> = {
+  register: 'agent_id',
+  acknowledge: 'handoff_id',
+  verify: 'handoff_id',
+  discover: 'required_capabilities',
+};
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let s = schema as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } };
+  while (s._zod.def.type === 'optional' || s._zod.def.type === 'default') s = s._zod.def.innerType as unknown as typeof s;
+  return s as unknown as z.ZodType;
+}
+
+/** The flags of an operation, read off its zod schema. */
+function fieldsOf(op: OperationName): Field[] {
+  const shape = (inputs[op] as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
+  return Object.entries(shape).map(([name, wrapped]) => {
+    const inner = unwrap(wrapped);
+    const def = (inner as unknown as { _zod: { def: { type: string; element?: z.ZodType; entries?: Record<string, string> } } })._zod.def;
+    const description = wrapped.description ?? inner.description;
+    if (def.type === 'string') return { name, kind: 'string', description };
+    if (def.type === 'number') return { name, kind: 'number', description };
+    if (def.type === 'boolean') return { name, kind: 'boolean', description };
+    if (def.type === 'enum') return { name, kind: 'string', description, choices: Object.values(def.entries ?? {}) };
+    if (def.type === 'array') {
+      const element = unwrap(def.element as z.ZodType) as unknown as { _zod: { def: { type: string } } };
+      if (element._zod.def.type === 'string' || element._zod.def.type === 'enum') return { name, kind: 'list', description };
+    }
+    if (def.type === 'union' && name === 'status') return { name, kind: 'list', description };
+    return { name, kind: 'json', description };
+  });
+}
+
+class UsageError extends Error {}
+
+interface Parsed { op: OperationName | 'init' | 'help'; dir: string; json: boolean; now?: string; input: Record<string, unknown> }
+
+function parseArgs(argv: string[]): Parsed {
+  const [opName, ...rest] = argv;
+  if (!opName || opName === 'help' || opName === '--help' || opName === '-h') return { op: 'help', dir: '.', json: false, input: { op: rest[0] } };
+  if (opName !== 'init' && !(OPERATION_NAMES as string[]).includes(opName)) {
+    throw new UsageError(`unknown command "${opName}"; the commands are: init, ${OPERATION_NAMES.join(', ')}`);
+  }
+  const op = opName as OperationName | 'init';
+  const fields = op === 'init' ? [] : fieldsOf(op);
+  const byFlag = new Map<string, Field>();
+  for (const f of fields) {
+    byFlag.set(f.name, f);
+    byFlag.set(f.name.replace(/_/g, '-'), f);
+  }
+  const parsed: Parsed = { op, dir: '.', json: false, input: {} };
+  let explicit: Record<string, unknown> | undefined;
+  const positionals: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (arg === '--help' || arg === '-h') return { op: 'help', dir: '.', json: false, input: { op } };
+    if (!arg.startsWith('--')) {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = arg.slice(2, eq > 0 ? eq : undefined);
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      if (i + 1 >= rest.length) throw new UsageError(`--${flag} needs a value`);
+      return rest[++i];
+    };
+    if (flag === 'dir') parsed.dir = value();
+    else if (flag === 'json') parsed.json = true;
+    else if (flag === 'now') parsed.now = value();
+    else if (flag === 'input') {
+      const text = value();
+      const source = text === '-' ? fs.readFileSync(0, 'utf8') : text;
+      try {
+        explicit = JSON.parse(source);
+      } catch (error) {
+        throw new UsageError(`--input is not valid JSON: ${(error as Error).message}`);
+      }
+      if (!explicit || typeof explicit !== 'object' || Array.isArray(explicit)) throw new UsageError('--input must be a JSON object');
+    } else {
+      const negated = flag.startsWith('no-') && byFlag.get(flag.slice(3))?.kind === 'boolean';
+      const field = byFlag.get(negated ? flag.slice(3) : flag);
+      if (!field) throw new UsageError(`${op}: unknown option --${flag}; see \`twining ${op} --help\``);
+      parsed.input[field.name] = convert(field, negated ? 'false' : field.kind === 'boolean' && inline === undefined ? 'true' : value(), parsed.input[field.name]);
+    }
+  }
+  const positional = op === 'init' ? undefined : POSITIONAL[op];
+  if (positionals.length > 0) {
+    if (!positional) throw new UsageError(`${op}: unexpected argument "${positionals[0]}"`);
+    const field = fields.find(f => f.name === positional)!;
+    for (const p of positionals) parsed.input[positional] = convert(field, p, parsed.input[positional]);
+  }
+  if (explicit) parsed.input = { ...explicit, ...parsed.input };
+  return parsed;
+}
+
+function convert(field: Field, raw: string, previous: unknown): unknown {
+  switch (field.kind) {
+    case 'string':
+      return raw;
+    case 'boolean':
+      if (raw === 'true' || raw === 'false') return raw === 'true';
+      throw new UsageError(`--${field.name} must be true or false`);
+    case 'number': {
+      const n = Number(raw);
+      if (raw.trim() === '' || Number.isNaN(n)) throw new UsageError(`--${field.name} must be a number, not "${raw}"`);
+      return n;
+    }
+    case 'list': {
+      // Repeat the flag or separate values with commas: --tags a,b --tags c ⇒ ["a","b","c"].
+      const items = raw.split(',').map(s => s.trim()).filter(s => s !== '');
+      return [...(Array.isArray(previous) ? previous : []), ...items];
+    }
+    case 'json': {
+      // Results may also be given one at a time as "status: description".
+      if (field.name === 'results' && !raw.trim().startsWith('[') && !raw.trim().startsWith('{')) {
+        const m = /^\s*(completed|partial|blocked|failed)\s*:\s*(.+)$/s.exec(raw);
+        if (!m) throw new UsageError('--results takes JSON, or one result as "completed|partial|blocked|failed: description"');
+        return [...(Array.isArray(previous) ? previous : []), { description: m[2].trim(), status: m[1] }];
+      }
+      try {
+        const value = JSON.parse(raw);
+        return Array.isArray(previous) && !Array.isArray(value) ? [...previous, value] : value;
+      } catch (error) {
+        throw new UsageError(`--${field.name} is not valid JSON: ${(error as Error).message}`);
+      }
+    }
+  }
+}
+
+function help(op?: string): string {
+  if (op && (OPERATION_NAMES as string[]).includes(op)) {
+    const name = op as OperationName;
+    const lines = [`twining ${name}${POSITIONAL[name] ? ` [${POSITIONAL[name]}]` : ''} [options]`, '', `  ${inputs[name].description ?? ''}`, ''];
+    for (const f of fieldsOf(name)) {
+      const kind = f.choices ? f.choices.join('|') : f.kind === 'list' ? 'a,b,…' : f.kind === 'boolean' ? '' : f.name === 'results' ? 'JSON | "status: description"' : f.kind === 'json' ? 'JSON' : f.kind;
+      lines.push(`  --${f.name.replace(/_/g, '-')}${kind ? ` <${kind}>` : ''}`.padEnd(44) + (f.description ?? ''));
+    }
+    lines.push('', '  --input <JSON|->'.padEnd(44) + 'All fields as one JSON object (- reads standard input)', COMMON);
+    return lines.join('\n');
+  }
+  return [
+    'twining: coordinate agents through the .twining/ folder (shared with twining-mcp).',
+    '',
+    'Usage: twining <command> [options]',
+    '',
+    'Commands:',
+    '  init'.padEnd(16) + 'Create .twining/ (never overwrites)',
+    ...OPERATION_NAMES.map(n => `  ${n}`.padEnd(16) + (inputs[n].description ?? '')),
+    '',
+    'Run `twining <command> --help` for its options.',
+    COMMON,
+    '',
+    'Exit status: 0 success, 1 invalid input or usage, 2 not found, 3 folder unreadable or locked.',
+  ].join('\n');
+}
+
+const COMMON = [
+  '  --dir <folder>'.padEnd(44) + 'Project folder holding .twining/ (default: current folder)',
+  '  --json'.padEnd(44) + 'Print the result as JSON',
+  '  --now <ISO time>'.padEnd(44) + 'Use this time instead of the clock',
+].join('\n');
+
+// ---------------------------------------------------------------------------------------------
+// Human-readable output
+
+const ago = (iso: string, now: Date) => {
+  const ms = now.getTime() - Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  const s = Math.round(Math.abs(ms) / 1000);
+  const text = s < 60 ? `${s}s` : s < 3600 ? `${Math.round(s / 60)}m` : s < 86400 ? `${Math.round(s / 3600)}h` : `${Math.round(s / 86400)}d`;
+  return ms >= 0 ? `${text} ago` : `in ${text}`;
+};
+
+const score = (a: AgentScore) => `${a.agent_id} ${a.total_score.toFixed(2)} (${a.liveness}; ${a.matched_capabilities.join(', ') || 'no matching capabilities'})`;
+
+function render(op: Parsed['op'], result: unknown, now: Date): string {
+  const r = result as Record<string, unknown>;
+  switch (op) {
+    case 'init':
+      return r.created ? `Created ${r.dir}` : `${r.dir} already exists; missing entries were added`;
+    case 'register':
+      return `Registered ${r.agent_id} [${(r.capabilities as string[]).join(', ')}]`;
+    case 'agents': {
+      const agents = r.agents as { agent_id: string; liveness: string; capabilities: string[]; role?: string; last_active: string }[];
+      if (agents.length === 0) return 'No agents registered.';
+      return agents.map(a => `${a.liveness.padEnd(7)} ${a.agent_id}${a.role ? ` (${a.role})` : ''} [${a.capabilities.join(', ')}] last active ${ago(a.last_active, now)}`).join('\n') + `\n${r.active_count} active of ${r.total_registered}`;
+    }
+    case 'discover':
+      return (r.agents as AgentScore[]).map(score).join('\n') || 'No agents.';
+    case 'delegate':
+      return `Posted delegation ${r.entry_id}, expires ${r.expires_at}\nSuggested: ${(r.suggested_agents as AgentScore[]).map(score).join('; ') || 'nobody available'}`;
+    case 'delegations': {
+      const list = r.delegations as Delegation[];
+      const lines = list.map(d => `${d.expired ? 'EXPIRED' : d.urgency.toUpperCase().padEnd(7)} ${d.entry_id} ${d.summary} [${d.required_capabilities.join(', ')}] ${d.expired ? 'expired' : 'expires'} ${ago(d.expires_at, now)}${d.suggested_agents.length ? `\n        suggested: ${d.suggested_agents.slice(0, 3).map(score).join('; ')}` : ''}`);
+      return [...lines, `${r.open_count} open, ${r.expired_count} expired`].join('\n');
+    }
+    case 'handoff': {
+      const h = result as HandoffRecord;
+      const s = h.context_snapshot;
+      return `Handoff ${h.id} created (${s.decision_ids.length} decisions, ${s.warning_ids.length} warnings, ${s.finding_ids.length} findings in the snapshot)`;
+    }
+    case 'handoffs': {
+      const list = r.handoffs as HandoffIndexLine[];
+      if (list.length === 0) return 'No handoffs.';
+      return list.map(h => `${h.acknowledged ? 'ack ' : 'NEW '} ${h.id} ${h.source_agent} → ${h.target_agent ?? 'any'} [${h.result_status}] ${h.summary}`).join('\n') + (Number(r.total_count) > list.length ? `\n(${list.length} of ${r.total_count})` : '');
+    }
+    case 'acknowledge':
+      return `Acknowledged ${r.id} as ${r.acknowledged_by}`;
+    case 'post':
+      return `Posted ${r.id}`;
+    case 'read': {
+      const entries = r.entries as { timestamp: string; entry_type: string; scope: string; summary: string; agent_id: string }[];
+      return entries.map(e => `${e.timestamp} ${e.entry_type.padEnd(10)} ${e.scope}: ${e.summary} (${e.agent_id})`).join('\n') + `\n${entries.length} of ${r.total_count}`;
+    }
+    case 'decide':
+      return `Recorded decision ${r.id}${Array.isArray(r.conflicts) ? ` as provisional: it conflicts with ${(r.conflicts as { id: string; summary: string }[]).map(c => `${c.id} "${c.summary}"`).join(', ')}` : ''}`;
+    case 'decisions': {
+      const list = r.decisions as { id: string; status: string; domain: string; scope: string; summary: string }[];
+      return list.map(d => `${d.status.padEnd(11)} ${d.id} [${d.domain}] ${d.scope}: ${d.summary}`).join('\n') || 'No decisions.';
+    }
+    case 'status':
+      return `${r.summary}\nDelegations: ${r.open_delegations} open, ${r.expired_delegations} expired. Handoffs: ${r.unacknowledged_handoffs} unacknowledged of ${r.handoffs}.`;
+    case 'verify': {
+      const v = result as VerifyResult;
+      const lines = [`Snapshot ${v.intact ? (v.has_digest ? 'intact' : 'has no digest (written by another program)') : 'ALTERED: its digest does not match'}`];
+      for (const d of v.drift.decisions_no_longer_active) lines.push(`  decision ${d.id} is ${d.now}${d.summary ? `: ${d.summary}` : ''}`);
+      for (const e of v.drift.entries_removed) lines.push(`  entry ${e.id} was ${e.now}${e.summary ? `: ${e.summary}` : ''}`);
+      for (const d of v.drift.new_decisions) lines.push(`  new decision ${d.id}: ${d.summary}`);
+      for (const w of v.drift.new_warnings) lines.push(`  new warning ${w.id}: ${w.summary}`);
+      if (!v.drifted) lines.push('No drift since the handoff was created.');
+      if (v.chain.length > 1) lines.push(`Chain: ${v.chain.join(' ← ')}`);
+      return lines.join('\n');
+    }
+    default:
+      return JSON.stringify(result, null, 2);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  let parsed: Parsed;
+  try {
+    parsed = parseArgs(argv);
+  } catch (error) {
+    err.write(`twining: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (parsed.op === 'help') {
+    out.write(help(parsed.input.op as string | undefined) + '\n');
+    return 0;
+  }
+  let clock: (() => Date) | undefined;
+  if (parsed.now !== undefined) {
+    const fixed = new Date(parsed.now);
+    if (Number.isNaN(fixed.getTime())) {
+      err.write(`twining: --now must be a date, not "${parsed.now}"\n`);
+      return 1;
+    }
+    clock = () => fixed;
+  }
+  try {
+    const workspace: Workspace = await openWorkspace(path.resolve(parsed.dir), { now: clock, warn: m => err.write(`twining: warning: ${m}\n`) });
+    const result = parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
+    out.write((parsed.json ? JSON.stringify(result, null, 2) : render(parsed.op, result, workspace.now())) + '\n');
+    return 0;
+  } catch (error) {
+    err.write(`twining: ${(error as Error).message}\n`);
+    if (isTwiningError(error, 'INVALID_INPUT')) return 1;
+    if (isTwiningError(error, 'NOT_FOUND')) return 2;
+    if (!(error instanceof TwiningError)) err.write(`${(error as Error).stack ?? ''}\n`);
+    return 3;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(code => {
+    process.exitCode = code;
+  });
+}
