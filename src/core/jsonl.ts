@@ -8,17 +8,17 @@
  * rewrite) is read again in full. The cost of a refresh after one append does not depend on the
  * size of the file.
  *
- * Lines that do not parse are skipped with a warning and remembered verbatim, so a rewrite can
- * keep them. A last line without its `\n` is a write in progress and is left for the next refresh.
+ * Lines that do not parse are skipped with a warning and remembered verbatim (rewrites re-read
+ * the file under its lock and keep them). A last line without its `\n` is a write in progress and is left for the next refresh.
  */
 import { promises as fs } from 'fs';
 
 const HEAD_SAMPLE = 4096;
 const TAIL_SAMPLE = 512;
 
-export interface JsonlLine<T> {
-  /** The parsed object, or undefined for a line that did not parse as a JSON object. */
-  value?: T;
+export interface SkippedLine {
+  /** 1-based line number in the file. */
+  line: number;
   /** The line exactly as stored, without its `\n`. */
   raw: string;
 }
@@ -32,7 +32,7 @@ export interface RefreshResult<T> {
 }
 
 export class JsonlFile<T extends object> {
-  private lines: JsonlLine<T>[] = [];
+  private skipped: SkippedLine[] = [];
   private records: T[] = [];
   private offset = 0;
   private identity = '';
@@ -51,9 +51,9 @@ export class JsonlFile<T extends object> {
     return this.records;
   }
 
-  /** Every line, parsed or not, in file order: what a rewrite must preserve. */
-  get allLines(): readonly JsonlLine<T>[] {
-    return this.lines;
+  /** Lines that did not parse as JSON objects (writers that rewrite the file keep them). */
+  get skippedLines(): readonly SkippedLine[] {
+    return this.skipped;
   }
 
   /** Number of bytes consumed (up to the last complete line). */
@@ -67,7 +67,7 @@ export class JsonlFile<T extends object> {
       handle = await fs.open(this.file, 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      const changed = this.offset > 0 || this.lines.length > 0;
+      const changed = this.offset > 0 || this.records.length > 0 || this.skipped.length > 0;
       this.reset();
       return { changed, reloaded: changed, appended: [] };
     }
@@ -93,7 +93,7 @@ export class JsonlFile<T extends object> {
   }
 
   private reset(): void {
-    this.lines = [];
+    this.skipped = [];
     this.records = [];
     this.offset = 0;
     this.identity = '';
@@ -135,10 +135,9 @@ export class JsonlFile<T extends object> {
       const value = parseObject<T>(line);
       if (value === undefined) {
         this.warn(`${this.file}: line ${this.lineNumber} is not a JSON object and was skipped (it is kept in the file)`);
-        this.lines.push({ raw: line });
+        this.skipped.push({ line: this.lineNumber, raw: line });
         continue;
       }
-      this.lines.push({ value, raw: line });
       this.records.push(value);
       appended.push(value);
     }
