@@ -61,7 +61,20 @@ export class JsonlFile<T extends object> {
     return this.offset;
   }
 
-  async refresh(): Promise<RefreshResult<T>> {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Brings the records up to date. Concurrent calls run one after another (two reads from the same
+   * offset at once would both append the same lines); each caller gets what its own read found,
+   * and a read that finds nothing new costs one stat.
+   */
+  refresh(): Promise<RefreshResult<T>> {
+    const next = this.queue.then(() => this.read());
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async read(): Promise<RefreshResult<T>> {
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(this.file, 'r');

@@ -566,3 +566,18 @@ describe('config.yml (§4.7)', () => {
     assert.equal((await ws.delegate({ summary: 's', required_capabilities: [] })).expires_at, plus(60000));
   });
 });
+
+describe('concurrent refreshes', () => {
+  test('simultaneous reads of one workspace never count an appended entry twice', async () => {
+    const root = emptyProject();
+    const { ws } = await clocked(root);
+    const other = await openWorkspace(root, { now: at(T0) });
+    await ws.post({ entry_type: 'status', summary: 'first' });
+    await ws.read();
+    for (let i = 0; i < 5; i++) await other.post({ entry_type: 'warning', summary: `w${i}` });
+    const results = await Promise.all([ws.read({ limit: 0 }), ws.read({ limit: 0 }), ws.delegations(), ws.previewSnapshot()]);
+    assert.deepEqual([results[0].total_count, results[1].total_count], [6, 6]);
+    assert.equal(ws.blackboard.warnings.length, 5);
+    assert.equal(results[3].warning_ids.length, 5);
+  });
+});
