@@ -26,16 +26,19 @@ export function nextLivenessChange(lastActive: unknown, now: Date, t: LivenessTh
 
 const LIVENESS_SCORE: Record<Liveness, number> = { active: 1.0, idle: 0.5, gone: 0.1 };
 
-/** Upsert of §5.3, returning the new registry. Keeps unknown fields and key order of old records. */
+/**
+ * Upsert of §5.3 on the registry's items (objects or not), returning the new item list. Keeps
+ * unknown fields and key order of old records, and every item it does not understand, in place.
+ */
 export function mergeRegistration(
-  registry: AgentRecord[],
+  registry: unknown[],
   input: { agent_id: string; capabilities?: string[]; role?: string; description?: string },
   nowIso: string,
-): { registry: AgentRecord[]; record: AgentRecord } {
+): { registry: unknown[]; record: AgentRecord } {
   const capabilities = normaliseTags(input.capabilities ?? []);
-  const index = registry.findIndex(a => a.agent_id === input.agent_id);
+  const index = registry.findIndex(a => a !== null && typeof a === 'object' && (a as AgentRecord).agent_id === input.agent_id);
   if (index >= 0) {
-    const old = registry[index];
+    const old = registry[index] as AgentRecord;
     const record: AgentRecord = { ...old };
     record.capabilities = normaliseTags([...(Array.isArray(old.capabilities) ? old.capabilities.filter(c => typeof c === 'string') : []), ...capabilities]);
     if (input.role !== undefined) record.role = input.role;

@@ -44,11 +44,6 @@ export async function createExclusive(target: string, content: string): Promise<
   }
 }
 
-/** Appends one complete line in a single write call. */
-export async function appendLine(target: string, line: string): Promise<void> {
-  await fs.appendFile(target, line, 'utf8');
-}
-
 export async function exists(target: string): Promise<boolean> {
   try {
     await fs.stat(target);
@@ -89,12 +84,34 @@ export async function readJson(target: string, what: string): Promise<unknown> {
   throw new TwiningError('CORRUPT', `${what} (${target}) is not valid JSON and was left untouched: ${(lastError as Error).message}`);
 }
 
-/** Reads a `.json` file that must hold an array (registry, decision index). Missing ⇒ []. */
-export async function readJsonArray<T>(target: string, what: string): Promise<T[]> {
+/**
+ * Reads a `.json` file that must hold an array (registry, decision index). Missing ⇒ []. Every
+ * item is returned, also those that are not objects: a rewrite keeps what it does not understand.
+ */
+export async function readJsonArray(target: string, what: string): Promise<unknown[]> {
   const value = await readJson(target, what);
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
     throw new TwiningError('CORRUPT', `${what} (${target}) is valid JSON but not an array; it was left untouched`);
   }
-  return value.filter(item => item !== null && typeof item === 'object' && !Array.isArray(item)) as T[];
+  return value;
+}
+
+export const isRecord = (item: unknown): item is Record<string, unknown> => item !== null && typeof item === 'object' && !Array.isArray(item);
+
+/** Appends one complete line in a single write, first ending a torn last line (a writer killed mid-append) so the new line stays whole. */
+export async function appendLineSafely(target: string, line: string): Promise<void> {
+  const handle = await fs.open(target, 'a+');
+  try {
+    const { size } = await handle.stat();
+    let prefix = '';
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) prefix = '\n';
+    }
+    await handle.appendFile(prefix + line, 'utf8');
+  } finally {
+    await handle.close();
+  }
 }

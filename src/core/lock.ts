@@ -43,3 +43,19 @@ export async function withLock<T>(
     await release().catch(() => undefined);
   }
 }
+
+/**
+ * Holds several locks at once, taken in the order given (callers use one global order:
+ * decisions/index.json, handoffs/index.jsonl, blackboard.jsonl), so that an operation that
+ * writes several files either gets every lock and writes, or fails with LOCKED having written
+ * nothing. twining-mcp never waits for a lock while holding another, so this cannot deadlock with it.
+ */
+export async function withLocks<T>(
+  targets: readonly (readonly [file: string, emptyContent: string])[],
+  work: () => Promise<T>,
+  onCompromised?: CompromisedHandler,
+): Promise<T> {
+  if (targets.length === 0) return work();
+  const [[file, empty], ...rest] = targets;
+  return withLock(file, empty, () => withLocks(rest, work, onCompromised), onCompromised);
+}

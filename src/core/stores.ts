@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'fs';
 import { JsonlFile } from './jsonl';
-import { readJsonArray } from './files';
+import { isRecord, readJsonArray } from './files';
 import type { BlackboardEntry, HandoffIndexLine } from './records';
 
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
@@ -65,10 +65,14 @@ export class HandoffIndex {
   }
 }
 
-/** A JSON array file (registry, decision index), re-parsed only when its stat changes. */
+/**
+ * A JSON array file (registry, decision index), re-parsed only when its stat changes. `get()`
+ * gives the object items; `raw` keeps every item for rewrites.
+ */
 export class JsonArrayFile<T> {
   private key = '';
   private value: T[] = [];
+  raw: unknown[] = [];
   version = 0;
   constructor(
     readonly path: string,
@@ -85,16 +89,18 @@ export class JsonArrayFile<T> {
       key = 'missing';
     }
     if (key !== this.key) {
-      this.value = key === 'missing' ? [] : await readJsonArray<T>(this.path, this.what);
+      this.raw = key === 'missing' ? [] : await readJsonArray(this.path, this.what);
+      this.value = this.raw.filter(isRecord) as T[];
       this.key = key;
       this.version++;
     }
     return this.value;
   }
 
-  /** Reads the file afresh, ignoring the cache (under a lock, before a rewrite). */
-  async fresh(): Promise<T[]> {
+  /** Reads the file afresh, ignoring the cache (under a lock, before a rewrite): every item, and the objects among them. */
+  async fresh(): Promise<{ raw: unknown[]; items: T[] }> {
     this.key = '';
-    return this.get();
+    const items = await this.get();
+    return { raw: this.raw, items };
   }
 }

@@ -8,8 +8,8 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
 import { Layout, ensureFolder } from './layout';
-import { withLock } from './lock';
-import { appendLine, readJson, readTextIfExists, toJsonText, toJsonlLine, writeAtomic } from './files';
+import { withLocks } from './lock';
+import { appendLineSafely, isRecord, readJson, readTextIfExists, toJsonText, toJsonlLine, writeAtomic } from './files';
 import { Config, parseConfig } from './config';
 import { Blackboard, HandoffIndex, JsonArrayFile } from './stores';
 import { TwiningError } from './errors';
@@ -103,9 +103,15 @@ export class Workspace {
     if (this.readOnly) throw new TwiningError('INVALID_INPUT', `${op}: this workspace is opened read-only (untrusted); nothing was written`);
   }
 
-  private lock<T>(file: string, empty: string, work: () => Promise<T>): Promise<T> {
-    return withLock(file, empty, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
+  /** Holds the locks of these files (in this order: decision index, handoff index, blackboard, registry) while `work` runs. */
+  private lock<T>(files: readonly (readonly [string, string])[], work: () => Promise<T>): Promise<T> {
+    return withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
   }
+
+  private get decisionIndexLock() { return [this.layout.decisionIndex, '[]'] as const; }
+  private get handoffIndexLock() { return [this.layout.handoffIndex, ''] as const; }
+  private get blackboardLock() { return [this.layout.blackboard, ''] as const; }
+  private get registryLock() { return [this.layout.registry, '[]'] as const; }
 
   private timestamp(): string {
     return this.clock().toISOString();
@@ -140,10 +146,10 @@ export class Workspace {
   async register(input: InputOf<'register'>): Promise<AgentRecord> {
     const args = this.validate('register', input, true);
     await this.ready();
-    return this.lock(this.layout.registry, '[]', async () => {
+    return this.lock([this.registryLock], async () => {
       // Read inside the lock (FORMAT.md §7.2); an unparseable registry is an error, never "empty".
-      const registry = await this.registry.fresh();
-      const { registry: next, record } = mergeRegistration(registry, args, this.timestamp());
+      const { raw } = await this.registry.fresh();
+      const { registry: next, record } = mergeRegistration(raw, args, this.timestamp());
       await writeAtomic(this.layout.registry, toJsonText(next));
       return record;
     });
@@ -199,9 +205,14 @@ export class Workspace {
     return { id: entry.id, timestamp: entry.timestamp };
   }
 
-  /** Appends one blackboard line under the blackboard lock, keys in twining-mcp's order. */
+  /** Appends one blackboard line under the blackboard lock. */
   private async appendEntry(fields: Omit<BlackboardEntry, 'id' | 'timestamp'>): Promise<BlackboardEntry> {
     await this.ready();
+    return this.lock([this.blackboardLock], () => this.appendEntryLocked(fields));
+  }
+
+  /** Appends one blackboard line, keys in twining-mcp's order; the caller holds the blackboard lock. */
+  private async appendEntryLocked(fields: Omit<BlackboardEntry, 'id' | 'timestamp'>): Promise<BlackboardEntry> {
     const entry: Record<string, unknown> = {
       entry_type: fields.entry_type,
       summary: fields.summary,
@@ -213,7 +224,7 @@ export class Workspace {
     entry.agent_id = fields.agent_id;
     entry.id = this.id();
     entry.timestamp = this.timestamp();
-    await this.lock(this.layout.blackboard, '', () => appendLine(this.layout.blackboard, toJsonlLine(entry)));
+    await appendLineSafely(this.layout.blackboard, toJsonlLine(entry));
     return entry as BlackboardEntry;
   }
 
@@ -349,17 +360,20 @@ export class Workspace {
     record.snapshot_digest = snapshotDigest(snapshot);
     const handoff = record as HandoffRecord;
 
-    // The record appears whole (temp file + rename), then its index line is appended under the
-    // index lock. A crash in between leaves a record without a line; listings find and index it.
-    await writeAtomic(this.layout.handoff(handoff.id), toJsonText(handoff));
-    await this.lock(this.layout.handoffIndex, '', () => appendLine(this.layout.handoffIndex, toJsonlLine(indexLineOf(handoff, false))));
-    await this.appendEntry({
-      entry_type: 'status',
-      summary: `Handoff created: ${handoff.summary}`.slice(0, 200),
-      detail: `From ${handoff.source_agent} to ${handoff.target_agent ?? 'any agent'}. ${results.length} result(s).`,
-      tags: ['handoff'],
-      scope: handoff.scope ?? 'project',
-      agent_id: handoff.source_agent,
+    // Both locks first, so a LOCKED handoff writes nothing. The record appears whole (temp file +
+    // rename), then its index line and the status entry. A crash between the steps leaves a record
+    // without a line at worst; listings find and index it.
+    await this.lock([this.handoffIndexLock, this.blackboardLock], async () => {
+      await writeAtomic(this.layout.handoff(handoff.id), toJsonText(handoff));
+      await appendLineSafely(this.layout.handoffIndex, toJsonlLine(indexLineOf(handoff, false)));
+      await this.appendEntryLocked({
+        entry_type: 'status',
+        summary: `Handoff created: ${handoff.summary}`.slice(0, 200),
+        detail: `From ${handoff.source_agent} to ${handoff.target_agent ?? 'any agent'}. ${results.length} result(s).`,
+        tags: ['handoff'],
+        scope: handoff.scope ?? 'project',
+        agent_id: handoff.source_agent,
+      });
     });
     return handoff;
   }
@@ -407,10 +421,10 @@ export class Workspace {
     }
     if (orphans.length === 0) return;
     orphans.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
-    await this.lock(this.layout.handoffIndex, '', async () => {
+    await this.lock([this.handoffIndexLock], async () => {
       const text = (await readTextIfExists(this.layout.handoffIndex)) ?? '';
       const lines = orphans.filter(o => !text.includes(`"id":"${o.id}"`)).map(o => toJsonlLine(indexLineOf(o, o.acknowledged_by !== undefined)));
-      if (lines.length) await appendLine(this.layout.handoffIndex, (text === '' || text.endsWith('\n') ? '' : '\n') + lines.join(''));
+      if (lines.length) await appendLineSafely(this.layout.handoffIndex, lines.join(''));
       if (lines.length) this.warn(`indexed ${lines.length} handoff record(s) that had no index line (left by an interrupted writer)`);
     });
     await this.handoffIndex.refresh();
@@ -434,7 +448,7 @@ export class Workspace {
   async acknowledge(input: InputOf<'acknowledge'>): Promise<{ id: string; acknowledged_by: string; acknowledged_at: string; summary: string; source_agent: string }> {
     const args = this.validate('acknowledge', input, true);
     await this.ready();
-    return this.lock(this.layout.handoffIndex, '', async () => {
+    return this.lock([this.handoffIndexLock], async () => {
       // Parse the index before anything changes; lines that do not parse are kept as they are.
       const text = (await readTextIfExists(this.layout.handoffIndex)) ?? '';
       const lines = text.split('\n').filter(l => l.trim() !== '').map(raw => ({ raw, value: parseLine(raw) }));
@@ -538,17 +552,18 @@ export class Workspace {
     const args = this.validate('decide', input, true);
     await this.ready();
     const agent_id = args.agent_id ?? 'main';
-    const outcome = await this.lock(this.layout.decisionIndex, '[]', async () => {
-      const index = (await this.decisionIndex.fresh()).slice();
+    // Index and blackboard locks first: a LOCKED decision writes nothing.
+    return this.lock([this.decisionIndexLock, this.blackboardLock], async () => {
+      const raw = (await this.decisionIndex.fresh()).raw.slice();
       if (args.supersedes !== undefined) {
         const old = await readJson(this.layout.decision(args.supersedes), `Decision ${args.supersedes}`).catch(() => undefined);
         if (!old || typeof old !== 'object') throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${args.supersedes}, which does not exist; nothing was written`);
         (old as DecisionRecord).status = 'superseded';
         await writeAtomic(this.layout.decision(args.supersedes), toJsonText(old));
-        for (let i = 0; i < index.length; i++) if (index[i].id === args.supersedes) index[i] = { ...index[i], status: 'superseded' };
+        for (let i = 0; i < raw.length; i++) if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === args.supersedes) raw[i] = { ...(raw[i] as object), status: 'superseded' };
       }
       // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
-      const conflicts = index
+      const conflicts = (raw.filter(isRecord) as DecisionIndexEntry[])
         .filter(d => d.domain === args.domain && typeof d.scope === 'string' && overlaps(d.scope, args.scope) && d.status === 'active' && d.summary !== args.summary)
         .map(d => ({ id: d.id, summary: d.summary }));
       const id = this.id();
@@ -578,7 +593,7 @@ export class Workspace {
         timestamp,
         status,
       });
-      index.push({
+      raw.push({
         id,
         timestamp,
         domain: args.domain,
@@ -591,21 +606,20 @@ export class Workspace {
         commit_hashes,
       });
       await writeAtomic(this.layout.decision(id), toJsonText(record));
-      await writeAtomic(this.layout.decisionIndex, toJsonText(index));
-      return { id, timestamp, conflicts };
-    });
-    if (outcome.conflicts.length) {
-      await this.appendEntry({
+      await writeAtomic(this.layout.decisionIndex, toJsonText(raw));
+      if (conflicts.length) {
+        await this.appendEntryLocked({
         entry_type: 'warning',
-        summary: `Potential conflict: new decision may conflict with ${outcome.conflicts.length} existing decision(s)`,
-        detail: [`New decision "${args.summary}" conflicts with:`, ...outcome.conflicts.map(c => `- ${c.id}: "${c.summary}"`)].join('\n'),
-        tags: [args.domain],
-        scope: args.scope,
-        agent_id,
-      });
-    }
-    await this.appendEntry({ entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id });
-    return outcome.conflicts.length ? outcome : { id: outcome.id, timestamp: outcome.timestamp };
+          summary: `Potential conflict: new decision may conflict with ${conflicts.length} existing decision(s)`,
+          detail: [`New decision "${args.summary}" conflicts with:`, ...conflicts.map(c => `- ${c.id}: "${c.summary}"`)].join('\n'),
+          tags: [args.domain],
+          scope: args.scope,
+          agent_id,
+        });
+      }
+      await this.appendEntryLocked({ entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id });
+      return conflicts.length ? { id, timestamp, conflicts } : { id, timestamp };
+    });
   }
 
   async decisions(input: InputOf<'decisions'> = {}): Promise<{ decisions: DecisionIndexEntry[]; total_count: number }> {
