@@ -1,0 +1,289 @@
+#!/usr/bin/env node
+// `npm test`: installs the dependencies when needed, builds (extension + test bundles) and runs the
+// suites, then prints per-suite counts and, as the very last line, `N passed, N failed`.
+//
+//   node scripts/test.js [unit] [host] [ui]      (default: all three)
+//
+//   unit  node's test runner on out/unit/*.test.js (TAP parsed: per-file lines, failures in full;
+//         the raw TAP is kept in .test-output/unit/*.tap)
+//   host  the mocha suite inside a real VS Code extension host (scripts/run-host-tests.js), after
+//         installing the host tool set once (scripts/setup-host.js)
+//   ui    Playwright UI tests against the workbench (scripts/run-ui-tests.js)
+//
+// Exits non-zero when a test failed or a suite crashed (a crashed suite counts as 1 failed at
+// least). Plain Node, no dependency: it runs before `npm ci`.
+// TWINING_TEST_VERBOSE=1 prints every unit test line and the extension host's console.
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn, spawnSync } = require('child_process');
+
+const REPO = path.resolve(__dirname, '..');
+const OUTPUT = path.join(REPO, '.test-output');
+const VERBOSE = process.env.TWINING_TEST_VERBOSE === '1';
+const SUITES = ['unit', 'host', 'ui'];
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function banner(text) {
+  console.log(`\n=== ${text} ===`);
+}
+
+function seconds(since) {
+  return ((Date.now() - since) / 1000).toFixed(1);
+}
+
+function mtime(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `npm ci` when node_modules is missing or older than package-lock.json. */
+function ensureDependencies() {
+  const installed = mtime(path.join(REPO, 'node_modules', '.package-lock.json'));
+  const lock = mtime(path.join(REPO, 'package-lock.json'));
+  if (installed !== undefined && (lock === undefined || lock <= installed)) return;
+  banner(installed === undefined ? 'installing dependencies (npm ci)' : 'package-lock.json changed: npm ci');
+  const started = Date.now();
+  const r = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: REPO, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`npm ci failed (${r.error ? r.error.message : `exit code ${r.status}`})`);
+  console.log(`npm ci took ${seconds(started)} s`);
+}
+
+function build() {
+  banner('building (node esbuild.js --tests)');
+  const started = Date.now();
+  const r = spawnSync(process.execPath, ['esbuild.js', '--tests'], { cwd: REPO, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`the build failed (${r.error ? r.error.message : `exit code ${r.status}`})`);
+  removeStaleBundles();
+  console.log(`built in ${seconds(started)} s`);
+}
+
+/**
+ * Bundles in out/{unit,host,ui} whose test/…/*.ts is gone would still run: remove them. (Not the
+ * whole folder before building: another run in the same work tree may be using it.)
+ */
+function removeStaleBundles() {
+  for (const dir of ['unit', 'host', 'ui']) {
+    const out = path.join(REPO, 'out', dir);
+    if (!fs.existsSync(out)) continue;
+    for (const f of fs.readdirSync(out)) {
+      const m = f.match(/^(.*)\.js(?:\.map)?$/);
+      if (m && !fs.existsSync(path.join(REPO, 'test', dir, `${m[1]}.ts`))) fs.rmSync(path.join(out, f), { force: true });
+    }
+  }
+}
+
+/** Runs a command, streaming its output; resolves with its exit code (or signal). */
+function run(command, args, options = {}) {
+  return new Promise(resolve => {
+    const child = spawn(command, args, { cwd: REPO, stdio: 'inherit', ...options });
+    child.on('error', error => resolve(`error ${error.message}`));
+    child.on('exit', (code, signal) => resolve(signal ? `signal ${signal}` : code));
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// unit: node --test, one process per file (two at a time), TAP parsed per file
+
+/** Parses node's TAP: totals from the `# pass` / `# fail` lines, plus the failed leaf tests. */
+function parseTap(tap) {
+  const count = name => {
+    const m = tap.match(new RegExp(`^# ${name} (\\d+)$`, 'm'));
+    return m ? Number(m[1]) : undefined;
+  };
+  const lines = tap.split('\n');
+  const names = []; // the `# Subtest:` names by depth
+  const failures = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const sub = line.match(/^( *)# Subtest: (.*)$/);
+    if (sub) {
+      const depth = sub[1].length / 4;
+      names.length = depth;
+      names[depth] = sub[2];
+      continue;
+    }
+    const m = line.match(/^( *)not ok \d+ - (.*?)(?: # (?:SKIP|TODO).*)?$/);
+    if (!m) continue;
+    const indent = m[1].length;
+    const depth = indent / 4;
+    const yaml = [];
+    if ((lines[i + 1] || '').trim() === '---') {
+      for (let j = i + 2; j < lines.length && lines[j].trim() !== '...'; j++) yaml.push(lines[j].slice(indent + 2));
+    }
+    const text = yaml.join('\n');
+    if (/failureType: 'subtestsFailed'/.test(text)) continue; // a suite: its failed children are listed
+    if (/^ *# (?:TODO)/.test(line)) continue;
+    const title = [...names.slice(0, depth), m[2]].filter(Boolean).join(' › ');
+    failures.push({ title, error: text.replace(/^duration_ms: .*\n?/m, '') });
+  }
+  return {
+    passed: count('pass'),
+    failed: count('fail'),
+    cancelled: count('cancelled') || 0,
+    skipped: (count('skipped') || 0) + (count('todo') || 0),
+    failures,
+  };
+}
+
+function runTapFile(file, tapDir) {
+  return new Promise(resolve => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-reporter=tap', file], {
+      cwd: REPO,
+      env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', d => {
+      out += d;
+      if (VERBOSE) process.stdout.write(d);
+    });
+    child.stderr.on('data', d => {
+      out += d;
+      if (VERBOSE) process.stderr.write(d);
+    });
+    child.on('exit', code => {
+      const name = path.relative(REPO, file);
+      fs.writeFileSync(path.join(tapDir, `${path.basename(file, '.js')}.tap`), out);
+      const r = parseTap(out);
+      const result = {
+        name,
+        code,
+        seconds: seconds(started),
+        passed: r.passed ?? 0,
+        failed: (r.failed ?? 0) + r.cancelled,
+        skipped: r.skipped,
+        failures: r.failures,
+      };
+      if (r.passed === undefined || (code !== 0 && result.failed === 0)) {
+        // No TAP totals (the runner crashed) or a non-zero exit with nothing failed.
+        result.failed = Math.max(result.failed, 1);
+        result.failures.push({ title: `${name} (exit code ${code})`, error: out.split('\n').slice(-30).join('\n') });
+      }
+      resolve(result);
+    });
+  });
+}
+
+async function unitSuite() {
+  const dir = path.join(REPO, 'out', 'unit');
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => f.endsWith('.test.js')).sort().map(f => path.join(dir, f)) : [];
+  if (files.length === 0) throw new Error('no unit test files in out/unit');
+  const tapDir = path.join(OUTPUT, 'unit');
+  fs.mkdirSync(tapDir, { recursive: true });
+  const results = [];
+  const queue = [...files];
+  const workers = Array.from({ length: Math.min(files.length, Math.max(1, (os.availableParallelism?.() ?? os.cpus().length))) }, async () => {
+    while (queue.length) {
+      const r = await runTapFile(queue.shift(), tapDir);
+      results.push(r);
+      const mark = r.failed ? 'FAIL' : 'ok  ';
+      console.log(`${mark} ${r.name}: ${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ''} (${r.seconds} s)`);
+      for (const f of r.failures) console.log(`  ✘ ${f.title}\n${f.error.replace(/^/gm, '      ')}`);
+    }
+  });
+  await Promise.all(workers);
+  if (results.some(r => r.failed)) console.log(`(full TAP output: ${path.relative(REPO, tapDir)}/)`);
+  return {
+    passed: results.reduce((n, r) => n + r.passed, 0),
+    failed: results.reduce((n, r) => n + r.failed, 0),
+    skipped: results.reduce((n, r) => n + r.skipped, 0),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// host / ui: the scripts write a JSON summary
+
+async function summarySuite(script, args = []) {
+  fs.mkdirSync(OUTPUT, { recursive: true });
+  // One file per process: another run may be going on in the same work tree.
+  const summaryFile = path.join(OUTPUT, `${path.basename(script, '.js')}.${process.pid}.summary.json`);
+  fs.rmSync(summaryFile, { force: true });
+  const code = await run(process.execPath, [path.join(__dirname, script), ...args, '--summary', summaryFile]);
+  let summary;
+  try {
+    summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+  } catch {
+    throw new Error(`${script} ended with ${code} and wrote no summary`);
+  } finally {
+    fs.rmSync(summaryFile, { force: true });
+  }
+  const result = { passed: summary.passed || 0, failed: summary.failed || 0, skipped: summary.pending || summary.skipped || 0 };
+  if (code !== 0 && result.failed === 0) result.failed = 1;
+  return result;
+}
+
+function hostTools() {
+  const { ensureHost } = require('./setup-host');
+  return ensureHost();
+}
+
+const RUNNERS = {
+  unit: unitSuite,
+  host: async () => {
+    hostTools();
+    return summarySuite('run-host-tests.js');
+  },
+  ui: async () => {
+    hostTools();
+    return summarySuite('run-ui-tests.js');
+  },
+};
+
+async function main() {
+  const args = process.argv.slice(2);
+  const unknown = args.filter(a => !SUITES.includes(a));
+  if (unknown.length) {
+    console.error(`unknown suite(s): ${unknown.join(', ')} (known: ${SUITES.join(', ')})`);
+    console.log('0 passed, 1 failed');
+    process.exit(2);
+  }
+  const selected = args.length ? SUITES.filter(s => args.includes(s)) : SUITES;
+  const started = Date.now();
+  const results = [];
+  try {
+    ensureDependencies();
+    build();
+  } catch (error) {
+    console.error(`\n${error.message}`);
+    console.log('\nbuild: crashed');
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+  for (const suite of selected) {
+    banner(`${suite} tests`);
+    const t = Date.now();
+    let r;
+    try {
+      r = await RUNNERS[suite]();
+    } catch (error) {
+      console.error(`${suite}: crashed: ${error.stack || error.message || error}`);
+      r = { passed: 0, failed: 1, skipped: 0, crashed: true };
+    }
+    r.failed = r.crashed ? Math.max(1, r.failed) : r.failed;
+    results.push({ suite, ...r, seconds: seconds(t) });
+  }
+  banner(`summary (${seconds(started)} s)`);
+  for (const r of results) {
+    console.log(
+      `${r.suite.padEnd(5)} ${r.crashed ? 'CRASHED ' : ''}${r.passed} passed, ${r.failed} failed` +
+        `${r.skipped ? `, ${r.skipped} skipped` : ''} (${r.seconds} s)`,
+    );
+  }
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+main().catch(error => {
+  console.error(error.stack || String(error));
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});

@@ -1,0 +1,80 @@
+// Prepares throwaway workspaces for the host tests, the UI tests and `npm start`: a writable copy
+// of test/fixtures/reference-twining as `.twining`, plus a few source files to open.
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const REPO = path.resolve(__dirname, '..');
+const FIXTURE = path.join(REPO, 'test', 'fixtures', 'reference-twining');
+
+/** The pinned clock for tests: the fixture was written at 2026-11-22T02:32. */
+const TWINING_NOW = '2026-11-22T02:33:00.000Z';
+
+const SOURCE_FILES = {
+  'src/auth/jwt.ts': [
+    "// JWT helpers (a sample file for the Twining tests).",
+    "export interface Claims { sub: string; exp: number }",
+    '',
+    "export function isExpired(claims: Claims, now: number = Date.now()): boolean {",
+    '  return claims.exp * 1000 <= now;',
+    '}',
+    '',
+  ].join('\n'),
+  'src/api/users.ts': [
+    "// Users API (a sample file for the Twining tests).",
+    "export interface User { id: string; name: string }",
+    '',
+    "export async function listUsers(): Promise<User[]> {",
+    '  return [];',
+    '}',
+    '',
+  ].join('\n'),
+  'README.md': '# demo-project\n\nA sample project for the Twining extension tests.\n',
+};
+
+/**
+ * Fills `folder` with a project: `.twining` copied from the fixture (unless `twining: false`)
+ * and a few source files. Returns `folder`.
+ */
+function makeProject(folder, { twining = true, files = SOURCE_FILES } = {}) {
+  fs.mkdirSync(folder, { recursive: true });
+  if (twining) fs.cpSync(FIXTURE, path.join(folder, '.twining'), { recursive: true });
+  for (const [rel, text] of Object.entries(files)) {
+    const file = path.join(folder, rel);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (!fs.existsSync(file)) fs.writeFileSync(file, text);
+  }
+  return folder;
+}
+
+/** A fresh temporary folder (removed by the caller). */
+function tempDir(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * A workspace of the given layout inside `root`:
+ *  - 'folder': root/demo-project (one folder with .twining);
+ *  - 'multi-root': root/api and root/web (each with .twining) and root/demo.code-workspace.
+ * Returns { open: what to open (folder or .code-workspace), folders: [abs folder paths] }.
+ */
+function makeWorkspace(root, layout = 'folder') {
+  if (layout === 'folder') {
+    const folder = makeProject(path.join(root, 'demo-project'));
+    return { open: folder, folders: [folder] };
+  }
+  if (layout === 'multi-root') {
+    const api = makeProject(path.join(root, 'api'));
+    const web = makeProject(path.join(root, 'web'), {
+      files: { 'src/app.tsx': 'export const App = () => null;\n', 'README.md': '# web\n' },
+    });
+    const file = path.join(root, 'demo.code-workspace');
+    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'api' }, { path: 'web' }], settings: {} }, null, 2));
+    return { open: file, folders: [api, web] };
+  }
+  throw new Error(`unknown workspace layout: ${layout}`);
+}
+
+module.exports = { REPO, FIXTURE, TWINING_NOW, makeProject, makeWorkspace, tempDir };

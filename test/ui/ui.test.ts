@@ -1,0 +1,235 @@
+// UI tests: Playwright drives the VS Code workbench (the real VS Code in code-server, headless
+// Chromium) the way a person would. Run by scripts/run-ui-tests.js, which prepares the workspace,
+// starts the server and passes, in the environment:
+//   TWINING_UI_URL         the workbench URL (payload: only extensionDevelopmentPath)
+//   TWINING_UI_WORKSPACE   the workspace folder (with .twining copied from the fixture)
+//   TWINING_TEST_SUMMARY   where to write {passed, failed, skipped, failures: [{title, error}]}
+//   TWINING_SCREENSHOTS    the screenshot folder (default .test-output/screenshots)
+// Plain async steps (not node:test, so that `node --test out/unit` never picks this file up):
+// each step passes or fails; a step whose prerequisite failed is skipped.
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Page } from 'playwright-core';
+import {
+  Workbench, answerInputBox, closeQuickInput, expandPane, launchWorkbench, openFile, openViewContainer, pickQuickItem, runCommand,
+  screenshot, sleep, stableQuickInputState, waitForRows, waitForWorkbench,
+} from './workbench';
+
+interface Failure {
+  title: string;
+  error: string;
+}
+
+const summary = { passed: 0, failed: 0, skipped: 0, failures: [] as Failure[] };
+const failedSteps = new Set<string>();
+let wb: Workbench | undefined;
+
+function page(): Page {
+  if (!wb) throw new Error('the workbench is not open');
+  return wb.page;
+}
+
+/** Runs one step; `needs` names earlier steps that must have passed. */
+async function step(title: string, fn: () => Promise<void>, { needs = [] as string[], timeoutMs = 90000 } = {}): Promise<void> {
+  const missing = needs.filter(n => failedSteps.has(n));
+  if (missing.length) {
+    summary.skipped++;
+    failedSteps.add(title);
+    console.log(`- skip ${title} (needs: ${missing.join(', ')})`);
+    return;
+  }
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      fn(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`step timed out after ${timeoutMs / 1000} s`)), timeoutMs))),
+    ]);
+    summary.passed++;
+    console.log(`✔ ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  } catch (error) {
+    summary.failed++;
+    failedSteps.add(title);
+    const text = error instanceof Error ? error.stack || error.message : String(error);
+    summary.failures.push({ title, error: text });
+    console.log(`✘ ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)\n${text.replace(/^/gm, '    ')}`);
+    if (wb) {
+      const shot = await screenshot(wb.page, `failed-${title}`).catch(() => undefined);
+      if (shot) console.log(`    screenshot: ${shot}`);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const includesAll = (rows: string[], expected: string[]) => expected.every(e => rows.some(r => r.includes(e)));
+
+const AGENTS = ['backend-dev', 'frontend-dev', 'reviewer', 'tester'];
+const DELEGATIONS = ['Write integration tests for the JWT refresh flow', 'Review the API rate-limiting design'];
+const HANDOFFS = ['JWT auth middleware implemented', 'Login form ready for review'];
+
+/**
+ * The Create Handoff flow, answered by what each prompt asks (title / placeholder / prompt), so
+ * that the order of the steps may change. Spec (src/extension/commands/handoffs.ts): scope pick
+ * (file / folders / whole project) → snapshot preview pick (attach / none / back) → summary input
+ * → results: status pick + description input, repeated, then "Done" → target agent pick.
+ */
+async function createHandoffFlow(p: Page, answers: { summary: string; description: string; target: string; scope: string }): Promise<string[]> {
+  const seen: string[] = [];
+  let resultsGiven = 0;
+  let last = '';
+  const started = Date.now();
+  const deadline = started + 60000;
+  while (Date.now() < deadline) {
+    // Wait for the next prompt (or for the quick input to close: the flow is over).
+    let state = await stableQuickInputState(p);
+    const waitUntil = Date.now() + 10000;
+    while ((!state.visible || signature(state) === last) && Date.now() < waitUntil) {
+      await sleep(150);
+      state = await stableQuickInputState(p);
+      if (!state.visible && seen.length > 0 && Date.now() > waitUntil - 8500) break;
+    }
+    if (!state.visible) {
+      if (seen.length === 0) throw new Error('Create Handoff showed no prompt');
+      return seen;
+    }
+    if (signature(state) === last) throw new Error(`the prompt did not move on: ${JSON.stringify(state)}`);
+    last = signature(state);
+    const ask = `${state.title} | ${state.placeholder} | ${state.message}`;
+    seen.push(`+${((Date.now() - started) / 1000).toFixed(1)} s ${ask}`);
+    const isPick = state.items.length > 0;
+    if (isPick && /^Workspace folder/i.test(state.placeholder)) {
+      await pickQuickItem(p, /./);
+    } else if (isPick && /^Scope/i.test(state.placeholder)) {
+      await pickQuickItem(p, answers.scope);
+    } else if (isPick && state.items.some(i => /Attach this snapshot/i.test(i))) {
+      await pickQuickItem(p, /Attach this snapshot/i);
+    } else if (isPick && /result/i.test(state.title) && !/Done/i.test(state.placeholder) && resultsGiven === 0) {
+      await pickQuickItem(p, /^completed\b/i);
+    } else if (isPick && /Done/i.test(state.placeholder + state.items.join(' '))  && resultsGiven > 0) {
+      await pickQuickItem(p, /^Done\b/i);
+    } else if (isPick && /Hand over to|agent/i.test(state.placeholder)) {
+      await pickQuickItem(p, new RegExp(`\\b${answers.target}\\b`));
+    } else if (!isPick && /handing over|summary/i.test(ask)) {
+      await answerInputBox(p, answers.summary);
+    } else if (!isPick && /result|done or attempted/i.test(ask)) {
+      await answerInputBox(p, answers.description);
+      resultsGiven++;
+    } else {
+      throw new Error(`unexpected prompt: ${JSON.stringify(state)}`);
+    }
+  }
+  throw new Error(`Create Handoff did not finish within 60 s; prompts: ${JSON.stringify(seen)}`);
+}
+
+function signature(s: { title: string; placeholder: string; message: string; items: string[] }): string {
+  return JSON.stringify([s.title, s.placeholder, s.message, s.items.slice(0, 8)]);
+}
+
+function readHandoffIndex(folder: string): { summary: string; target_agent?: string; scope?: string; id: string }[] {
+  const file = path.join(folder, '.twining', 'handoffs', 'index.jsonl');
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(l => l.trim())
+    .map(l => JSON.parse(l));
+}
+
+async function main(): Promise<void> {
+  const url = process.env.TWINING_UI_URL;
+  const folder = process.env.TWINING_UI_WORKSPACE;
+  if (!url || !folder) throw new Error('TWINING_UI_URL and TWINING_UI_WORKSPACE must be set (run scripts/run-ui-tests.js)');
+
+  await step('the workbench loads', async () => {
+    wb = await launchWorkbench(url, { echoLogs: process.env.TWINING_TEST_VERBOSE === '1' });
+    await waitForWorkbench(page());
+  });
+
+  await step('the Twining view container opens from the activity bar', async () => {
+    await openViewContainer(page(), 'Twining');
+  }, { needs: ['the workbench loads'] });
+
+  const opened = ['the Twining view container opens from the activity bar'];
+
+  await step('the Agents view lists the fixture agents', async () => {
+    await expandPane(page(), 'Agents');
+    await waitForRows(page(), 'Agents', rows => includesAll(rows, AGENTS), { what: AGENTS.join(', ') });
+  }, { needs: opened });
+
+  await step('the Delegations view lists the open delegations', async () => {
+    await expandPane(page(), 'Delegations');
+    await waitForRows(page(), 'Delegations', rows => includesAll(rows, DELEGATIONS), { what: DELEGATIONS.join(' / ') });
+  }, { needs: opened });
+
+  await step('the Handoffs view lists the handoffs', async () => {
+    await expandPane(page(), 'Handoffs');
+    await waitForRows(page(), 'Handoffs', rows => includesAll(rows, HANDOFFS), { what: HANDOFFS.join(' / ') });
+  }, { needs: opened });
+
+  await step('a screenshot of the views is saved', async () => {
+    const file = await screenshot(page(), 'twining-views');
+    const size = fs.statSync(file).size;
+    if (size < 10000) throw new Error(`screenshot ${file} is only ${size} bytes`);
+    console.log(`    screenshot: ${file}`);
+  }, { needs: opened });
+
+  const handoffSummary = `UI test handoff ${Date.now()}`;
+  await step('Create Handoff from the palette, scoped to the active editor, writes a handoff', async () => {
+    const p = page();
+    await openFile(p, 'src/auth/jwt.ts');
+    const before = readHandoffIndex(folder).length;
+    await runCommand(p, 'Twining: Create Handoff');
+    const prompts = await createHandoffFlow(p, {
+      scope: 'jwt.ts',
+      summary: handoffSummary,
+      description: 'Token refresh covered by the UI test',
+      target: 'reviewer',
+    });
+    console.log(`    prompts answered:\n${prompts.map(x => `      ${x}`).join('\n')}`);
+    let index = readHandoffIndex(folder);
+    for (let i = 0; i < 50 && index.length === before; i++) {
+      await sleep(200);
+      index = readHandoffIndex(folder);
+    }
+    const created = index.find(h => h.summary === handoffSummary);
+    if (!created) throw new Error(`no handoff with the summary in index.jsonl (had ${before}, now ${index.length}); prompts: ${JSON.stringify(prompts)}`);
+    if (created.target_agent !== 'reviewer') throw new Error(`target_agent is ${created.target_agent}, expected reviewer`);
+    if (created.scope !== 'src/auth/jwt.ts') throw new Error(`scope is ${created.scope}, expected src/auth/jwt.ts`);
+    const record = JSON.parse(fs.readFileSync(path.join(folder, '.twining', 'handoffs', `${created.id}.json`), 'utf8'));
+    if (!Array.isArray(record.results) || record.results[0]?.status !== 'completed') {
+      throw new Error(`unexpected results in the record: ${JSON.stringify(record.results)}`);
+    }
+  }, { needs: opened });
+
+  await step('the new handoff shows in the Handoffs view', async () => {
+    await closeQuickInput(page());
+    await waitForRows(page(), 'Handoffs', rows => rows.some(r => r.includes(handoffSummary)), { what: handoffSummary });
+    await screenshot(page(), 'twining-after-create-handoff');
+  }, { needs: ['Create Handoff from the palette, scoped to the active editor, writes a handoff'] });
+}
+
+async function finish(): Promise<void> {
+  const logs = wb?.logs || [];
+  if (wb) await wb.close();
+  if ((summary.failed > 0 && logs.length) || process.env.TWINING_TEST_VERBOSE === '1') {
+    console.log('---- extension host console ----');
+    for (const l of logs.slice(-200)) console.log(`[ui:exthost] ${l}`);
+    console.log('---- end ----');
+  }
+  const file = process.env.TWINING_TEST_SUMMARY;
+  if (file) fs.writeFileSync(file, JSON.stringify(summary, null, 2));
+  console.log(`ui: ${summary.passed} passed, ${summary.failed} failed${summary.skipped ? `, ${summary.skipped} skipped` : ''}`);
+  process.exitCode = summary.failed > 0 ? 1 : 0;
+}
+
+main()
+  .catch(error => {
+    summary.failed++;
+    summary.failures.push({ title: 'ui test harness', error: error instanceof Error ? error.stack || error.message : String(error) });
+    console.log(`✘ ui test harness: ${error instanceof Error ? error.stack : error}`);
+  })
+  .then(finish)
+  .catch(error => {
+    console.error(error);
+    process.exitCode = 1;
+  });
