@@ -1,0 +1,166 @@
+/**
+ * Commands that post to the blackboard or record decisions: Post Warning, Post Finding, Post
+ * Delegation, Record Decision. Argument objects take the fields of `post`, `delegate` and
+ * `decide`; `agent_id` defaults to the user's agent id. Interactive runs offer the active file,
+ * its folders and the project as the scope.
+ */
+import * as vscode from 'vscode';
+const URGENCIES = ['high', 'normal', 'low'] as const;
+const CONFIDENCES = ['high', 'medium', 'low'] as const;
+import type { TwiningFolder } from '../folders';
+import { documentUri, showDocument } from '../documents';
+import { duration, list, score } from '../views/format';
+import { followUp } from '../log';
+import { CommandContext, Invocation, folderFromArgs, quietly, validate, withDefault } from './runner';
+import { activeFile, askText, csv, pickFolder, pickOne, pickScope } from './prompts';
+
+function folderAndFile(inv: Invocation, folder: TwiningFolder): string | undefined {
+  return inv.mode === 'uri' ? folder.relativePath(inv.uri) : activeFile(folder);
+}
+
+async function interactiveFolder(inv: Invocation, ctx: CommandContext, title: string): Promise<TwiningFolder> {
+  if (inv.mode === 'node') return inv.node.folder;
+  if (inv.mode === 'uri') {
+    const folder = ctx.folders.folderOf(inv.uri);
+    if (folder?.present) return folder;
+  }
+  return pickFolder(ctx, { title });
+}
+
+function postCommand(entryType: 'warning' | 'finding', title: string) {
+  return async (inv: Invocation, ctx: CommandContext) => {
+    if (inv.mode === 'args') {
+      const args = inv.args;
+      const folder = await folderFromArgs(ctx, args);
+      if (args.entry_type !== undefined && args.entry_type !== entryType) {
+        throw new Error(`entry_type: ${title} posts a ${entryType}, not a ${String(args.entry_type)}`);
+      }
+      args.entry_type = entryType;
+      withDefault(args, 'agent_id', ctx.agentId());
+      validate('post', args);
+      const result = await folder.run(engine => engine.post(args as never));
+      await ctx.afterWrite(folder);
+      quietly(`${entryType} posted`);
+      return result;
+    }
+    const folder = await interactiveFolder(inv, ctx, title);
+    const summary = await askText({ title, step: 1, total: 3 }, {
+      prompt: entryType === 'warning' ? 'What should others watch out for? (one line)' : 'What did you find out? (one line)',
+      max: 200,
+    });
+    const detail = await askText({ title, step: 2, total: 3 }, { prompt: 'Details (optional)', optional: true, max: 65536 });
+    const scope = await pickScope({ title, step: 3, total: 3 }, folderAndFile(inv, folder), 'project');
+    const input: Record<string, unknown> = { entry_type: entryType, summary, agent_id: ctx.agentId(), scope: scope ?? 'project' };
+    if (detail) input.detail = detail;
+    const result = await folder.run(engine => engine.post(input as never));
+    await ctx.afterWrite(folder);
+    followUp(
+      vscode.window.showInformationMessage(`${entryType === 'warning' ? 'Warning' : 'Finding'} posted to the blackboard (scope ${scope ?? 'project'}).`, 'Open'),
+      () => showDocument(documentUri(folder, 'entry', result.id)),
+    );
+    return result;
+  };
+}
+
+export const postWarning = postCommand('warning', 'Post Warning');
+export const postFinding = postCommand('finding', 'Post Finding');
+
+export async function postDelegation(inv: Invocation, ctx: CommandContext) {
+  const title = 'Post Delegation';
+  if (inv.mode === 'args') {
+    const args = inv.args;
+    const folder = await folderFromArgs(ctx, args);
+    withDefault(args, 'agent_id', ctx.agentId());
+    validate('delegate', args);
+    const result = await folder.run(engine => engine.delegate(args as never));
+    await ctx.afterWrite(folder);
+    quietly(`delegation posted${result.suggested_agents[0] ? `; best suited: ${result.suggested_agents[0].agent_id}` : ''}`);
+    return result;
+  }
+  const folder = await interactiveFolder(inv, ctx, title);
+  const summary = await askText({ title, step: 1, total: 4 }, { prompt: 'What do you need help with? (one line)', max: 200 });
+  const known = await folder.run(async engine => {
+    const caps = new Set<string>();
+    for (const a of (await engine.agents({})).agents) for (const c of Array.isArray(a.capabilities) ? a.capabilities : []) caps.add(c);
+    return [...caps];
+  });
+  const capabilities = csv(
+    await askText({ title, step: 2, total: 4 }, {
+      prompt: 'Required capabilities, comma-separated',
+      placeHolder: known.length ? `known: ${list(known)}` : 'e.g. testing, typescript',
+    }),
+  );
+  const timeouts = await folder.run(async engine => (await engine.config()).delegations.timeouts);
+  const urgency = (
+    await pickOne(
+      { title, step: 3, total: 4 },
+      URGENCIES.map(u => ({ label: u, description: `expires after ${duration(timeouts[`${u}_ms`])}`, urgency: u, picked: u === 'normal' })),
+      'Urgency',
+    )
+  ).urgency;
+  const scope = await pickScope({ title, step: 4, total: 4 }, folderAndFile(inv, folder), 'project');
+  const input = { summary, required_capabilities: capabilities, urgency, scope: scope ?? 'project', agent_id: ctx.agentId() };
+  const result = await folder.run(engine => engine.delegate(input));
+  await ctx.afterWrite(folder);
+  const best = result.suggested_agents[0];
+  void vscode.window.showInformationMessage(
+    best ? `Delegation posted. Best suited: ${best.agent_id} (${score(best.total_score)}).` : 'Delegation posted. No active or idle agent matches yet.',
+  );
+  return result;
+}
+
+export async function recordDecision(inv: Invocation, ctx: CommandContext) {
+  const title = 'Record Decision';
+  if (inv.mode === 'args') {
+    const args = inv.args;
+    const folder = await folderFromArgs(ctx, args);
+    withDefault(args, 'agent_id', ctx.agentId());
+    validate('decide', args);
+    const result = await folder.run(engine => engine.decide(args as never));
+    await ctx.afterWrite(folder);
+    quietly(`decision recorded${result.conflicts?.length ? ' as provisional (conflicts)' : ''}`);
+    return result;
+  }
+  const folder = await interactiveFolder(inv, ctx, title);
+  const total = 7;
+  const domains = await folder.run(async engine => [...new Set((await engine.decisions({})).decisions.map(d => d.domain))]);
+  const domain = await askText({ title, step: 1, total }, {
+    prompt: 'Domain',
+    placeHolder: domains.length ? `e.g. ${list(domains.slice(0, 6))}` : 'e.g. architecture, security, api',
+    max: 200,
+  });
+  const summary = await askText({ title, step: 2, total }, { prompt: 'The decision, in one line', max: 200 });
+  const context = await askText({ title, step: 3, total }, { prompt: 'Context: what made a decision necessary?', max: 20000 });
+  const rationale = await askText({ title, step: 4, total }, { prompt: 'Rationale: why this option?', max: 20000 });
+  const scope = (await pickScope({ title, step: 5, total }, folderAndFile(inv, folder), 'project')) ?? 'project';
+  const confidence = (
+    await pickOne({ title, step: 6, total }, CONFIDENCES.map(c => ({ label: c, confidence: c, picked: c === 'medium' })), 'Confidence')
+  ).confidence;
+  // Offer to supersede an active decision in the same domain whose scope overlaps.
+  const overlapping = await folder.run(async engine =>
+    (await engine.decisions({ scope, domain, status: 'active' })).decisions.filter(d => d.summary !== summary),
+  );
+  let supersedes: string | undefined;
+  if (overlapping.length) {
+    const picked = await pickOne(
+      { title, step: 7, total },
+      [
+        { label: '$(add) Keep the existing decisions', description: 'the new one becomes provisional if it conflicts', id: undefined as string | undefined },
+        ...overlapping.map(d => ({ label: `$(replace) Supersede: ${d.summary}`, description: d.scope, id: d.id as string | undefined })),
+      ],
+      'Does this decision replace an existing one?',
+    );
+    supersedes = picked.id;
+  }
+  const input: Record<string, unknown> = { domain, summary, context, rationale, scope, confidence, agent_id: ctx.agentId() };
+  if (supersedes) input.supersedes = supersedes;
+  const result = await folder.run(engine => engine.decide(input as never));
+  await ctx.afterWrite(folder);
+  const message = result.conflicts?.length
+    ? `Decision recorded as provisional: it may conflict with ${result.conflicts.map(c => `"${c.summary}"`).join(', ')}.`
+    : 'Decision recorded.';
+  followUp(vscode.window.showInformationMessage(message, 'Open'), () =>
+    vscode.window.showTextDocument(vscode.Uri.file(folder.engine.layout.decision(result.id)), { preview: true }),
+  );
+  return result;
+}

@@ -1,0 +1,213 @@
+/**
+ * Handoff commands: Create (scope from the active editor, the snapshot shown before anything is
+ * written), Acknowledge, Open and Verify.
+ *
+ * Argument objects take the fields of the core's `handoff` operation, with two conveniences:
+ * `source_agent` defaults to the user's agent id, and when `scope` is left out the handoff is
+ * scoped to the active editor's file (if it is in the chosen folder); pass `scope: null` for a
+ * handoff without scope.
+ */
+import * as vscode from 'vscode';
+import type { ContextSnapshot, HandoffRecord, HandoffResult } from '../../core';
+import type { TwiningFolder } from '../folders';
+import { documentUri, showDocument } from '../documents';
+import { driftCount } from '../views/handoffs';
+import { plural } from '../views/format';
+import { followUp } from '../log';
+import { CommandContext, Invocation, folderFromArgs, quietly, validate, withDefault } from './runner';
+import { activeFile, askText, pickAgent, pickFolder, pickHandoff, pickOne, pickScope, Step } from './prompts';
+
+const TITLE = 'Create Handoff';
+
+export function snapshotCounts(s: ContextSnapshot): string {
+  return `${plural(s.decision_ids.length, 'decision')}, ${plural(s.warning_ids.length, 'warning')}, ${plural(s.finding_ids.length, 'finding')}`;
+}
+
+export async function createHandoff(inv: Invocation, ctx: CommandContext): Promise<HandoffRecord | undefined> {
+  if (inv.mode === 'args') {
+    const args = inv.args;
+    const folder = await folderFromArgs(ctx, args);
+    withDefault(args, 'source_agent', ctx.agentId());
+    if (!('scope' in args)) withDefault(args, 'scope', activeFile(folder));
+    if (args.scope === null) delete args.scope;
+    validate('handoff', args);
+    const record = await folder.run(engine => engine.handoff(args as never));
+    await ctx.afterWrite(folder);
+    quietly(`handoff created (${snapshotCounts(record.context_snapshot)} attached)`);
+    return record;
+  }
+
+  const folder = inv.mode === 'node' ? inv.node.folder : await pickFolder(ctx, { title: TITLE });
+  const file = inv.mode === 'uri' ? folder.relativePath(inv.uri) : activeFile(folder);
+  const target = inv.mode === 'node' && inv.node.kind === 'agent' ? inv.node.agent.agent_id : undefined;
+  const total = target ? 4 : 5;
+
+  // 1-2. Scope, and what the automatic snapshot will attach for it.
+  let scope: string | undefined;
+  let autoSnapshot = true;
+  for (;;) {
+    scope = await pickScope({ title: TITLE, step: 1, total }, file, undefined, async s =>
+      `Attaches ${snapshotCounts(await folder.run(engine => engine.previewSnapshot(s)))}`,
+    );
+    const choice = await confirmSnapshot(folder, scope, { title: TITLE, step: 2, total });
+    if (choice === 'back') continue;
+    autoSnapshot = choice === 'attach';
+    break;
+  }
+
+  // 3. Summary.
+  const summary = await askText({ title: TITLE, step: 3, total }, {
+    prompt: 'What are you handing over?',
+    placeHolder: 'e.g. JWT middleware done; needs tests for token refresh',
+    max: 4000,
+  });
+
+  // 4. Results, one or more.
+  const results = await askResults({ title: TITLE, step: 4, total });
+
+  // 5. Target agent.
+  const targetAgent = target ?? (await pickAgent(folder, { title: TITLE, step: 5, total }, { any: true, placeHolder: 'Hand over to' }));
+
+  const input: Record<string, unknown> = { source_agent: ctx.agentId(), summary, results };
+  if (targetAgent) input.target_agent = targetAgent;
+  if (scope) input.scope = scope;
+  if (!autoSnapshot) input.auto_snapshot = false;
+  const record = await folder.run(engine => engine.handoff(input as never));
+  await ctx.afterWrite(folder);
+  followUp(
+    vscode.window.showInformationMessage(
+      `Handoff created for ${targetAgent ?? 'any agent'} with ${snapshotCounts(record.context_snapshot)} attached.`,
+      'Open Handoff',
+    ),
+    () => showDocument(documentUri(folder, 'handoff', record.id)),
+    'Twining: Open Handoff',
+  );
+  return record;
+}
+
+type SnapshotChoice = 'attach' | 'none' | 'back';
+
+/** Shows every decision, warning and finding the snapshot will attach; asks to go on. */
+async function confirmSnapshot(folder: TwiningFolder, scope: string | undefined, s: Step): Promise<SnapshotChoice> {
+  const { snapshot, decisions, entries } = await folder.run(async engine => {
+    const snapshot = await engine.previewSnapshot(scope);
+    const index = new Map((await engine.decisions({})).decisions.map(d => [d.id, d]));
+    const entries = new Map<string, { summary: string; scope: string }>();
+    for (const id of [...snapshot.warning_ids, ...snapshot.finding_ids]) {
+      const e = await engine.getEntry(id);
+      if (e) entries.set(id, { summary: e.summary, scope: e.scope });
+    }
+    return { snapshot, decisions: index, entries };
+  });
+  type Item = vscode.QuickPickItem & { choice?: SnapshotChoice };
+  const items: Item[] = [
+    {
+      label: '$(check) Attach this snapshot',
+      description: snapshotCounts(snapshot),
+      detail: `Scope: ${scope ?? 'whole project (no scope)'}`,
+      choice: 'attach',
+    },
+  ];
+  const section = (title: string, ids: string[], icon: string, text: (id: string) => { summary: string; scope?: string }) => {
+    if (ids.length === 0) return;
+    items.push({ label: `${title} (${ids.length})`, kind: vscode.QuickPickItemKind.Separator });
+    for (const id of ids) {
+      const t = text(id);
+      items.push({ label: `$(${icon}) ${t.summary}`, description: t.scope, choice: 'attach' });
+    }
+  };
+  section('Decisions', snapshot.decision_ids, 'law', id => ({ summary: decisions.get(id)?.summary ?? id, scope: decisions.get(id)?.scope }));
+  section('Warnings', snapshot.warning_ids, 'warning', id => entries.get(id) ?? { summary: id });
+  section('Findings', snapshot.finding_ids, 'lightbulb', id => entries.get(id) ?? { summary: id });
+  items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
+  items.push({ label: '$(circle-slash) Hand off without a snapshot', choice: 'none' });
+  items.push({ label: '$(arrow-left) Choose another scope', choice: 'back' });
+  const picked = await pickOne(s, items, 'The handoff will carry these decisions, warnings and findings');
+  return picked.choice ?? 'attach';
+}
+
+const STATUS_ICONS: Record<string, string> = { completed: 'pass', partial: 'pie-chart', blocked: 'circle-slash', failed: 'error' };
+
+async function askResults(s: Step): Promise<HandoffResult[]> {
+  const results: HandoffResult[] = [];
+  for (;;) {
+    type Item = vscode.QuickPickItem & { status?: HandoffResult['status'] };
+    const items: Item[] = (['completed', 'partial', 'blocked', 'failed'] as const).map(status => ({
+      label: `$(${STATUS_ICONS[status]}) ${status}`,
+      description: results.length ? 'add another result' : 'add a result',
+      status,
+    }));
+    const done: Item = {
+      label: results.length ? `$(check) Done (${plural(results.length, 'result')})` : '$(check) Done (no results)',
+      description: results.map(r => `${r.status}: ${r.description}`).join(' · '),
+    };
+    // Once there is a result, finishing is the likely next step: Done comes first.
+    if (results.length) items.unshift(done);
+    else items.push(done);
+    const picked = await pickOne({ ...s, title: `${s.title}: results` }, items, results.length ? 'Add another result, or Done' : 'Status of the first result');
+    if (!picked.status) return results;
+    const description = await askText({ ...s, title: `${s.title}: ${picked.status} result` }, { prompt: 'What was done or attempted?', max: 2000 });
+    results.push({ description, status: picked.status });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function handoffTarget(inv: Invocation, ctx: CommandContext, title: string, options: { unacknowledged?: boolean } = {}): Promise<{ folder: TwiningFolder; id: string; args?: Record<string, unknown> }> {
+  if (inv.mode === 'node' && inv.node.kind === 'handoff') return { folder: inv.node.folder, id: inv.node.line.id };
+  if (inv.mode === 'args') {
+    const folder = await folderFromArgs(ctx, inv.args);
+    validate('verify', { handoff_id: inv.args.handoff_id });
+    return { folder, id: inv.args.handoff_id as string, args: inv.args };
+  }
+  const folder = await pickFolder(ctx, { title });
+  return { folder, id: await pickHandoff(ctx, folder, { title }, options) };
+}
+
+export async function acknowledgeHandoff(inv: Invocation, ctx: CommandContext) {
+  const { folder, id, args } = await handoffTarget(inv, ctx, 'Acknowledge Handoff', { unacknowledged: true });
+  const input = args ? withDefault(args, 'agent_id', ctx.agentId()) : { handoff_id: id, agent_id: ctx.agentId() };
+  validate('acknowledge', input);
+  const result = await folder.run(engine => engine.acknowledge(input as never));
+  await ctx.afterWrite(folder);
+  if (args) quietly(`handoff acknowledged as ${result.acknowledged_by}`);
+  else void vscode.window.showInformationMessage(`Acknowledged "${result.summary}" from ${result.source_agent} as ${result.acknowledged_by}.`);
+  return result;
+}
+
+export async function openHandoff(inv: Invocation, ctx: CommandContext): Promise<HandoffRecord | undefined> {
+  const { folder, id, args } = await handoffTarget(inv, ctx, 'Open Handoff');
+  if (args && Object.keys(args).some(k => k !== 'handoff_id')) {
+    throw new Error(`Open Handoff: unknown field(s) ${Object.keys(args).filter(k => k !== 'handoff_id').join(', ')} (it takes handoff_id and folder)`);
+  }
+  const record = await folder.run(engine => engine.getHandoff(id));
+  if (!record) throw new Error(`Handoff not found: ${id}`);
+  await showDocument(documentUri(folder, 'handoff', id));
+  return record;
+}
+
+export async function verifyHandoff(inv: Invocation, ctx: CommandContext) {
+  const { folder, id, args } = await handoffTarget(inv, ctx, 'Verify Handoff');
+  const input = args ?? { handoff_id: id };
+  validate('verify', input);
+  const result = await folder.run(engine => engine.verify(input as never));
+  if (!args) {
+    const n = driftCount(result);
+    const text = n === 0 ? 'No drift: the snapshot still describes its scope.' : `Drift since the handoff: ${describeDrift(result)}.`;
+    const show = n === 0 ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    followUp(show(text, 'Open Handoff'), () => showDocument(documentUri(folder, 'handoff', id)), 'Twining: Open Handoff');
+  }
+  return result;
+}
+
+export function describeDrift(v: Awaited<ReturnType<TwiningFolder['engine']['verify']>>): string {
+  const d = v.drift;
+  const parts = [
+    d.decisions_no_longer_active.length ? `${plural(d.decisions_no_longer_active.length, 'decision')} no longer active` : '',
+    d.entries_removed.length ? `${plural(d.entries_removed.length, 'entry', 'entries')} removed` : '',
+    d.new_decisions.length ? `${plural(d.new_decisions.length, 'new decision')}` : '',
+    d.new_warnings.length ? `${plural(d.new_warnings.length, 'new warning')}` : '',
+    v.intact ? '' : 'snapshot edited',
+  ];
+  return parts.filter(Boolean).join(', ');
+}

@@ -1,0 +1,32 @@
+/** Registers every command (see ids.ts for the list and runner.ts for how arguments work). */
+import * as vscode from 'vscode';
+import { CommandId } from './ids';
+import { CommandContext, Handler, registerCommand } from './runner';
+import { acknowledgeHandoff, createHandoff, openHandoff, verifyHandoff } from './handoffs';
+import { postDelegation, postFinding, postWarning, recordDecision } from './blackboard';
+import { discoverAgents, registerAgent } from './agents';
+import { initialize, openRecord, refresh, showLog, showStatus } from './workspace';
+
+const HANDLERS: Record<CommandId, Handler> = {
+  'twining.createHandoff': createHandoff,
+  'twining.acknowledgeHandoff': acknowledgeHandoff,
+  'twining.openHandoff': openHandoff,
+  'twining.verifyHandoff': verifyHandoff,
+  'twining.postDelegation': postDelegation,
+  'twining.registerAgent': registerAgent,
+  'twining.discoverAgents': discoverAgents,
+  'twining.postWarning': postWarning,
+  'twining.postFinding': postFinding,
+  'twining.recordDecision': recordDecision,
+  'twining.showStatus': showStatus,
+  'twining.refresh': refresh,
+  'twining.initialize': initialize,
+  'twining.openRecord': openRecord,
+  'twining.showLog': showLog,
+};
+
+export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
+  return (Object.keys(HANDLERS) as CommandId[]).map(id => registerCommand(id, HANDLERS[id], ctx));
+}
+
+export type { CommandContext };

@@ -1,0 +1,74 @@
+/**
+ * Folder-level commands: Initialize, Refresh, Show Status, Show Log, and Open Record (what a
+ * click on a snapshot or drift item runs).
+ */
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { core } from '../core';
+import { documentUri, showDocument } from '../documents';
+import { log } from '../log';
+import { CommandContext, Invocation, folderFromArgs, quietly, validate } from './runner';
+import { pickFolder } from './prompts';
+
+export async function initialize(inv: Invocation, ctx: CommandContext) {
+  let folder;
+  if (inv.mode === 'args') {
+    folder = await folderFromArgs(ctx, inv.args, false);
+    const extra = Object.keys(inv.args);
+    if (extra.length) throw new Error(`Initialize: unknown field(s) ${extra.join(', ')} (it takes only folder)`);
+  } else {
+    folder = inv.mode === 'uri' ? ctx.folders.folderOf(inv.uri) : undefined;
+    folder ??= await pickFolder(ctx, { title: 'Initialize Twining' }, { present: false });
+  }
+  const result = await folder.run(engine => engine.init());
+  await ctx.folders.refresh(folder, [], true);
+  log.info(`${folder.name}: ${result.created ? 'created' : 'completed'} ${result.dir}`);
+  const message = result.created ? `Twining initialized: created .twining/ in ${folder.name}.` : `.twining/ already existed in ${folder.name}; missing entries were added.`;
+  if (inv.mode === 'args') quietly(message);
+  else void vscode.window.showInformationMessage(message);
+  return result;
+}
+
+export async function refresh(_inv: Invocation, ctx: CommandContext): Promise<void> {
+  await ctx.folders.refreshAll();
+  ctx.refreshViews();
+}
+
+export async function showStatus(inv: Invocation, ctx: CommandContext) {
+  if (inv.mode === 'args') {
+    const folder = await folderFromArgs(ctx, inv.args);
+    validate('status', inv.args);
+    return folder.run(engine => engine.status({}));
+  }
+  const folder = inv.mode === 'node' ? inv.node.folder : await pickFolder(ctx, { title: 'Twining Status' });
+  const status = await folder.run(engine => engine.status({}));
+  await showDocument(documentUri(folder, 'status', 'status'));
+  return status;
+}
+
+export async function showLog(): Promise<void> {
+  log.show();
+}
+
+/** `{type: "decision" | "entry", id, folder?}`: opens the decision file or a rendering of the entry. */
+export async function openRecord(inv: Invocation, ctx: CommandContext): Promise<void> {
+  if (inv.mode !== 'args') throw new Error('Open Record takes {type, id, folder}');
+  const args = inv.args;
+  const folder = await folderFromArgs(ctx, args);
+  const id = String(args.id ?? '');
+  core().parseInput('verify', { handoff_id: id }); // a ULID, before it becomes a file name
+  if (args.type === 'decision') {
+    const file = folder.engine.layout.decision(id);
+    try {
+      await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
+    } catch {
+      throw new Error(`The decision record ${path.basename(file)} is missing`);
+    }
+    return;
+  }
+  if (args.type === 'entry') {
+    await showDocument(documentUri(folder, 'entry', id));
+    return;
+  }
+  throw new Error('type: must be "decision" or "entry"');
+}

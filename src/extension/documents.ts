@@ -1,0 +1,169 @@
+/**
+ * Readable, read-only renderings of records as Markdown documents (`twining:` URIs): a handoff
+ * with its results, snapshot and drift; a blackboard entry; the status. Decisions open as their
+ * record file instead. Open documents follow changes on disk.
+ */
+import * as vscode from 'vscode';
+import type { BlackboardEntry, HandoffRecord, VerifyResult, Workspace } from '../core';
+import type { Folders, TwiningFolder } from './folders';
+import { absolute, strings } from './views/format';
+
+export const SCHEME = 'twining';
+
+type DocKind = 'handoff' | 'entry' | 'status';
+
+export function documentUri(folder: TwiningFolder, kind: DocKind, id: string): vscode.Uri {
+  const name = kind === 'status' ? 'status' : `${kind}-${id}`;
+  return vscode.Uri.from({ scheme: SCHEME, path: `/${folder.name}/${name}.md`, query: new URLSearchParams({ folder: folder.key, kind, id }).toString() });
+}
+
+export class RecordDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.emitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly folders: Folders) {
+    this.subscription = folders.onDidChange(change => {
+      for (const doc of vscode.workspace.textDocuments) {
+        if (doc.uri.scheme !== SCHEME) continue;
+        const key = new URLSearchParams(doc.uri.query).get('folder');
+        if (!change.folder || change.folder.key === key) this.emitter.fire(doc.uri);
+      }
+    });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const query = new URLSearchParams(uri.query);
+    const folder = this.folders.all().find(f => f.key === query.get('folder'));
+    if (!folder) return '# Not available\n\nThis workspace folder is no longer open.\n';
+    const id = query.get('id') ?? '';
+    try {
+      switch (query.get('kind') as DocKind) {
+        case 'handoff':
+          return await folder.run(engine => renderHandoff(engine, id));
+        case 'entry':
+          return await folder.run(async engine => {
+            const entry = await engine.getEntry(id);
+            return entry ? renderEntry(entry) : `# Entry ${id}\n\nThis entry is no longer on the blackboard (dismissed or archived).\n`;
+          });
+        case 'status':
+          return await folder.run(async engine => renderStatus(folder.name, await engine.status({})));
+        default:
+          return '# Unknown document\n';
+      }
+    } catch (error) {
+      return `# Could not read\n\n${error instanceof Error ? error.message : String(error)}\n`;
+    }
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+}
+
+/** Opens a rendering in a read-only editor beside the current one (preview tab). */
+export async function showDocument(uri: vscode.Uri): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.languages.setTextDocumentLanguage(doc, 'markdown').then(undefined, () => undefined);
+  await vscode.window.showTextDocument(doc, { preview: true });
+}
+
+const STATUS_MARK: Record<string, string> = { completed: '✅', partial: '◐', blocked: '⛔', failed: '❌' };
+
+async function renderHandoff(engine: Workspace, id: string): Promise<string> {
+  const h = await engine.getHandoff(id);
+  if (!h) return `# Handoff ${id}\n\nThe handoff record is missing or unreadable.\n`;
+  let verify: VerifyResult | undefined;
+  try {
+    verify = await engine.verify({ handoff_id: id });
+  } catch {
+    verify = undefined;
+  }
+  const out: string[] = [];
+  out.push(`# ${h.summary}`, '');
+  out.push(`- **From:** ${h.source_agent}`);
+  out.push(`- **To:** ${h.target_agent ?? 'any agent'}`);
+  out.push(`- **Scope:** ${h.scope ? `\`${h.scope}\`` : 'whole project'}`);
+  out.push(`- **Created:** ${absolute(h.created_at)}`);
+  out.push(
+    h.acknowledged_by
+      ? `- **Acknowledged:** by ${h.acknowledged_by}, ${absolute(h.acknowledged_at)}`
+      : '- **Acknowledged:** not yet',
+  );
+  if (h.continues) out.push(`- **Continues:** handoff ${h.continues}`);
+  out.push(`- **Id:** ${h.id}`, '');
+  const results = Array.isArray(h.results) ? h.results : [];
+  out.push(`## Results (${results.length})`, '');
+  if (results.length === 0) out.push('No results.', '');
+  for (const r of results) {
+    out.push(`- ${STATUS_MARK[r.status] ?? '•'} **${r.status}**: ${r.description}`);
+    const artifacts = strings(r.artifacts);
+    if (artifacts.length) out.push(`  - Artifacts: ${artifacts.map(a => `\`${a}\``).join(', ')}`);
+    if (r.notes) out.push(`  - Notes: ${r.notes}`);
+  }
+  out.push('');
+  out.push(...(await renderSnapshot(engine, h)));
+  out.push('## Drift', '');
+  if (!verify) out.push('Could not be checked.');
+  else if (!verify.drifted && verify.intact) out.push('None: the snapshot still describes the current state of its scope.');
+  else {
+    if (!verify.intact) out.push('- The stored snapshot no longer matches its digest (it was edited after the handoff was written).');
+    for (const d of verify.drift.decisions_no_longer_active) out.push(`- Decision now **${d.now}**: ${d.summary ?? d.id}`);
+    for (const e of verify.drift.entries_removed) out.push(`- Entry **${e.now}**: ${e.summary ?? e.id}`);
+    for (const d of verify.drift.new_decisions) out.push(`- **New decision** in scope: ${d.summary} (\`${d.scope}\`, ${absolute(d.timestamp)})`);
+    for (const w of verify.drift.new_warnings) out.push(`- **New warning** in scope: ${w.summary} (\`${w.scope}\`, ${absolute(w.timestamp)})`);
+  }
+  if (verify && verify.chain.length > 1) out.push('', `Chain (newest first): ${verify.chain.join(' ← ')}`);
+  out.push('');
+  return out.join('\n');
+}
+
+async function renderSnapshot(engine: Workspace, h: HandoffRecord): Promise<string[]> {
+  const s = (h.context_snapshot ?? {}) as Partial<HandoffRecord['context_snapshot']>;
+  const decisions = new Map((await engine.decisions({})).decisions.map(d => [d.id, d]));
+  const out = ['## Context snapshot', ''];
+  const decisionIds = strings(s.decision_ids);
+  out.push(`### Decisions (${decisionIds.length})`, '');
+  for (const id of decisionIds) {
+    const d = decisions.get(id);
+    out.push(d ? `- [${d.status}] ${d.summary} (\`${d.scope}\`, ${id})` : `- [missing] ${id}`);
+  }
+  for (const [title, ids] of [['Warnings', strings(s.warning_ids)], ['Findings', strings(s.finding_ids)]] as const) {
+    out.push('', `### ${title} (${ids.length})`, '');
+    for (const id of ids) {
+      const e = await engine.getEntry(id);
+      out.push(e ? `- ${e.summary} (\`${e.scope}\`, ${e.agent_id}, ${id})` : `- [removed] ${id}`);
+    }
+  }
+  out.push('');
+  return out;
+}
+
+function renderEntry(e: BlackboardEntry): string {
+  const type = String(e.entry_type);
+  const out = [`# ${type[0]?.toUpperCase()}${type.slice(1)}: ${e.summary}`, ''];
+  out.push(`- **Scope:** \`${e.scope}\``);
+  out.push(`- **Agent:** ${e.agent_id}`);
+  out.push(`- **Posted:** ${absolute(e.timestamp)}`);
+  const tags = strings(e.tags);
+  if (tags.length) out.push(`- **Tags:** ${tags.join(', ')}`);
+  const related = strings(e.relates_to);
+  if (related.length) out.push(`- **Relates to:** ${related.join(', ')}`);
+  out.push(`- **Id:** ${e.id}`, '');
+  if (e.detail) out.push('## Detail', '', e.detail, '');
+  return out.join('\n');
+}
+
+export function renderStatus(name: string, s: Awaited<ReturnType<Workspace['status']>>): string {
+  const out = [`# Twining status: ${name}`, '', s.summary, ''];
+  out.push(`- **Agents:** ${s.registered_agents} registered: ${s.agents_by_liveness.active} active, ${s.agents_by_liveness.idle} idle, ${s.agents_by_liveness.gone} gone`);
+  out.push(`- **Delegations:** ${s.open_delegations} open, ${s.expired_delegations} expired`);
+  out.push(`- **Handoffs:** ${s.handoffs}, ${s.unacknowledged_handoffs} not acknowledged`);
+  out.push(`- **Decisions:** ${s.active_decisions} active, ${s.provisional_decisions} provisional`);
+  out.push(`- **Blackboard:** ${s.blackboard_entries} entries, ${s.warning_entries} warnings`);
+  out.push(`- **Last activity:** ${s.last_activity === 'none' ? 'none' : absolute(s.last_activity)}`);
+  if (s.warnings.length) out.push('', '## Needs attention', '', ...s.warnings.map(w => `- ${w}`));
+  out.push('');
+  return out.join('\n');
+}

@@ -1,0 +1,57 @@
+/**
+ * The parts of package.json that are derived from the core rather than written by hand: the
+ * language model tools, one per operation, whose input schemas are the zod schemas of the core.
+ * scripts/sync-manifest.js writes them into package.json; test/unit/manifest.test.ts fails when
+ * package.json and this function disagree. No `vscode` import (it runs in plain Node).
+ */
+import { OPERATION_NAMES, jsonSchemaOf, inputs } from '../core';
+import type { OperationName } from '../core';
+import { OPERATIONS, toolName } from './operations';
+
+export interface ToolContribution {
+  name: string;
+  displayName: string;
+  toolReferenceName: string;
+  canBeReferencedInPrompt: boolean;
+  icon: string;
+  userDescription: string;
+  modelDescription: string;
+  tags: string[];
+  inputSchema: Record<string, unknown>;
+}
+
+const TOOL_ICONS: Record<OperationName, string> = {
+  register: '$(person-add)',
+  agents: '$(organization)',
+  discover: '$(search)',
+  delegate: '$(megaphone)',
+  delegations: '$(megaphone)',
+  handoff: '$(send)',
+  handoffs: '$(mail)',
+  acknowledge: '$(check)',
+  post: '$(note)',
+  read: '$(book)',
+  decide: '$(law)',
+  decisions: '$(law)',
+  status: '$(pulse)',
+  verify: '$(verified)',
+};
+
+/** `contributes.languageModelTools`, in operation order. */
+export function languageModelTools(): ToolContribution[] {
+  return OPERATION_NAMES.map(op => {
+    const info = OPERATIONS[op];
+    const described = inputs[op].description ?? info.title;
+    return {
+      name: toolName(op),
+      displayName: `Twining: ${info.title}`,
+      toolReferenceName: `twining-${op}`,
+      canBeReferencedInPrompt: true,
+      icon: TOOL_ICONS[op],
+      userDescription: described,
+      modelDescription: `${info.model}${info.writes ? ' Writes to the shared .twining/ folder of the workspace.' : ' Read-only.'}`,
+      tags: ['twining', info.writes ? 'twining-write' : 'twining-read'],
+      inputSchema: jsonSchemaOf(op),
+    };
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * The Agents view: every registered agent, liveness by icon and colour, role and capabilities in
+ * the description, registration and last activity in the tooltip; gone agents last.
+ */
+import * as vscode from 'vscode';
+import { core } from '../core';
+import type { TwiningFolder } from '../folders';
+import type { ChangeKind } from '../changes';
+import { AgentNode, FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, Node, earliest, makeNode } from './common';
+import { list, md, strings, when } from './format';
+
+export class AgentsProvider extends FolderTreeProvider {
+  protected readonly relevant = new Set<ChangeKind>(['registry', 'config']);
+  protected readonly what = 'the agent registry';
+
+  protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
+    const { agents, thresholds } = await folder.run(async engine => ({
+      agents: (await engine.agents({})).agents,
+      thresholds: (await engine.config()).agents.liveness,
+    }));
+    const me = this.ctx.agentId();
+    const now = this.ctx.folders.clock.now();
+    const sorted = agents
+      .map((agent, index) => ({ agent, index }))
+      .sort((a, b) => LIVENESS_ORDER[a.agent.liveness] - LIVENESS_ORDER[b.agent.liveness] || a.index - b.index)
+      .map(({ agent }) => makeNode<AgentNode>({ kind: 'agent', folder, agent, isMe: agent.agent_id === me }));
+    return {
+      items: sorted,
+      nextTransition: earliest(agents.map(a => core().nextLivenessChange(a.last_active, now, thresholds)), now.getTime()),
+    };
+  }
+
+  protected async childrenOf(): Promise<Node[]> {
+    return [];
+  }
+
+  protected itemOf(element: Node): vscode.TreeItem {
+    if (element.kind !== 'agent') return new vscode.TreeItem('?');
+    const { agent } = element;
+    const item = new vscode.TreeItem(agent.agent_id, vscode.TreeItemCollapsibleState.None);
+    item.id = `${element.folder.key}#agent:${agent.agent_id}`;
+    item.iconPath = LIVENESS_ICON[agent.liveness];
+    const parts: string[] = [agent.liveness];
+    if (element.isMe) parts.unshift('you');
+    if (agent.role) parts.push(agent.role);
+    parts.push(list(strings(agent.capabilities), 'no capabilities'));
+    item.description = parts.join(' · ');
+    item.contextValue = element.isMe ? 'twining.agent.me' : 'twining.agent';
+    item.accessibilityInformation = { label: `${agent.agent_id}, ${item.description}` };
+    return item;
+  }
+
+  protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
+    if (element.kind !== 'agent') return undefined;
+    const { agent } = element;
+    const now = this.ctx.folders.clock.now();
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown(`$(${LIVENESS_ICON[agent.liveness].id}) **${md(agent.agent_id)}** — ${agent.liveness}${element.isMe ? ' (you)' : ''}\n\n`);
+    if (agent.role) tip.appendMarkdown(`Role: ${md(agent.role)}\n\n`);
+    if (agent.description) tip.appendMarkdown(`${md(agent.description)}\n\n`);
+    tip.appendMarkdown(`Capabilities: ${md(list(strings(agent.capabilities)))}\n\n`);
+    tip.appendMarkdown(`Registered: ${md(when(agent.registered_at, now))}  \n`);
+    tip.appendMarkdown(`Last activity: ${md(when(agent.last_active, now))}`);
+    return tip;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Watches one workspace folder's `.twining/` for writes by any process and reports, debounced and
+ * coalesced, which kinds of data changed. Lock directories (`*.lock`) and temporary files
+ * (`*.tmp`) are ignored: the rename that ends an atomic write is what counts.
+ */
+import * as vscode from 'vscode';
+import { ChangeKind, classifyPath } from './changes';
+
+export interface WatchOptions {
+  /** Quiet time after the last event before the changes are reported. */
+  debounceMs?: number;
+  /** Longest time a change waits while events keep arriving. */
+  maxWaitMs?: number;
+}
+
+/**
+ * One FileSystemWatcher on `{.twining,.twining/**}` of a workspace folder. `onChanges` receives the
+ * kinds seen since the last report; while a report is pending or running, `idle` is a promise.
+ */
+export class TwiningWatcher implements vscode.Disposable {
+  private readonly watcher: vscode.FileSystemWatcher;
+  private kinds = new Set<ChangeKind>();
+  private deleted = false;
+  private timer: NodeJS.Timeout | undefined;
+  private firstEventAt = 0;
+  /** The round of events not yet reported. */
+  private round: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** The report being handled. */
+  private running: Promise<void> | undefined;
+  /** When the last event arrived (Date.now()), for latency measurements. */
+  lastEventAt = 0;
+
+  /** Resolves when the changes seen so far have been reported and handled; undefined when idle. */
+  get idle(): Promise<void> | undefined {
+    const parts = [this.round?.promise, this.running].filter((p): p is Promise<void> => p !== undefined);
+    return parts.length ? Promise.all(parts).then(() => undefined) : undefined;
+  }
+
+  constructor(
+    private readonly folder: vscode.WorkspaceFolder,
+    private readonly onChanges: (kinds: Set<ChangeKind>, sawDelete: boolean) => Promise<void>,
+    private readonly options: WatchOptions = {},
+  ) {
+    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '{.twining,.twining/**}'));
+    this.watcher.onDidCreate(uri => this.event(uri, false));
+    this.watcher.onDidChange(uri => this.event(uri, false));
+    this.watcher.onDidDelete(uri => this.event(uri, true));
+  }
+
+  private event(uri: vscode.Uri, isDelete: boolean): void {
+    const relative = vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/');
+    // asRelativePath prefixes the folder name in multi-root workspaces; strip it when present.
+    const rel = relative.startsWith(`${this.folder.name}/.twining`) ? relative.slice(this.folder.name.length + 1) : relative;
+    const kind = classifyPath(rel);
+    if (!kind) return;
+    this.kinds.add(kind);
+    if (isDelete) this.deleted = true;
+    this.lastEventAt = Date.now();
+    this.schedule();
+  }
+
+  private schedule(): void {
+    const debounce = this.options.debounceMs ?? 60;
+    const maxWait = this.options.maxWaitMs ?? 250;
+    const now = Date.now();
+    if (!this.round) {
+      this.firstEventAt = now;
+      let resolve!: () => void;
+      const promise = new Promise<void>(r => (resolve = r));
+      this.round = { promise, resolve };
+    }
+    if (this.timer) clearTimeout(this.timer);
+    const wait = Math.max(0, Math.min(debounce, this.firstEventAt + maxWait - now));
+    this.timer = setTimeout(() => this.flush(), wait);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const round = this.round;
+    const kinds = this.kinds;
+    const deleted = this.deleted;
+    this.round = undefined;
+    this.kinds = new Set();
+    this.deleted = false;
+    const previous = this.running ?? Promise.resolve();
+    // Reports are handled one after the other, in the order the events came.
+    const running: Promise<void> = previous
+      .then(() => this.onChanges(kinds, deleted))
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.running === running) this.running = undefined;
+        round?.resolve();
+      });
+    this.running = running;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.watcher.dispose();
+    this.round?.resolve();
+  }
+}
