@@ -115,3 +115,30 @@ export async function appendLineSafely(target: string, line: string): Promise<vo
     await handle.close();
   }
 }
+
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes temporary files that `writeAtomic` left behind when its process was killed between
+ * writing and renaming. The writer's pid is in the name; only files of processes that no longer
+ * exist are removed. Returns how many were removed.
+ */
+export async function sweepTemporaryFiles(dir: string): Promise<number> {
+  let removed = 0;
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+    const m = TEMP_NAME.exec(name);
+    if (!m || Number(m[1]) === process.pid || processIsAlive(Number(m[1]))) continue;
+    await fs.rm(path.join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
+}

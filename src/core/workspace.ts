@@ -9,7 +9,7 @@ import * as path from 'path';
 import { monotonicFactory } from 'ulid';
 import { Layout, ensureFolder } from './layout';
 import { withLocks } from './lock';
-import { appendLineSafely, isRecord, readJson, readTextIfExists, toJsonText, toJsonlLine, writeAtomic } from './files';
+import { appendLineSafely, isRecord, readJson, sweepTemporaryFiles, readTextIfExists, toJsonText, toJsonlLine, writeAtomic } from './files';
 import { Config, parseConfig } from './config';
 import { Blackboard, HandoffIndex, JsonArrayFile } from './stores';
 import { TwiningError } from './errors';
@@ -89,12 +89,20 @@ export class Workspace {
     return { created, dir: this.layout.dir };
   }
 
+  /** Makes sure the folder exists before the first write, and clears what killed writers left. */
   private ready(): Promise<boolean> {
     if (!this.folderReady) {
-      this.folderReady = ensureFolder(this.layout).catch(error => {
-        this.folderReady = undefined;
-        throw error;
+      const pending = ensureFolder(this.layout).then(async created => {
+        const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
+        const removed = (await Promise.all(dirs.map(sweepTemporaryFiles))).reduce((a, b) => a + b, 0);
+        if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
+        return created;
       });
+      // A failure is reported to the caller and tried again by the next write.
+      pending.catch(() => {
+        if (this.folderReady === pending) this.folderReady = undefined;
+      });
+      this.folderReady = pending;
     }
     return this.folderReady;
   }

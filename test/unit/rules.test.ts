@@ -581,3 +581,20 @@ describe('concurrent refreshes', () => {
     assert.equal(results[3].warning_ids.length, 5);
   });
 });
+
+describe('leftovers of killed writers', () => {
+  test('temporary files of dead processes are removed before the first write; live ones are kept', async () => {
+    const root = emptyProject();
+    const { ws } = await clocked(root);
+    await ws.init();
+    const dir = path.join(root, '.twining', 'handoffs');
+    const dead = path.join(dir, '.01M80HHKAVJT8FG2B08Q4NGZ4W.json.999999999.1a2b3c4d.tmp');
+    const live = path.join(dir, `.01M80HHKAVJT8FG2B08Q4NGZ4W.json.${process.ppid}.1a2b3c4d.tmp`);
+    fs.writeFileSync(dead, '{"half":');
+    fs.writeFileSync(live, '{"half":');
+    const fresh = await openWorkspace(root, { now: at(T0), warn: () => undefined });
+    await fresh.post({ entry_type: 'status', summary: 'after' });
+    assert.equal(fs.existsSync(dead), false);
+    assert.equal(fs.existsSync(live), true);
+  });
+});
