@@ -5,6 +5,7 @@
 import { promises as fs } from 'fs';
 import { JsonlFile } from './jsonl';
 import { isRecord, readJsonArray } from './files';
+import { overlaps } from './scope';
 import type { BlackboardEntry, HandoffIndexLine } from './records';
 
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
@@ -14,6 +15,8 @@ export class Blackboard {
   readonly warnings: BlackboardEntry[] = [];
   readonly findings: BlackboardEntry[] = [];
   readonly needs: BlackboardEntry[] = [];
+  /** Positions in `warnings` and `findings` by scope: a scoped snapshot visits each distinct scope once. */
+  private byScope = new Map<string, { warnings: number[]; findings: number[] }>();
   /** Increases whenever the content changes; views compare it to skip work. */
   version = 0;
 
@@ -35,6 +38,7 @@ export class Blackboard {
     if (result.reloaded) {
       this.byId.clear();
       this.warnings.length = this.findings.length = this.needs.length = 0;
+      this.byScope.clear();
     }
     for (const entry of result.appended) this.index(entry);
     this.version++;
@@ -43,9 +47,30 @@ export class Blackboard {
 
   private index(entry: BlackboardEntry): void {
     if (typeof entry.id === 'string') this.byId.set(entry.id, entry);
-    if (entry.entry_type === 'warning') this.warnings.push(entry);
-    else if (entry.entry_type === 'finding') this.findings.push(entry);
-    else if (entry.entry_type === 'need') this.needs.push(entry);
+    if (entry.entry_type === 'warning' || entry.entry_type === 'finding') {
+      const list = entry.entry_type === 'warning' ? this.warnings : this.findings;
+      if (typeof entry.scope === 'string') {
+        let at = this.byScope.get(entry.scope);
+        if (!at) this.byScope.set(entry.scope, (at = { warnings: [], findings: [] }));
+        (entry.entry_type === 'warning' ? at.warnings : at.findings).push(list.length);
+      }
+      list.push(entry);
+    } else if (entry.entry_type === 'need') this.needs.push(entry);
+  }
+
+  /** Warnings and findings whose scope overlaps `scope`, in file order (all of them without a scope). */
+  inScope(scope: string | undefined): { warnings: BlackboardEntry[]; findings: BlackboardEntry[] } {
+    if (!scope) return { warnings: this.warnings.slice(), findings: this.findings.slice() };
+    const w: number[] = [];
+    const f: number[] = [];
+    for (const [s, at] of this.byScope) {
+      if (!overlaps(s, scope)) continue;
+      for (const i of at.warnings) w.push(i);
+      for (const i of at.findings) f.push(i);
+    }
+    w.sort((a, b) => a - b);
+    f.sort((a, b) => a - b);
+    return { warnings: w.map(i => this.warnings[i]), findings: f.map(i => this.findings[i]) };
   }
 }
 

@@ -56,6 +56,7 @@ export class Workspace {
   private folderReady?: Promise<boolean>;
   private orphansChecked = false;
   private configCache?: { key: string; config: Config };
+  private activeInScope = new Map<string, { version: number; list: DecisionIndexEntry[] }>();
   private handoffCache = new Map<string, { key: string; record: HandoffRecord }>();
 
   constructor(readonly root: string, options: WorkspaceOptions = {}) {
@@ -242,6 +243,12 @@ export class Workspace {
     const types = args.entry_types?.length ? new Set<string>(args.entry_types) : undefined;
     const tags = args.tags?.length ? new Set(args.tags) : undefined;
     const since = args.since ? new Date(args.since).toISOString() : undefined;
+    // Without a filter, the last N entries are a slice: O(limit), not O(blackboard).
+    if (!types && !tags && !args.scope && !since) {
+      const all = this.blackboard.entries;
+      const n = args.limit ?? 50;
+      return { entries: n > 0 ? all.slice(-n) : all.slice(), total_count: all.length };
+    }
     const matching = this.blackboard.entries.filter(
       e =>
         (!types || types.has(e.entry_type)) &&
@@ -330,8 +337,16 @@ export class Workspace {
   /** What an automatic snapshot for `scope` would hold right now (shown before a handoff is written). */
   async previewSnapshot(scope?: string): Promise<ContextSnapshot> {
     await this.blackboard.refresh();
-    const decisions = await this.decisionIndex.get();
-    return buildSnapshot(snapshotSources(decisions, this.blackboard.warnings, this.blackboard.findings, scope || undefined));
+    const index = await this.decisionIndex.get();
+    // Active decisions in scope, computed once per version of the index and scope.
+    let active = this.activeInScope.get(scope ?? '');
+    if (active?.version !== this.decisionIndex.version) {
+      if (this.activeInScope.size >= 64) this.activeInScope.clear();
+      active = { version: this.decisionIndex.version, list: snapshotSources(index, [], [], scope || undefined).decisions };
+      this.activeInScope.set(scope ?? '', active);
+    }
+    const { warnings, findings } = this.blackboard.inScope(scope || undefined);
+    return buildSnapshot({ decisions: active.list, warnings, findings });
   }
 
   async handoff(input: InputOf<'handoff'>): Promise<HandoffRecord> {
