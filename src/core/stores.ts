@@ -11,7 +11,8 @@ import type { BlackboardEntry, HandoffIndexLine } from './records';
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
 export class Blackboard {
   readonly file: JsonlFile<BlackboardEntry>;
-  private byId = new Map<string, BlackboardEntry>();
+  /** Built on the first look-up by id (verify, opening an entry), then kept up to date. */
+  private byId?: Map<string, BlackboardEntry>;
   readonly warnings: BlackboardEntry[] = [];
   readonly findings: BlackboardEntry[] = [];
   readonly needs: BlackboardEntry[] = [];
@@ -29,6 +30,10 @@ export class Blackboard {
   }
 
   get(id: string): BlackboardEntry | undefined {
+    if (!this.byId) {
+      this.byId = new Map();
+      for (const entry of this.entries) if (typeof entry.id === 'string') this.byId.set(entry.id, entry);
+    }
     return this.byId.get(id);
   }
 
@@ -36,7 +41,7 @@ export class Blackboard {
     const result = await this.file.refresh();
     if (!result.changed) return false;
     if (result.reloaded) {
-      this.byId.clear();
+      this.byId = undefined;
       this.warnings.length = this.findings.length = this.needs.length = 0;
       this.byScope.clear();
     }
@@ -46,7 +51,7 @@ export class Blackboard {
   }
 
   private index(entry: BlackboardEntry): void {
-    if (typeof entry.id === 'string') this.byId.set(entry.id, entry);
+    if (this.byId && typeof entry.id === 'string') this.byId.set(entry.id, entry);
     if (entry.entry_type === 'warning' || entry.entry_type === 'finding') {
       const list = entry.entry_type === 'warning' ? this.warnings : this.findings;
       if (typeof entry.scope === 'string') {
