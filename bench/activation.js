@@ -26,7 +26,7 @@
 const fs = require('fs');
 const path = require('path');
 const { ensureHost } = require('../scripts/setup-host');
-const { startServer, openWorkbench } = require('../scripts/host-server');
+const { startServer, openWorkbench, waitForExit } = require('../scripts/host-server');
 const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('../scripts/workspace');
 
 const RUNNER = path.join(__dirname, 'activation-runner.js');
@@ -97,12 +97,7 @@ async function runOne(index, host) {
         else logs.push(line);
       },
     });
-    let timer;
-    const code = await Promise.race([
-      wb.exited,
-      new Promise(resolve => (timer = setTimeout(() => resolve('timeout'), RUN_TIMEOUT_MS))),
-    ]);
-    clearTimeout(timer);
+    const code = await waitForExit(wb, RUN_TIMEOUT_MS);
     let data;
     try {
       data = JSON.parse(fs.readFileSync(outFile, 'utf8'));

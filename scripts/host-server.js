@@ -346,4 +346,12 @@ async function openWorkbench({ server, extensionTestsPath, workspaceOrFolderUri,
   return { ...browser, url, exited };
 }
 
-module.exports = { startServer, openWorkbench, launchBrowser, workbenchUrl, remoteUri, freePort, QUIET_SETTINGS, CHROMIUM_ARGS };
+/** Waits for the test runner's exit code, or 'timeout' after `ms`. */
+async function waitForExit(workbench, ms) {
+  let timer;
+  const code = await Promise.race([workbench.exited, new Promise(resolve => (timer = setTimeout(() => resolve('timeout'), ms)))]);
+  clearTimeout(timer);
+  return code;
+}
+
+module.exports = { waitForExit, startServer, openWorkbench, launchBrowser, workbenchUrl, remoteUri, freePort, QUIET_SETTINGS, CHROMIUM_ARGS };

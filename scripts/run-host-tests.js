@@ -24,7 +24,7 @@
 const fs = require('fs');
 const path = require('path');
 const { ensureHost } = require('./setup-host');
-const { startServer, openWorkbench } = require('./host-server');
+const { startServer, openWorkbench, waitForExit } = require('./host-server');
 const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('./workspace');
 
 const RUN_TIMEOUT_MS = 10 * 60 * 1000;
@@ -123,12 +123,7 @@ async function runOne(run, host, { verbose }) {
         else logs.push(line);
       },
     });
-    let timer;
-    const code = await Promise.race([
-      wb.exited,
-      new Promise(resolve => (timer = setTimeout(() => resolve('timeout'), RUN_TIMEOUT_MS))),
-    ]);
-    clearTimeout(timer);
+    const code = await waitForExit(wb, RUN_TIMEOUT_MS);
     result.exitCode = code;
 
     let summary;

@@ -7,16 +7,9 @@ import * as path from 'path';
 import * as util from 'util';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
+// The same Chromium flags as the host test runs (the offline machine refuses background connections).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const CHROMIUM_ARGS: string[] = require('../../scripts/host-server').CHROMIUM_ARGS;
 
 /** Console lines that are expected offline (marketplace look-ups, service worker) and say nothing. */
 const NOISE = [/getaddrinfo ENOTFOUND/, /\[Service Worker\] registration/, /Failed to register a ServiceWorker/];
