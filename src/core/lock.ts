@@ -3,8 +3,10 @@
  * stale, refresh and retry settings on the same target files, so our writes and its writes
  * exclude each other. The target is created first if missing, since a lock needs a real path.
  */
+import { promises as fs } from 'fs';
+import * as path from 'path';
 import * as lockfile from 'proper-lockfile';
-import { createExclusive } from './files';
+import { createExclusive, sweepTemporaryFiles } from './files';
 import { TwiningError } from './errors';
 
 const OPTIONS = {
@@ -28,6 +30,12 @@ export async function withLock<T>(
   onCompromised: CompromisedHandler = () => undefined,
 ): Promise<T> {
   await createExclusive(file, emptyContent);
+  // A live holder refreshes its lock every `update` ms, so a lock older than that when we come was
+  // most likely left by a killed writer, and we can only get it once it is stale and taken over.
+  // Once we hold it, that writer's temporary files in the folder are cleared too (the sweep only
+  // removes files of processes that no longer exist, so a wrong guess costs one readdir).
+  const lockDir = `${await fs.realpath(file)}.lock`;
+  const leftByKilledWriter = await fs.stat(lockDir).then(st => Date.now() - st.mtimeMs > OPTIONS.update, () => false);
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(file, { ...OPTIONS, onCompromised: error => onCompromised(file, error) });
@@ -38,6 +46,7 @@ export async function withLock<T>(
     throw error;
   }
   try {
+    if (leftByKilledWriter) await sweepTemporaryFiles(path.dirname(file));
     return await work();
   } finally {
     await release().catch(() => undefined);

@@ -597,4 +597,19 @@ describe('leftovers of killed writers', () => {
     assert.equal(fs.existsSync(dead), false);
     assert.equal(fs.existsSync(live), true);
   });
+  test('taking over a lock a killed writer left also clears its temporary files', async () => {
+    const root = emptyProject();
+    const { ws } = await clocked(root);
+    await ws.register({ agent_id: 'a' });
+    const registry = path.join(root, '.twining', 'agents', 'registry.json');
+    const temp = path.join(root, '.twining', 'agents', '.registry.json.999999999.1a2b3c4d.tmp');
+    fs.writeFileSync(temp, '[{"half":');
+    fs.mkdirSync(registry + '.lock');
+    const old = new Date(Date.now() - 20_000);
+    fs.utimesSync(registry + '.lock', old, old);
+    await ws.register({ agent_id: 'b' });
+    assert.equal(fs.existsSync(temp), false);
+    assert.equal(fs.existsSync(registry + '.lock'), false);
+    assert.deepEqual(readJson(root, 'agents/registry.json').map((r: { agent_id: string }) => r.agent_id), ['a', 'b']);
+  });
 });
