@@ -44,15 +44,6 @@ export async function createExclusive(target: string, content: string): Promise<
   }
 }
 
-export async function exists(target: string): Promise<boolean> {
-  try {
-    await fs.stat(target);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export async function readTextIfExists(target: string): Promise<string | undefined> {
   try {
     return await fs.readFile(target, 'utf8');

@@ -6,7 +6,7 @@ export { openWorkspace, Workspace } from './workspace';
 export type { WorkspaceOptions } from './workspace';
 export { TwiningError, isTwiningError } from './errors';
 export type { TwiningErrorCode } from './errors';
-export { inputs, parseInput, jsonSchemaOf, formatIssues, OPERATION_NAMES, ENTRY_TYPES, POSTABLE_TYPES, URGENCIES, RESULT_STATUSES, CONFIDENCES, DECISION_STATUSES } from './schemas';
+export { inputs, parseInput, isUlid, checkUlid, jsonSchemaOf, formatIssues, OPERATION_NAMES, ENTRY_TYPES, POSTABLE_TYPES, URGENCIES, RESULT_STATUSES, CONFIDENCES, DECISION_STATUSES } from './schemas';
 export type { OperationName, InputOf, EntryType, Urgency, ResultStatus, Confidence, DecisionStatus } from './schemas';
 export { overlaps, normaliseTags } from './scope';
 export { livenessOf, nextLivenessChange, scoreAgent } from './agents';

@@ -10,11 +10,18 @@ import { TwiningError } from './errors';
 // Building blocks
 
 const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const ULID_RULE = 'must be a ULID (26 characters of Crockford base32, e.g. 01M80HHKAVJT8FG2B08Q4NGZ4W)';
 
 /** A ULID, checked before any file path is built from it (no path traversal). */
-export const ulidId = z
-  .string()
-  .regex(ULID_PATTERN, { message: 'must be a ULID (26 characters of Crockford base32, e.g. 01M80HHKAVJT8FG2B08Q4NGZ4W)' });
+export const ulidId = z.string().regex(ULID_PATTERN, { message: ULID_RULE });
+
+export const isUlid = (value: unknown): value is string => typeof value === 'string' && ULID_PATTERN.test(value);
+
+/** Throws INVALID_INPUT naming `field` unless `value` is a ULID (ids become file names). */
+export function checkUlid(field: string, value: unknown): string {
+  if (!isUlid(value)) throw new TwiningError('INVALID_INPUT', `${field}: ${ULID_RULE}`);
+  return value;
+}
 
 /** Agent ids are chosen by callers; they must be usable as file names and readable in a list. */
 export const agentId = z

@@ -6,7 +6,10 @@ import { createHash } from 'crypto';
 import type { BlackboardEntry, ContextSnapshot, DecisionIndexEntry, HandoffResult, ResultStatusAggregate } from './records';
 import { overlaps } from './scope';
 
-export const EMPTY_SNAPSHOT: ContextSnapshot = Object.freeze({ decision_ids: [], warning_ids: [], finding_ids: [], summaries: [] }) as ContextSnapshot;
+/** The snapshot of a handoff made with `auto_snapshot: false`. */
+export function emptySnapshot(): ContextSnapshot {
+  return { decision_ids: [], warning_ids: [], finding_ids: [], summaries: [] };
+}
 
 /** What a snapshot for `scope` takes in: active decisions, warnings and findings whose scope overlaps. */
 export function snapshotSources(

@@ -13,10 +13,10 @@ import { appendLineSafely, isRecord, readJson, sweepTemporaryFiles, readTextIfEx
 import { Config, parseConfig } from './config';
 import { Blackboard, HandoffIndex, JsonArrayFile } from './stores';
 import { TwiningError } from './errors';
-import { InputOf, ParsedInputOf, OperationName, parseInput } from './schemas';
+import { InputOf, ParsedInputOf, OperationName, checkUlid, isUlid, parseInput } from './schemas';
 import { overlaps, normaliseTags } from './scope';
 import { livenessOf, mergeRegistration, rankAgents } from './agents';
-import { EMPTY_SNAPSHOT, buildSnapshot, resultStatusOf, snapshotDigest, snapshotSources } from './snapshot';
+import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from './snapshot';
 import { delegationOf, isExpired } from './delegations';
 import { joinLines } from './jsonl';
 import type {
@@ -182,9 +182,11 @@ export class Workspace {
     return livenessOf(agent.last_active, this.clock(), this.livenessThresholds);
   }
 
-  /** Loads the thresholds of the current config before liveness is computed. */
-  private async loadThresholds(): Promise<void> {
-    this.livenessThresholds = (await this.config()).agents.liveness;
+  /** Loads the current config, and with it the liveness thresholds, before liveness is computed. */
+  private async loadThresholds(): Promise<Config> {
+    const config = await this.config();
+    this.livenessThresholds = config.agents.liveness;
+    return config;
   }
 
   async discover(input: InputOf<'discover'>): Promise<{ agents: ReturnType<typeof rankAgents>; total_registered: number }> {
@@ -358,7 +360,7 @@ export class Workspace {
     const snapshot: ContextSnapshot = args.context_snapshot
       ? args.context_snapshot
       : args.auto_snapshot === false
-        ? { ...EMPTY_SNAPSHOT, decision_ids: [], warning_ids: [], finding_ids: [], summaries: [] }
+        ? emptySnapshot()
         : await this.previewSnapshot(args.scope);
     const results: HandoffResult[] = args.results.map(r => {
       const result: Record<string, unknown> = { description: r.description, status: r.status };
@@ -431,7 +433,7 @@ export class Workspace {
     this.orphansChecked = true;
     const names = await fs.readdir(this.layout.handoffsDir).catch(() => [] as string[]);
     const indexed = new Set(this.handoffIndex.lines.map(l => l.id));
-    const candidates = names.filter(n => /^[0-9A-HJKMNP-TV-Z]{26}\.json$/.test(n) && !indexed.has(n.slice(0, 26)));
+    const candidates = names.filter(n => n.length === 31 && n.endsWith('.json') && isUlid(n.slice(0, 26)) && !indexed.has(n.slice(0, 26)));
     if (candidates.length === 0 || this.readOnly) return;
     const cutoff = Date.now() - ORPHAN_AGE_MS;
     const orphans: HandoffRecord[] = [];
@@ -455,7 +457,7 @@ export class Workspace {
 
   /** A handoff record by id, or undefined when there is none. */
   async getHandoff(id: string): Promise<HandoffRecord | undefined> {
-    parseInput('verify', { handoff_id: id });
+    checkUlid('handoff_id', id);
     const file = this.layout.handoff(id);
     const st = await fs.stat(file).catch(() => undefined);
     if (!st) return undefined;
@@ -539,7 +541,7 @@ export class Workspace {
     const chain = [handoff.id ?? args.handoff_id];
     for (let next = handoff.continues; typeof next === 'string' && chain.length < 1000 && !chain.includes(next); ) {
       chain.push(next);
-      next = /^[0-9A-HJKMNP-TV-Z]{26}$/.test(next) ? (await this.getHandoff(next))?.continues : undefined;
+      next = isUlid(next) ? (await this.getHandoff(next))?.continues : undefined;
     }
     const drift = { decisions_no_longer_active, entries_removed, new_decisions, new_warnings };
     return {
@@ -660,7 +662,7 @@ export class Workspace {
 
   /** A decision record by id, or undefined. */
   async getDecision(id: string): Promise<DecisionRecord | undefined> {
-    parseInput('verify', { handoff_id: id });
+    checkUlid('decision id', id);
     const record = await readJson(this.layout.decision(id), `Decision ${id}`).catch(() => undefined);
     return record && typeof record === 'object' && !Array.isArray(record) ? (record as DecisionRecord) : undefined;
   }
@@ -670,8 +672,7 @@ export class Workspace {
 
   async status(input: InputOf<'status'> = {}) {
     this.validate('status', input);
-    const config = await this.config();
-    await this.loadThresholds();
+    const config = await this.loadThresholds();
     await Promise.all([this.blackboard.refresh(), this.handoffIndex.refresh()]);
     const [registry, index] = await Promise.all([this.registry.get(), this.decisionIndex.get()]);
     const liveness = { active: 0, idle: 0, gone: 0 };
