@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { LIVENESS_ICON } from '../views/common';
 import { list, score, strings } from '../views/format';
-import { CommandContext, Invocation, folderFromArgs, quietly, validate, withDefault } from './runner';
+import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './runner';
 import { askText, csv, pickFolder, pickOne } from './prompts';
 
 export async function registerAgent(inv: Invocation, ctx: CommandContext) {
@@ -14,7 +14,6 @@ export async function registerAgent(inv: Invocation, ctx: CommandContext) {
     const args = inv.args;
     const folder = await folderFromArgs(ctx, args);
     withDefault(args, 'agent_id', ctx.agentId());
-    validate('register', args);
     const record = await folder.run(engine => engine.register(args as never));
     await ctx.afterWrite(folder);
     quietly(`${record.agent_id} registered`);
@@ -40,7 +39,6 @@ export async function registerAgent(inv: Invocation, ctx: CommandContext) {
   const input: Record<string, unknown> = { agent_id: agentId, capabilities };
   if (role) input.role = role;
   if (description) input.description = description;
-  validate('register', input);
   const record = await folder.run(engine => engine.register(input as never));
   await ctx.afterWrite(folder);
   void vscode.window.showInformationMessage(`${record.agent_id} registered (${list(strings(record.capabilities), 'no capabilities')}).`);
@@ -52,7 +50,6 @@ export async function discoverAgents(inv: Invocation, ctx: CommandContext) {
   if (inv.mode === 'args') {
     const args = inv.args;
     const folder = await folderFromArgs(ctx, args);
-    validate('discover', args);
     return folder.run(engine => engine.discover(args as never));
   }
   const folder = inv.mode === 'node' ? inv.node.folder : await pickFolder(ctx, { title });

@@ -5,13 +5,12 @@
  * its folders and the project as the scope.
  */
 import * as vscode from 'vscode';
-const URGENCIES = ['high', 'normal', 'low'] as const;
-const CONFIDENCES = ['high', 'medium', 'low'] as const;
+import { core } from '../core';
 import type { TwiningFolder } from '../folders';
 import { documentUri, showDocument } from '../documents';
 import { duration, list, score } from '../views/format';
 import { followUp } from '../log';
-import { CommandContext, Invocation, folderFromArgs, quietly, validate, withDefault } from './runner';
+import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './runner';
 import { activeFile, askText, csv, pickFolder, pickOne, pickScope } from './prompts';
 
 function folderAndFile(inv: Invocation, folder: TwiningFolder): string | undefined {
@@ -37,7 +36,6 @@ function postCommand(entryType: 'warning' | 'finding', title: string) {
       }
       args.entry_type = entryType;
       withDefault(args, 'agent_id', ctx.agentId());
-      validate('post', args);
       const result = await folder.run(engine => engine.post(args as never));
       await ctx.afterWrite(folder);
       quietly(`${entryType} posted`);
@@ -71,7 +69,6 @@ export async function postDelegation(inv: Invocation, ctx: CommandContext) {
     const args = inv.args;
     const folder = await folderFromArgs(ctx, args);
     withDefault(args, 'agent_id', ctx.agentId());
-    validate('delegate', args);
     const result = await folder.run(engine => engine.delegate(args as never));
     await ctx.afterWrite(folder);
     quietly(`delegation posted${result.suggested_agents[0] ? `; best suited: ${result.suggested_agents[0].agent_id}` : ''}`);
@@ -94,7 +91,7 @@ export async function postDelegation(inv: Invocation, ctx: CommandContext) {
   const urgency = (
     await pickOne(
       { title, step: 3, total: 4 },
-      URGENCIES.map(u => ({ label: u, description: `expires after ${duration(timeouts[`${u}_ms`])}`, urgency: u, picked: u === 'normal' })),
+      core().URGENCIES.map(u => ({ label: u, description: `expires after ${duration(timeouts[`${u}_ms`])}`, urgency: u, picked: u === 'normal' })),
       'Urgency',
     )
   ).urgency;
@@ -115,7 +112,6 @@ export async function recordDecision(inv: Invocation, ctx: CommandContext) {
     const args = inv.args;
     const folder = await folderFromArgs(ctx, args);
     withDefault(args, 'agent_id', ctx.agentId());
-    validate('decide', args);
     const result = await folder.run(engine => engine.decide(args as never));
     await ctx.afterWrite(folder);
     quietly(`decision recorded${result.conflicts?.length ? ' as provisional (conflicts)' : ''}`);
@@ -134,7 +130,7 @@ export async function recordDecision(inv: Invocation, ctx: CommandContext) {
   const rationale = await askText({ title, step: 4, total }, { prompt: 'Rationale: why this option?', max: 20000 });
   const scope = (await pickScope({ title, step: 5, total }, folderAndFile(inv, folder), 'project')) ?? 'project';
   const confidence = (
-    await pickOne({ title, step: 6, total }, CONFIDENCES.map(c => ({ label: c, confidence: c, picked: c === 'medium' })), 'Confidence')
+    await pickOne({ title, step: 6, total }, core().CONFIDENCES.map(c => ({ label: c, confidence: c, picked: c === 'medium' })), 'Confidence')
   ).confidence;
   // Offer to supersede an active decision in the same domain whose scope overlaps.
   const overlapping = await folder.run(async engine =>

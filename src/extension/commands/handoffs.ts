@@ -14,7 +14,8 @@ import { documentUri, showDocument } from '../documents';
 import { driftCount } from '../views/handoffs';
 import { plural } from '../views/format';
 import { followUp } from '../log';
-import { CommandContext, Invocation, folderFromArgs, quietly, validate, withDefault } from './runner';
+import { core } from '../core';
+import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './runner';
 import { activeFile, askText, pickAgent, pickFolder, pickHandoff, pickOne, pickScope, Step } from './prompts';
 
 const TITLE = 'Create Handoff';
@@ -30,7 +31,6 @@ export async function createHandoff(inv: Invocation, ctx: CommandContext): Promi
     withDefault(args, 'source_agent', ctx.agentId());
     if (!('scope' in args)) withDefault(args, 'scope', activeFile(folder));
     if (args.scope === null) delete args.scope;
-    validate('handoff', args);
     const record = await folder.run(engine => engine.handoff(args as never));
     await ctx.afterWrite(folder);
     quietly(`handoff created (${snapshotCounts(record.context_snapshot)} attached)`);
@@ -132,7 +132,7 @@ async function askResults(s: Step): Promise<HandoffResult[]> {
   const results: HandoffResult[] = [];
   for (;;) {
     type Item = vscode.QuickPickItem & { status?: HandoffResult['status'] };
-    const items: Item[] = (['completed', 'partial', 'blocked', 'failed'] as const).map(status => ({
+    const items: Item[] = core().RESULT_STATUSES.map(status => ({
       label: `$(${STATUS_ICONS[status]}) ${status}`,
       description: results.length ? 'add another result' : 'add a result',
       status,
@@ -157,8 +157,7 @@ async function handoffTarget(inv: Invocation, ctx: CommandContext, title: string
   if (inv.mode === 'node' && inv.node.kind === 'handoff') return { folder: inv.node.folder, id: inv.node.line.id };
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
-    validate('verify', { handoff_id: inv.args.handoff_id });
-    return { folder, id: inv.args.handoff_id as string, args: inv.args };
+    return { folder, id: core().checkUlid('handoff_id', inv.args.handoff_id), args: inv.args };
   }
   const folder = await pickFolder(ctx, { title });
   return { folder, id: await pickHandoff(ctx, folder, { title }, options) };
@@ -167,7 +166,6 @@ async function handoffTarget(inv: Invocation, ctx: CommandContext, title: string
 export async function acknowledgeHandoff(inv: Invocation, ctx: CommandContext) {
   const { folder, id, args } = await handoffTarget(inv, ctx, 'Acknowledge Handoff', { unacknowledged: true });
   const input = args ? withDefault(args, 'agent_id', ctx.agentId()) : { handoff_id: id, agent_id: ctx.agentId() };
-  validate('acknowledge', input);
   const result = await folder.run(engine => engine.acknowledge(input as never));
   await ctx.afterWrite(folder);
   if (args) quietly(`handoff acknowledged as ${result.acknowledged_by}`);
@@ -189,7 +187,6 @@ export async function openHandoff(inv: Invocation, ctx: CommandContext): Promise
 export async function verifyHandoff(inv: Invocation, ctx: CommandContext) {
   const { folder, id, args } = await handoffTarget(inv, ctx, 'Verify Handoff');
   const input = args ?? { handoff_id: id };
-  validate('verify', input);
   const result = await folder.run(engine => engine.verify(input as never));
   if (!args) {
     const n = driftCount(result);

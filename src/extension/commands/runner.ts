@@ -8,7 +8,6 @@
  * - nothing (palette, keybinding): it asks for what it needs.
  */
 import * as vscode from 'vscode';
-import type { OperationName } from '../../core';
 import { core } from '../core';
 
 /** An INVALID_INPUT / NOT_FOUND error like the engine's (same class, from the lazily loaded core). */
@@ -113,11 +112,6 @@ export async function folderFromArgs(ctx: CommandContext, args: Record<string, u
     throw inputError('NOT_FOUND', needPresent ? 'No workspace folder has a .twining/ folder (run "Twining: Initialize" first)' : 'No workspace folder is open');
   }
   throw inputError('INVALID_INPUT', `folder: required when several workspace folders have .twining/ (${candidates.map(f => f.name).join(', ')})`);
-}
-
-/** Validates an argument object with the operation's zod schema (errors name the field). */
-export function validate(op: OperationName, args: Record<string, unknown>): void {
-  core().parseInput(op, args);
 }
 
 /** Fills a field with a default when the caller left it out. */

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { core } from '../core';
 import { documentUri, showDocument } from '../documents';
 import { log } from '../log';
-import { CommandContext, Invocation, folderFromArgs, quietly, validate } from './runner';
+import { CommandContext, Invocation, folderFromArgs, quietly } from './runner';
 import { pickFolder } from './prompts';
 
 export async function initialize(inv: Invocation, ctx: CommandContext) {
@@ -37,8 +37,7 @@ export async function refresh(_inv: Invocation, ctx: CommandContext): Promise<vo
 export async function showStatus(inv: Invocation, ctx: CommandContext) {
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
-    validate('status', inv.args);
-    return folder.run(engine => engine.status({}));
+    return folder.run(engine => engine.status(inv.args as never));
   }
   const folder = inv.mode === 'node' ? inv.node.folder : await pickFolder(ctx, { title: 'Twining Status' });
   const status = await folder.run(engine => engine.status({}));
@@ -56,7 +55,7 @@ export async function openRecord(inv: Invocation, ctx: CommandContext): Promise<
   const args = inv.args;
   const folder = await folderFromArgs(ctx, args);
   const id = String(args.id ?? '');
-  core().parseInput('verify', { handoff_id: id }); // a ULID, before it becomes a file name
+  core().checkUlid('id', id); // before it becomes a file name
   if (args.type === 'decision') {
     const file = folder.engine.layout.decision(id);
     try {
