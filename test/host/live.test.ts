@@ -102,6 +102,27 @@ describeIn(['single'], 'live updates from other processes', () => {
     await waitFor(() => api.statusBar.count === 1, { timeoutMs: LIMIT_MS, what: 'status bar count 1' });
   });
 
+  it('a new handoff and a superseding decision written together: drift shows without the list being read again', async () => {
+    const now = ['--now', api.now().toISOString()];
+    const scope = 'src/billing/';
+    const first = (await cli('decide', firstFolder(), { domain: 'billing', scope, summary: 'Invoices in cents', context: 'Floats round.', rationale: 'Integers are exact.', agent_id: 'backend-dev' }, now)) as { id: string };
+    const handoff = (await cli('handoff', firstFolder(), { source_agent: 'backend-dev', summary: 'Billing amounts', scope, results: [] }, now)) as { id: string };
+    await waitFor(async () => (await rows(api.providers.handoffs)).some(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id), { timeoutMs: LIMIT_MS, what: 'the billing handoff listed' });
+    await api.whenIdle();
+    const node = (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id)!.node;
+    assert.ok(node.kind === 'handoff' && node.verify && !node.verify.drifted, 'no drift before');
+
+    // Both writes land within one watcher report most of the time: it carries handoffs and decisions.
+    await Promise.all([
+      cli('handoff', firstFolder(), { source_agent: 'frontend-dev', summary: 'Unrelated handoff', results: [] }, now),
+      cli('decide', firstFolder(), { domain: 'billing', scope, summary: 'Invoices in minor units', context: 'Some currencies have no cents.', rationale: 'General.', agent_id: 'backend-dev', supersedes: first.id }, now),
+    ]);
+    // Only the element is watched: reading the list again would start a drift pass by itself.
+    await waitFor(() => node.kind === 'handoff' && node.verify?.drifted, { timeoutMs: LIMIT_MS, intervalMs: 20, what: 'drift on the billing handoff' });
+    assert.ok(node.kind === 'handoff' && node.verify);
+    assert.deepStrictEqual(node.verify.drift.decisions_no_longer_active.map(d => [d.id, d.now]), [[first.id, 'superseded']]);
+  });
+
   it('a corrupt registry keeps the last good agents under a warning, and recovers', async () => {
     const file = path.join(dir, 'agents', 'registry.json');
     const good = fs.readFileSync(file, 'utf8');

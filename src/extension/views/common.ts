@@ -136,11 +136,15 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
       return;
     }
     if ([...change.kinds].some(k => this.relevant.has(k))) this.refresh(change.folder);
-    else this.onOtherChange(change.folder, change.kinds);
+    this.onDataChange(change.folder, change.kinds);
   }
 
-  /** Changes this view does not reload for (the handoffs view recomputes drift on them). */
-  protected onOtherChange(_folder: TwiningFolder, _kinds: ReadonlySet<ChangeKind>): void {}
+  /**
+   * Every change in one folder, whether or not this view reloads for it (the handoffs view
+   * recomputes drift when decisions or blackboard entries change, even when the same report
+   * also brought new handoffs).
+   */
+  protected onDataChange(_folder: TwiningFolder, _kinds: ReadonlySet<ChangeKind>): void {}
 
   /** Re-renders one folder's part of the tree (or all of it). */
   refresh(folder?: TwiningFolder): void {

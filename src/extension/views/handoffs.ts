@@ -96,7 +96,7 @@ export class HandoffsProvider extends FolderTreeProvider {
     return { items };
   }
 
-  protected override onOtherChange(folder: TwiningFolder, kinds: ReadonlySet<ChangeKind>): void {
+  protected override onDataChange(folder: TwiningFolder, kinds: ReadonlySet<ChangeKind>): void {
     if (kinds.has('blackboard') || kinds.has('decisions')) this.computeDrift(folder);
   }
 
