@@ -455,7 +455,10 @@ export class Workspace {
     await this.handoffIndex.refresh();
   }
 
-  /** A handoff record by id, or undefined when there is none. */
+  /**
+   * A handoff record by id, or undefined when there is none. A record file that is not a JSON
+   * object is a CORRUPT error that names the file (twining-mcp says "not found" for both).
+   */
   async getHandoff(id: string): Promise<HandoffRecord | undefined> {
     checkUlid('handoff_id', id);
     const file = this.layout.handoff(id);
@@ -464,10 +467,9 @@ export class Workspace {
     const key = `${st.ino}:${st.size}:${st.mtimeMs}`;
     const cached = this.handoffCache.get(id);
     if (cached?.key === key) return cached.record;
-    const record = await readJson(file, `Handoff ${id}`).catch(() => undefined);
-    if (!record || typeof record !== 'object' || Array.isArray(record)) return undefined;
-    this.handoffCache.set(id, { key, record: record as HandoffRecord });
-    return record as HandoffRecord;
+    const record = await readHandoffRecord(file, id);
+    if (record) this.handoffCache.set(id, { key, record });
+    return record;
   }
 
   async acknowledge(input: InputOf<'acknowledge'>): Promise<{ id: string; acknowledged_by: string; acknowledged_at: string; summary: string; source_agent: string }> {
@@ -478,8 +480,8 @@ export class Workspace {
       const text = (await readTextIfExists(this.layout.handoffIndex)) ?? '';
       const lines = text.split('\n').filter(l => l.trim() !== '').map(raw => ({ raw, value: parseLine(raw) }));
       const file = this.layout.handoff(args.handoff_id);
-      const record = (await readJson(file, `Handoff ${args.handoff_id}`).catch(() => undefined)) as HandoffRecord | undefined;
-      if (!record || typeof record !== 'object' || Array.isArray(record)) throw new TwiningError('NOT_FOUND', `Handoff not found: ${args.handoff_id}`);
+      const record = await readHandoffRecord(file, args.handoff_id);
+      if (!record) throw new TwiningError('NOT_FOUND', `Handoff not found: ${args.handoff_id}`);
       record.acknowledged_by = args.agent_id;
       record.acknowledged_at = this.timestamp();
       let found = false;
@@ -541,7 +543,8 @@ export class Workspace {
     const chain = [handoff.id ?? args.handoff_id];
     for (let next = handoff.continues; typeof next === 'string' && chain.length < 1000 && !chain.includes(next); ) {
       chain.push(next);
-      next = isUlid(next) ? (await this.getHandoff(next))?.continues : undefined;
+      // A corrupt link ends the chain; the handoff being verified is what must be readable.
+      next = isUlid(next) ? (await this.getHandoff(next).catch(() => undefined))?.continues : undefined;
     }
     const drift = { decisions_no_longer_active, entries_removed, new_decisions, new_warnings };
     return {
@@ -761,4 +764,12 @@ function normaliseSnapshot(value: unknown): ContextSnapshot {
   const s = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   return { decision_ids: strings(s.decision_ids), warning_ids: strings(s.warning_ids), finding_ids: strings(s.finding_ids), summaries: strings(s.summaries) };
+}
+
+/** Reads `handoffs/{id}.json`: undefined when missing; CORRUPT (naming the file) when not a JSON object. */
+async function readHandoffRecord(file: string, id: string): Promise<HandoffRecord | undefined> {
+  const record = await readJson(file, `Handoff ${id}`);
+  if (record === undefined) return undefined;
+  if (!isRecord(record)) throw new TwiningError('CORRUPT', `Handoff ${id} (${file}) is valid JSON but not an object; it was left untouched`);
+  return record as HandoffRecord;
 }

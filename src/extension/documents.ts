@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { BlackboardEntry, HandoffRecord, VerifyResult, Workspace } from '../core';
 import type { Folders, TwiningFolder } from './folders';
 import { absolute, strings } from './views/format';
+import { messageOf } from './log';
 
 export const SCHEME = 'twining';
 
@@ -72,8 +73,13 @@ export async function showDocument(uri: vscode.Uri): Promise<void> {
 const STATUS_MARK: Record<string, string> = { completed: '✅', partial: '◐', blocked: '⛔', failed: '❌' };
 
 async function renderHandoff(engine: Workspace, id: string): Promise<string> {
-  const h = await engine.getHandoff(id);
-  if (!h) return `# Handoff ${id}\n\nThe handoff record is missing or unreadable.\n`;
+  let h: HandoffRecord | undefined;
+  try {
+    h = await engine.getHandoff(id);
+  } catch (error) {
+    return `# Handoff ${id}\n\nThe handoff record cannot be read: ${messageOf(error)}\n`;
+  }
+  if (!h) return `# Handoff ${id}\n\nThe handoff record is missing.\n`;
   let verify: VerifyResult | undefined;
   try {
     verify = await engine.verify({ handoff_id: id });

@@ -218,11 +218,29 @@ describe('corrupt and hand-edited files', () => {
     assert.equal(JSON.parse(readText(root, `handoffs/${H0}.json`)).acknowledged_by, 'tester');
   });
 
-  test('a handoff record that does not parse: acknowledge fails naming the id and changes nothing', async () => {
+  test('a handoff record that does not parse: acknowledge and verify say it is corrupt, naming the file, and change nothing', async () => {
     const root = fixtureProject();
-    writeText(root, `handoffs/${H0}.json`, '{"source_agent": "backend-dev", "summ');
+    const torn = '{"source_agent": "backend-dev", "summ';
+    writeText(root, `handoffs/${H0}.json`, torn);
     const ws = await open(root);
-    await failsWithoutWriting(root, () => ws.acknowledge({ handoff_id: H0, agent_id: 'tester' }), 'NOT_FOUND', new RegExp(H0));
+    const file = new RegExp(`handoffs[\\\\/]${H0}\\.json`);
+    await failsWithoutWriting(root, () => ws.acknowledge({ handoff_id: H0, agent_id: 'tester' }), 'CORRUPT', file, /not valid JSON/);
+    await rejects(ws.verify({ handoff_id: H0 }), 'CORRUPT', file);
+    // The listing still works and shows the handoff from its index line.
+    assert.ok((await ws.handoffs({})).handoffs.some(h => h.id === H0));
+    assert.equal(readText(root, `handoffs/${H0}.json`), torn);
+  });
+
+  test('a handoff record that is JSON but not an object is reported as such; a chain through it still verifies', async () => {
+    const root = fixtureProject();
+    writeText(root, `handoffs/${H1}.json`, '[]');
+    const ws = await open(root);
+    await failsWithoutWriting(root, () => ws.acknowledge({ handoff_id: H1, agent_id: 'tester' }), 'CORRUPT', new RegExp(H1), /not an object/);
+    // A new handoff continuing the unreadable one: verify reports the chain up to it.
+    const next = await ws.handoff({ source_agent: 'tester', summary: 'After the broken one', results: [], continues: H0 });
+    writeText(root, `handoffs/${H0}.json`, JSON.stringify({ ...JSON.parse(readText(root, `handoffs/${H0}.json`)), continues: H1 }));
+    const result = await ws.verify({ handoff_id: next.id });
+    assert.deepEqual(result.chain, [next.id, H0, H1]);
   });
 
   test('decisions/index.json missing: status and decisions work, decide creates it', async () => {
@@ -419,6 +437,13 @@ describe('the CLI', () => {
     const root = fixtureProject();
     expectFailure(root, ['acknowledge', MISSING_ULID, '--agent-id', 'tester'], 2, [new RegExp(`Handoff not found: ${MISSING_ULID}`)]);
     expectFailure(root, ['verify', MISSING_ULID], 2, [/Handoff not found/]);
+  });
+
+  test('exit 3 for a corrupt handoff record, which is left untouched', () => {
+    const root = fixtureProject();
+    writeText(root, `handoffs/${H0}.json`, '{"id": ');
+    expectFailure(root, ['acknowledge', H0, '--agent-id', 'tester'], 3, [new RegExp(`Handoff ${H0}`), /not valid JSON/]);
+    assert.equal(readText(root, `handoffs/${H0}.json`), '{"id": ');
   });
 
   test('exit 3 for a corrupt registry, which is left untouched', () => {

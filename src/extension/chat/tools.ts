@@ -56,7 +56,7 @@ async function describe(op: OperationName, input: Input, folder: TwiningFolder):
     }
     case 'acknowledge': {
       const id = str(input.handoff_id);
-      const h = core().isUlid(id) ? await folder.run(engine => engine.getHandoff(id)) : undefined;
+      const h = core().isUlid(id) ? await folder.run(engine => engine.getHandoff(id)).catch(() => undefined) : undefined;
       return `Acknowledge handoff ${h ? `"${h.summary}" from ${h.source_agent}` : id} as **${str(input.agent_id)}** ${where}.`;
     }
     case 'post':
