@@ -145,6 +145,27 @@ describeIn(['single'], 'live updates from other processes', () => {
     await waitFor(async () => (await rows(api.providers.agents))[0]?.node.kind === 'agent', { timeoutMs: LIMIT_MS, what: 'recovery' });
   });
 
+  it('a torn handoff record: its item says it cannot be read and why, Open Handoff names the file, and nothing is overwritten', async () => {
+    const handoff = (await cli('handoff', firstFolder(), { source_agent: 'tester', summary: 'Soon torn', results: [{ description: 'x', status: 'completed' }] }, ['--now', api.now().toISOString()])) as { id: string };
+    const file = path.join(dir, 'handoffs', `${handoff.id}.json`);
+    await waitFor(async () => (await rows(api.providers.handoffs)).some(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id), { timeoutMs: LIMIT_MS, what: 'the handoff listed' });
+    const whole = fs.readFileSync(file, 'utf8');
+    const torn = whole.slice(0, 30);
+    fs.writeFileSync(file, torn);
+    const item = (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id)!;
+    const children = await rows(api.providers.handoffs, item.node);
+    assert.strictEqual(children.length, 1);
+    assert.strictEqual(children[0].icon, 'warning');
+    assert.match(children[0].label, new RegExp(`Could not read: Handoff ${handoff.id} .*not valid JSON`));
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('twining.openHandoff', { handoff_id: handoff.id })),
+      (error: Error) => error.message.includes(`${handoff.id}.json`) && /not valid JSON/.test(error.message),
+    );
+    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('twining.acknowledgeHandoff', { handoff_id: handoff.id })), /not valid JSON/);
+    assert.strictEqual(fs.readFileSync(file, 'utf8'), torn, 'the record is left as it was');
+    fs.writeFileSync(file, whole);
+  });
+
   it('config.yml changes re-render everything; a liveness transition re-renders Agents by itself', async () => {
     const config = path.join(dir, 'config.yml');
     const original = fs.readFileSync(config, 'utf8');

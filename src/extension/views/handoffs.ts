@@ -156,7 +156,7 @@ export class HandoffsProvider extends FolderTreeProvider {
     switch (element.kind) {
       case 'handoff': {
         const record = await folder.run(engine => engine.getHandoff(element.line.id));
-        if (!record) return [messageNode(folder, `${element.line.id}:missing`, 'The handoff record file is missing or unreadable')];
+        if (!record) return [messageNode(folder, `${element.line.id}:missing`, 'The handoff record file is missing')];
         const results = Array.isArray(record.results) ? record.results : [];
         const children: Node[] = results.map((result, index) =>
           makeNode<ResultNode>({ kind: 'result', folder, handoffId: element.line.id, result, index }),
