@@ -239,6 +239,37 @@ async function child(size, reps) {
       handoffWarmNoScope.push(t3);
       result.unscoped_snapshot_ids = h3.context_snapshot.decision_ids.length + h3.context_snapshot.warning_ids.length + h3.context_snapshot.finding_ids.length;
     }
+    // verify (drift) of a handoff, warm; then with the snapshot's warnings and findings archived
+    // the way twining-mcp's auto-archive moves them (out of the blackboard into archive/, which
+    // then holds a history as long as the blackboard).
+    const verifyOf = await openWorkspace(root, { warn });
+    const probe = await verifyOf.handoff(input('verify probe'));
+    const verifyWarm = [];
+    for (let r = 0; r < Math.max(reps, 15); r++) verifyWarm.push((await timed(() => verifyOf.verify({ handoff_id: probe.id })))[0]);
+    result.verify_warm_ms = median(verifyWarm);
+    const moved = new Set([...probe.context_snapshot.warning_ids, ...probe.context_snapshot.finding_ids]);
+    const kept = [];
+    const archived = [];
+    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+      if (!line) continue;
+      (moved.has(JSON.parse(line).id) ? archived : kept).push(line + '\n');
+    }
+    const history = path.join(root, '.twining', 'archive', '2026-11-01-blackboard.jsonl');
+    // Older history as long as the blackboard (its lines stand in for it), then the moved entries.
+    fs.writeFileSync(history, kept.join('') + archived.join(''));
+    fs.writeFileSync(file, kept.join(''));
+    const verifyArchived = [];
+    let drift;
+    for (let r = 0; r < Math.max(reps, 15); r++) {
+      const [t, v] = await timed(() => verifyOf.verify({ handoff_id: probe.id }));
+      verifyArchived.push(t);
+      drift = v.drift.entries_removed;
+    }
+    if (drift.length !== moved.size || drift.some(d => d.now !== 'archived')) throw new Error(`verify did not find the archived entries: ${JSON.stringify(drift)}`);
+    result.verify_archived_ms = median(verifyArchived);
+    result.archive_mb = +(fs.statSync(history).size / 1048576).toFixed(1);
+    fs.rmSync(history);
+
     result.handoff_cold_ms = median(handoffCold);
     result.handoff_warm_ms = median(handoffWarm);
     result.handoff_warm_unscoped_ms = median(handoffWarmNoScope);
@@ -301,6 +332,9 @@ function main() {
     ['  snapshot ids (decisions/warnings/findings)', r => `${r.snapshot.decisions}/${r.snapshot.warnings}/${r.snapshot.findings}`],
     ['handoff, auto snapshot, no scope, warm (ms)', r => r.handoff_warm_unscoped_ms],
     ['  snapshot ids, no scope', r => r.unscoped_snapshot_ids],
+    ['verify (drift) of that handoff, warm (ms)', r => r.verify_warm_ms],
+    ['verify, its warnings/findings archived, warm (ms)', r => r.verify_archived_ms],
+    ['  archive/ size (MB)', r => r.archive_mb],
     ['discover, 1,000 agents, cold (ms)', r => r.discover_cold_ms],
     ['discover, 1,000 agents, warm (ms)', r => r.discover_warm_ms],
     ['heapUsed after loading (MB)', r => r.heap_used_mb],

@@ -31,7 +31,7 @@ export interface RefreshResult<T> {
   appended: T[];
 }
 
-export class JsonlFile<T extends object> {
+export class JsonlFile<T extends object, Parsed extends object = T> {
   private skipped: SkippedLine[] = [];
   private records: T[] = [];
   private offset = 0;
@@ -41,9 +41,14 @@ export class JsonlFile<T extends object> {
   private tail = Buffer.alloc(0);
   private lineNumber = 0;
 
+  /**
+   * `keep` turns each parsed line into what is held in memory (the archive keeps only ids and
+   * summaries); a line it returns undefined for is dropped without a warning.
+   */
   constructor(
     readonly file: string,
     private readonly warn: (message: string) => void,
+    private readonly keep: (value: Parsed) => T | undefined = value => value as unknown as T,
   ) {}
 
   /** Parsed records in file order. */
@@ -145,12 +150,14 @@ export class JsonlFile<T extends object> {
       this.lineNumber++;
       const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
       if (line.trim() === '') continue;
-      const value = parseObject<T>(line);
-      if (value === undefined) {
+      const parsed = parseObject<Parsed>(line);
+      if (parsed === undefined) {
         this.warn(`${this.file}: line ${this.lineNumber} is not a JSON object and was skipped (it is kept in the file)`);
         this.skipped.push({ line: this.lineNumber, raw: line });
         continue;
       }
+      const value = this.keep(parsed);
+      if (value === undefined) continue;
       this.records.push(value);
       appended.push(value);
     }

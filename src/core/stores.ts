@@ -3,6 +3,7 @@
  * incrementally (jsonl.ts) and the JSON arrays are re-parsed only when their stat changes.
  */
 import { promises as fs } from 'fs';
+import * as path from 'path';
 import { JsonlFile } from './jsonl';
 import { isRecord, readJsonArray } from './files';
 import { overlaps } from './scope';
@@ -18,6 +19,8 @@ export class Blackboard {
   readonly needs: BlackboardEntry[] = [];
   /** Positions in `warnings` and `findings` by scope: a scoped snapshot visits each distinct scope once. */
   private byScope = new Map<string, { warnings: number[]; findings: number[] }>();
+  /** Warnings with a timestamp, oldest first: built on the first `warningsAfter`, then kept up to date. */
+  private warningsByTime?: BlackboardEntry[];
   /** Increases whenever the content changes; views compare it to skip work. */
   version = 0;
 
@@ -42,6 +45,7 @@ export class Blackboard {
     if (!result.changed) return false;
     if (result.reloaded) {
       this.byId = undefined;
+      this.warningsByTime = undefined;
       this.warnings.length = this.findings.length = this.needs.length = 0;
       this.byScope.clear();
     }
@@ -60,7 +64,19 @@ export class Blackboard {
         (entry.entry_type === 'warning' ? at.warnings : at.findings).push(list.length);
       }
       list.push(entry);
+      if (this.warningsByTime && entry.entry_type === 'warning' && typeof entry.timestamp === 'string') {
+        // Appends come in time order; one that does not makes the list sort again when next asked.
+        const last = this.warningsByTime[this.warningsByTime.length - 1];
+        if (!last || last.timestamp <= entry.timestamp) this.warningsByTime.push(entry);
+        else this.warningsByTime = undefined;
+      }
     } else if (entry.entry_type === 'need') this.needs.push(entry);
+  }
+
+  /** Warnings whose timestamp is later than `timestamp`, oldest first, found by binary search. */
+  warningsAfter(timestamp: string): BlackboardEntry[] {
+    this.warningsByTime ??= byTime(this.warnings);
+    return this.warningsByTime.slice(firstAfter(this.warningsByTime, timestamp));
   }
 
   /** Warnings and findings whose scope overlaps `scope`, in file order (all of them without a scope). */
@@ -109,6 +125,17 @@ export class JsonArrayFile<T> {
     private readonly what: string,
   ) {}
 
+  private memo = new Map<string, { version: number; value: unknown }>();
+
+  /** A value computed from the items of the last `get()`, kept until the file changes. */
+  derived<R>(name: string, compute: (items: readonly T[]) => R): R {
+    const hit = this.memo.get(name);
+    if (hit?.version === this.version) return hit.value as R;
+    const value = compute(this.value);
+    this.memo.set(name, { version: this.version, value });
+    return value;
+  }
+
   async get(): Promise<T[]> {
     let key: string;
     try {
@@ -133,4 +160,86 @@ export class JsonArrayFile<T> {
     const items = await this.get();
     return { raw: this.raw, items };
   }
+}
+
+/** What the archive keeps of an archived blackboard entry. */
+export interface ArchivedEntry {
+  id: string;
+  summary?: string;
+}
+
+/**
+ * Archived blackboard entries by id, from every `archive/*.jsonl` (twining-mcp's auto-archive
+ * moves entries there once the blackboard holds 500). Each file is read incrementally, like the
+ * blackboard, and only ids and summaries are held, so a look-up costs a directory listing and a
+ * stat per file however long the history grows.
+ */
+export class ArchiveIndex {
+  private files = new Map<string, JsonlFile<ArchivedEntry, Record<string, unknown>>>();
+  private byId = new Map<string, ArchivedEntry>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly warn: (m: string) => void,
+  ) {}
+
+  /** The archived entries among `ids`. */
+  async find(ids: Iterable<string>): Promise<Map<string, ArchivedEntry>> {
+    await this.refresh();
+    const found = new Map<string, ArchivedEntry>();
+    for (const id of ids) {
+      const entry = this.byId.get(id);
+      if (entry) found.set(id, entry);
+    }
+    return found;
+  }
+
+  private async refresh(): Promise<void> {
+    const names = (await fs.readdir(this.dir).catch(() => [] as string[])).filter(n => n.endsWith('.jsonl')).sort();
+    let rebuild = false;
+    for (const name of [...this.files.keys()]) {
+      if (names.includes(name)) continue;
+      this.files.delete(name);
+      rebuild = true;
+    }
+    for (const name of names) {
+      let file = this.files.get(name);
+      const isNew = !file;
+      if (!file) {
+        file = new JsonlFile<ArchivedEntry, Record<string, unknown>>(path.join(this.dir, name), this.warn, keepIdAndSummary);
+        this.files.set(name, file);
+      }
+      const result = await file.refresh();
+      if (result.reloaded && !isNew) rebuild = true;
+      else for (const entry of result.appended) this.byId.set(entry.id, entry);
+    }
+    if (!rebuild) return;
+    // A file went away or was rewritten: collect again, in name order.
+    this.byId = new Map();
+    for (const name of names) for (const entry of this.files.get(name)!.all) this.byId.set(entry.id, entry);
+  }
+}
+
+function keepIdAndSummary(value: Record<string, unknown>): ArchivedEntry | undefined {
+  if (typeof value.id !== 'string') return undefined;
+  return typeof value.summary === 'string' ? { id: value.id, summary: value.summary } : { id: value.id };
+}
+
+/** The items with a string timestamp, sorted by it (stable: file order among equal times). */
+export function byTime<T extends { timestamp?: unknown }>(items: readonly T[]): (T & { timestamp: string })[] {
+  return items
+    .filter((item): item is T & { timestamp: string } => typeof item.timestamp === 'string')
+    .sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+}
+
+/** The position of the first item later than `timestamp` in a list sorted by `byTime`. */
+export function firstAfter(sorted: readonly { timestamp: string }[], timestamp: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid].timestamp <= timestamp) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

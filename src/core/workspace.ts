@@ -11,7 +11,7 @@ import { Layout, ensureFolder } from './layout';
 import { withLocks } from './lock';
 import { appendLineSafely, isRecord, readJson, sweepTemporaryFiles, readTextIfExists, toJsonText, toJsonlLine, writeAtomic } from './files';
 import { Config, parseConfig } from './config';
-import { Blackboard, HandoffIndex, JsonArrayFile } from './stores';
+import { ArchiveIndex, ArchivedEntry, Blackboard, HandoffIndex, JsonArrayFile, byTime, firstAfter } from './stores';
 import { TwiningError } from './errors';
 import { InputOf, ParsedInputOf, OperationName, checkUlid, isUlid, parseInput } from './schemas';
 import { overlaps, normaliseTags } from './scope';
@@ -49,6 +49,8 @@ export class Workspace {
   readonly handoffIndex: HandoffIndex;
   readonly registry: JsonArrayFile<AgentRecord>;
   readonly decisionIndex: JsonArrayFile<DecisionIndexEntry>;
+  /** Archived blackboard entries (verify tells archived from dismissed). */
+  private readonly archive: ArchiveIndex;
   private readonly clock: () => Date;
   private readonly warn: (message: string) => void;
   private readonly readOnly: boolean;
@@ -68,6 +70,7 @@ export class Workspace {
     this.handoffIndex = new HandoffIndex(this.layout.handoffIndex, this.warn);
     this.registry = new JsonArrayFile<AgentRecord>(this.layout.registry, 'The agent registry');
     this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(this.layout.decisionIndex, 'The decision index');
+    this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
   }
 
   now(): Date {
@@ -514,7 +517,7 @@ export class Workspace {
     const stored = typeof handoff.snapshot_digest === 'string' ? handoff.snapshot_digest : undefined;
     await this.blackboard.refresh();
     const index = await this.decisionIndex.get();
-    const byId = new Map(index.map(d => [d.id, d]));
+    const byId = this.decisionIndex.derived('byId', items => new Map(items.map(d => [d.id, d])));
 
     const decisions_no_longer_active: DriftItem[] = [];
     for (const id of snapshot.decision_ids) {
@@ -523,7 +526,7 @@ export class Workspace {
       else if (d.status !== 'active') decisions_no_longer_active.push({ id, summary: d.summary, now: d.status });
     }
     const missing = [...snapshot.warning_ids, ...snapshot.finding_ids].filter(id => !this.blackboard.get(id));
-    const archived = missing.length ? await this.archivedEntries(new Set(missing)) : new Map<string, BlackboardEntry>();
+    const archived = missing.length ? await this.archive.find(missing) : new Map<string, ArchivedEntry>();
     const entries_removed: DriftItem[] = missing.map(id => {
       const a = archived.get(id);
       return a ? { id, summary: a.summary, now: 'archived' } : { id, now: 'dismissed' };
@@ -532,12 +535,17 @@ export class Workspace {
     const scope = handoff.scope || undefined;
     const inScope = (s: unknown) => !scope || (typeof s === 'string' && overlaps(s, scope));
     const known = new Set([...snapshot.decision_ids, ...snapshot.warning_ids]);
-    const after = (t: unknown) => typeof t === 'string' && t > handoff.created_at;
-    const new_decisions = index
-      .filter(d => d.status === 'active' && inScope(d.scope) && after(d.timestamp) && !known.has(d.id))
+    // Only what came after the handoff is looked at (binary search over lists sorted by time), so
+    // the cost does not grow with the history before it.
+    const createdAt = String(handoff.created_at);
+    const activeByTime = this.decisionIndex.derived('activeByTime', items => byTime(items.filter(d => d.status === 'active')));
+    const new_decisions = activeByTime
+      .slice(firstAfter(activeByTime, createdAt))
+      .filter(d => !known.has(d.id) && inScope(d.scope))
       .map(d => ({ id: d.id, summary: d.summary, scope: d.scope, timestamp: d.timestamp }));
-    const new_warnings = this.blackboard.warnings
-      .filter(w => inScope(w.scope) && after(w.timestamp) && !known.has(w.id))
+    const new_warnings = this.blackboard
+      .warningsAfter(createdAt)
+      .filter(w => !known.has(w.id) && inScope(w.scope))
       .map(w => ({ id: w.id, summary: w.summary, scope: w.scope, timestamp: w.timestamp }));
 
     const chain = [handoff.id ?? args.handoff_id];
@@ -557,20 +565,6 @@ export class Workspace {
       drifted: Object.values(drift).some(list => list.length > 0),
       chain,
     };
-  }
-
-  /** Looks for blackboard entries with these ids in `archive/*.jsonl` (only when some are missing). */
-  private async archivedEntries(ids: Set<string>): Promise<Map<string, BlackboardEntry>> {
-    const found = new Map<string, BlackboardEntry>();
-    const names = await fs.readdir(this.layout.archiveDir).catch(() => [] as string[]);
-    for (const name of names.filter(n => n.endsWith('.jsonl'))) {
-      const text = (await readTextIfExists(path.join(this.layout.archiveDir, name))) ?? '';
-      for (const raw of text.split('\n')) {
-        const value = raw.trim() ? parseLine(raw) : undefined;
-        if (value && typeof value.id === 'string' && ids.has(value.id)) found.set(value.id, value as unknown as BlackboardEntry);
-      }
-    }
-    return found;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -438,6 +438,55 @@ describe('verify: integrity and drift', () => {
     assert.deepEqual(v.drift.new_warnings.map(w => w.summary), ['w2']);
     assert.equal(v.drifted, true);
   });
+  test('new warnings and decisions are found by time, also when another writer appends out of time order', async () => {
+    const root = emptyProject();
+    const { ws, set } = await clocked(root);
+    const h = await ws.handoff({ source_agent: 'a', scope: 'src/a/', summary: 's', results: [] });
+    const newOnes = async () => {
+      const v = await ws.verify({ handoff_id: h.id });
+      return [v.drift.new_warnings.map(w => w.summary), v.drift.new_decisions.map(d => d.summary)];
+    };
+    assert.deepEqual(await newOnes(), [[], []]);
+    set(plus(2000));
+    await ws.post({ entry_type: 'warning', summary: 'at +2s', scope: 'src/a/' });
+    await ws.decide({ domain: 'd', scope: 'src/a/', summary: 'decided at +2s', context: 'c', rationale: 'r' });
+    assert.deepEqual(await newOnes(), [['at +2s'], ['decided at +2s']]);
+    // Another writer's clock is behind: lines stamped +1 s and -1 s arrive after the +2 s one.
+    const bb = path.join(root, '.twining', 'blackboard.jsonl');
+    const at = (ms: number) => new Date(Date.parse(h.created_at) + ms).toISOString();
+    const line = (summary: string, ms: number, id: string) => JSON.stringify({ entry_type: 'warning', summary, detail: '', tags: [], scope: 'src/a/x.ts', agent_id: 'other', id, timestamp: at(ms) }) + '\n';
+    fs.appendFileSync(bb, line('at +1s', 1000, '01M80HHKAVJT8FG2B08Q4NGZ50') + line('at -1s', -1000, '01M80HHKAVJT8FG2B08Q4NGZ51'));
+    const index = path.join(root, '.twining', 'decisions', 'index.json');
+    const decisions = JSON.parse(fs.readFileSync(index, 'utf8'));
+    decisions.push({ ...decisions[0], id: '01M80HHKAVJT8FG2B08Q4NGZ52', summary: 'decided at +1s', timestamp: at(1000) });
+    fs.writeFileSync(index, JSON.stringify(decisions, null, 2));
+    assert.deepEqual(await newOnes(), [['at +1s', 'at +2s'], ['decided at +1s', 'decided at +2s']]);
+  });
+  test('the same Workspace follows the archive as it grows, gains files, and is rewritten', async () => {
+    const root = emptyProject();
+    const { ws } = await clocked(root);
+    const posted: { id: string }[] = [];
+    for (const n of [1, 2, 3]) posted.push(await ws.post({ entry_type: 'warning', summary: `w${n}`, scope: 'src/a/' }));
+    const h = await ws.handoff({ source_agent: 'a', scope: 'src/a/', summary: 's', results: [] });
+    const bb = path.join(root, '.twining', 'blackboard.jsonl');
+    const lineOf = (id: string) => fs.readFileSync(bb, 'utf8').split('\n').find(l => l.includes(id))! + '\n';
+    const lines = posted.map(p => lineOf(p.id));
+    fs.writeFileSync(bb, fs.readFileSync(bb, 'utf8').split('\n').filter(l => l && !posted.some(p => l.includes(p.id))).join('\n') + '\n');
+    const archive = path.join(root, '.twining', 'archive');
+    fs.mkdirSync(archive, { recursive: true });
+    const removed = async () => Object.fromEntries((await ws.verify({ handoff_id: h.id })).drift.entries_removed.map(e => [e.summary ?? e.id, e.now]));
+    const first = path.join(archive, '2026-11-20-blackboard.jsonl');
+    fs.writeFileSync(first, lines[0]);
+    assert.deepEqual(await removed(), { w1: 'archived', [posted[1].id]: 'dismissed', [posted[2].id]: 'dismissed' });
+    fs.appendFileSync(first, lines[1]); // the same file grows
+    assert.deepEqual(await removed(), { w1: 'archived', w2: 'archived', [posted[2].id]: 'dismissed' });
+    fs.writeFileSync(path.join(archive, '2026-11-21-blackboard.jsonl'), lines[2]); // a new file
+    assert.deepEqual(await removed(), { w1: 'archived', w2: 'archived', w3: 'archived' });
+    fs.writeFileSync(first, lines[1]); // rewritten without w1
+    assert.deepEqual(await removed(), { [posted[0].id]: 'dismissed', w2: 'archived', w3: 'archived' });
+    fs.rmSync(path.join(archive, '2026-11-21-blackboard.jsonl')); // a file removed
+    assert.deepEqual(await removed(), { [posted[0].id]: 'dismissed', w2: 'archived', [posted[2].id]: 'dismissed' });
+  });
   test('a chain A → B → C is followed back from C; a reference handoff has no digest', async () => {
     const root = referenceProject();
     const { ws } = await clocked(root);
