@@ -662,3 +662,41 @@ describe('leftovers of killed writers', () => {
     assert.deepEqual(readJson(root, 'agents/registry.json').map((r: { agent_id: string }) => r.agent_id), ['a', 'b']);
   });
 });
+
+describe('locks (FORMAT.md §3)', () => {
+  test("a project reached through a symbolic link locks the real path, as twining-mcp's proper-lockfile does", async () => {
+    const real = emptyProject();
+    const link = `${real}-link`;
+    fs.symlinkSync(real, link, 'dir');
+    try {
+      const { ws } = await clocked(link);
+      await ws.post({ entry_type: 'status', summary: 'first' }); // resolves the path once
+      const lockfile = require('proper-lockfile') as typeof import('proper-lockfile');
+      const release = await lockfile.lock(path.join(link, '.twining', 'blackboard.jsonl'), { stale: 10000, update: 5000, realpath: true });
+      assert.ok(fs.existsSync(path.join(real, '.twining', 'blackboard.jsonl.lock')));
+      const started = Date.now();
+      const posting = ws.post({ entry_type: 'status', summary: 'waited' });
+      await new Promise(resolve => setTimeout(resolve, 400));
+      assert.equal(readLines(real, 'blackboard.jsonl').length, 1, 'nothing written while the other writer holds the lock');
+      await release();
+      await posting;
+      assert.ok(Date.now() - started >= 400);
+      assert.deepEqual(readLines(real, 'blackboard.jsonl').map(l => l.summary), ['first', 'waited']);
+    } finally {
+      fs.rmSync(link);
+    }
+  });
+  test('a lock target deleted after its first use is written again, and a removed folder is a clear error', async () => {
+    const root = emptyProject();
+    const { ws } = await clocked(root);
+    await ws.register({ agent_id: 'a' });
+    fs.rmSync(path.join(root, '.twining', 'agents', 'registry.json'));
+    await ws.register({ agent_id: 'b' });
+    assert.deepEqual(readJson(root, 'agents/registry.json').map((r: { agent_id: string }) => r.agent_id), ['b']);
+    fs.rmSync(path.join(root, '.twining'), { recursive: true });
+    for (const attempt of [() => ws.register({ agent_id: 'c' }), () => ws.post({ entry_type: 'status', summary: 's' })]) {
+      await assert.rejects(attempt(), (e: Error & { code?: string }) => e.code === 'NOT_FOUND' && /\.twining.* does not exist .*removed while in use.*nothing was written/.test(e.message));
+    }
+    assert.equal(fs.existsSync(path.join(root, '.twining')), false, 'not re-created behind the user\'s back');
+  });
+});
