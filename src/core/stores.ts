@@ -23,6 +23,11 @@ export class Blackboard {
   private warningsByTime?: BlackboardEntry[];
   /** Increases whenever the content changes; views compare it to skip work. */
   version = 0;
+  /**
+   * Increases only when the set of warnings and findings may have changed (one appended, or the
+   * file re-read after a dismiss or archive): drift depends on those, not on status posts.
+   */
+  warningsAndFindingsVersion = 0;
 
   constructor(path: string, warn: (m: string) => void) {
     this.file = new JsonlFile<BlackboardEntry>(path, warn);
@@ -48,6 +53,7 @@ export class Blackboard {
       this.warningsByTime = undefined;
       this.warnings.length = this.findings.length = this.needs.length = 0;
       this.byScope.clear();
+      this.warningsAndFindingsVersion++;
     }
     for (const entry of result.appended) this.index(entry);
     this.version++;
@@ -57,6 +63,7 @@ export class Blackboard {
   private index(entry: BlackboardEntry): void {
     if (this.byId && typeof entry.id === 'string') this.byId.set(entry.id, entry);
     if (entry.entry_type === 'warning' || entry.entry_type === 'finding') {
+      this.warningsAndFindingsVersion++;
       const list = entry.entry_type === 'warning' ? this.warnings : this.findings;
       if (typeof entry.scope === 'string') {
         let at = this.byScope.get(entry.scope);

@@ -145,6 +145,23 @@ describeIn(['single'], 'live updates from other processes', () => {
     await waitFor(async () => (await rows(api.providers.agents))[0]?.node.kind === 'agent', { timeoutMs: LIMIT_MS, what: 'recovery' });
   });
 
+  it("a handoff record's snapshot edited by hand shows as a digest mismatch, without the list being read again", async () => {
+    const handoff = (await cli('handoff', firstFolder(), { source_agent: 'tester', summary: 'Soon edited', scope: 'src/auth/', results: [] }, ['--now', api.now().toISOString()])) as { id: string };
+    await waitFor(async () => (await rows(api.providers.handoffs)).some(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id), { timeoutMs: LIMIT_MS, what: 'the handoff listed' });
+    const node = (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id)!.node;
+    await waitFor(() => node.kind === 'handoff' && node.verify?.intact === true, { timeoutMs: LIMIT_MS, intervalMs: 20, what: 'the first verify' });
+    const file = path.join(dir, 'handoffs', `${handoff.id}.json`);
+    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+    record.context_snapshot.summaries.push('Decision: smuggled in');
+    fs.writeFileSync(file, JSON.stringify(record, null, 2));
+    await waitFor(() => node.kind === 'handoff' && node.verify?.intact === false, { timeoutMs: LIMIT_MS, intervalMs: 20, what: 'the digest mismatch' });
+    const row = (await rows(api.providers.handoffs)).find(r => r.node === node)!;
+    assert.match(row.description, /⚠ drift \(1\)$/);
+    const drift = (await rows(api.providers.handoffs, node)).find(r => r.label === 'Drift (1)');
+    assert.ok(drift);
+    assert.deepStrictEqual((await rows(api.providers.handoffs, drift.node)).map(r => r.label), ['The stored snapshot was changed after the handoff was written']);
+  });
+
   it('a torn handoff record: its item says it cannot be read and why, Open Handoff names the file, and nothing is overwritten', async () => {
     const handoff = (await cli('handoff', firstFolder(), { source_agent: 'tester', summary: 'Soon torn', results: [{ description: 'x', status: 'completed' }] }, ['--now', api.now().toISOString()])) as { id: string };
     const file = path.join(dir, 'handoffs', `${handoff.id}.json`);

@@ -5,7 +5,6 @@
  * `verify`, computed in the background for the listed handoffs and again only when the blackboard
  * or the decisions change.
  */
-import { createHash } from 'crypto';
 import * as vscode from 'vscode';
 import type { HandoffRecord, VerifyResult, Workspace } from '../../core';
 import type { ResultStatus } from '../../core/schemas';
@@ -97,7 +96,12 @@ export class HandoffsProvider extends FolderTreeProvider {
   }
 
   protected override onDataChange(folder: TwiningFolder, kinds: ReadonlySet<ChangeKind>): void {
-    if (kinds.has('blackboard') || kinds.has('decisions')) this.computeDrift(folder);
+    if (kinds.has('handoffRecords')) {
+      // A record was written (new, acknowledged, or edited by hand): which one is not known, and
+      // its snapshot may no longer match its digest, so every listed handoff is checked again.
+      for (const node of this.nodes.get(folder.key)?.values() ?? []) node.driftKey = undefined;
+      this.computeDrift(folder);
+    } else if (kinds.has('blackboard') || kinds.has('decisions')) this.computeDrift(folder);
   }
 
   /** Verifies the listed handoffs whose drift is older than the data, one at a time, in the background. */
@@ -123,11 +127,7 @@ export class HandoffsProvider extends FolderTreeProvider {
     // blackboard appends (statuses, needs, answers…) leave every handoff's drift as it was.
     const key = await folder.run(async engine => {
       await engine.refresh().catch(() => undefined); // a corrupt file: verify what can be verified
-      const entries = createHash('sha1');
-      for (const e of engine.blackboard.warnings) entries.update(String(e.id));
-      entries.update('|');
-      for (const e of engine.blackboard.findings) entries.update(String(e.id));
-      return `${engineId(engine)}:${engine.decisionIndex.version}:${entries.digest('hex')}`;
+      return `${engineId(engine)}:${engine.decisionIndex.version}:${engine.blackboard.warningsAndFindingsVersion}`;
     });
     for (const node of nodes) {
       if (node.driftKey === key) continue;
