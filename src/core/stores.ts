@@ -132,14 +132,15 @@ export class JsonArrayFile<T> {
     private readonly what: string,
   ) {}
 
-  private memo = new Map<string, { version: number; value: unknown }>();
+  /** Values derived from the items of one version (at most 64: one per scope asked about, say). */
+  private memo = { version: -1, values: new Map<string, unknown>() };
 
   /** A value computed from the items of the last `get()`, kept until the file changes. */
   derived<R>(name: string, compute: (items: readonly T[]) => R): R {
-    const hit = this.memo.get(name);
-    if (hit?.version === this.version) return hit.value as R;
+    if (this.memo.version !== this.version || this.memo.values.size >= 64) this.memo = { version: this.version, values: new Map() };
+    if (this.memo.values.has(name)) return this.memo.values.get(name) as R;
     const value = compute(this.value);
-    this.memo.set(name, { version: this.version, value });
+    this.memo.values.set(name, value);
     return value;
   }
 

@@ -58,7 +58,6 @@ export class Workspace {
   private folderReady?: Promise<boolean>;
   private orphansChecked = false;
   private configCache?: { key: string; config: Config };
-  private activeInScope = new Map<string, { version: number; list: DecisionIndexEntry[] }>();
   private handoffCache = new Map<string, { key: string; record: HandoffRecord }>();
 
   constructor(readonly root: string, options: WorkspaceOptions = {}) {
@@ -342,16 +341,11 @@ export class Workspace {
   /** What an automatic snapshot for `scope` would hold right now (shown before a handoff is written). */
   async previewSnapshot(scope?: string): Promise<ContextSnapshot> {
     await this.blackboard.refresh();
-    const index = await this.decisionIndex.get();
+    await this.decisionIndex.get();
     // Active decisions in scope, computed once per version of the index and scope.
-    let active = this.activeInScope.get(scope ?? '');
-    if (active?.version !== this.decisionIndex.version) {
-      if (this.activeInScope.size >= 64) this.activeInScope.clear();
-      active = { version: this.decisionIndex.version, list: snapshotSources(index, [], [], scope || undefined).decisions };
-      this.activeInScope.set(scope ?? '', active);
-    }
+    const decisions = this.decisionIndex.derived(`active in ${scope ?? ''}`, items => snapshotSources(items, [], [], scope || undefined).decisions);
     const { warnings, findings } = this.blackboard.inScope(scope || undefined);
-    return buildSnapshot({ decisions: active.list, warnings, findings });
+    return buildSnapshot({ decisions, warnings, findings });
   }
 
   async handoff(input: InputOf<'handoff'>): Promise<HandoffRecord> {
@@ -516,7 +510,7 @@ export class Workspace {
     const computed = snapshotDigest(snapshot);
     const stored = typeof handoff.snapshot_digest === 'string' ? handoff.snapshot_digest : undefined;
     await this.blackboard.refresh();
-    const index = await this.decisionIndex.get();
+    await this.decisionIndex.get();
     const byId = this.decisionIndex.derived('byId', items => new Map(items.map(d => [d.id, d])));
 
     const decisions_no_longer_active: DriftItem[] = [];
