@@ -13,6 +13,13 @@ export type ChangeKind =
   | 'config' // config.yml: thresholds and timeouts, so everything
   | 'trust'; // the engine was re-created (workspace trust granted)
 
+/**
+ * Kinds whose files the engine caches with version counters: after a refresh the engine itself
+ * says whether they changed, so a watcher event for them (our own write, already reported) is no
+ * reason to reload a view.
+ */
+export const VERSIONED_KINDS: readonly ChangeKind[] = ['blackboard', 'handoffs', 'registry', 'decisions'];
+
 /** The kind of change a path (relative to the workspace folder, `/`-separated) stands for. */
 export function classifyPath(relative: string): ChangeKind | undefined {
   if (relative === '.twining') return 'presence';

@@ -11,7 +11,7 @@ import type { Workspace } from '../core';
 import { core } from './core';
 import type { Clock } from './config';
 import { log, messageOf } from './log';
-import type { ChangeKind } from './changes';
+import { VERSIONED_KINDS, type ChangeKind } from './changes';
 import { TwiningWatcher } from './watcher';
 
 export interface FolderChange {
@@ -203,9 +203,11 @@ export class Folders implements vscode.Disposable {
     if (!folder.present) return;
     try {
       await folder.run(engine => engine.refresh());
+      for (const kind of VERSIONED_KINDS) kinds.delete(kind);
       for (const kind of folder.changedSinceLastLook()) kinds.add(kind);
     } catch (error) {
-      // A half-written or corrupt file: the views keep their last good data and say why.
+      // A half-written or corrupt file: the hints stay, so the views reload, keep their last good
+      // data and say why.
       log.warn(`${folder.name}: refresh failed: ${messageOf(error)}`);
     }
     kinds.delete('presence');

@@ -5,8 +5,8 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { describeIn, firstFolder, openFile, readJson, twiningDir } from './helpers';
-import { TwiningApi, lastLine, readLines, rejects, rows, twining } from './twining';
+import { describeIn, firstFolder, openFile, readJson, twiningDir, waitFor } from './helpers';
+import { TwiningApi, countRefreshes, lastLine, readLines, rejects, rows, twining } from './twining';
 
 const RS256 = '01M80HHK1QX1QEC06YGTWYXEZJ';
 const JWT_HANDOFF = '01M80HHKAVJT8FG2B08Q4NGZ4W';
@@ -62,6 +62,21 @@ describeIn(['single'], 'commands with argument objects', () => {
       { id: line.id, entry_type: line.entry_type, summary: line.summary, scope: line.scope, agent_id: line.agent_id, tags: line.tags },
       { id: result.id, entry_type: 'warning', summary: 'Refresh tokens are never revoked', scope: 'src/auth/', agent_id: api.agentId(), tags: ['security'] },
     );
+  });
+
+  it("a command's write reloads the affected view once: the watcher's later event for the same write does not reload it again", async () => {
+    await api.whenIdle();
+    const counts = await countRefreshes(
+      api,
+      async () => {
+        const before = Date.now();
+        await run('twining.postDelegation', { summary: 'Counted once', required_capabilities: ['css'], urgency: 'low' });
+        // The watcher sees blackboard.jsonl change some 150 ms later; its report is handled within the settle time.
+        await waitFor(() => api.model.lastEventAt() >= before, { timeoutMs: 5000, intervalMs: 10, what: "the watcher's event for the write" });
+      },
+      800,
+    );
+    assert.deepStrictEqual(counts, { agents: 0, delegations: 1, handoffs: 0 });
   });
 
   it('Post Finding appends a finding; a different entry_type is refused', async () => {
