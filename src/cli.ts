@@ -15,7 +15,7 @@ import { TwiningError, isTwiningError } from './core/errors';
 import type { AgentScore, Delegation, HandoffIndexLine, HandoffRecord, VerifyResult } from './core/records';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
-interface Field { name: string; kind: FieldKind; description?: string; choices?: string[] }
+interface Field { name: string; kind: FieldKind; required: boolean; description?: string; choices?: string[] }
 
 /** A positional argument, where an operation has one obvious subject. */
 const POSITIONAL: Partial<Record<OperationName, string>> = {
@@ -38,16 +38,18 @@ function fieldsOf(op: OperationName): Field[] {
     const inner = unwrap(wrapped);
     const def = (inner as unknown as { _zod: { def: { type: string; element?: z.ZodType; entries?: Record<string, string> } } })._zod.def;
     const description = wrapped.description ?? inner.description;
-    if (def.type === 'string') return { name, kind: 'string', description };
-    if (def.type === 'number') return { name, kind: 'number', description };
-    if (def.type === 'boolean') return { name, kind: 'boolean', description };
-    if (def.type === 'enum') return { name, kind: 'string', description, choices: Object.values(def.entries ?? {}) };
+    const required = !wrapped.safeParse(undefined).success;
+    const field = (kind: FieldKind, choices?: string[]): Field => ({ name, kind, required, description, ...(choices ? { choices } : {}) });
+    if (def.type === 'string') return field('string');
+    if (def.type === 'number') return field('number');
+    if (def.type === 'boolean') return field('boolean');
+    if (def.type === 'enum') return field('string', Object.values(def.entries ?? {}));
     if (def.type === 'array') {
       const element = unwrap(def.element as z.ZodType) as unknown as { _zod: { def: { type: string } } };
-      if (element._zod.def.type === 'string' || element._zod.def.type === 'enum') return { name, kind: 'list', description };
+      if (element._zod.def.type === 'string' || element._zod.def.type === 'enum') return field('list');
     }
-    if (def.type === 'union' && name === 'status') return { name, kind: 'list', description };
-    return { name, kind: 'json', description };
+    if (def.type === 'union' && name === 'status') return field('list');
+    return field('json');
   });
 }
 
@@ -155,7 +157,10 @@ function help(op?: string): string {
     const lines = [`twining ${name}${POSITIONAL[name] ? ` [${POSITIONAL[name]}]` : ''} [options]`, '', `  ${inputs[name].description ?? ''}`, ''];
     for (const f of fieldsOf(name)) {
       const kind = f.choices ? f.choices.join('|') : f.kind === 'list' ? 'a,b,…' : f.kind === 'boolean' ? '' : f.name === 'results' ? 'JSON | "status: description"' : f.kind === 'json' ? 'JSON' : f.kind;
-      lines.push(`  --${f.name.replace(/_/g, '-')}${kind ? ` <${kind}>` : ''}`.padEnd(44) + (f.description ?? ''));
+      const flag = `${f.kind === 'boolean' ? '[no-]' : ''}${f.name.replace(/_/g, '-')}`;
+      const head = `  --${flag}${kind ? ` <${kind}>` : ''}`;
+      const text = (f.required ? '(required) ' : '') + (f.description ?? '');
+      lines.push(head.length < 44 ? head.padEnd(44) + text : `${head}\n${' '.repeat(44)}${text}`);
     }
     lines.push('', '  --input <JSON|->'.padEnd(44) + 'All fields as one JSON object (- reads standard input)', COMMON);
     return lines.join('\n');

@@ -231,6 +231,8 @@ export function formatIssues(error: z.ZodError): string {
     .map(issue => {
       if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(k => `"${k}"`).join(', ')}`;
       const where = issue.path.length ? issue.path.map(p => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[') : 'input';
+      // A field left out: say so, rather than "expected array, received undefined".
+      if (issue.code === 'invalid_type' && issue.path.length && /received undefined$/.test(issue.message)) return `${where}: required (${issue.expected})`;
       return `${where}: ${issue.message}`;
     })
     .join('; ');

@@ -425,6 +425,19 @@ describe('the CLI', () => {
     expectFailure(root, ['post', '--input', '[1]'], 1, [/--input must be a JSON object/]);
     expectFailure(root, ['status', '--now', 'teatime'], 1, [/--now must be a date/]);
     expectFailure(root, ['post', '--summary'], 1, [/--summary needs a value/]);
+    expectFailure(root, ['handoff', '--source-agent', 'a', '--summary', 's'], 1, [/^twining: handoff: results: required \(array\)$/m]);
+    expectFailure(root, ['decide', '--domain', 'd', '--scope', 's', '--summary', 'x', '--context', 'c'], 1, [/rationale: required \(string\)/]);
+  });
+
+  test('--help marks required options and negatable switches, and long ones wrap', () => {
+    const root = fixtureProject();
+    const r = cli(root, ['handoff', '--help']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}--summary <string> +\(required\) What is being handed over\.$/m);
+    assert.match(r.stdout, /^ {2}--target-agent <string> +The intended receiver/m);
+    assert.match(r.stdout, /^ {2}--\[no-\]auto-snapshot +Attach/m);
+    const post = cli(root, ['post', '--help']).stdout;
+    assert.match(post, /^ {2}--entry-type <need\|offer\|[a-z|]+>\n {44}\(required\) The kind of entry\.$/m);
   });
 
   test('exit 1 for a 10 MB summary and 100k tags given on standard input', () => {
