@@ -6,7 +6,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { describeIn, openFile, waitFor } from './helpers';
-import { TwiningApi, cli, lastLine, rejects, rows, sleep, twining } from './twining';
+import { TwiningApi, cli, lastLine, rejects, rows, twining } from './twining';
 
 describeIn(['multi'], 'multi-root workspace', () => {
   let api: TwiningApi;
@@ -96,8 +96,8 @@ describeIn(['multi'], 'multi-root workspace', () => {
   });
 
   it("another process's write refreshes only that folder's node", async () => {
-    // Let the watcher report the previous tests' writes (in api) first.
-    await sleep(800);
+    // Let the watcher report the previous tests' writes (in api) first: half a second without events.
+    await waitFor(() => Date.now() - api.model.lastEventAt() > 500, { timeoutMs: 10000, intervalMs: 50, what: 'the watcher to be quiet' });
     await api.whenIdle();
     const [, webNode] = await rows(api.providers.delegations);
     const fired: unknown[] = [];
