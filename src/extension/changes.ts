@@ -18,7 +18,7 @@ export type ChangeKind =
  * says whether they changed, so a watcher event for them (our own write, already reported) is no
  * reason to reload a view.
  */
-export const VERSIONED_KINDS: readonly ChangeKind[] = ['blackboard', 'handoffs', 'registry', 'decisions'];
+export const VERSIONED_KINDS: readonly ChangeKind[] = ['blackboard', 'handoffs', 'registry', 'decisions']; // the order of the engine's counters
 
 /** The kind of change a path (relative to the workspace folder, `/`-separated) stands for. */
 export function classifyPath(relative: string): ChangeKind | undefined {

@@ -85,19 +85,15 @@ export class TwiningFolder {
   /**
    * Which cached files changed since the last call, by the engine's version counters. Any engine
    * call may have picked up a change first, so the counters, not `refresh()`'s booleans, decide.
+   * Undefined on the first call for an engine: there is nothing to compare with yet.
    */
-  changedSinceLastLook(): Set<ChangeKind> {
+  changedSinceLastLook(): Set<ChangeKind> | undefined {
     const e = this.engine;
     const versions = [e.blackboard.version, e.handoffIndex.version, e.registry.version, e.decisionIndex.version];
-    const kinds = new Set<ChangeKind>();
-    if (this.seen.engine === e) {
-      const names: ChangeKind[] = ['blackboard', 'handoffs', 'registry', 'decisions'];
-      versions.forEach((v, i) => {
-        if (v !== this.seen.versions[i]) kinds.add(names[i]);
-      });
-    }
+    const before = this.seen.engine === e ? this.seen.versions : undefined;
     this.seen = { engine: e, versions };
-    return kinds;
+    if (!before) return undefined;
+    return new Set(VERSIONED_KINDS.filter((_, i) => versions[i] !== before[i]));
   }
 
   /** The workspace-relative, `/`-separated path of a file in this folder, or undefined. */
@@ -203,8 +199,11 @@ export class Folders implements vscode.Disposable {
     if (!folder.present) return;
     try {
       await folder.run(engine => engine.refresh());
-      for (const kind of VERSIONED_KINDS) kinds.delete(kind);
-      for (const kind of folder.changedSinceLastLook()) kinds.add(kind);
+      const changed = folder.changedSinceLastLook();
+      if (changed) {
+        for (const kind of VERSIONED_KINDS) kinds.delete(kind);
+        for (const kind of changed) kinds.add(kind);
+      }
     } catch (error) {
       // A half-written or corrupt file: the hints stay, so the views reload, keep their last good
       // data and say why.
