@@ -208,9 +208,9 @@ function render(op: Parsed['op'], result: unknown, now: Date): string {
     case 'register':
       return `Registered ${r.agent_id} [${(r.capabilities as string[]).join(', ')}]`;
     case 'agents': {
-      const agents = r.agents as { agent_id: string; liveness: string; capabilities: string[]; role?: string; last_active: string }[];
+      const agents = r.agents as { agent_id: string; liveness: string; capabilities: string[]; role?: string; last_seen: string }[];
       if (agents.length === 0) return 'No agents registered.';
-      return agents.map(a => `${a.liveness.padEnd(7)} ${a.agent_id}${a.role ? ` (${a.role})` : ''} [${a.capabilities.join(', ')}] last active ${ago(a.last_active, now)}`).join('\n') + `\n${r.active_count} active of ${r.total_registered}`;
+      return agents.map(a => `${a.liveness.padEnd(7)} ${a.agent_id}${a.role ? ` (${a.role})` : ''} [${a.capabilities.join(', ')}] last active ${ago(a.last_seen, now)}`).join('\n') + `\n${r.active_count} active of ${r.total_registered}`;
     }
     case 'discover':
       return (r.agents as AgentScore[]).map(score).join('\n') || 'No agents.';

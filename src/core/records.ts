@@ -121,7 +121,11 @@ export interface HandoffIndexLine extends Extra {
 // ---------------------------------------------------------------------------------------------
 // Operation results
 
-export type AgentWithLiveness = AgentRecord & { liveness: Liveness };
+/**
+ * A registered agent as listed: `last_seen` is the later of `last_active` (registration) and its
+ * latest blackboard entry, and `liveness` is computed from it.
+ */
+export type AgentWithLiveness = AgentRecord & { last_seen: string; liveness: Liveness };
 
 export interface AgentScore {
   agent_id: string;

@@ -19,6 +19,8 @@ export class Blackboard {
   readonly needs: BlackboardEntry[] = [];
   /** Positions in `warnings` and `findings` by scope: a scoped snapshot visits each distinct scope once. */
   private byScope = new Map<string, { warnings: number[]; findings: number[] }>();
+  /** Per agent_id, the time (ms) and timestamp of its latest entry: work counts for liveness. */
+  private activity = new Map<string, { ms: number; timestamp: string }>();
   /** Warnings with a timestamp, oldest first: built on the first `warningsAfter`, then kept up to date. */
   private warningsByTime?: BlackboardEntry[];
   /** Increases whenever the content changes; views compare it to skip work. */
@@ -53,6 +55,7 @@ export class Blackboard {
       this.warningsByTime = undefined;
       this.warnings.length = this.findings.length = this.needs.length = 0;
       this.byScope.clear();
+      this.activity.clear();
       this.warningsAndFindingsVersion++;
     }
     for (const entry of result.appended) this.index(entry);
@@ -62,6 +65,11 @@ export class Blackboard {
 
   private index(entry: BlackboardEntry): void {
     if (this.byId && typeof entry.id === 'string') this.byId.set(entry.id, entry);
+    if (typeof entry.agent_id === 'string' && typeof entry.timestamp === 'string') {
+      const ms = Date.parse(entry.timestamp);
+      const known = this.activity.get(entry.agent_id);
+      if (!Number.isNaN(ms) && (!known || ms > known.ms)) this.activity.set(entry.agent_id, { ms, timestamp: entry.timestamp });
+    }
     if (entry.entry_type === 'warning' || entry.entry_type === 'finding') {
       this.warningsAndFindingsVersion++;
       const list = entry.entry_type === 'warning' ? this.warnings : this.findings;
@@ -78,6 +86,11 @@ export class Blackboard {
         else this.warningsByTime = undefined;
       }
     } else if (entry.entry_type === 'need') this.needs.push(entry);
+  }
+
+  /** The timestamp of the latest entry written by `agentId` (posts, decisions, handoffs, delegations). */
+  lastEntryBy(agentId: string): { ms: number; timestamp: string } | undefined {
+    return this.activity.get(agentId);
   }
 
   /** Warnings whose timestamp is later than `timestamp`, oldest first, found by binary search. */

@@ -168,9 +168,9 @@ export class Workspace {
 
   async agents(input: InputOf<'agents'> = {}): Promise<{ agents: AgentWithLiveness[]; total_registered: number; active_count: number }> {
     const args = this.validate('agents', input);
-    await this.loadThresholds();
+    await Promise.all([this.blackboard.refresh(), this.loadThresholds()]);
     const registry = await this.registry.get();
-    const all = registry.map(a => ({ ...a, liveness: this.liveness(a) }));
+    const all = registry.map(a => ({ ...a, last_seen: this.lastSeen(a), liveness: this.liveness(a) }));
     return {
       agents: args.include_gone === false ? all.filter(a => a.liveness !== 'gone') : all,
       total_registered: registry.length,
@@ -180,8 +180,20 @@ export class Workspace {
 
   private livenessThresholds = { idle_after_ms: 300000, gone_after_ms: 1800000 };
 
+  /**
+   * Liveness from the agent's last sign of life: its registration or its latest blackboard entry,
+   * whichever is later. twining-mcp counts registration only, so a working agent turns idle 5 min
+   * after registering (FORMAT.md §7.11); the thresholds and boundaries are §5.2's.
+   */
   private liveness(agent: AgentRecord): Liveness {
-    return livenessOf(agent.last_active, this.clock(), this.livenessThresholds);
+    return livenessOf(this.lastSeen(agent), this.clock(), this.livenessThresholds);
+  }
+
+  /** The later of `last_active` and the agent's latest blackboard entry (as stored). */
+  private lastSeen(agent: AgentRecord): string {
+    const work = typeof agent.agent_id === 'string' ? this.blackboard.lastEntryBy(agent.agent_id) : undefined;
+    const registered = typeof agent.last_active === 'string' ? Date.parse(agent.last_active) : NaN;
+    return work && (Number.isNaN(registered) || work.ms > registered) ? work.timestamp : agent.last_active;
   }
 
   /** Loads the current config, and with it the liveness thresholds, before liveness is computed. */
@@ -193,7 +205,7 @@ export class Workspace {
 
   async discover(input: InputOf<'discover'>): Promise<{ agents: ReturnType<typeof rankAgents>; total_registered: number }> {
     const args = this.validate('discover', input);
-    await this.loadThresholds();
+    await Promise.all([this.blackboard.refresh(), this.loadThresholds()]);
     const registry = await this.registry.get();
     return {
       agents: rankAgents(registry, args.required_capabilities, a => this.liveness(a), args),

@@ -62,6 +62,31 @@ describe('liveness (§5.2)', () => {
     fs.writeFileSync(path.join(root, '.twining', 'config.yml'), config);
     assert.equal((await ws.agents()).agents[0].liveness, 'idle');
   });
+  test('work counts, not only registration (§7.11): the latest blackboard entry by the agent is its last sign of life', async () => {
+    const root = emptyProject();
+    const { ws, set } = await clocked(root);
+    await ws.register({ agent_id: 'worker', capabilities: ['testing'] });
+    await ws.register({ agent_id: 'idler', capabilities: ['testing'] });
+    set(plus(4 * 60000));
+    await ws.post({ entry_type: 'status', summary: 'still at it', agent_id: 'worker' });
+    set(plus(6 * 60000));
+    const byId = async () => Object.fromEntries((await ws.agents()).agents.map(a => [a.agent_id, [a.liveness, a.last_seen]]));
+    assert.deepEqual(await byId(), { worker: ['active', plus(4 * 60000)], idler: ['idle', T0] });
+    // The registry is not written: last_active stays the registration time, as twining-mcp keeps it.
+    assert.equal(readJson(root, 'agents/registry.json')[0].last_active, T0);
+    // Ranking and counts use it too.
+    const ranked = (await ws.discover({ required_capabilities: ['testing'] })).agents;
+    assert.deepEqual(ranked.map(a => [a.agent_id, a.liveness]), [['worker', 'active'], ['idler', 'idle']]);
+    assert.equal((await ws.status()).active_agents, 1);
+    // Another program's line counts; one with a timestamp that does not parse does not.
+    fs.appendFileSync(path.join(root, '.twining', 'blackboard.jsonl'), [
+      JSON.stringify({ entry_type: 'finding', summary: 'from elsewhere', detail: '', tags: [], scope: 'project', agent_id: 'idler', id: '01M80HHKAVJT8FG2B08Q4NGZ60', timestamp: plus(5 * 60000) }),
+      JSON.stringify({ entry_type: 'finding', summary: 'garbled time', detail: '', tags: [], scope: 'project', agent_id: 'worker', id: '01M80HHKAVJT8FG2B08Q4NGZ61', timestamp: 'soon' }),
+    ].join('\n') + '\n');
+    assert.deepEqual(await byId(), { worker: ['active', plus(4 * 60000)], idler: ['active', plus(5 * 60000)] });
+    set(plus(9 * 60000 + 1));
+    assert.deepEqual(await byId(), { worker: ['idle', plus(4 * 60000)], idler: ['active', plus(5 * 60000)] });
+  });
 });
 
 describe('registration (§5.3)', () => {

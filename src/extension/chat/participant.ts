@@ -77,7 +77,7 @@ async function agents(ctx: ChatContext, folder: TwiningFolder, stream: vscode.Ch
   }
   stream.markdown(`**${agents.length} agents** in ${folder.name}:\n\n`);
   for (const a of agents) {
-    stream.markdown(`- **${a.agent_id}** — ${a.liveness}${a.role ? `, ${a.role}` : ''}; ${list(strings(a.capabilities), 'no capabilities')}; last active ${relative(a.last_active, now)}\n`);
+    stream.markdown(`- **${a.agent_id}** — ${a.liveness}${a.role ? `, ${a.role}` : ''}; ${list(strings(a.capabilities), 'no capabilities')}; last active ${relative(a.last_seen, now)}\n`);
   }
   return {};
 }

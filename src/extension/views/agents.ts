@@ -1,6 +1,7 @@
 /**
  * The Agents view: every registered agent, liveness by icon and colour, role and capabilities in
- * the description, registration and last activity in the tooltip; gone agents last.
+ * the description, registration and last activity in the tooltip; gone agents last. Liveness
+ * counts an agent's latest blackboard entry, so this view also reloads on blackboard changes.
  */
 import * as vscode from 'vscode';
 import { core } from '../core';
@@ -10,7 +11,7 @@ import { AgentNode, FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, Node, ear
 import { list, md, strings, when } from './format';
 
 export class AgentsProvider extends FolderTreeProvider {
-  protected readonly relevant = new Set<ChangeKind>(['registry', 'config']);
+  protected readonly relevant = new Set<ChangeKind>(['registry', 'blackboard', 'config']);
   protected readonly what = 'the agent registry';
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
@@ -26,7 +27,7 @@ export class AgentsProvider extends FolderTreeProvider {
       .map(({ agent }) => makeNode<AgentNode>({ kind: 'agent', folder, agent, isMe: agent.agent_id === me }));
     return {
       items: sorted,
-      nextTransition: earliest(agents.map(a => core().nextLivenessChange(a.last_active, now, thresholds)), now.getTime()),
+      nextTransition: earliest(agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)), now.getTime()),
     };
   }
 
@@ -60,7 +61,8 @@ export class AgentsProvider extends FolderTreeProvider {
     if (agent.description) tip.appendMarkdown(`${md(agent.description)}\n\n`);
     tip.appendMarkdown(`Capabilities: ${md(list(strings(agent.capabilities)))}\n\n`);
     tip.appendMarkdown(`Registered: ${md(when(agent.registered_at, now))}  \n`);
-    tip.appendMarkdown(`Last activity: ${md(when(agent.last_active, now))}`);
+    if (agent.last_active !== agent.registered_at) tip.appendMarkdown(`Registration refreshed: ${md(when(agent.last_active, now))}  \n`);
+    tip.appendMarkdown(`Last activity: ${md(when(agent.last_seen, now))}${agent.last_seen !== agent.last_active ? ' (its latest blackboard entry)' : ''}`);
     return tip;
   }
 }

@@ -38,7 +38,7 @@ export class DelegationsProvider extends FolderTreeProvider {
     if (expired.length) items.push(makeNode<ExpiredGroupNode>({ kind: 'expiredGroup', folder, delegations: expired }));
     // The view changes when a need expires, and when a suggested agent turns idle or gone.
     const expiries = open.map(d => Date.parse(d.expires_at));
-    const liveness = open.length ? agents.map(a => core().nextLivenessChange(a.last_active, now, thresholds)) : [];
+    const liveness = open.length ? agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)) : [];
     return { items, nextTransition: earliest([...expiries, ...liveness], now.getTime()) };
   }
 
