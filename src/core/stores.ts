@@ -19,8 +19,8 @@ export class Blackboard {
   readonly needs: BlackboardEntry[] = [];
   /** Positions in `warnings` and `findings` by scope: a scoped snapshot visits each distinct scope once. */
   private byScope = new Map<string, { warnings: number[]; findings: number[] }>();
-  /** Per agent_id, the time (ms) and timestamp of its latest entry: work counts for liveness. */
-  private activity = new Map<string, { ms: number; timestamp: string }>();
+  /** Per agent_id, the timestamp of its latest entry: work counts for liveness. */
+  private activity = new Map<string, string>();
   /** Warnings with a timestamp, oldest first: built on the first `warningsAfter`, then kept up to date. */
   private warningsByTime?: BlackboardEntry[];
   /** Increases whenever the content changes; views compare it to skip work. */
@@ -66,9 +66,8 @@ export class Blackboard {
   private index(entry: BlackboardEntry): void {
     if (this.byId && typeof entry.id === 'string') this.byId.set(entry.id, entry);
     if (typeof entry.agent_id === 'string' && typeof entry.timestamp === 'string') {
-      const ms = Date.parse(entry.timestamp);
       const known = this.activity.get(entry.agent_id);
-      if (!Number.isNaN(ms) && (!known || ms > known.ms)) this.activity.set(entry.agent_id, { ms, timestamp: entry.timestamp });
+      if (known === undefined ? !Number.isNaN(Date.parse(entry.timestamp)) : later(entry.timestamp, known)) this.activity.set(entry.agent_id, entry.timestamp);
     }
     if (entry.entry_type === 'warning' || entry.entry_type === 'finding') {
       this.warningsAndFindingsVersion++;
@@ -90,7 +89,8 @@ export class Blackboard {
 
   /** The timestamp of the latest entry written by `agentId` (posts, decisions, handoffs, delegations). */
   lastEntryBy(agentId: string): { ms: number; timestamp: string } | undefined {
-    return this.activity.get(agentId);
+    const timestamp = this.activity.get(agentId);
+    return timestamp === undefined ? undefined : { ms: Date.parse(timestamp), timestamp };
   }
 
   /** Warnings whose timestamp is later than `timestamp`, oldest first, found by binary search. */
@@ -263,4 +263,14 @@ export function firstAfter(sorted: readonly { timestamp: string }[], timestamp: 
     else hi = mid;
   }
   return lo;
+}
+
+/** `toISOString()` form: such timestamps compare as strings, without parsing (the common case). */
+const isCanonical = (t: string) => t.length === 24 && t.charCodeAt(23) === 90 /* Z */ && t.charCodeAt(10) === 84; /* T */
+
+/** Whether timestamp `a` is later than `b` (a valid one); `a` unparseable is never later. */
+function later(a: string, b: string): boolean {
+  if (isCanonical(a) && isCanonical(b)) return a > b;
+  const ms = Date.parse(a);
+  return !Number.isNaN(ms) && ms > Date.parse(b);
 }

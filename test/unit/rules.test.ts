@@ -86,6 +86,10 @@ describe('liveness (§5.2)', () => {
     assert.deepEqual(await byId(), { worker: ['active', plus(4 * 60000)], idler: ['active', plus(5 * 60000)] });
     set(plus(9 * 60000 + 1));
     assert.deepEqual(await byId(), { worker: ['idle', plus(4 * 60000)], idler: ['active', plus(5 * 60000)] });
+    // A timestamp not in toISOString form is compared as a time, not as a string.
+    const later = '2026-11-22T09:08:00-01:00'; // T0 + 8 min, though it sorts first as a string
+    fs.appendFileSync(path.join(root, '.twining', 'blackboard.jsonl'), JSON.stringify({ entry_type: 'status', summary: 'offset clock', detail: '', tags: [], scope: 'project', agent_id: 'worker', id: '01M80HHKAVJT8FG2B08Q4NGZ62', timestamp: later }) + '\n');
+    assert.deepEqual((await byId()).worker, ['active', later]);
   });
 });
 
