@@ -85,14 +85,13 @@ export class TwiningFolder {
   /**
    * Which cached files changed since the last call, by the engine's version counters. Any engine
    * call may have picked up a change first, so the counters, not `refresh()`'s booleans, decide.
-   * Undefined on the first call for an engine: there is nothing to compare with yet.
+   * A new engine compares with its counters at creation (all 0): whatever it has read counts.
    */
-  changedSinceLastLook(): Set<ChangeKind> | undefined {
+  changedSinceLastLook(): Set<ChangeKind> {
     const e = this.engine;
     const versions = [e.blackboard.version, e.handoffIndex.version, e.registry.version, e.decisionIndex.version];
-    const before = this.seen.engine === e ? this.seen.versions : undefined;
+    const before = this.seen.engine === e ? this.seen.versions : versions.map(() => 0);
     this.seen = { engine: e, versions };
-    if (!before) return undefined;
     return new Set(VERSIONED_KINDS.filter((_, i) => versions[i] !== before[i]));
   }
 
@@ -199,11 +198,8 @@ export class Folders implements vscode.Disposable {
     if (!folder.present) return;
     try {
       await folder.run(engine => engine.refresh());
-      const changed = folder.changedSinceLastLook();
-      if (changed) {
-        for (const kind of VERSIONED_KINDS) kinds.delete(kind);
-        for (const kind of changed) kinds.add(kind);
-      }
+      for (const kind of VERSIONED_KINDS) kinds.delete(kind);
+      for (const kind of folder.changedSinceLastLook()) kinds.add(kind);
     } catch (error) {
       // A half-written or corrupt file: the hints stay, so the views reload, keep their last good
       // data and say why.

@@ -40,6 +40,24 @@ describeIn(['multi'], 'multi-root workspace', () => {
     assert.strictEqual(needs[0].label, 'Write integration tests for the JWT refresh flow');
   });
 
+  it("the first write after activation is announced to that folder's node (nothing earlier to compare with)", async () => {
+    const [, webNode] = await rows(api.providers.delegations);
+    const fired: unknown[] = [];
+    const sub = api.providers.delegations.onDidChangeTreeData(e => fired.push(e));
+    try {
+      const since = Date.now();
+      await vscode.commands.executeCommand('twining.postDelegation', { summary: 'First write here', required_capabilities: ['css'], folder: web });
+      // The command's own refresh and the watcher's report of the same write have both been handled.
+      await waitFor(() => api.model.lastEventAt() >= since, { timeoutMs: 5000, intervalMs: 10, what: "the watcher's event" });
+      await api.whenIdle();
+      await new Promise(resolve => setTimeout(resolve, 300));
+      await api.whenIdle();
+    } finally {
+      sub.dispose();
+    }
+    assert.ok(fired.includes(webNode.node), `the web node was refreshed (events: ${fired.length})`);
+  });
+
   it('a command with `folder` writes to that folder only', async () => {
     const before = fs.readFileSync(path.join(api_, '.twining', 'blackboard.jsonl'), 'utf8');
     await vscode.commands.executeCommand('twining.postWarning', { summary: 'Only in web', folder: web });
