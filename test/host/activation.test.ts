@@ -48,7 +48,7 @@ describeIn(['single'], 'activation and views', () => {
     const tip = await tooltipOf(api.providers.agents, agents[0]);
     assert.match(tip, /Registered: 2026-11-22 02:32:11 UTC \((\d+ min ago|just now)\)/);
     // Its latest blackboard entry (the handoff's status line, 02:32:12.386) counts as activity.
-    assert.match(tip, /Last activity: 2026-11-22 02:32:12 UTC \([^)]*\) \(its latest blackboard entry\)$/);
+    assert.match(tip, /Last activity: 2026-11-22 02:32:12 UTC \([^)]*\), a blackboard entry$/);
     assert.doesNotMatch(tip, /Registration refreshed/);
     assert.match(tip, /Builds server-side endpoints and persistence/);
   });

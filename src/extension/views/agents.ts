@@ -62,7 +62,7 @@ export class AgentsProvider extends FolderTreeProvider {
     tip.appendMarkdown(`Capabilities: ${md(list(strings(agent.capabilities)))}\n\n`);
     tip.appendMarkdown(`Registered: ${md(when(agent.registered_at, now))}  \n`);
     if (agent.last_active !== agent.registered_at) tip.appendMarkdown(`Registration refreshed: ${md(when(agent.last_active, now))}  \n`);
-    tip.appendMarkdown(`Last activity: ${md(when(agent.last_seen, now))}${agent.last_seen !== agent.last_active ? ' (its latest blackboard entry)' : ''}`);
+    tip.appendMarkdown(`Last activity: ${md(when(agent.last_seen, now))}${agent.last_seen !== agent.last_active ? ', a blackboard entry' : ''}`);
     return tip;
   }
 }
