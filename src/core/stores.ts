@@ -118,6 +118,13 @@ export class Blackboard {
 export class HandoffIndex {
   readonly file: JsonlFile<HandoffIndexLine>;
   version = 0;
+  /**
+   * One line per handoff id (the last line for it wins), oldest first by (created_at, id): built
+   * on first use, then extended as lines are appended in time order, which is how handoffs come.
+   */
+  private byTime?: HandoffIndexLine[];
+  private ids?: Set<string>;
+
   constructor(path: string, warn: (m: string) => void) {
     this.file = new JsonlFile<HandoffIndexLine>(path, warn);
   }
@@ -125,10 +132,40 @@ export class HandoffIndex {
     return this.file.all;
   }
   async refresh(): Promise<boolean> {
-    const changed = (await this.file.refresh()).changed;
-    if (changed) this.version++;
-    return changed;
+    const result = await this.file.refresh();
+    if (!result.changed) return false;
+    this.version++;
+    if (result.reloaded) this.byTime = undefined;
+    for (const line of result.appended) {
+      if (!this.byTime || !this.ids || typeof line.id !== 'string') continue;
+      const last = this.byTime[this.byTime.length - 1];
+      if (this.ids.has(line.id) || (last && compareHandoffLines(last, line) > 0)) this.byTime = undefined; // sorted again when next asked
+      else {
+        this.byTime.push(line);
+        this.ids.add(line.id);
+      }
+    }
+    return true;
   }
+
+  /** The handoffs, one line each, oldest first (read from the end for newest first). */
+  sorted(): readonly HandoffIndexLine[] {
+    if (!this.byTime) {
+      const latest = new Map<string, HandoffIndexLine>();
+      for (const line of this.lines) if (typeof line.id === 'string') latest.set(line.id, line);
+      this.byTime = [...latest.values()].sort(compareHandoffLines);
+      this.ids = new Set(latest.keys());
+    }
+    return this.byTime;
+  }
+}
+
+/** Handoff order by creation time, then id (twining-mcp's listing order, reversed). */
+function compareHandoffLines(a: HandoffIndexLine, b: HandoffIndexLine): number {
+  const ta = typeof a.created_at === 'string' ? a.created_at : '';
+  const tb = typeof b.created_at === 'string' ? b.created_at : '';
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 /**

@@ -417,21 +417,23 @@ export class Workspace {
     await this.handoffIndex.refresh();
     if (!this.orphansChecked) await this.indexOrphans();
     const since = args.since ? new Date(args.since).toISOString() : undefined;
-    const seen = new Set<string>();
-    const matching: HandoffIndexLine[] = [];
-    for (let i = this.handoffIndex.lines.length - 1; i >= 0; i--) {
-      const h = this.handoffIndex.lines[i];
-      if (typeof h.id !== 'string' || seen.has(h.id)) continue;
-      seen.add(h.id);
+    const limit = args.limit ?? 50;
+    const all = this.handoffIndex.sorted();
+    const filtered = args.source_agent !== undefined || args.target_agent !== undefined || !!args.scope || !!since || args.acknowledged !== undefined;
+    if (!filtered) return { handoffs: all.slice(Math.max(0, all.length - limit)).reverse(), total_count: all.length };
+    const handoffs: HandoffIndexLine[] = [];
+    let total_count = 0;
+    for (let i = all.length - 1; i >= 0; i--) {
+      const h = all[i];
       if (args.source_agent !== undefined && h.source_agent !== args.source_agent) continue;
       if (args.target_agent !== undefined && h.target_agent !== args.target_agent) continue;
       if (args.scope && typeof h.scope === 'string' && !overlaps(h.scope, args.scope)) continue;
       if (since && !(typeof h.created_at === 'string' && h.created_at >= since)) continue;
       if (args.acknowledged !== undefined && (h.acknowledged === true) !== args.acknowledged) continue;
-      matching.push(h);
+      if (handoffs.length < limit) handoffs.push(h);
+      total_count++;
     }
-    matching.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
-    return { handoffs: matching.slice(0, args.limit ?? 50), total_count: matching.length };
+    return { handoffs, total_count };
   }
 
   /**
@@ -681,9 +683,7 @@ export class Workspace {
     const liveness = { active: 0, idle: 0, gone: 0 };
     for (const agent of registry) liveness[this.liveness(agent)]++;
     const { open_count, expired_count } = await this.delegations({});
-    const acknowledged = new Map<string, boolean>();
-    for (const line of this.handoffIndex.lines) acknowledged.set(line.id, line.acknowledged === true);
-    const unacknowledged = [...acknowledged.values()].filter(a => !a).length;
+    const unacknowledged = this.handoffIndex.sorted().filter(line => line.acknowledged !== true).length;
     const active_decisions = index.filter(d => d.status === 'active').length;
     const provisional_decisions = index.filter(d => d.status === 'provisional').length;
     const entries = this.blackboard.entries;
@@ -718,7 +718,7 @@ export class Workspace {
       agents_by_liveness: liveness,
       open_delegations: open_count,
       expired_delegations: expired_count,
-      handoffs: acknowledged.size,
+      handoffs: this.handoffIndex.sorted().length,
       unacknowledged_handoffs: unacknowledged,
       warning_entries: this.blackboard.warnings.length,
     };

@@ -302,6 +302,52 @@ describe('handoff listing (§4.6)', () => {
     const limited = await ws.handoffs({ limit: 1 });
     assert.deepEqual([limited.handoffs.length, limited.total_count], [1, 3]);
   });
+  test('the listing kept between calls matches a full re-read through appends out of order, repeated ids and rewrites', async () => {
+    const root = emptyProject();
+    const { ws } = await clocked(root);
+    await ws.init();
+    const index = path.join(root, '.twining', 'handoffs', 'index.jsonl');
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const ids = Array.from({ length: 40 }, (_, i) => `01M80HHKAVJT8FG2B08Q4NG${String(100 + i)}`);
+    const lineFor = (id: string) => JSON.stringify({
+      id, created_at: plus(Math.floor(random() * 20) * 1000), source_agent: random() < 0.5 ? 'a' : 'b',
+      target_agent: random() < 0.5 ? 'me' : undefined, scope: 'src/', summary: id, result_status: 'completed', acknowledged: random() < 0.3,
+    });
+    // What twining-mcp's listing gives: last line per id, newest first by created_at then id.
+    const expected = (filter: (h: Record<string, unknown>) => boolean, limit: number) => {
+      const latest = new Map<string, Record<string, unknown>>();
+      for (const l of fs.readFileSync(index, 'utf8').split('\n').filter(Boolean)) latest.set(JSON.parse(l).id, JSON.parse(l));
+      const all = [...latest.values()].filter(filter).sort((x, y) => (x.created_at === y.created_at ? (String(x.id) < String(y.id) ? 1 : -1) : String(x.created_at) < String(y.created_at) ? 1 : -1));
+      return { ids: all.slice(0, limit).map(h => h.id), total: all.length };
+    };
+    const check = async () => {
+      for (const [input, filter] of [
+        [{ limit: 7 }, () => true],
+        [{ limit: 100 }, () => true],
+        [{ target_agent: 'me', acknowledged: false, limit: 3 }, (h: Record<string, unknown>) => h.target_agent === 'me' && h.acknowledged !== true],
+        [{ source_agent: 'a', limit: 100 }, (h: Record<string, unknown>) => h.source_agent === 'a'],
+      ] as const) {
+        const got = await ws.handoffs(input);
+        const want = expected(filter, input.limit);
+        assert.deepEqual({ ids: got.handoffs.map(h => h.id), total: got.total_count }, want, JSON.stringify(input));
+      }
+      assert.equal((await ws.status()).unacknowledged_handoffs, expected(h => h.acknowledged !== true, 1000).total);
+    };
+    for (let round = 0; round < 12; round++) {
+      // Appends: mostly new ids in random time order, some repeating an id (a later state of it).
+      const batch = Array.from({ length: 1 + Math.floor(random() * 4) }, () => lineFor(ids[Math.floor(random() * ids.length)]));
+      fs.appendFileSync(index, batch.join('\n') + '\n');
+      await check();
+      if (round % 5 === 4) {
+        // A rewrite (an acknowledgement by another program): the file is replaced.
+        const text = fs.readFileSync(index, 'utf8').replace('"acknowledged":false', '"acknowledged":true');
+        fs.writeFileSync(index + '.tmp', text);
+        fs.renameSync(index + '.tmp', index);
+        await check();
+      }
+    }
+  });
 });
 
 describe('acknowledgement (§5.7)', () => {
