@@ -78,11 +78,8 @@ export class Blackboard {
         (entry.entry_type === 'warning' ? at.warnings : at.findings).push(list.length);
       }
       list.push(entry);
-      if (this.warningsByTime && entry.entry_type === 'warning' && typeof entry.timestamp === 'string') {
-        // Appends come in time order; one that does not makes the list sort again when next asked.
-        const last = this.warningsByTime[this.warningsByTime.length - 1];
-        if (!last || last.timestamp <= entry.timestamp) this.warningsByTime.push(entry);
-        else this.warningsByTime = undefined;
+      if (entry.entry_type === 'warning' && typeof entry.timestamp === 'string') {
+        this.warningsByTime = extendSorted(this.warningsByTime, entry as BlackboardEntry & { timestamp: string }, compareTimestamps);
       }
     } else if (entry.entry_type === 'need') this.needs.push(entry);
   }
@@ -138,12 +135,9 @@ export class HandoffIndex {
     if (result.reloaded) this.byTime = undefined;
     for (const line of result.appended) {
       if (!this.byTime || !this.ids || typeof line.id !== 'string') continue;
-      const last = this.byTime[this.byTime.length - 1];
-      if (this.ids.has(line.id) || (last && compareHandoffLines(last, line) > 0)) this.byTime = undefined; // sorted again when next asked
-      else {
-        this.byTime.push(line);
-        this.ids.add(line.id);
-      }
+      // A repeated id replaces a line already in the list: sorted again when next asked.
+      this.byTime = this.ids.has(line.id) ? undefined : extendSorted(this.byTime, line, compareHandoffLines);
+      this.ids.add(line.id);
     }
     return true;
   }
@@ -283,11 +277,22 @@ function keepIdAndSummary(value: Record<string, unknown>): ArchivedEntry | undef
   return typeof value.summary === 'string' ? { id: value.id, summary: value.summary } : { id: value.id };
 }
 
+const compareTimestamps = (a: { timestamp: string }, b: { timestamp: string }) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0);
+
 /** The items with a string timestamp, sorted by it (stable: file order among equal times). */
 export function byTime<T extends { timestamp?: unknown }>(items: readonly T[]): (T & { timestamp: string })[] {
-  return items
-    .filter((item): item is T & { timestamp: string } => typeof item.timestamp === 'string')
-    .sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  return items.filter((item): item is T & { timestamp: string } => typeof item.timestamp === 'string').sort(compareTimestamps);
+}
+
+/**
+ * Keeps a sorted list current as items are appended: an item that sorts last is pushed; any other
+ * drops the list (undefined), to be sorted again when next asked. Appends mostly come in order.
+ */
+function extendSorted<T>(sorted: T[] | undefined, item: T, compare: (a: T, b: T) => number): T[] | undefined {
+  if (!sorted) return undefined;
+  if (sorted.length && compare(sorted[sorted.length - 1], item) > 0) return undefined;
+  sorted.push(item);
+  return sorted;
 }
 
 /** The position of the first item later than `timestamp` in a list sorted by `byTime`. */

@@ -683,7 +683,8 @@ export class Workspace {
     const liveness = { active: 0, idle: 0, gone: 0 };
     for (const agent of registry) liveness[this.liveness(agent)]++;
     const { open_count, expired_count } = await this.delegations({});
-    const unacknowledged = this.handoffIndex.sorted().filter(line => line.acknowledged !== true).length;
+    const handoffs = this.handoffIndex.sorted();
+    const unacknowledged = handoffs.filter(line => line.acknowledged !== true).length;
     const active_decisions = index.filter(d => d.status === 'active').length;
     const provisional_decisions = index.filter(d => d.status === 'provisional').length;
     const entries = this.blackboard.entries;
@@ -718,7 +719,7 @@ export class Workspace {
       agents_by_liveness: liveness,
       open_delegations: open_count,
       expired_delegations: expired_count,
-      handoffs: this.handoffIndex.sorted().length,
+      handoffs: handoffs.length,
       unacknowledged_handoffs: unacknowledged,
       warning_entries: this.blackboard.warnings.length,
     };

@@ -32,6 +32,14 @@ describeIn(['single'], 'live updates from other processes', () => {
    * Runs the CLI, then polls the provider until `seen` holds. The latency is from the write (the
    * file's mtime) to the first re-render the view announced after it.
    */
+  /** The Handoffs view's row of a handoff another process wrote, once the view lists it. */
+  async function listedHandoff(id: string) {
+    return (await waitFor(
+      async () => (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === id),
+      { timeoutMs: LIMIT_MS, what: `handoff ${id} listed` },
+    ))!;
+  }
+
   async function measure(provider: keyof TwiningApi['providers'], file: string, write: () => Promise<unknown>, seen: () => Promise<boolean>): Promise<number> {
     const events: number[] = [];
     const sub = api.providers[provider].onDidChangeTreeData(() => events.push(Date.now()));
@@ -112,9 +120,9 @@ describeIn(['single'], 'live updates from other processes', () => {
     const scope = 'src/billing/';
     const first = (await cli('decide', firstFolder(), { domain: 'billing', scope, summary: 'Invoices in cents', context: 'Floats round.', rationale: 'Integers are exact.', agent_id: 'backend-dev' }, now)) as { id: string };
     const handoff = (await cli('handoff', firstFolder(), { source_agent: 'backend-dev', summary: 'Billing amounts', scope, results: [] }, now)) as { id: string };
-    await waitFor(async () => (await rows(api.providers.handoffs)).some(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id), { timeoutMs: LIMIT_MS, what: 'the billing handoff listed' });
+    await listedHandoff(handoff.id);
     await api.whenIdle();
-    const node = (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id)!.node;
+    const { node } = await listedHandoff(handoff.id);
     assert.ok(node.kind === 'handoff' && node.verify && !node.verify.drifted, 'no drift before');
 
     // Both writes land within one watcher report most of the time: it carries handoffs and decisions.
@@ -152,8 +160,7 @@ describeIn(['single'], 'live updates from other processes', () => {
 
   it("a handoff record's snapshot edited by hand shows as a digest mismatch, without the list being read again", async () => {
     const handoff = (await cli('handoff', firstFolder(), { source_agent: 'tester', summary: 'Soon edited', scope: 'src/auth/', results: [] }, ['--now', api.now().toISOString()])) as { id: string };
-    await waitFor(async () => (await rows(api.providers.handoffs)).some(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id), { timeoutMs: LIMIT_MS, what: 'the handoff listed' });
-    const node = (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id)!.node;
+    const { node } = await listedHandoff(handoff.id);
     await waitFor(() => node.kind === 'handoff' && node.verify?.intact === true, { timeoutMs: LIMIT_MS, intervalMs: 20, what: 'the first verify' });
     const file = path.join(dir, 'handoffs', `${handoff.id}.json`);
     const record = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -170,11 +177,11 @@ describeIn(['single'], 'live updates from other processes', () => {
   it('a torn handoff record: its item says it cannot be read and why, Open Handoff names the file, and nothing is overwritten', async () => {
     const handoff = (await cli('handoff', firstFolder(), { source_agent: 'tester', summary: 'Soon torn', results: [{ description: 'x', status: 'completed' }] }, ['--now', api.now().toISOString()])) as { id: string };
     const file = path.join(dir, 'handoffs', `${handoff.id}.json`);
-    await waitFor(async () => (await rows(api.providers.handoffs)).some(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id), { timeoutMs: LIMIT_MS, what: 'the handoff listed' });
+    await listedHandoff(handoff.id);
     const whole = fs.readFileSync(file, 'utf8');
     const torn = whole.slice(0, 30);
     fs.writeFileSync(file, torn);
-    const item = (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === handoff.id)!;
+    const item = await listedHandoff(handoff.id);
     const children = await rows(api.providers.handoffs, item.node);
     assert.strictEqual(children.length, 1);
     assert.strictEqual(children[0].icon, 'warning');
