@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { z } from 'zod';
 import { OPERATION_NAMES, OperationName, inputs } from './core/schemas';
-import { openWorkspace, Workspace } from './core/workspace';
+import { openWorkspace, Workspace } from './core/engine';
 import { TwiningError, isTwiningError } from './core/errors';
 import type { AgentScore, Delegation, HandoffIndexLine, HandoffRecord, VerifyResult } from './core/records';
 

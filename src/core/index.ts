@@ -2,13 +2,13 @@
  * The Twining core as a library (`dist/core.js`): `openWorkspace(projectRoot, options)` gives an
  * object with one async method per operation, taking twining-mcp's tool inputs (snake_case).
  */
-export { openWorkspace, Workspace } from './workspace';
-export type { WorkspaceOptions } from './workspace';
+export { openWorkspace, Workspace } from './engine';
+export type { WorkspaceOptions } from './engine';
 export { TwiningError, isTwiningError } from './errors';
 export type { TwiningErrorCode } from './errors';
 export { inputs, parseInput, isUlid, checkUlid, jsonSchemaOf, formatIssues, OPERATION_NAMES, ENTRY_TYPES, POSTABLE_TYPES, URGENCIES, RESULT_STATUSES, CONFIDENCES, DECISION_STATUSES } from './schemas';
 export type { OperationName, InputOf, EntryType, Urgency, ResultStatus, Confidence, DecisionStatus } from './schemas';
 export { overlaps, normaliseTags } from './scope';
-export { livenessOf, nextLivenessChange, scoreAgent } from './agents';
-export { snapshotDigest } from './snapshot';
+export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';
+export { snapshotDigest } from './rules/snapshot';
 export type * from './records';

@@ -99,7 +99,7 @@ export interface HandoffRecord extends Extra {
   created_at: string;
   /** Ours, ignored and kept by twining-mcp: the handoff this one continues. */
   continues?: string;
-  /** Ours: "sha256:" + hex digest of the canonical JSON of `context_snapshot` (see snapshot.ts). */
+  /** Ours: "sha256:" + hex digest of the canonical JSON of `context_snapshot` (see rules/snapshot.ts). */
   snapshot_digest?: string;
   acknowledged_by?: string;
   acknowledged_at?: string;

@@ -1,11 +1,11 @@
 /** What `activate()` returns: for tests, benchmarks and other extensions. */
 import type * as vscode from 'vscode';
 import type { Workspace } from '../core';
-import type { Folders } from './folders';
-import type { AgentsProvider } from './views/agents';
-import type { DelegationsProvider } from './views/delegations';
-import type { HandoffsProvider } from './views/handoffs';
-import type { HandoffStatusBar } from './statusBar';
+import type { Folders } from './model/folders';
+import type { AgentsProvider } from './views/agents-view';
+import type { DelegationsProvider } from './views/delegations-view';
+import type { HandoffsProvider } from './views/handoffs-view';
+import type { HandoffStatusBar } from './views/status-bar';
 
 export interface TwiningApi {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */

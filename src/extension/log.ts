@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { TwiningError } from '../core';
 
-/** Errors from the engine (checked by shape: the core is loaded lazily, see core.ts). */
+/** Errors from the engine (checked by shape: the core is loaded lazily, see model/engine-loader.ts). */
 function isTwiningError(error: unknown): error is TwiningError {
   return error instanceof Error && error.name === 'TwiningError' && typeof (error as { code?: unknown }).code === 'string';
 }

@@ -5,7 +5,7 @@ import * as path from 'path';
 import { execFile } from 'child_process';
 import * as vscode from 'vscode';
 import type { TwiningApi } from '../../src/extension/api';
-import type { Node } from '../../src/extension/views/common';
+import type { Node } from '../../src/extension/views/tree-base';
 import { EXTENSION_ID, activateExtension } from './helpers';
 
 export type { TwiningApi, Node };

@@ -70,7 +70,7 @@ const HANDOFFS = ['JWT auth middleware implemented', 'Login form ready for revie
 
 /**
  * The Create Handoff flow, answered by what each prompt asks (title / placeholder / prompt), so
- * that the order of the steps may change. Spec (src/extension/commands/handoffs.ts): scope pick
+ * that the order of the steps may change. Spec (src/extension/commands/handoff-commands.ts): scope pick
  * (file / folders / whole project) → snapshot preview pick (attach / none / back) → summary input
  * → results: status pick + description input, repeated, then "Done" → target agent pick.
  */

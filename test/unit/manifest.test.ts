@@ -9,12 +9,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { OPERATION_NAMES, jsonSchemaOf } from '../../src/core';
 import { languageModelTools } from '../../src/extension/manifest';
-import { COMMANDS, COMMAND_IDS } from '../../src/extension/commands/ids';
+import { COMMANDS, COMMAND_IDS } from '../../src/extension/commands/command-table';
 import { OPERATIONS } from '../../src/extension/operations';
-import { classifyPath } from '../../src/extension/changes';
+import { classifyPath } from '../../src/extension/model/change-kinds';
 import { sanitiseAgentId, scopeCandidates } from '../../src/extension/naming';
 import { inputs } from '../../src/core';
-import { duration, expiry, md, relative, score } from '../../src/extension/views/format';
+import { duration, expiry, md, relative, score } from '../../src/extension/present/format';
 
 const ROOT = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));

@@ -5,8 +5,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace, overlaps, normaliseTags, livenessOf, snapshotDigest, isTwiningError } from '../../src/core';
 import { parseConfig, defaultConfigYaml } from '../../src/core/config';
-import { JsonlFile } from '../../src/core/jsonl';
-import { GITIGNORE } from '../../src/core/layout';
+import { JsonlFile } from '../../src/core/store/jsonl';
+import { GITIGNORE } from '../../src/core/store/layout';
 import { at, emptyProject, read, readJson, readLines, referenceProject } from './fixture';
 
 const T0 = '2026-11-22T10:00:00.000Z';

@@ -5,13 +5,13 @@
  * tool-calling loop.
  */
 import * as vscode from 'vscode';
-import type { Folders, TwiningFolder } from '../folders';
-import { renderStatus } from '../documents';
+import type { Folders, TwiningFolder } from '../model/folders';
+import { renderStatus } from '../views/record-documents';
 import { log, messageOf } from '../log';
 import { activeFile } from '../commands/prompts';
-import { snapshotCounts } from '../commands/handoffs';
-import { expiry, list, relative, score, strings } from '../views/format';
-import { chatFolder } from './tools';
+import { snapshotCounts } from '../commands/handoff-commands';
+import { expiry, list, relative, score, strings } from '../present/format';
+import { chatFolder } from './lm-tools';
 
 export interface ChatContext {
   folders: Folders;

@@ -3,10 +3,10 @@
  * handoff and agent choosers. Each throws `Cancelled` when the user closes it.
  */
 import * as vscode from 'vscode';
-import type { TwiningFolder } from '../folders';
-import { LIVENESS_ICON } from '../views/common';
-import { list, oneLine, relative, strings } from '../views/format';
-import { Cancelled, CommandContext } from './runner';
+import type { TwiningFolder } from '../model/folders';
+import { LIVENESS_ICON } from '../views/tree-base';
+import { list, oneLine, relative, strings } from '../present/format';
+import { Cancelled, CommandContext } from './command-runner';
 import { scopeCandidates } from '../naming';
 
 export interface Step {

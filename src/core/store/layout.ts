@@ -6,7 +6,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { createExclusive } from './files';
-import { defaultConfigYaml } from './config';
+import { defaultConfigYaml } from '../config';
 
 export const GITIGNORE = 'embeddings/*.index\narchive/\nmodels/\nmetrics.jsonl\n';
 

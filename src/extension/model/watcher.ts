@@ -4,7 +4,7 @@
  * (`*.tmp`) are ignored: the rename that ends an atomic write is what counts.
  */
 import * as vscode from 'vscode';
-import { ChangeKind, classifyPath } from './changes';
+import { ChangeKind, classifyPath } from './change-kinds';
 
 export interface WatchOptions {
   /** Quiet time after the last event before the changes are reported. */

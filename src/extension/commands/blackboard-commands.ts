@@ -5,12 +5,12 @@
  * its folders and the project as the scope.
  */
 import * as vscode from 'vscode';
-import { core } from '../core';
-import type { TwiningFolder } from '../folders';
-import { documentUri, showDocument } from '../documents';
-import { duration, list, score } from '../views/format';
+import { core } from '../model/engine-loader';
+import type { TwiningFolder } from '../model/folders';
+import { documentUri, showDocument } from '../views/record-documents';
+import { duration, list, score } from '../present/format';
 import { followUp } from '../log';
-import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './runner';
+import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { activeFile, askText, csv, pickFolder, pickOne, pickScope } from './prompts';
 
 function folderAndFile(inv: Invocation, folder: TwiningFolder): string | undefined {

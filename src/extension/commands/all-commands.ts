@@ -1,11 +1,11 @@
-/** Registers every command (see ids.ts for the list and runner.ts for how arguments work). */
+/** Registers every command (see command-table.ts for the list and command-runner.ts for how arguments work). */
 import * as vscode from 'vscode';
-import { CommandId } from './ids';
-import { CommandContext, Handler, registerCommand } from './runner';
-import { acknowledgeHandoff, createHandoff, openHandoff, verifyHandoff } from './handoffs';
-import { postDelegation, postFinding, postWarning, recordDecision } from './blackboard';
-import { discoverAgents, registerAgent } from './agents';
-import { initialize, openRecord, refresh, showLog, showStatus } from './workspace';
+import { CommandId } from './command-table';
+import { CommandContext, Handler, registerCommand } from './command-runner';
+import { acknowledgeHandoff, createHandoff, openHandoff, verifyHandoff } from './handoff-commands';
+import { postDelegation, postFinding, postWarning, recordDecision } from './blackboard-commands';
+import { discoverAgents, registerAgent } from './agent-commands';
+import { initialize, openRecord, refresh, showLog, showStatus } from './folder-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,

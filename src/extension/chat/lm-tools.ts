@@ -6,10 +6,10 @@
  */
 import * as vscode from 'vscode';
 import type { OperationName, Workspace } from '../../core';
-import type { Folders, TwiningFolder } from '../folders';
+import type { Folders, TwiningFolder } from '../model/folders';
 import { OPERATIONS, toolName } from '../operations';
-import { core } from '../core';
-import { list } from '../views/format';
+import { core } from '../model/engine-loader';
+import { list } from '../present/format';
 
 export interface ToolContext {
   folders: Folders;

@@ -6,8 +6,8 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { JsonlFile } from './jsonl';
 import { isRecord, readJsonArray } from './files';
-import { overlaps } from './scope';
-import type { BlackboardEntry, HandoffIndexLine } from './records';
+import { overlaps } from '../scope';
+import type { BlackboardEntry, HandoffIndexLine } from '../records';
 
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
 export class Blackboard {

@@ -4,10 +4,10 @@
  */
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { core } from '../core';
-import { documentUri, showDocument } from '../documents';
+import { core } from '../model/engine-loader';
+import { documentUri, showDocument } from '../views/record-documents';
 import { log } from '../log';
-import { CommandContext, Invocation, folderFromArgs, quietly } from './runner';
+import { CommandContext, Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder } from './prompts';
 
 export async function initialize(inv: Invocation, ctx: CommandContext) {

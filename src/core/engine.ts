@@ -7,18 +7,18 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
-import { Layout, ensureFolder } from './layout';
-import { withLocks } from './lock';
-import { appendLineSafely, isRecord, readJson, sweepTemporaryFiles, readTextIfExists, toJsonText, toJsonlLine, writeAtomic } from './files';
+import { Layout, ensureFolder } from './store/layout';
+import { withLocks } from './store/lock';
+import { appendLineSafely, isRecord, readJson, sweepTemporaryFiles, readTextIfExists, toJsonText, toJsonlLine, writeAtomic } from './store/files';
 import { Config, parseConfig } from './config';
-import { ArchiveIndex, ArchivedEntry, Blackboard, HandoffIndex, JsonArrayFile, byTime, firstAfter } from './stores';
+import { ArchiveIndex, ArchivedEntry, Blackboard, HandoffIndex, JsonArrayFile, byTime, firstAfter } from './store/caches';
 import { TwiningError } from './errors';
 import { InputOf, ParsedInputOf, OperationName, checkUlid, isUlid, parseInput } from './schemas';
 import { overlaps, normaliseTags } from './scope';
-import { livenessOf, mergeRegistration, rankAgents } from './agents';
-import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from './snapshot';
-import { delegationOf, isExpired } from './delegations';
-import { joinLines } from './jsonl';
+import { livenessOf, mergeRegistration, rankAgents } from './rules/scoring';
+import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from './rules/snapshot';
+import { delegationOf, isExpired } from './rules/delegation-detail';
+import { joinLines } from './store/jsonl';
 import type {
   AgentRecord, AgentWithLiveness, BlackboardEntry, ContextSnapshot, DecisionIndexEntry, DecisionRecord, Delegation,
   DelegationDetail, DriftItem, HandoffIndexLine, HandoffRecord, HandoffResult, Liveness, VerifyResult,

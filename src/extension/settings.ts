@@ -4,7 +4,7 @@
  */
 import * as os from 'os';
 import * as vscode from 'vscode';
-import { core } from './core';
+import { core } from './model/engine-loader';
 import { log } from './log';
 import { sanitiseAgentId } from './naming';
 

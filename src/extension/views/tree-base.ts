@@ -7,8 +7,8 @@ import * as vscode from 'vscode';
 import type {
   AgentScore, AgentWithLiveness, Delegation, HandoffIndexLine, HandoffResult, Liveness, VerifyResult,
 } from '../../core';
-import type { Folders, TwiningFolder, FolderChange } from '../folders';
-import type { ChangeKind } from '../changes';
+import type { Folders, TwiningFolder, FolderChange } from '../model/folders';
+import type { ChangeKind } from '../model/change-kinds';
 import { log, messageOf } from '../log';
 
 /** Marks our tree elements, so commands can tell a tree element from an argument object. */

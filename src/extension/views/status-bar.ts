@@ -3,8 +3,8 @@
  * (in all Twining folders together); hidden when there are none. A click focuses the Handoffs view.
  */
 import * as vscode from 'vscode';
-import type { Folders } from './folders';
-import { log, messageOf } from './log';
+import type { Folders } from '../model/folders';
+import { log, messageOf } from '../log';
 
 export class HandoffStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;

@@ -1,6 +1,6 @@
 /** Liveness (FORMAT.md §5.2), registration merge (§5.3) and scoring (§5.4). */
-import type { AgentRecord, AgentScore, Liveness } from './records';
-import { normaliseTags } from './scope';
+import type { AgentRecord, AgentScore, Liveness } from '../records';
+import { normaliseTags } from '../scope';
 
 export interface LivenessThresholds {
   idle_after_ms: number;

@@ -8,17 +8,17 @@
  * - nothing (palette, keybinding): it asks for what it needs.
  */
 import * as vscode from 'vscode';
-import { core } from '../core';
+import { core } from '../model/engine-loader';
 
 /** An INVALID_INPUT / NOT_FOUND error like the engine's (same class, from the lazily loaded core). */
 function inputError(code: 'INVALID_INPUT' | 'NOT_FOUND', message: string): Error {
   return new (core().TwiningError)(code, message);
 }
-import type { Folders, TwiningFolder } from '../folders';
-import type { RecordDocuments } from '../documents';
+import type { Folders, TwiningFolder } from '../model/folders';
+import type { RecordDocuments } from '../views/record-documents';
 import { followUp, log, reportError } from '../log';
-import { isNode, Node } from '../views/common';
-import { COMMANDS, CommandId } from './ids';
+import { isNode, Node } from '../views/tree-base';
+import { COMMANDS, CommandId } from './command-table';
 
 export type Invocation =
   | { mode: 'args'; args: Record<string, unknown> }

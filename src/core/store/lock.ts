@@ -7,7 +7,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import * as lockfile from 'proper-lockfile';
 import { createExclusive, sweepTemporaryFiles } from './files';
-import { TwiningError } from './errors';
+import { TwiningError } from '../errors';
 
 const OPTIONS = {
   stale: 10_000,

@@ -4,11 +4,11 @@
  * counts an agent's latest blackboard entry, so this view also reloads on blackboard changes.
  */
 import * as vscode from 'vscode';
-import { core } from '../core';
-import type { TwiningFolder } from '../folders';
-import type { ChangeKind } from '../changes';
-import { AgentNode, FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, Node, earliest, makeNode } from './common';
-import { list, md, strings, when } from './format';
+import { core } from '../model/engine-loader';
+import type { TwiningFolder } from '../model/folders';
+import type { ChangeKind } from '../model/change-kinds';
+import { AgentNode, FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, Node, earliest, makeNode } from './tree-base';
+import { list, md, strings, when } from '../present/format';
 
 export class AgentsProvider extends FolderTreeProvider {
   protected readonly relevant = new Set<ChangeKind>(['registry', 'blackboard', 'config']);

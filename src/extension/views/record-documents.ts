@@ -4,10 +4,10 @@
  * record file instead. Open documents follow changes on disk.
  */
 import * as vscode from 'vscode';
-import type { BlackboardEntry, HandoffRecord, VerifyResult, Workspace } from '../core';
-import type { Folders, TwiningFolder } from './folders';
-import { absolute, strings } from './views/format';
-import { messageOf } from './log';
+import type { BlackboardEntry, HandoffRecord, VerifyResult, Workspace } from '../../core';
+import type { Folders, TwiningFolder } from '../model/folders';
+import { absolute, strings } from '../present/format';
+import { messageOf } from '../log';
 
 export const SCHEME = 'twining';
 

@@ -5,8 +5,8 @@
  * the first view or command that needs the engine does. Type imports of '../core' stay free.
  */
 import * as path from 'path';
-import type * as CoreModule from '../core';
-import { log } from './log';
+import type * as CoreModule from '../../core';
+import { log } from '../log';
 
 export type Core = typeof CoreModule;
 

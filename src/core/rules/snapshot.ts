@@ -3,8 +3,8 @@
  * of the handoff index (§4.6).
  */
 import { createHash } from 'crypto';
-import type { BlackboardEntry, ContextSnapshot, DecisionIndexEntry, HandoffResult, ResultStatusAggregate } from './records';
-import { overlaps } from './scope';
+import type { BlackboardEntry, ContextSnapshot, DecisionIndexEntry, HandoffResult, ResultStatusAggregate } from '../records';
+import { overlaps } from '../scope';
 
 /** The snapshot of a handoff made with `auto_snapshot: false`. */
 export function emptySnapshot(): ContextSnapshot {

@@ -3,9 +3,9 @@
  * defaults to the user's agent id) and `discover`.
  */
 import * as vscode from 'vscode';
-import { LIVENESS_ICON } from '../views/common';
-import { list, score, strings } from '../views/format';
-import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './runner';
+import { LIVENESS_ICON } from '../views/tree-base';
+import { list, score, strings } from '../present/format';
+import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { askText, csv, pickFolder, pickOne } from './prompts';
 
 export async function registerAgent(inv: Invocation, ctx: CommandContext) {

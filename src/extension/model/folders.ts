@@ -7,11 +7,11 @@
 import * as path from 'path';
 import { promises as fs } from 'fs';
 import * as vscode from 'vscode';
-import type { Workspace } from '../core';
-import { core } from './core';
-import type { Clock } from './config';
-import { log, messageOf } from './log';
-import { VERSIONED_KINDS, type ChangeKind } from './changes';
+import type { Workspace } from '../../core';
+import { core } from './engine-loader';
+import type { Clock } from '../settings';
+import { log, messageOf } from '../log';
+import { VERSIONED_KINDS, type ChangeKind } from './change-kinds';
 import { TwiningWatcher } from './watcher';
 
 export interface FolderChange {

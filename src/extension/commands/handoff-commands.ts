@@ -9,13 +9,13 @@
  */
 import * as vscode from 'vscode';
 import type { ContextSnapshot, HandoffRecord, HandoffResult } from '../../core';
-import type { TwiningFolder } from '../folders';
-import { documentUri, showDocument } from '../documents';
-import { driftCount } from '../views/handoffs';
-import { plural } from '../views/format';
+import type { TwiningFolder } from '../model/folders';
+import { documentUri, showDocument } from '../views/record-documents';
+import { driftCount } from '../views/handoffs-view';
+import { plural } from '../present/format';
 import { followUp } from '../log';
-import { core } from '../core';
-import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './runner';
+import { core } from '../model/engine-loader';
+import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { activeFile, askText, pickAgent, pickFolder, pickHandoff, pickOne, pickScope, Step } from './prompts';
 
 const TITLE = 'Create Handoff';

@@ -5,7 +5,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
-import { TwiningError } from './errors';
+import { TwiningError } from '../errors';
 
 /** `*.json`: two-space indent, no trailing newline. */
 export function toJsonText(value: unknown): string {

@@ -4,14 +4,14 @@
  * capabilities. Expired needs sit in a collapsed "Expired (N)" group.
  */
 import * as vscode from 'vscode';
-import { core } from '../core';
+import { core } from '../model/engine-loader';
 import type { Urgency } from '../../core/schemas';
-import type { TwiningFolder } from '../folders';
-import type { ChangeKind } from '../changes';
+import type { TwiningFolder } from '../model/folders';
+import type { ChangeKind } from '../model/change-kinds';
 import {
   DelegationNode, ExpiredGroupNode, FolderTreeProvider, LIVENESS_ICON, Node, SuggestionNode, earliest, makeNode, messageNode,
-} from './common';
-import { expiry, list, md, score, strings, when } from './format';
+} from './tree-base';
+import { expiry, list, md, score, strings, when } from '../present/format';
 
 const URGENCY_ICON: Record<Urgency, vscode.ThemeIcon> = {
   high: new vscode.ThemeIcon('flame', new vscode.ThemeColor('charts.red')),

@@ -8,14 +8,14 @@
 import * as vscode from 'vscode';
 import type { HandoffRecord, VerifyResult, Workspace } from '../../core';
 import type { ResultStatus } from '../../core/schemas';
-import type { TwiningFolder } from '../folders';
-import type { ChangeKind } from '../changes';
+import type { TwiningFolder } from '../model/folders';
+import type { ChangeKind } from '../model/change-kinds';
 import { log, messageOf } from '../log';
 import {
   DriftItemNode, DriftNode, FolderTreeProvider, HandoffNode, Node, ResultNode, SnapshotItemNode, SnapshotNode, ViewContext,
   makeNode, messageNode,
-} from './common';
-import { md, oneLine, plural, relative, strings, when } from './format';
+} from './tree-base';
+import { md, oneLine, plural, relative, strings, when } from '../present/format';
 
 const LIST_LIMIT = 200;
 
