@@ -1,8 +1,9 @@
 /**
  * The Twining core as a library (`dist/core.js`): `openWorkspace(projectRoot, options)` gives an
- * object with one async method per operation, taking twining-mcp's tool inputs (snake_case).
+ * engine (`TwiningEngine`, also exported as `Workspace`) with one async method per operation,
+ * taking twining-mcp's tool inputs (snake_case).
  */
-export { openWorkspace, Workspace } from './engine';
+export { openWorkspace, TwiningEngine, Workspace } from './engine';
 export type { WorkspaceOptions } from './engine';
 export { TwiningError, isTwiningError } from './errors';
 export type { TwiningErrorCode } from './errors';
@@ -11,4 +12,6 @@ export type { OperationName, InputOf, EntryType, Urgency, ResultStatus, Confiden
 export { overlaps, normaliseTags } from './scope';
 export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';
 export { snapshotDigest } from './rules/snapshot';
+export { DATA_KINDS, changedKinds } from './data-kinds';
+export type { DataKind, Versions } from './data-kinds';
 export type * from './records';

@@ -54,3 +54,25 @@ export function resultStatusOf(results: readonly HandoffResult[]): ResultStatusA
   const first = results[0].status;
   return results.every(r => r.status === first) ? first : 'mixed';
 }
+
+/** A stored `context_snapshot` as the four string arrays; anything else in it is ignored. */
+export function normaliseSnapshot(value: unknown): ContextSnapshot {
+  const s = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return { decision_ids: strings(s.decision_ids), warning_ids: strings(s.warning_ids), finding_ids: strings(s.finding_ids), summaries: strings(s.summaries) };
+}
+
+/** Whether a stored snapshot still hashes to its stored digest (intact when no digest was stored). */
+export function snapshotIntegrity(
+  snapshot: ContextSnapshot,
+  storedDigest: unknown,
+): { intact: boolean; has_digest: boolean; stored_digest?: string; computed_digest: string } {
+  const computed = snapshotDigest(snapshot);
+  const stored = typeof storedDigest === 'string' ? storedDigest : undefined;
+  return {
+    intact: stored === undefined || stored === computed,
+    has_digest: stored !== undefined,
+    ...(stored !== undefined ? { stored_digest: stored } : {}),
+    computed_digest: computed,
+  };
+}

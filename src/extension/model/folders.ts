@@ -11,7 +11,8 @@ import type { Workspace } from '../../core';
 import { core } from './engine-loader';
 import type { Clock } from '../settings';
 import { log, messageOf } from '../log';
-import { VERSIONED_KINDS, type ChangeKind } from './change-kinds';
+import type { ChangeKind } from './change-kinds';
+import { DATA_KINDS, Versions, changedKinds } from '../../core/data-kinds';
 import { TwiningWatcher } from './watcher';
 
 export interface FolderChange {
@@ -26,7 +27,7 @@ export class TwiningFolder {
   present = false;
   private engineValue: Workspace | undefined;
   private chain: Promise<unknown> = Promise.resolve();
-  private seen: { engine?: Workspace; versions: number[] } = { versions: [] };
+  private seen?: { engine: Workspace; versions: Versions };
 
   constructor(
     readonly folder: vscode.WorkspaceFolder,
@@ -88,11 +89,11 @@ export class TwiningFolder {
    * A new engine compares with its counters at creation (all 0): whatever it has read counts.
    */
   changedSinceLastLook(): Set<ChangeKind> {
-    const e = this.engine;
-    const versions = [e.blackboard.version, e.handoffIndex.version, e.registry.version, e.decisionIndex.version];
-    const before = this.seen.engine === e ? this.seen.versions : versions.map(() => 0);
-    this.seen = { engine: e, versions };
-    return new Set(VERSIONED_KINDS.filter((_, i) => versions[i] !== before[i]));
+    const engine = this.engine;
+    const versions = engine.versions();
+    const before = this.seen?.engine === engine ? this.seen.versions : ZERO_VERSIONS;
+    this.seen = { engine, versions };
+    return new Set(changedKinds(before, versions));
   }
 
   /** The workspace-relative, `/`-separated path of a file in this folder, or undefined. */
@@ -198,7 +199,7 @@ export class Folders implements vscode.Disposable {
     if (!folder.present) return;
     try {
       await folder.run(engine => engine.refresh());
-      for (const kind of VERSIONED_KINDS) kinds.delete(kind);
+      for (const kind of DATA_KINDS) kinds.delete(kind);
       for (const kind of folder.changedSinceLastLook()) kinds.add(kind);
     } catch (error) {
       // A half-written or corrupt file: the hints stay, so the views reload, keep their last good
@@ -290,6 +291,8 @@ export class Folders implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 }
+
+const ZERO_VERSIONS: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, drift: 0 };
 
 /** A path or URI string (file://…) as a URI. */
 export function toUri(value: string): vscode.Uri | undefined {

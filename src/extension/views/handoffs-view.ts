@@ -127,7 +127,7 @@ export class HandoffsProvider extends FolderTreeProvider {
     // blackboard appends (statuses, needs, answers…) leave every handoff's drift as it was.
     const key = await folder.run(async engine => {
       await engine.refresh().catch(() => undefined); // a corrupt file: verify what can be verified
-      return `${engineId(engine)}:${engine.decisionIndex.version}:${engine.blackboard.warningsAndFindingsVersion}`;
+      return `${engineId(engine)}:${engine.versions().drift}`;
     });
     for (const node of nodes) {
       if (node.driftKey === key) continue;

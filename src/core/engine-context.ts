@@ -1,0 +1,141 @@
+/**
+ * What every operation works with: where the files are (layout), the cached views of them
+ * (stores), the clock and ids, the locks, the configuration, and the rules of writing (validated
+ * input, read-only refusal, the folder made before the first write). Operations (ops/) are
+ * functions of this context; the engine (engine.ts) is their facade.
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { monotonicFactory } from 'ulid';
+import { Layout, ensureFolder } from './store/layout';
+import { withLocks } from './store/lock';
+import { readTextIfExists, sweepTemporaryFiles } from './store/files';
+import { Config, parseConfig } from './config';
+import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from './store/caches';
+import { HandoffRecords } from './store/handoff-records';
+import { TwiningError } from './errors';
+import { OperationName, ParsedInputOf, parseInput } from './schemas';
+import type { AgentRecord, DecisionIndexEntry } from './records';
+
+export interface WorkspaceOptions {
+  /** The clock; every timestamp, liveness and expiry is computed from it. */
+  now?: () => Date;
+  /** Where warnings go (skipped corrupt lines, broken locks). Default: stderr. */
+  warn?: (message: string) => void;
+  /** Never write, not even repairs (an untrusted workspace). Writing operations then fail. */
+  readOnly?: boolean;
+}
+
+/** A lock target and the content it is created with when missing. */
+export type LockTarget = readonly [file: string, emptyContent: string];
+
+export class EngineContext {
+  readonly layout: Layout;
+  readonly blackboard: Blackboard;
+  readonly handoffIndex: HandoffIndex;
+  readonly registry: JsonArrayFile<AgentRecord>;
+  readonly decisionIndex: JsonArrayFile<DecisionIndexEntry>;
+  /** Archived blackboard entries (verify tells archived from dismissed). */
+  readonly archive: ArchiveIndex;
+  /** Handoff records read or written, by id, each with the stat it had then. */
+  readonly handoffRecords: HandoffRecords;
+  readonly warn: (message: string) => void;
+  readonly readOnly: boolean;
+  /** Set once the handoff records without an index line have been looked for. */
+  orphansChecked = false;
+  /** Increases whenever config.yml is parsed again (it changed on disk). */
+  configVersion = 0;
+  private readonly clock: () => Date;
+  private readonly nextId = monotonicFactory();
+  private folderReady?: Promise<boolean>;
+  private configCache?: { key: string; config: Config };
+
+  constructor(
+    readonly root: string,
+    options: WorkspaceOptions = {},
+  ) {
+    this.layout = new Layout(root);
+    this.clock = options.now ?? (() => new Date());
+    this.warn = options.warn ?? (message => process.stderr.write(`twining: ${message}\n`));
+    this.readOnly = options.readOnly ?? false;
+    this.blackboard = new Blackboard(this.layout.blackboard, this.warn);
+    this.handoffIndex = new HandoffIndex(this.layout.handoffIndex, this.warn);
+    this.registry = new JsonArrayFile<AgentRecord>(this.layout.registry, 'The agent registry');
+    this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(this.layout.decisionIndex, 'The decision index');
+    this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
+    this.handoffRecords = new HandoffRecords(this.layout);
+  }
+
+  now(): Date {
+    return this.clock();
+  }
+
+  timestamp(): string {
+    return this.clock().toISOString();
+  }
+
+  /** A new ULID, monotonic within this process. */
+  id(): string {
+    return this.nextId(this.clock().getTime());
+  }
+
+  /** Validates an operation's input; a writing operation on a read-only context fails first. */
+  validate<K extends OperationName>(op: K, input: unknown, writes = false): ParsedInputOf<K> {
+    if (writes) this.assertWritable(op);
+    return parseInput(op, input);
+  }
+
+  assertWritable(op: string): void {
+    if (this.readOnly) throw new TwiningError('INVALID_INPUT', `${op}: this workspace is opened read-only (untrusted); nothing was written`);
+  }
+
+  /** Makes sure the folder exists before the first write, and clears what killed writers left. */
+  ready(): Promise<boolean> {
+    if (!this.folderReady) {
+      const pending = ensureFolder(this.layout).then(async created => {
+        const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
+        const removed = (await Promise.all(dirs.map(sweepTemporaryFiles))).reduce((a, b) => a + b, 0);
+        if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
+        return created;
+      });
+      // A failure is reported to the caller and tried again by the next write.
+      pending.catch(() => {
+        if (this.folderReady === pending) this.folderReady = undefined;
+      });
+      this.folderReady = pending;
+    }
+    return this.folderReady;
+  }
+
+  /** Looks at the folder again on the next write (init: fill in what is missing now). */
+  forgetReady(): void {
+    this.folderReady = undefined;
+  }
+
+  /** The lock targets, in the order they are taken: decision index, handoff index, blackboard, registry. */
+  get locks(): { decisionIndex: LockTarget; handoffIndex: LockTarget; blackboard: LockTarget; registry: LockTarget } {
+    return {
+      decisionIndex: [this.layout.decisionIndex, '[]'],
+      handoffIndex: [this.layout.handoffIndex, ''],
+      blackboard: [this.layout.blackboard, ''],
+      registry: [this.layout.registry, '[]'],
+    };
+  }
+
+  /** Holds the locks of these files (in the order of `locks`) while `work` runs. */
+  lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
+    return withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
+  }
+
+  /** The configuration, re-read whenever config.yml changes. */
+  async config(): Promise<Config> {
+    const st = await fs.stat(this.layout.config).catch(() => undefined);
+    const key = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing';
+    if (this.configCache?.key !== key) {
+      const text = st ? await readTextIfExists(this.layout.config) : undefined;
+      this.configCache = { key, config: parseConfig(text, path.basename(this.root), this.warn) };
+      this.configVersion++;
+    }
+    return this.configCache.config;
+  }
+}

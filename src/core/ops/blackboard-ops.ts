@@ -1,0 +1,74 @@
+/** Blackboard operations: post and read, one entry by id, and the append every writer uses. */
+import type { EngineContext } from '../engine-context';
+import { appendLineSafely, toJsonlLine } from '../store/files';
+import type { InputOf } from '../schemas';
+import { overlaps } from '../scope';
+import type { BlackboardEntry } from '../records';
+
+export type NewEntry = Omit<BlackboardEntry, 'id' | 'timestamp'>;
+
+export async function post(ctx: EngineContext, input: InputOf<'post'>): Promise<{ id: string; timestamp: string }> {
+  const args = ctx.validate('post', input, true);
+  const entry = await appendEntry(ctx, {
+    entry_type: args.entry_type as BlackboardEntry['entry_type'],
+    summary: args.summary,
+    detail: args.detail ?? '',
+    tags: args.tags ?? [],
+    scope: args.scope ?? 'project',
+    relates_to: args.relates_to,
+    agent_id: args.agent_id ?? 'main',
+  });
+  return { id: entry.id, timestamp: entry.timestamp };
+}
+
+/** Appends one blackboard line under the blackboard lock. */
+export async function appendEntry(ctx: EngineContext, fields: NewEntry): Promise<BlackboardEntry> {
+  await ctx.ready();
+  return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields));
+}
+
+/** Appends one blackboard line, keys in twining-mcp's order; the caller holds the blackboard lock. */
+export async function appendEntryLocked(ctx: EngineContext, fields: NewEntry): Promise<BlackboardEntry> {
+  const entry: Record<string, unknown> = {
+    entry_type: fields.entry_type,
+    summary: fields.summary,
+    detail: fields.detail,
+    tags: fields.tags,
+    scope: fields.scope,
+  };
+  if (fields.relates_to !== undefined) entry.relates_to = fields.relates_to;
+  entry.agent_id = fields.agent_id;
+  entry.id = ctx.id();
+  entry.timestamp = ctx.timestamp();
+  await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
+  return entry as BlackboardEntry;
+}
+
+export async function read(ctx: EngineContext, input: InputOf<'read'> = {}): Promise<{ entries: BlackboardEntry[]; total_count: number }> {
+  const args = ctx.validate('read', input);
+  await ctx.blackboard.refresh();
+  const types = args.entry_types?.length ? new Set<string>(args.entry_types) : undefined;
+  const tags = args.tags?.length ? new Set(args.tags) : undefined;
+  const since = args.since ? new Date(args.since).toISOString() : undefined;
+  // Without a filter, the last N entries are a slice: O(limit), not O(blackboard).
+  if (!types && !tags && !args.scope && !since) {
+    const all = ctx.blackboard.entries;
+    const n = args.limit ?? 50;
+    return { entries: n > 0 ? all.slice(-n) : all.slice(), total_count: all.length };
+  }
+  const matching = ctx.blackboard.entries.filter(
+    e =>
+      (!types || types.has(e.entry_type)) &&
+      (!tags || (Array.isArray(e.tags) && e.tags.some(t => tags.has(t)))) &&
+      (!args.scope || (typeof e.scope === 'string' && overlaps(e.scope, args.scope))) &&
+      (!since || (typeof e.timestamp === 'string' && e.timestamp >= since)),
+  );
+  const limit = args.limit ?? 50;
+  return { entries: limit > 0 ? matching.slice(-limit) : matching, total_count: matching.length };
+}
+
+/** One blackboard entry by id (current file only), for views that open an entry. */
+export async function getEntry(ctx: EngineContext, id: string): Promise<BlackboardEntry | undefined> {
+  await ctx.blackboard.refresh();
+  return ctx.blackboard.get(id);
+}

@@ -1,0 +1,109 @@
+/** Decisions: decide (conflicts found inside the index lock, rules/conflicts.ts), decisions, and one decision record. */
+import type { EngineContext } from '../engine-context';
+import { isRecord, readJson, toJsonText, writeAtomic } from '../store/files';
+import { TwiningError } from '../errors';
+import { InputOf, ParsedInputOf, checkUlid } from '../schemas';
+import { overlaps } from '../scope';
+import { conflictWarning, conflictingDecisions, statusOfNewDecision } from '../rules/conflicts';
+import { appendEntryLocked } from './blackboard-ops';
+import type { DecisionIndexEntry, DecisionRecord } from '../records';
+
+export async function decide(ctx: EngineContext, input: InputOf<'decide'>): Promise<{ id: string; timestamp: string; conflicts?: { id: string; summary: string }[] }> {
+  const args = ctx.validate('decide', input, true);
+  await ctx.ready();
+  const agent_id = args.agent_id ?? 'main';
+  // Index and blackboard locks first: a LOCKED decision writes nothing.
+  return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], async () => {
+    const raw = (await ctx.decisionIndex.fresh()).raw.slice();
+    if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes);
+    // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
+    const conflicts = conflictingDecisions(raw, args);
+    const id = ctx.id();
+    const timestamp = ctx.timestamp();
+    const status = statusOfNewDecision(conflicts);
+    const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
+    const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes });
+    raw.push({
+      id,
+      timestamp,
+      domain: args.domain,
+      scope: args.scope,
+      summary: args.summary,
+      confidence: args.confidence ?? 'medium',
+      status,
+      affected_files: args.affected_files ?? [],
+      affected_symbols: args.affected_symbols ?? [],
+      commit_hashes,
+    });
+    await writeAtomic(ctx.layout.decision(id), toJsonText(record));
+    await writeAtomic(ctx.layout.decisionIndex, toJsonText(raw));
+    if (conflicts.length) {
+      const warning = conflictWarning(args.summary, conflicts);
+      await appendEntryLocked(ctx, { entry_type: 'warning', ...warning, tags: [args.domain], scope: args.scope, agent_id });
+    }
+    await appendEntryLocked(ctx, { entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id });
+    return conflicts.length ? { id, timestamp, conflicts } : { id, timestamp };
+  });
+}
+
+/** Marks decision `id` superseded, in its record and in `raw` (the index items); NOT_FOUND when it does not exist. */
+async function supersede(ctx: EngineContext, raw: unknown[], id: string): Promise<void> {
+  const old = await readJson(ctx.layout.decision(id), `Decision ${id}`).catch(() => undefined);
+  if (!old || typeof old !== 'object') throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${id}, which does not exist; nothing was written`);
+  (old as DecisionRecord).status = 'superseded';
+  await writeAtomic(ctx.layout.decision(id), toJsonText(old));
+  for (let i = 0; i < raw.length; i++) if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status: 'superseded' };
+}
+
+/** The decision record, keys in twining-mcp's order. */
+function decisionRecordOf(
+  args: ParsedInputOf<'decide'>,
+  made: { agent_id: string; id: string; timestamp: string; status: string; commit_hashes: string[] },
+): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    agent_id: made.agent_id,
+    domain: args.domain,
+    scope: args.scope,
+    summary: args.summary,
+    context: args.context,
+    rationale: args.rationale,
+    constraints: args.constraints ?? [],
+    alternatives: (args.alternatives ?? []).map(a => ({ option: a.option, pros: a.pros ?? [], cons: a.cons ?? [], reason_rejected: a.reason_rejected })),
+    depends_on: args.depends_on ?? [],
+  };
+  if (args.supersedes !== undefined) record.supersedes = args.supersedes;
+  return Object.assign(record, {
+    confidence: args.confidence ?? 'medium',
+    reversible: args.reversible ?? true,
+    affected_files: args.affected_files ?? [],
+    affected_symbols: args.affected_symbols ?? [],
+    commit_hashes: made.commit_hashes,
+    assembled_before: false,
+    id: made.id,
+    timestamp: made.timestamp,
+    status: made.status,
+  });
+}
+
+export async function decisions(ctx: EngineContext, input: InputOf<'decisions'> = {}): Promise<{ decisions: DecisionIndexEntry[]; total_count: number }> {
+  const args = ctx.validate('decisions', input);
+  const statuses = args.status === undefined ? undefined : new Set<string>(Array.isArray(args.status) ? args.status : [args.status]);
+  const matching = (await ctx.decisionIndex.get()).filter(
+    d =>
+      (!statuses || statuses.has(d.status)) &&
+      (args.domain === undefined || d.domain === args.domain) &&
+      (!args.scope || (typeof d.scope === 'string' && overlaps(d.scope, args.scope))),
+  );
+  const sorted = matching
+    .slice()
+    .reverse()
+    .sort((a, b) => (a.timestamp === b.timestamp ? (a.id < b.id ? 1 : -1) : a.timestamp < b.timestamp ? 1 : -1));
+  return { decisions: args.limit ? sorted.slice(0, args.limit) : sorted, total_count: matching.length };
+}
+
+/** A decision record by id, or undefined. */
+export async function getDecision(ctx: EngineContext, id: string): Promise<DecisionRecord | undefined> {
+  checkUlid('decision id', id);
+  const record = await readJson(ctx.layout.decision(id), `Decision ${id}`).catch(() => undefined);
+  return record && typeof record === 'object' && !Array.isArray(record) ? (record as DecisionRecord) : undefined;
+}

@@ -1,0 +1,191 @@
+/**
+ * Handoff operations: the snapshot preview, handoff, handoffs (the listing, which also indexes
+ * records a crashed writer left without an index line) and acknowledge.
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import type { EngineContext } from '../engine-context';
+import { appendLineSafely, readJson, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
+import { joinLines } from '../store/jsonl';
+import { TwiningError } from '../errors';
+import { InputOf, isUlid } from '../schemas';
+import { overlaps } from '../scope';
+import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from '../rules/snapshot';
+import { appendEntryLocked } from './blackboard-ops';
+import type { ContextSnapshot, HandoffIndexLine, HandoffRecord, HandoffResult } from '../records';
+
+/** Handoff files older than this with no index line are taken as left by a crash and indexed. */
+const ORPHAN_AGE_MS = 30_000;
+
+/** What an automatic snapshot for `scope` would hold right now (shown before a handoff is written). */
+export async function previewSnapshot(ctx: EngineContext, scope?: string): Promise<ContextSnapshot> {
+  await ctx.blackboard.refresh();
+  await ctx.decisionIndex.get();
+  // Active decisions in scope, computed once per version of the index and scope.
+  const decisions = ctx.decisionIndex.derived(`active in ${scope ?? ''}`, items => snapshotSources(items, [], [], scope || undefined).decisions);
+  const { warnings, findings } = ctx.blackboard.inScope(scope || undefined);
+  return buildSnapshot({ decisions, warnings, findings });
+}
+
+export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Promise<HandoffRecord> {
+  const args = ctx.validate('handoff', input, true);
+  if (args.continues !== undefined && !(await ctx.handoffRecords.get(args.continues))) {
+    throw new TwiningError('NOT_FOUND', `handoff: continues names handoff ${args.continues}, which does not exist`);
+  }
+  await ctx.ready();
+  const snapshot: ContextSnapshot = args.context_snapshot
+    ? args.context_snapshot
+    : args.auto_snapshot === false
+      ? emptySnapshot()
+      : await previewSnapshot(ctx, args.scope);
+  const results: HandoffResult[] = args.results.map(r => {
+    const result: Record<string, unknown> = { description: r.description, status: r.status };
+    if (r.artifacts !== undefined) result.artifacts = r.artifacts;
+    if (r.notes !== undefined) result.notes = r.notes;
+    return result as unknown as HandoffResult;
+  });
+  const record: Record<string, unknown> = { source_agent: args.source_agent };
+  if (args.target_agent !== undefined) record.target_agent = args.target_agent;
+  if (args.scope !== undefined) record.scope = args.scope;
+  record.summary = args.summary;
+  record.results = results;
+  record.context_snapshot = {
+    decision_ids: snapshot.decision_ids,
+    warning_ids: snapshot.warning_ids,
+    finding_ids: snapshot.finding_ids,
+    summaries: snapshot.summaries,
+  };
+  record.id = ctx.id();
+  record.created_at = ctx.timestamp();
+  if (args.continues !== undefined) record.continues = args.continues;
+  record.snapshot_digest = snapshotDigest(snapshot);
+  const created = record as HandoffRecord;
+
+  // Both locks first, so a LOCKED handoff writes nothing. The record appears whole (temp file +
+  // rename), then its index line and the status entry. A crash between the steps leaves a record
+  // without a line at worst; listings find and index it.
+  await ctx.lock([ctx.locks.handoffIndex, ctx.locks.blackboard], async () => {
+    await ctx.handoffRecords.write(created.id, created);
+    await appendLineSafely(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
+    await appendEntryLocked(ctx, {
+      entry_type: 'status',
+      summary: `Handoff created: ${created.summary}`.slice(0, 200),
+      detail: `From ${created.source_agent} to ${created.target_agent ?? 'any agent'}. ${results.length} result(s).`,
+      tags: ['handoff'],
+      scope: created.scope ?? 'project',
+      agent_id: created.source_agent,
+    });
+  });
+  return created;
+}
+
+export async function handoffs(ctx: EngineContext, input: InputOf<'handoffs'> = {}): Promise<{ handoffs: HandoffIndexLine[]; total_count: number }> {
+  const args = ctx.validate('handoffs', input);
+  await ctx.handoffIndex.refresh();
+  if (!ctx.orphansChecked) await indexOrphans(ctx);
+  const since = args.since ? new Date(args.since).toISOString() : undefined;
+  const limit = args.limit ?? 50;
+  const all = ctx.handoffIndex.sorted();
+  const filtered = args.source_agent !== undefined || args.target_agent !== undefined || !!args.scope || !!since || args.acknowledged !== undefined;
+  if (!filtered) return { handoffs: all.slice(Math.max(0, all.length - limit)).reverse(), total_count: all.length };
+  const listed: HandoffIndexLine[] = [];
+  let total_count = 0;
+  for (let i = all.length - 1; i >= 0; i--) {
+    const h = all[i];
+    if (args.source_agent !== undefined && h.source_agent !== args.source_agent) continue;
+    if (args.target_agent !== undefined && h.target_agent !== args.target_agent) continue;
+    if (args.scope && typeof h.scope === 'string' && !overlaps(h.scope, args.scope)) continue;
+    if (since && !(typeof h.created_at === 'string' && h.created_at >= since)) continue;
+    if (args.acknowledged !== undefined && (h.acknowledged === true) !== args.acknowledged) continue;
+    if (listed.length < limit) listed.push(h);
+    total_count++;
+  }
+  return { handoffs: listed, total_count };
+}
+
+/**
+ * Finds handoff records that have no index line (a writer crashed between the two steps of a
+ * handoff) and, unless read-only, appends their lines. Done once per engine.
+ */
+async function indexOrphans(ctx: EngineContext): Promise<void> {
+  ctx.orphansChecked = true;
+  const names = await fs.readdir(ctx.layout.handoffsDir).catch(() => [] as string[]);
+  const indexed = new Set(ctx.handoffIndex.lines.map(l => l.id));
+  const candidates = names.filter(n => n.length === 31 && n.endsWith('.json') && isUlid(n.slice(0, 26)) && !indexed.has(n.slice(0, 26)));
+  if (candidates.length === 0 || ctx.readOnly) return;
+  const cutoff = Date.now() - ORPHAN_AGE_MS;
+  const orphans: HandoffRecord[] = [];
+  for (const name of candidates) {
+    const file = path.join(ctx.layout.handoffsDir, name);
+    const st = await fs.stat(file).catch(() => undefined);
+    if (!st || st.mtimeMs > cutoff) continue;
+    const record = await readJson(file, 'A handoff record').catch(() => undefined);
+    if (record && typeof record === 'object' && (record as HandoffRecord).id === name.slice(0, 26)) orphans.push(record as HandoffRecord);
+  }
+  if (orphans.length === 0) return;
+  orphans.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+  await ctx.lock([ctx.locks.handoffIndex], async () => {
+    const text = (await readTextIfExists(ctx.layout.handoffIndex)) ?? '';
+    const lines = orphans.filter(o => !text.includes(`"id":"${o.id}"`)).map(o => toJsonlLine(indexLineOf(o, o.acknowledged_by !== undefined)));
+    if (lines.length) await appendLineSafely(ctx.layout.handoffIndex, lines.join(''));
+    if (lines.length) ctx.warn(`indexed ${lines.length} handoff record(s) that had no index line (left by an interrupted writer)`);
+  });
+  await ctx.handoffIndex.refresh();
+}
+
+export async function acknowledge(
+  ctx: EngineContext,
+  input: InputOf<'acknowledge'>,
+): Promise<{ id: string; acknowledged_by: string; acknowledged_at: string; summary: string; source_agent: string }> {
+  const args = ctx.validate('acknowledge', input, true);
+  await ctx.ready();
+  return ctx.lock([ctx.locks.handoffIndex], async () => {
+    // Parse the index before anything changes; lines that do not parse are kept as they are.
+    const text = (await readTextIfExists(ctx.layout.handoffIndex)) ?? '';
+    const lines = text
+      .split('\n')
+      .filter(l => l.trim() !== '')
+      .map(raw => ({ raw, value: parseLine(raw) }));
+    const record = await ctx.handoffRecords.fresh(args.handoff_id);
+    if (!record) throw new TwiningError('NOT_FOUND', `Handoff not found: ${args.handoff_id}`);
+    record.acknowledged_by = args.agent_id;
+    record.acknowledged_at = ctx.timestamp();
+    let found = false;
+    for (const line of lines) {
+      if (line.value?.id !== args.handoff_id) continue;
+      line.value.acknowledged = true;
+      line.raw = JSON.stringify(line.value);
+      found = true;
+    }
+    // An id missing from the index (an interrupted writer) gets its line now instead of staying invisible.
+    if (!found) lines.push({ raw: JSON.stringify(indexLineOf(record, true)), value: undefined });
+    await ctx.handoffRecords.write(args.handoff_id, record);
+    await writeAtomic(ctx.layout.handoffIndex, joinLines(lines));
+    return {
+      id: record.id ?? args.handoff_id,
+      acknowledged_by: record.acknowledged_by,
+      acknowledged_at: record.acknowledged_at,
+      summary: record.summary,
+      source_agent: record.source_agent,
+    };
+  });
+}
+
+function indexLineOf(record: HandoffRecord, acknowledged: boolean): HandoffIndexLine {
+  const line: Record<string, unknown> = { id: record.id, created_at: record.created_at, source_agent: record.source_agent };
+  if (record.target_agent !== undefined) line.target_agent = record.target_agent;
+  if (record.scope !== undefined) line.scope = record.scope;
+  line.summary = record.summary;
+  line.result_status = resultStatusOf(Array.isArray(record.results) ? record.results : []);
+  line.acknowledged = acknowledged;
+  return line as HandoffIndexLine;
+}
+
+function parseLine(raw: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,66 @@
+/** status: twining-mcp's summary of the folder, plus what a coordinator looks at first. */
+import * as path from 'path';
+import type { EngineContext } from '../engine-context';
+import { readJson } from '../store/files';
+import type { InputOf } from '../schemas';
+import { livenessReader } from './agent-ops';
+import { delegations } from './delegation-ops';
+
+export async function status(ctx: EngineContext, input: InputOf<'status'> = {}) {
+  ctx.validate('status', input);
+  const config = await ctx.config();
+  const [liveness] = await Promise.all([livenessReader(ctx, config.agents.liveness), ctx.handoffIndex.refresh()]);
+  const [registry, index] = await Promise.all([ctx.registry.get(), ctx.decisionIndex.get()]);
+  const byLiveness = { active: 0, idle: 0, gone: 0 };
+  for (const agent of registry) byLiveness[liveness(agent)]++;
+  const { open_count, expired_count } = await delegations(ctx, {});
+  const handoffs = ctx.handoffIndex.sorted();
+  const unacknowledged = handoffs.filter(line => line.acknowledged !== true).length;
+  const active_decisions = index.filter(d => d.status === 'active').length;
+  const provisional_decisions = index.filter(d => d.status === 'provisional').length;
+  const entries = ctx.blackboard.entries;
+  const lastEntry = entries.length ? entries[entries.length - 1].timestamp : undefined;
+  const lastDecision = index.reduce<string | undefined>((max, d) => (max === undefined || d.timestamp > max ? d.timestamp : max), undefined);
+  const last_activity = [lastEntry, lastDecision].filter((t): t is string => typeof t === 'string').sort().pop() ?? 'none';
+  const threshold = config.archive.max_blackboard_entries_before_archive;
+  const warnings: string[] = [];
+  const weekAgo = new Date(ctx.now().getTime() - 7 * 24 * 3600 * 1000).toISOString();
+  const staleProvisional = index.filter(d => d.status === 'provisional' && d.timestamp < weekAgo).length;
+  if (staleProvisional) warnings.push(`${staleProvisional} provisional decision(s) older than 7 days`);
+  if (entries.length >= threshold) warnings.push(`Blackboard has ${entries.length} entries (archive threshold ${threshold})`);
+  const graph = await graphCounts(ctx);
+  const summary =
+    `${warnings.length ? 'Needs attention' : 'Healthy'}. ${entries.length} blackboard entries, ${active_decisions} active decisions, ` +
+    `${graph.entities} graph entities. ${registry.length} registered agents (${byLiveness.active} active).` +
+    (warnings.length ? ` ${warnings.join('. ')}.` : '');
+  return {
+    project: path.basename(ctx.root),
+    blackboard_entries: entries.length,
+    active_decisions,
+    provisional_decisions,
+    graph_entities: graph.entities,
+    graph_relations: graph.relations,
+    registered_agents: registry.length,
+    active_agents: byLiveness.active,
+    last_activity,
+    needs_archiving: entries.length >= threshold,
+    warnings,
+    summary,
+    // Beyond twining-mcp: what a coordinator looks at first.
+    agents_by_liveness: byLiveness,
+    open_delegations: open_count,
+    expired_delegations: expired_count,
+    handoffs: handoffs.length,
+    unacknowledged_handoffs: unacknowledged,
+    warning_entries: ctx.blackboard.warnings.length,
+  };
+}
+
+async function graphCounts(ctx: EngineContext): Promise<{ entities: number; relations: number }> {
+  const count = async (name: string) => {
+    const value = await readJson(path.join(ctx.layout.dir, 'graph', name), `graph/${name}`).catch(() => undefined);
+    return Array.isArray(value) ? value.length : 0;
+  };
+  const [entities, relations] = await Promise.all([count('entities.json'), count('relations.json')]);
+  return { entities, relations };
+}

@@ -1,0 +1,93 @@
+/**
+ * Handoff records (`handoffs/{id}.json`), read on demand and kept with the stat they had when
+ * read or written. The stat is how the engine tells its own writes from other processes' writes:
+ * a record whose stat is the one this engine last saw has not changed, whoever reports it.
+ */
+import { promises as fs, Stats } from 'fs';
+import { isRecord, readJson, toJsonText, writeAtomic } from './files';
+import type { Layout } from './layout';
+import { TwiningError } from '../errors';
+import { checkUlid } from '../schemas';
+import type { HandoffRecord } from '../records';
+
+const statKey = (st: Stats) => `${st.ino}:${st.size}:${st.mtimeMs}`;
+
+export class HandoffRecords {
+  /** By id: the stat key when last read or written, and the record (or why it could not be read). */
+  private known = new Map<string, { key: string; record?: HandoffRecord; error?: unknown }>();
+  /** Increases when a record this engine knows changed on disk, or when it wrote one. */
+  version = 0;
+
+  constructor(private readonly layout: Layout) {}
+
+  /**
+   * A handoff record by id, or undefined when there is none. A record file that is not a JSON
+   * object is a CORRUPT error that names the file (twining-mcp says "not found" for both).
+   */
+  async get(id: string): Promise<HandoffRecord | undefined> {
+    checkUlid('handoff_id', id);
+    const file = this.layout.handoff(id);
+    const st = await fs.stat(file).catch(() => undefined);
+    if (!st) return undefined;
+    const key = statKey(st);
+    const cached = this.known.get(id);
+    if (cached?.key === key) {
+      if (cached.error) throw cached.error;
+      return cached.record;
+    }
+    try {
+      const record = await readHandoffRecord(file, id);
+      this.known.set(id, { key, record });
+      return record;
+    } catch (error) {
+      // Remembered with its stat: the same torn file is not parsed (and waited for) again.
+      this.known.set(id, { key, error });
+      throw error;
+    }
+  }
+
+  /** Reads a record afresh, bypassing the cache (under the index lock, before it is rewritten). */
+  fresh(id: string): Promise<HandoffRecord | undefined> {
+    return readHandoffRecord(this.layout.handoff(id), id);
+  }
+
+  /** Writes a record whole and remembers it with its new stat: reports of this write change nothing. */
+  async write(id: string, record: HandoffRecord): Promise<void> {
+    const file = this.layout.handoff(id);
+    await writeAtomic(file, toJsonText(record));
+    const st = await fs.stat(file).catch(() => undefined);
+    if (st) this.known.set(id, { key: statKey(st), record });
+    this.version++;
+  }
+
+  /**
+   * Which of these records differ from what this engine last read or wrote (another process wrote
+   * them); bumps `version` when any did. Records never read are not looked at: nothing shows them.
+   */
+  async recheck(ids: Iterable<string>): Promise<string[]> {
+    const changed: string[] = [];
+    for (const id of ids) {
+      const cached = this.known.get(id);
+      if (!cached) continue;
+      const st = await fs.stat(this.layout.handoff(id)).catch(() => undefined);
+      if (st && statKey(st) === cached.key) continue;
+      this.known.delete(id);
+      changed.push(id);
+    }
+    if (changed.length) this.version++;
+    return changed;
+  }
+
+  /** Every record this engine holds, rechecked (a refresh without hints). */
+  recheckAll(): Promise<string[]> {
+    return this.recheck([...this.known.keys()]);
+  }
+}
+
+/** Reads `handoffs/{id}.json`: undefined when missing; CORRUPT (naming the file) when not a JSON object. */
+export async function readHandoffRecord(file: string, id: string): Promise<HandoffRecord | undefined> {
+  const record = await readJson(file, `Handoff ${id}`);
+  if (record === undefined) return undefined;
+  if (!isRecord(record)) throw new TwiningError('CORRUPT', `Handoff ${id} (${file}) is valid JSON but not an object; it was left untouched`);
+  return record as HandoffRecord;
+}
