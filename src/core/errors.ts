@@ -19,6 +19,11 @@ export class TwiningError extends Error {
   }
 }
 
+/**
+ * Whether `error` is a TwiningError (with `code`, when given). Checked by shape, not `instanceof`:
+ * the CLI, the MCP server, the library and the extension are separate bundles, each with its own
+ * copy of the class.
+ */
 export function isTwiningError(error: unknown, code?: TwiningErrorCode): error is TwiningError {
-  return error instanceof TwiningError && (code === undefined || error.code === code);
+  return error instanceof Error && error.name === 'TwiningError' && typeof (error as TwiningError).code === 'string' && (code === undefined || (error as TwiningError).code === code);
 }

@@ -31,6 +31,38 @@ async function realTarget(file: string, emptyContent: string): Promise<string> {
   return real;
 }
 
+/** Per lock target, the end of this process's queue for it: true when that caller was locked out. */
+const queues = new Map<string, Promise<boolean>>();
+
+const lockedOut = (file: string, detail = '', details?: unknown) =>
+  new TwiningError('LOCKED', `${file} stayed locked by another writer for the whole retry period (about 4.5 s)${detail}; nothing was written`, details);
+
+/**
+ * Runs `fn` when this process's earlier callers for `target` are done. Callers in one process
+ * (an MCP server answering parallel calls, the extension and its tools) wait their turn in memory,
+ * and only one of them at a time competes with other processes for the lock: left to
+ * proper-lockfile's retries, a burst of them outlasted the retry period and failed with LOCKED.
+ * A caller whose predecessor could not get the lock for a whole retry period fails at once with
+ * LOCKED: another process held it all the while it waited.
+ */
+async function inTurn<T>(file: string, target: string, fn: () => Promise<T>): Promise<T> {
+  const previous = queues.get(target) ?? Promise.resolve(false);
+  let settle!: (lockedOut: boolean) => void;
+  const tail = previous.then(() => new Promise<boolean>(resolve => (settle = resolve)));
+  queues.set(target, tail);
+  let wasLockedOut = await previous;
+  try {
+    if (wasLockedOut) throw lockedOut(file, ' while this call waited its turn');
+    return await fn();
+  } catch (error) {
+    if ((error as TwiningError).details === target) wasLockedOut = true;
+    throw error;
+  } finally {
+    settle(wasLockedOut);
+    if (queues.get(target) === tail) queues.delete(target);
+  }
+}
+
 export type CompromisedHandler = (file: string, error: Error) => void;
 
 /**
@@ -53,6 +85,10 @@ export async function withLock<T>(
   // most likely left by a killed writer, and we can only get it once it is stale and taken over.
   // Once we hold it, that writer's temporary files in the folder are cleared too (the sweep only
   // removes files of processes that no longer exist, so a wrong guess costs one readdir).
+  return inTurn(file, target, () => lockAndWork(file, target, work, onCompromised));
+}
+
+async function lockAndWork<T>(file: string, target: string, work: () => Promise<T>, onCompromised: CompromisedHandler): Promise<T> {
   const leftByKilledWriter = await fs.stat(`${target}.lock`).then(st => Date.now() - st.mtimeMs > OPTIONS.update, () => false);
   let release: () => Promise<void>;
   try {
@@ -63,7 +99,8 @@ export async function withLock<T>(
       throw folderGone(file, error);
     }
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new TwiningError('LOCKED', `${file} stayed locked by another writer for the whole retry period (about 4.5 s); nothing was written`);
+      // `details` marks the lock itself as the one not had (not a lock taken inside `work`).
+      throw lockedOut(file, '', target);
     }
     throw error;
   }
