@@ -30,6 +30,8 @@ const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...common, entryPoints: { core: 'src/core/index.ts' }, outdir: 'dist' },
   { ...common, entryPoints: { cli: 'src/cli.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  // The MCP server, loaded by `twining mcp` only (see src/cli.ts).
+  { ...common, entryPoints: { mcp: 'src/mcp/server.ts' }, outdir: 'dist' },
 ];
 
 if (withTests) {

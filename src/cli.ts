@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import { OPERATION_NAMES, OperationName, inputs } from './core/schemas';
 import { openWorkspace, Workspace } from './core/engine';
 import { TwiningError, isTwiningError } from './core/errors';
+import { version } from '../package.json';
 import type { AgentScore, Delegation, HandoffIndexLine, HandoffRecord, VerifyResult } from './core/records';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
@@ -172,6 +173,7 @@ function help(op?: string): string {
     '',
     'Commands:',
     '  init'.padEnd(16) + 'Create .twining/ (never overwrites)',
+    '  mcp'.padEnd(16) + 'Serve every operation as an MCP tool over standard input and output',
     ...OPERATION_NAMES.map(n => `  ${n}`.padEnd(16) + (inputs[n].description ?? '')),
     '',
     'Run `twining <command> --help` for its options.',
@@ -266,6 +268,7 @@ function render(op: Parsed['op'], result: unknown, now: Date): string {
 // ---------------------------------------------------------------------------------------------
 
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  if (argv[0] === 'mcp') return mcp(argv.slice(1), out, err);
   let parsed: Parsed;
   try {
     parsed = parseArgs(argv);
@@ -297,6 +300,38 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
     if (isTwiningError(error, 'NOT_FOUND')) return 2;
     if (!(error instanceof TwiningError)) err.write(`${(error as Error).stack ?? ''}\n`);
     return 3;
+  }
+}
+
+/** `twining mcp [--dir DIR]`: the MCP server on standard input and output, until the client closes it. */
+async function mcp(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  let dir = '.';
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    if (flag === '--help' || flag === '-h') {
+      out.write(`twining mcp [--dir <folder>]\n\n  Serve every operation as an MCP tool (twining_register, twining_handoff, …) on standard input and output.\n${COMMON.split('\n')[0]}\n`);
+      return 0;
+    }
+    if (flag !== '--dir') {
+      err.write(`twining: mcp: unknown option ${argv[i]}; see \`twining mcp --help\`\n`);
+      return 1;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) {
+      err.write('twining: --dir needs a value\n');
+      return 1;
+    }
+    dir = value;
+  }
+  try {
+    // A bundle of its own (dist/mcp.js), loaded only here: the MCP SDK would triple the size of
+    // dist/cli.js and the start-up time of every other command.
+    const { serveStdio } = require(path.join(__dirname, 'mcp.js')) as typeof import('./mcp/server');
+    await serveStdio({ dir: path.resolve(dir), version, warn: m => err.write(`twining: warning: ${m}\n`) });
+    return 0;
+  } catch (error) {
+    err.write(`twining: ${(error as Error).message}\n`);
+    return isTwiningError(error, 'NOT_FOUND') ? 2 : 3;
   }
 }
 

@@ -1,0 +1,15 @@
+/**
+ * The server's `instructions`: sent to the client when it connects, so that a model knows when
+ * to use which tool without a prompt written for it.
+ */
+export const INSTRUCTIONS = `Twining keeps the shared record of the agents and people working on this repository in its .twining/ folder: who is working (agents), what help is needed (delegations), what work was handed over (handoffs, each with a snapshot of the decisions, warnings and findings in its scope), the decisions behind the code and the blackboard of warnings and findings. Other agents read and write it at the same time; nothing you write is lost.
+
+When to use which tool:
+- At the start of a session, call twining_register with your own agent_id and your capabilities. Then call twining_handoffs with acknowledged=false and target_agent set to your agent_id: work handed to you is waiting there.
+- When you take over a handoff, call twining_acknowledge with its id and your agent_id first, then twining_verify with its id: it says whether the context snapshot is intact and which decisions or warnings changed since it was written.
+- Before you edit a file or folder, call twining_decisions with scope set to it, and twining_read with entry_types ["warning"] and the same scope: respect the active decisions, and do not repeat what a warning describes.
+- When you make a choice where alternatives existed, record it with twining_decide (context, rationale, the rejected alternatives). Post what you find with twining_post (entry_type "finding"), and what others must watch out for as "warning". Never post entry_type "decision".
+- When you need help you cannot give yourself, call twining_delegate with the capabilities it needs; twining_discover ranks the agents that could take it.
+- When you stop before the work is done, or it is done and someone else continues, call twining_handoff with your agent_id as source_agent, the scope you worked in, a summary and each result with its status; the snapshot of the decisions, warnings and findings in scope is attached automatically. Use continues to link it to the handoff you picked up.
+- Scopes are paths: a file ("src/auth/jwt.ts"), a folder ending in "/" ("src/auth/"), or "project". Use the narrowest that fits.
+- Errors come back as {"error":true,"message":…,"code":…}; the message names the field or file at fault, and nothing was written.`;

@@ -1,0 +1,123 @@
+/**
+ * `twining mcp`: the engine as a stdio MCP server, for every agent that speaks MCP (Claude Code,
+ * Codex, Cursor, Cline, Roo, and MCP clients inside VS Code).
+ *
+ * Contract, so that agents and prompts written for twining-mcp work unchanged (FORMAT.md §6):
+ * - one tool per operation, named `twining_<operation>` (twining-mcp's names where it has the
+ *   tool), with the operation's own input schema, generated from the core's zod schemas;
+ * - a result is one text item holding the compact JSON result, with at least twining-mcp's fields;
+ * - an error is the text `{"error":true,"message":…,"code":…}`, as twining-mcp writes it, and,
+ *   unlike twining-mcp, also flagged `isError` so that a client cannot take it for a result.
+ *   Invalid input is refused before anything is written, naming every field at fault.
+ *
+ * One engine is kept open for the life of the server: each call looks at the files it needs by
+ * their size and change time and parses only what was appended since, so a write by another
+ * process (twining-mcp, the CLI, the extension) is seen by the next call, and a call on a folder
+ * with 100k entries does not re-read it. Writes take the same locks as twining-mcp.
+ *
+ * Nothing but the protocol is written to standard output; warnings go to standard error.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { OPERATION_NAMES, jsonSchemaOf, type OperationName } from '../core/schemas';
+import { openWorkspace, type Workspace } from '../core/workspace';
+import { TwiningError, isTwiningError } from '../core/errors';
+import type { HandoffRecord } from '../core/records';
+import { OPERATIONS, toolName } from '../extension/operations';
+import { INSTRUCTIONS } from './instructions';
+
+const BY_TOOL = new Map<string, OperationName>(OPERATION_NAMES.map(op => [toolName(op), op]));
+
+/** The tool list: every operation, its schema and what it does, with hints for the client. */
+export function toolList(): Tool[] {
+  return OPERATION_NAMES.map(op => {
+    const info = OPERATIONS[op];
+    return {
+      name: toolName(op),
+      title: info.title,
+      description: info.model,
+      inputSchema: jsonSchemaOf(op) as Tool['inputSchema'],
+      annotations: {
+        title: info.title,
+        readOnlyHint: !info.writes,
+        // Writes append or merge; none removes what another agent wrote.
+        destructiveHint: false,
+        idempotentHint: !info.writes,
+        openWorldHint: false,
+      },
+    };
+  });
+}
+
+/**
+ * What twining-mcp's tool returns, at least: for a handoff it reports `result_count` and
+ * `context_snapshot_size`, where the library returns the whole stored record (kept as well).
+ */
+function asToolResult(op: OperationName, result: unknown): unknown {
+  if (op !== 'handoff') return result;
+  const h = result as HandoffRecord;
+  const s = h.context_snapshot;
+  return {
+    ...h,
+    result_count: h.results.length,
+    context_snapshot_size: { decisions: s.decision_ids.length, warnings: s.warning_ids.length, findings: s.finding_ids.length },
+  };
+}
+
+function text(value: unknown, isError = false): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], ...(isError ? { isError: true } : {}) };
+}
+
+/** Runs one tool call against the engine; never throws (errors become error results). */
+export async function callTool(engine: Workspace, name: string, args: unknown): Promise<CallToolResult> {
+  const op = BY_TOOL.get(name);
+  try {
+    if (!op) throw new TwiningError('INVALID_INPUT', `Unknown tool "${name}"; the tools are ${[...BY_TOOL.keys()].join(', ')}`);
+    // The engine validates the input before it touches a file (INVALID_INPUT naming each field).
+    const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, args ?? {});
+    return text(asToolResult(op, result));
+  } catch (error) {
+    const code = isTwiningError(error) ? error.code : 'INTERNAL_ERROR';
+    const message = error instanceof Error ? error.message : String(error);
+    return text({ error: true, message, code }, true);
+  }
+}
+
+export interface McpServerOptions {
+  /** The project folder that holds (or will hold) `.twining/`. */
+  dir: string;
+  /** The server's version, reported to clients. */
+  version: string;
+  now?: () => Date;
+  warn?: (message: string) => void;
+}
+
+/** An MCP server on one project's engine, not yet connected to a transport. */
+export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled(): Promise<void> }> {
+  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn });
+  const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const inFlight = new Set<Promise<CallToolResult>>();
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList() }));
+  server.setRequestHandler(CallToolRequestSchema, request => {
+    const call = callTool(engine, request.params.name, request.params.arguments);
+    inFlight.add(call);
+    void call.finally(() => inFlight.delete(call));
+    return call;
+  });
+  return { server, settled: async () => void (await Promise.all(inFlight)) };
+}
+
+/**
+ * `twining mcp`: serves on standard input and output until the client closes its end; calls
+ * still running then are finished (and their writes completed) before the server stops.
+ */
+export async function serveStdio(options: McpServerOptions): Promise<void> {
+  const { server, settled } = await createServer(options);
+  const closed = new Promise<void>(resolve => {
+    server.onclose = () => resolve();
+    process.stdin.once('end', () => void settled().then(() => server.close()));
+  });
+  await server.connect(new StdioServerTransport());
+  await closed;
+}
