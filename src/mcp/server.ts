@@ -21,7 +21,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OPERATION_NAMES, jsonSchemaOf, type OperationName } from '../core/schemas';
-import { openWorkspace, type Workspace } from '../core/workspace';
+import { openWorkspace, type TwiningEngine } from '../core/engine';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
 import { OPERATIONS, toolName } from '../extension/operations';
@@ -70,7 +70,7 @@ function text(value: unknown, isError = false): CallToolResult {
 }
 
 /** Runs one tool call against the engine; never throws (errors become error results). */
-export async function callTool(engine: Workspace, name: string, args: unknown): Promise<CallToolResult> {
+export async function callTool(engine: TwiningEngine, name: string, args: unknown): Promise<CallToolResult> {
   const op = BY_TOOL.get(name);
   try {
     if (!op) throw new TwiningError('INVALID_INPUT', `Unknown tool "${name}"; the tools are ${[...BY_TOOL.keys()].join(', ')}`);
