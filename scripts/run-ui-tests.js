@@ -3,11 +3,13 @@
 // real VS Code workbench: prepares a workspace (the fixture as `.twining` + a few source files),
 // starts the VS Code server with this repository as the extension under development, and runs
 // each UI test file as a child process with the workbench URL in its environment (see
-// test/ui/ui.test.ts). Builds nothing itself.
+// test/ui/ui.test.ts). Files in SELF_SERVED start their server themselves, as a user would
+// (test/ui/demo.test.ts runs `npm start`'s script). Builds nothing itself.
 //
-//   node scripts/run-ui-tests.js [--summary FILE]
+//   node scripts/run-ui-tests.js [NAME...] [--screenshots DIR] [--summary FILE]
 //
-// Screenshots go to .test-output/screenshots/. TWINING_TEST_VERBOSE=1 echoes the extension host's
+// NAME runs only test/ui/NAME.test.ts. --screenshots DIR: the demo test saves the README's
+// pictures there (`npm run screenshots`). Other screenshots go to .test-output/screenshots/. TWINING_TEST_VERBOSE=1 echoes the extension host's
 // console; TWINING_KEEP_RUN=1 keeps the run folders.
 'use strict';
 
@@ -19,6 +21,8 @@ const { startServer } = require('./host-server');
 const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('./workspace');
 
 const FILE_TIMEOUT_MS = 10 * 60 * 1000;
+/** Test files that start their own server (the demo, through scripts/start.js). */
+const SELF_SERVED = new Set(['demo.test.js']);
 
 function runChild(file, env) {
   return new Promise(resolve => {
@@ -31,10 +35,11 @@ function runChild(file, env) {
   });
 }
 
-async function runUiTests() {
+async function runUiTests({ only = [], screenshotsOut } = {}) {
   const dir = path.join(REPO, 'out', 'ui');
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => f.endsWith('.test.js')).sort() : [];
-  if (files.length === 0) throw new Error('no out/ui/*.test.js: build with `node esbuild.js --tests`');
+  const all = fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => f.endsWith('.test.js')).sort() : [];
+  const files = only.length ? all.filter(f => only.includes(f.replace(/\.test\.js$/, ''))) : all;
+  if (files.length === 0) throw new Error(`no out/ui/${only.length ? `{${only.join(',')}}` : '*'}.test.js: build with \`node esbuild.js --tests\``);
   const host = ensureHost();
   const screenshots = path.join(REPO, '.test-output', 'screenshots');
   fs.mkdirSync(screenshots, { recursive: true });
@@ -48,21 +53,22 @@ async function runUiTests() {
     let server;
     let crashed = false; // no summary from the test file: the server's log may tell why
     try {
-      server = await startServer({
-        name: 'ui',
-        host,
-        workspaceOrFolderUri: ws.open,
-        extensionDevelopmentPath: REPO,
-        env: { TWINING_NOW },
-      });
-      console.log(`ui: ${f} (workbench ${server.baseUrl})`);
-      const code = await runChild(path.join(dir, f), {
-        TWINING_UI_URL: server.url(),
-        TWINING_UI_WORKSPACE: ws.folders[0],
-        TWINING_UI_CHROMIUM: host.chromium,
-        TWINING_TEST_SUMMARY: summaryFile,
-        TWINING_SCREENSHOTS: screenshots,
-      });
+      const env = { TWINING_TEST_SUMMARY: summaryFile, TWINING_SCREENSHOTS: screenshots, TWINING_UI_CHROMIUM: host.chromium };
+      if (screenshotsOut) env.TWINING_SCREENSHOTS_OUT = path.resolve(screenshotsOut);
+      if (SELF_SERVED.has(f)) {
+        console.log(`ui: ${f}`);
+      } else {
+        server = await startServer({
+          name: 'ui',
+          host,
+          workspaceOrFolderUri: ws.open,
+          extensionDevelopmentPath: REPO,
+          env: { TWINING_NOW },
+        });
+        console.log(`ui: ${f} (workbench ${server.baseUrl})`);
+        Object.assign(env, { TWINING_UI_URL: server.url(), TWINING_UI_WORKSPACE: ws.folders[0] });
+      }
+      const code = await runChild(path.join(dir, f), env);
       let summary;
       try {
         summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
@@ -98,9 +104,12 @@ async function runUiTests() {
 module.exports = { runUiTests };
 
 if (require.main === module) {
-  const i = process.argv.indexOf('--summary');
-  const summaryArg = i >= 0 ? process.argv[i + 1] : undefined;
-  runUiTests()
+  const args = process.argv.slice(2);
+  const option = name => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  const summaryArg = option('--summary');
+  const screenshotsOut = option('--screenshots');
+  const only = args.filter((a, i) => !a.startsWith('--') && !['--summary', '--screenshots'].includes(args[i - 1]));
+  runUiTests({ only, screenshotsOut })
     .then(total => {
       if (summaryArg) fs.writeFileSync(summaryArg, JSON.stringify(total, null, 2));
       for (const f of total.failures) console.log(`  FAIL [ui] ${f.title}`);

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
-// `npm start`: builds the extension and opens it in a real VS Code (the VS Code server bundled in
-// code-server) that you use from your browser, with this repository as the extension under
-// development.
+// `npm start`: installs what is missing, builds the extension, prepares the demo workspace and
+// opens it in a real VS Code (the VS Code server bundled in code-server) that you use from your
+// browser, with this repository as the extension under development. Prints the address.
 //
-//   npm start                  opens .test-output/demo-workspace (a copy of the test fixture)
+//   npm start                  the demo: a sample project whose .twining/ tells a team's story
+//                              (scripts/demo.js), written on first use, relative to that moment
+//   npm start -- --reset       writes the demo afresh (times are relative to now again)
 //   npm start -- FOLDER        opens FOLDER instead
-//   npm start -- --reset       copies the fixture into the demo workspace afresh
 //
-// Environment: PORT (default 8765; another free port when it is taken); TWINING_NOW pins the
-// extension's clock (the demo workspace pins it near the fixture's timestamps so that its agents
-// show as active; set TWINING_NOW= to use the real time). Rebuild with `npm run build` (or keep
-// `npm run watch` running) and run "Developer: Reload Window" in the browser to load changes.
-// Stop with Ctrl+C: the server's whole process group is stopped.
+// The extension runs on the real clock. Environment: PORT (default 8765; another free port when it
+// is taken), TWINING_DEMO_DIR (where the demo lives; default .test-output/demo-workspace),
+// TWINING_VERBOSE=1 (the server's output). Rebuild with `npm run build` (or keep `npm run watch`
+// running) and run "Developer: Reload Window" in the browser to load changes.
+// Ctrl+C stops the server's whole process group (the file watcher and extension host with it).
 'use strict';
 
 const fs = require('fs');
@@ -19,7 +20,9 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { ensureHost } = require('./setup-host');
 const { startServer } = require('./host-server');
-const { REPO, TWINING_NOW, makeProject } = require('./workspace');
+const { prepareDemo } = require('./demo');
+
+const REPO = path.resolve(__dirname, '..');
 
 function ensureDependencies() {
   const installed = path.join(REPO, 'node_modules', '.package-lock.json');
@@ -36,6 +39,26 @@ function build() {
   if (r.status !== 0) throw new Error('the build failed');
 }
 
+/** The demo workspace: written when missing or with --reset, else reused as it is. */
+async function demoFolder(reset) {
+  const folder = path.resolve(process.env.TWINING_DEMO_DIR || path.join(REPO, '.test-output', 'demo-workspace'));
+  const marker = `${folder}.prepared.json`;
+  let prepared;
+  try {
+    prepared = JSON.parse(fs.readFileSync(marker, 'utf8'));
+  } catch {}
+  if (reset || !prepared || !fs.existsSync(path.join(folder, '.twining'))) {
+    if (reset || !prepared) fs.rmSync(folder, { recursive: true, force: true });
+    const demo = await prepareDemo(folder);
+    fs.writeFileSync(marker, JSON.stringify({ at: new Date().toISOString(), agentId: demo.agentId }, null, 2) + '\n');
+    console.log(`demo workspace written (you are ${demo.agentId}; a handoff waits for you)`);
+  } else {
+    const minutes = Math.round((Date.now() - Date.parse(prepared.at)) / 60000);
+    console.log(`demo workspace from ${minutes} min ago (its agents and delegations age with the clock; \`npm start -- --reset\` writes it afresh)`);
+  }
+  return folder;
+}
+
 async function main() {
   const args = process.argv.slice(2);
   const reset = args.includes('--reset');
@@ -46,18 +69,12 @@ async function main() {
   const host = ensureHost();
 
   let folder;
-  const env = {};
   if (folderArg) {
     folder = path.resolve(folderArg);
     if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new Error(`not a folder: ${folder}`);
   } else {
-    folder = path.join(REPO, '.test-output', 'demo-workspace');
-    if (reset) fs.rmSync(folder, { recursive: true, force: true });
-    makeProject(folder, { twining: !fs.existsSync(path.join(folder, '.twining')) });
-    env.TWINING_NOW = TWINING_NOW;
+    folder = await demoFolder(reset);
   }
-  if ('TWINING_NOW' in process.env) env.TWINING_NOW = process.env.TWINING_NOW;
-  if (env.TWINING_NOW === '') delete env.TWINING_NOW;
 
   const server = await startServer({
     name: 'start',
@@ -69,14 +86,13 @@ async function main() {
     // honoured only with --enable-smoke-test-driver: without it the workbench opens without the
     // extension (checked with VS Code 1.139 from code-server 4.139.1).
     smokeTestDriver: true,
-    env,
     inheritOutput: process.env.TWINING_VERBOSE === '1',
   });
   const url = server.url();
   console.log('');
   console.log(`VS Code (${path.basename(host.codeServerDir)} ${require(path.join(host.codeServerDir, 'package.json')).version}) with Twining under development:`);
   console.log(`  workspace: ${folder}`);
-  if (env.TWINING_NOW) console.log(`  clock pinned: TWINING_NOW=${env.TWINING_NOW}`);
+  if (process.env.TWINING_NOW) console.log(`  clock pinned: TWINING_NOW=${process.env.TWINING_NOW}`);
   console.log(`  server log: ${server.logFile}`);
   console.log('');
   console.log(`Open in a browser:\n  ${url}`);

@@ -5,62 +5,15 @@
 //   TWINING_UI_WORKSPACE   the workspace folder (with .twining copied from the fixture)
 //   TWINING_TEST_SUMMARY   where to write {passed, failed, skipped, failures: [{title, error}]}
 //   TWINING_SCREENSHOTS    the screenshot folder (default .test-output/screenshots)
-// Plain async steps (not node:test, so that `node --test out/unit` never picks this file up):
-// each step passes or fails; a step whose prerequisite failed is skipped.
+// Steps: test/ui/steps.ts.
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import {
-  Workbench, answerInputBox, closeQuickInput, expandPane, launchWorkbench, openFile, openViewContainer, pickQuickItem, runCommand,
+  answerInputBox, closeQuickInput, expandPane, launchWorkbench, openFile, openViewContainer, pickQuickItem, runCommand,
   screenshot, sleep, stableQuickInputState, waitForRows, waitForWorkbench,
 } from './workbench';
-
-interface Failure {
-  title: string;
-  error: string;
-}
-
-const summary = { passed: 0, failed: 0, skipped: 0, failures: [] as Failure[] };
-const failedSteps = new Set<string>();
-let wb: Workbench | undefined;
-
-function page(): Page {
-  if (!wb) throw new Error('the workbench is not open');
-  return wb.page;
-}
-
-/** Runs one step; `needs` names earlier steps that must have passed. */
-async function step(title: string, fn: () => Promise<void>, { needs = [] as string[], timeoutMs = 90000 } = {}): Promise<void> {
-  const missing = needs.filter(n => failedSteps.has(n));
-  if (missing.length) {
-    summary.skipped++;
-    failedSteps.add(title);
-    console.log(`- skip ${title} (needs: ${missing.join(', ')})`);
-    return;
-  }
-  const started = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      fn(),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`step timed out after ${timeoutMs / 1000} s`)), timeoutMs))),
-    ]);
-    summary.passed++;
-    console.log(`✔ ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  } catch (error) {
-    summary.failed++;
-    failedSteps.add(title);
-    const text = error instanceof Error ? error.stack || error.message : String(error);
-    summary.failures.push({ title, error: text });
-    console.log(`✘ ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)\n${text.replace(/^/gm, '    ')}`);
-    if (wb) {
-      const shot = await screenshot(wb.page, `failed-${title}`).catch(() => undefined);
-      if (shot) console.log(`    screenshot: ${shot}`);
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { page, runSteps, step, useWorkbench } from './steps';
 
 const includesAll = (rows: string[], expected: string[]) => expected.every(e => rows.some(r => r.includes(e)));
 
@@ -141,7 +94,7 @@ async function main(): Promise<void> {
   if (!url || !folder) throw new Error('TWINING_UI_URL and TWINING_UI_WORKSPACE must be set (run scripts/run-ui-tests.js)');
 
   await step('the workbench loads', async () => {
-    wb = await launchWorkbench(url, { echoLogs: process.env.TWINING_TEST_VERBOSE === '1' });
+    useWorkbench(await launchWorkbench(url, { echoLogs: process.env.TWINING_TEST_VERBOSE === '1' }));
     await waitForWorkbench(page());
   });
 
@@ -208,28 +161,4 @@ async function main(): Promise<void> {
   }, { needs: ['Create Handoff from the palette, scoped to the active editor, writes a handoff'] });
 }
 
-async function finish(): Promise<void> {
-  const logs = wb?.logs || [];
-  if (wb) await wb.close();
-  if ((summary.failed > 0 && logs.length) || process.env.TWINING_TEST_VERBOSE === '1') {
-    console.log('---- extension host console ----');
-    for (const l of logs.slice(-200)) console.log(`[ui:exthost] ${l}`);
-    console.log('---- end ----');
-  }
-  const file = process.env.TWINING_TEST_SUMMARY;
-  if (file) fs.writeFileSync(file, JSON.stringify(summary, null, 2));
-  console.log(`ui: ${summary.passed} passed, ${summary.failed} failed${summary.skipped ? `, ${summary.skipped} skipped` : ''}`);
-  process.exitCode = summary.failed > 0 ? 1 : 0;
-}
-
-main()
-  .catch(error => {
-    summary.failed++;
-    summary.failures.push({ title: 'ui test harness', error: error instanceof Error ? error.stack || error.message : String(error) });
-    console.log(`✘ ui test harness: ${error instanceof Error ? error.stack : error}`);
-  })
-  .then(finish)
-  .catch(error => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+runSteps('ui', main);

@@ -146,6 +146,22 @@ export async function waitForRows(
   }
 }
 
+/**
+ * Expands the first row of a view pane whose text contains `text`: clicks its twistie while it is
+ * collapsed (a refresh of the tree may re-render it) and waits until it says it is expanded.
+ */
+export async function expandRow(page: Page, title: string, text: string | RegExp, timeout = 15000): Promise<void> {
+  const row = pane(page, title).first().locator('.pane-body .monaco-list-row').filter({ hasText: text }).first();
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    await row.waitFor({ state: 'visible', timeout: Math.max(1, deadline - Date.now()) });
+    if ((await row.getAttribute('aria-expanded')) === 'true') return;
+    if (Date.now() > deadline) throw new Error(`view "${title}": the row "${text}" did not expand within ${timeout} ms`);
+    await row.locator('.monaco-tl-twistie').click();
+    await sleep(300);
+  }
+}
+
 /** Expands collapsed tree rows of a pane (one level per call) and returns how many it expanded. */
 export async function expandAllRows(page: Page, title: string): Promise<number> {
   const collapsed = pane(page, title).first().locator('.pane-body .monaco-list-row[aria-expanded="false"]');

@@ -1,0 +1,90 @@
+// The step harness of the UI test files (test/ui/*.test.ts): plain async steps, not node:test, so
+// that `node --test out/unit` never picks these files up. Each step passes or fails (with a
+// screenshot of the workbench when one is open); a step whose prerequisite failed is skipped. The
+// summary goes to TWINING_TEST_SUMMARY for scripts/run-ui-tests.js.
+import * as fs from 'fs';
+import type { Page } from 'playwright-core';
+import { Workbench, screenshot } from './workbench';
+
+interface Failure {
+  title: string;
+  error: string;
+}
+
+const summary = { passed: 0, failed: 0, skipped: 0, failures: [] as Failure[] };
+const failedSteps = new Set<string>();
+let current: Workbench | undefined;
+
+/** The workbench the steps run in (for screenshots of failures and the console at the end). */
+export function useWorkbench(wb: Workbench | undefined): void {
+  current = wb;
+}
+
+export function page(): Page {
+  if (!current) throw new Error('the workbench is not open');
+  return current.page;
+}
+
+/** Runs one step; `needs` names earlier steps that must have passed. */
+export async function step(title: string, fn: () => Promise<void>, { needs = [] as string[], timeoutMs = 90000 } = {}): Promise<boolean> {
+  const missing = needs.filter(n => failedSteps.has(n));
+  if (missing.length) {
+    summary.skipped++;
+    failedSteps.add(title);
+    console.log(`- skip ${title} (needs: ${missing.join(', ')})`);
+    return false;
+  }
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      fn(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`step timed out after ${timeoutMs / 1000} s`)), timeoutMs))),
+    ]);
+    summary.passed++;
+    console.log(`✔ ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    return true;
+  } catch (error) {
+    summary.failed++;
+    failedSteps.add(title);
+    const text = error instanceof Error ? error.stack || error.message : String(error);
+    summary.failures.push({ title, error: text });
+    console.log(`✘ ${title} (${((Date.now() - started) / 1000).toFixed(1)} s)\n${text.replace(/^/gm, '    ')}`);
+    if (current) {
+      const shot = await screenshot(current.page, `failed-${title}`).catch(() => undefined);
+      if (shot) console.log(`    screenshot: ${shot}`);
+    }
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs `main`, then closes the workbench, prints its console when something failed, writes the summary. */
+export function runSteps(name: string, main: () => Promise<void>, cleanup: () => Promise<void> = async () => {}): void {
+  const finish = async () => {
+    await cleanup().catch(error => console.log(`cleanup: ${error instanceof Error ? error.stack : error}`));
+    const logs = current?.logs || [];
+    if (current) await current.close();
+    if ((summary.failed > 0 && logs.length) || process.env.TWINING_TEST_VERBOSE === '1') {
+      console.log('---- extension host console ----');
+      for (const l of logs.slice(-200)) console.log(`[${name}:exthost] ${l}`);
+      console.log('---- end ----');
+    }
+    const file = process.env.TWINING_TEST_SUMMARY;
+    if (file) fs.writeFileSync(file, JSON.stringify(summary, null, 2));
+    console.log(`${name}: ${summary.passed} passed, ${summary.failed} failed${summary.skipped ? `, ${summary.skipped} skipped` : ''}`);
+    process.exitCode = summary.failed > 0 ? 1 : 0;
+  };
+  main()
+    .catch(error => {
+      summary.failed++;
+      summary.failures.push({ title: `${name} test harness`, error: error instanceof Error ? error.stack || error.message : String(error) });
+      console.log(`✘ ${name} test harness: ${error instanceof Error ? error.stack : error}`);
+    })
+    .then(finish)
+    .catch(error => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}
