@@ -206,7 +206,7 @@ async function prepareDemo(folder, { now = new Date(), agentId = userAgentId() }
     results: [done('UsersPage loads 50 at a time and follows next_cursor'), { description: 'Orders page still uses ?page=', status: 'partial' }],
   });
 
-  at(1.5);
+  at(0.5);
   await ws.delegate({ summary: "Review refresh-token rotation before Friday's release", required_capabilities: ['security', 'review'], urgency: 'high', timeout_ms: 4 * HOUR, scope: 'src/auth/', agent_id: 'security-reviewer' });
   at(0.2);
   await ws.post({ entry_type: 'finding', summary: 'GET /users p95 is 38 ms with cursors (410 ms with OFFSET)', scope: 'src/api/users.ts', agent_id: 'backend-dev' });

@@ -4,7 +4,7 @@
 // starts the VS Code server with this repository as the extension under development, and runs
 // each UI test file as a child process with the workbench URL in its environment (see
 // test/ui/ui.test.ts). Files in SELF_SERVED start their server themselves, as a user would
-// (test/ui/demo.test.ts runs `npm start`'s script). Builds nothing itself.
+// (test/ui/demo.test.ts runs `npm start`'s script, test/ui/package.test.ts the installed .vsix). Builds nothing itself.
 //
 //   node scripts/run-ui-tests.js [NAME...] [--screenshots DIR] [--summary FILE]
 //
@@ -21,8 +21,8 @@ const { startServer } = require('./host-server');
 const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('./workspace');
 
 const FILE_TIMEOUT_MS = 10 * 60 * 1000;
-/** Test files that start their own server (the demo, through scripts/start.js). */
-const SELF_SERVED = new Set(['demo.test.js']);
+/** Test files that start their own server (the demo through scripts/start.js; the installed .vsix). */
+const SELF_SERVED = new Set(['demo.test.js', 'package.test.js']);
 
 function runChild(file, env) {
   return new Promise(resolve => {
