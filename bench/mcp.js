@@ -63,14 +63,16 @@ async function timeServer(label, command, args, env, reps) {
   const firstRead = await read();
   const posts = [];
   const reads = [];
+  let seen = 0;
   for (let i = 1; i <= reps; i++) {
     posts.push((await post(i)).ms);
     const r = await read();
-    if (!r.value.entries.some(e => e.summary === `bench warning ${i}`)) throw new Error(`${label}: the read did not see the post just made`);
+    // Reported, not required: twining-mcp archives a large blackboard on its own (FORMAT.md §5.10).
+    if (r.value.entries.some(e => e.summary === `bench warning ${i}`)) seen++;
     reads.push(r.ms);
   }
   await client.close();
-  return { label, post_cold_ms: firstPost.ms, read_cold_ms: firstRead.ms, post_ms: median(posts), read_ms: median(reads), total_count: firstRead.value.total_count };
+  return { label, post_cold_ms: firstPost.ms, read_cold_ms: firstRead.ms, post_ms: median(posts), read_ms: median(reads), reads_that_saw_the_post: `${seen}/${reps}` };
 }
 
 async function main() {
@@ -89,12 +91,17 @@ async function main() {
       results.push(await timeServer('twining-mcp (reference)', process.execPath, [path.resolve(reference), '--project', copy], env, reps));
     }
   } finally {
-    fs.rmSync(parent, { recursive: true, force: true });
+    // A server killed on close may still be finishing a write (twining-mcp's metrics): retry.
+    try {
+      fs.rmSync(parent, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    } catch (error) {
+      process.stderr.write(`bench mcp: could not remove ${parent}: ${error.message}\n`);
+    }
   }
   const f = v => v.toFixed(1).padStart(9);
   console.log(`\nMCP tool calls on ${size.toLocaleString('en')} blackboard entries (ms; medians of ${reps}, first call apart)`);
-  console.log(`${'server'.padEnd(30)}${'post'.padStart(9)}${'read'.padStart(9)}${'1st post'.padStart(9)}${'1st read'.padStart(9)}`);
-  for (const r of results) console.log(`${r.label.padEnd(30)}${f(r.post_ms)}${f(r.read_ms)}${f(r.post_cold_ms)}${f(r.read_cold_ms)}`);
+  console.log(`${'server'.padEnd(30)}${'post'.padStart(9)}${'read'.padStart(9)}${'1st post'.padStart(9)}${'1st read'.padStart(9)}  read saw the post`);
+  for (const r of results) console.log(`${r.label.padEnd(30)}${f(r.post_ms)}${f(r.read_ms)}${f(r.post_cold_ms)}${f(r.read_cold_ms)}  ${r.reads_that_saw_the_post}`);
   if (results.length === 2) {
     const [ours, theirs] = results;
     console.log(`ratio (twining-mcp / ours): post ${(theirs.post_ms / ours.post_ms).toFixed(1)}x, read ${(theirs.read_ms / ours.read_ms).toFixed(1)}x`);
