@@ -14,6 +14,7 @@ import { openWorkspace, Workspace } from './core/engine';
 import { TwiningError, isTwiningError } from './core/errors';
 import { version } from '../package.json';
 import type { AgentScore, Delegation, HandoffIndexLine, HandoffRecord, VerifyResult } from './core/records';
+import { GIT_COMMANDS, isGitCommand, runGitCommand } from './gitCommands';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 interface Field { name: string; kind: FieldKind; required: boolean; description?: string; choices?: string[] }
@@ -175,6 +176,7 @@ function help(op?: string): string {
     '  init'.padEnd(16) + 'Create .twining/ (never overwrites)',
     '  mcp'.padEnd(16) + 'Serve every operation as an MCP tool over standard input and output',
     ...OPERATION_NAMES.map(n => `  ${n}`.padEnd(16) + (inputs[n].description ?? '')),
+    ...Object.entries(GIT_COMMANDS).map(([n, d]) => `  ${n}`.padEnd(16) + d),
     '',
     'Run `twining <command> --help` for its options.',
     COMMON,
@@ -269,6 +271,7 @@ function render(op: Parsed['op'], result: unknown, now: Date): string {
 
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   if (argv[0] === 'mcp') return mcp(argv.slice(1), out, err);
+  if (isGitCommand(argv[0])) return runGitCommand(argv[0], argv.slice(1), out, err);
   let parsed: Parsed;
   try {
     parsed = parseArgs(argv);

@@ -1,0 +1,115 @@
+/**
+ * `twining git-setup`: makes git merge `.twining/` by record.
+ *  1. `.twining/.gitattributes` names the files the `twining` merge driver handles. It is meant to
+ *     be committed, so the whole team shares it.
+ *  2. The repository's local git config defines the driver (`merge.twining.driver`). git never runs
+ *     a command from committed files, so each clone runs the set-up once.
+ * Idempotent: only what is missing or different is written, and the result says what changed.
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { git, repositoryRoot } from './run';
+import { DRIVER_ARGS } from '../merge/driver';
+import { TwiningError } from '../errors';
+
+export const DRIVER_NAME = 'twining';
+export const ATTRIBUTES_HEADER = '# Twining: git merges these files record by record (`twining git-setup`).';
+/** Paths inside `.twining/` with record rules (src/core/merge/index.ts); config.yml keeps git's text merge. */
+export const ATTRIBUTE_LINES = [
+  'blackboard.jsonl',
+  'archive/*.jsonl',
+  'handoffs/index.jsonl',
+  'handoffs/*.json',
+  'decisions/*.json',
+  'agents/registry.json',
+  'graph/*.json',
+].map(p => `${p} merge=${DRIVER_NAME}`);
+
+/** Quotes one word for the POSIX shell git runs drivers with (also git for Windows' sh). */
+const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The driver command line for a CLI bundle: `'node' '/…/dist/cli.js' merge %O %A %B %P %L`. Inside
+ * VS Code the runtime is its Electron binary, which acts as Node with ELECTRON_RUN_AS_NODE=1.
+ */
+export function driverCommand(cliPath: string, runtime: string = process.execPath, electron = process.versions.electron !== undefined): string {
+  return `${electron ? 'ELECTRON_RUN_AS_NODE=1 ' : ''}${shellQuote(runtime)} ${shellQuote(cliPath)} merge ${DRIVER_ARGS}`;
+}
+
+/** The cli.js a configured driver command runs, if it is one of ours. */
+export function cliPathOf(command: string): string | undefined {
+  return /'([^']*cli\.js)' merge %O %A %B/.exec(command)?.[1];
+}
+
+export interface GitMergeState {
+  /** Top of the work tree, or undefined outside a git repository. */
+  repository?: string;
+  /** `merge.twining.driver` from the repository's config, if set. */
+  driver?: string;
+  /** `.twining/.gitattributes` has every line. */
+  attributes: boolean;
+  /** Some file under `.twining/` is tracked by git. */
+  tracked: boolean;
+}
+
+export async function gitMergeState(projectDir: string): Promise<GitMergeState> {
+  const repository = await repositoryRoot(projectDir);
+  if (!repository) return { attributes: false, tracked: false };
+  const [driver, tracked, attributes] = await Promise.all([
+    git(projectDir, ['config', '--get', `merge.${DRIVER_NAME}.driver`]),
+    git(projectDir, ['ls-files', '--', '.twining']),
+    fs.readFile(path.join(projectDir, '.twining', '.gitattributes'), 'utf8').catch(() => ''),
+  ]);
+  const have = new Set(attributes.split(/\r?\n/).map(l => l.trim()));
+  return {
+    repository,
+    driver: driver.code === 0 ? driver.stdout.trim() : undefined,
+    attributes: ATTRIBUTE_LINES.every(l => have.has(l)),
+    tracked: tracked.code === 0 && tracked.stdout.trim() !== '',
+  };
+}
+
+export interface GitSetupResult {
+  repository: string;
+  attributesFile: string;
+  /** What this run changed, one sentence each; empty when everything was already in place. */
+  changed: string[];
+  /** The driver command now configured. */
+  driver: string;
+}
+
+export async function gitSetup(projectDir: string, command: string): Promise<GitSetupResult> {
+  const repository = await repositoryRoot(projectDir);
+  if (!repository) throw new TwiningError('NOT_FOUND', `${projectDir} is not inside a git repository; nothing was changed`);
+  const folder = path.join(projectDir, '.twining');
+  if (!(await fs.stat(folder).catch(() => undefined))?.isDirectory()) {
+    throw new TwiningError('NOT_FOUND', `${folder} does not exist; run \`twining init\` first. Nothing was changed`);
+  }
+  const changed: string[] = [];
+  const attributesFile = path.join(folder, '.gitattributes');
+  const existing = await fs.readFile(attributesFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  const have = new Set((existing ?? '').split(/\r?\n/).map(l => l.trim()));
+  const missing = ATTRIBUTE_LINES.filter(l => !have.has(l));
+  if (missing.length > 0) {
+    const prefix = existing === undefined || existing === '' ? `${ATTRIBUTES_HEADER}\n` : existing.endsWith('\n') ? '' : '\n';
+    await fs.writeFile(attributesFile, `${existing ?? ''}${prefix}${missing.join('\n')}\n`, 'utf8');
+    changed.push(`${existing === undefined ? 'created' : 'added'} ${missing.length} line(s) in ${path.relative(repository, attributesFile)}: commit it so the whole team merges .twining/ the same way`);
+  }
+  for (const [key, value] of [
+    [`merge.${DRIVER_NAME}.name`, 'Twining: merge .twining/ records by id'],
+    [`merge.${DRIVER_NAME}.driver`, command],
+  ]) {
+    const now = await git(projectDir, ['config', '--local', '--get', key]);
+    if (now.code === 0 && now.stdout.trim() === value) continue;
+    const set = await git(projectDir, ['config', '--local', key, value]);
+    if (set.code !== 0) throw new Error(`git config ${key} failed: ${set.stderr.trim()}; ${changed.length ? changed.join('; ') : 'nothing was changed'}`);
+    changed.push(now.code === 0 ? `set ${key} (was: ${now.stdout.trim()})` : `set ${key} in the repository's local git config`);
+  }
+  return { repository, attributesFile, changed, driver: command };
+}
+
+export const LOCAL_CONFIG_NOTE =
+  'git runs merge drivers only from a repository\'s own configuration, never from committed files: everyone who clones the repository runs `twining git-setup` once (the .gitattributes lines travel with the commits).';

@@ -1,0 +1,53 @@
+/**
+ * The git merge driver: `twining merge BASE OURS THEIRS PATH [MARKER_SIZE]` (git's `%O %A %B %P
+ * %L`). Merges by record (see index.ts), writes the result over OURS and exits 0, or 1 where it had
+ * to leave conflict markers for a person. Files without record rules go to `git merge-file`, the
+ * same text merge git would have done. Git runs the driver at the top of the work tree with
+ * temporary files as arguments, so nothing here depends on the current folder beyond them.
+ */
+import { promises as fs } from 'fs';
+import { spawnSync } from 'child_process';
+import { mergeTwiningFile } from './index';
+
+export const DRIVER_ARGS = '%O %A %B %P %L';
+
+async function readSide(file: string, side: string): Promise<string> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && side === 'base') return '';
+    throw new Error(`cannot read the ${side} version (${file}): ${(error as Error).message}`);
+  }
+}
+
+export async function runMergeDriver(args: string[], err: NodeJS.WritableStream): Promise<number> {
+  const [base, ours, theirs, filePath = ours, markerArg] = args;
+  if (!base || !ours || !theirs) {
+    err.write('twining merge: usage: twining merge BASE OURS THEIRS [PATH] [MARKER_SIZE] (git passes %O %A %B %P %L)\n');
+    return 2;
+  }
+  const markerSize = Number(markerArg) > 0 ? Number(markerArg) : 7;
+  let outcome;
+  try {
+    outcome = mergeTwiningFile(filePath, await readSide(base, 'base'), await readSide(ours, 'ours'), await readSide(theirs, 'theirs'), markerSize);
+  } catch (error) {
+    err.write(`twining merge: ${filePath}: ${(error as Error).message}; ${ours} was left as it was\n`);
+    return 2;
+  }
+  if (!outcome) return textMerge(base, ours, theirs, filePath, markerSize, err);
+  await fs.writeFile(ours, outcome.text, 'utf8');
+  err.write(`twining merge: ${outcome.summary}\n`);
+  for (const note of outcome.notes) err.write(`twining merge: ${note}\n`);
+  return outcome.clean ? 0 : 1;
+}
+
+/** git's own line merge, in place over OURS: for config.yml and anything without record rules. */
+function textMerge(base: string, ours: string, theirs: string, filePath: string, markerSize: number, err: NodeJS.WritableStream): number {
+  const r = spawnSync('git', ['merge-file', `--marker-size=${markerSize}`, '-L', 'ours', '-L', 'base', '-L', 'theirs', ours, base, theirs], { encoding: 'utf8' });
+  if (r.error || r.status === null || r.status < 0 || r.status > 127) {
+    err.write(`twining merge: ${filePath}: git merge-file failed (${r.error?.message ?? r.stderr.trim() ?? `exit ${r.status}`})\n`);
+    return 2;
+  }
+  if (r.status > 0) err.write(`twining merge: ${filePath}: ${r.status} conflict(s) in a text merge; resolve them by hand\n`);
+  return r.status > 0 ? 1 : 0;
+}

@@ -1,0 +1,105 @@
+/**
+ * Three-way merge of one `.twining/` file by record, as pure functions over the three texts (git's
+ * merge base, ours and theirs). `mergeTwiningFile` picks the rules by the file's path and returns
+ * the merged text, or `undefined` for a file it has no record rules for (config.yml and others:
+ * git's ordinary text merge). The result is the same whichever side is "ours".
+ */
+import { Family, Item, itemsOf, mergeCollection } from './collection';
+import { blackboardEntries } from './blackboard';
+import { handoffIndexLines, mergeHandoffRecord } from './handoffs';
+import { decisionIndexEntries, mergeDecision } from './decisions';
+import { registryAgents } from './registry';
+import { graphItems } from './graph';
+import { Entry, Side, Unparseable, conflictText, readJsonArray, readJsonObject, readJsonl, writeJsonArray, writeJsonObject, writeJsonl } from './text';
+import { JsonObject, same } from './values';
+
+export { STATUS_PRECEDENCE } from './decisions';
+
+export interface MergeOutcome {
+  text: string;
+  /** False when the file was left with conflict markers for a person to resolve. */
+  clean: boolean;
+  /** One line saying what was merged. */
+  summary: string;
+  /** Everything worth a person's attention: unparseable lines kept, records changed on both sides … */
+  notes: string[];
+}
+
+type Kind =
+  | { shape: 'jsonl' | 'array'; family: Family; what: string }
+  | { shape: 'object'; merge: (base: JsonObject | undefined, a: JsonObject, b: JsonObject, notes: string[]) => JsonObject; what: string };
+
+/** The path inside `.twining/` (`%P` is relative to the repository, with `/` on every platform). */
+export function twiningRelative(filePath: string): string {
+  const p = filePath.replace(/\\/g, '/');
+  const at = p.lastIndexOf('.twining/');
+  return at >= 0 ? p.slice(at + '.twining/'.length) : p;
+}
+
+export function kindOf(filePath: string): Kind | undefined {
+  const rel = twiningRelative(filePath);
+  if (rel === 'blackboard.jsonl' || /^archive\/[^/]+\.jsonl$/.test(rel)) return { shape: 'jsonl', family: blackboardEntries, what: 'entries' };
+  if (rel === 'handoffs/index.jsonl') return { shape: 'jsonl', family: handoffIndexLines, what: 'handoffs' };
+  if (rel === 'decisions/index.json') return { shape: 'array', family: decisionIndexEntries, what: 'decisions' };
+  if (rel === 'agents/registry.json') return { shape: 'array', family: registryAgents, what: 'agents' };
+  if (rel === 'graph/entities.json' || rel === 'graph/relations.json') return { shape: 'array', family: graphItems, what: 'items' };
+  const record = /^(handoffs|decisions)\/([^/]+)\.json$/.exec(rel);
+  if (record?.[1] === 'handoffs') return { shape: 'object', merge: mergeHandoffRecord, what: `handoff ${record[2]}` };
+  if (record?.[1] === 'decisions') return { shape: 'object', merge: (b, x, y, n) => mergeDecision(b, x, y, n, `decision ${record[2]}`), what: `decision ${record[2]}` };
+  return undefined;
+}
+
+/** Merges one file; `undefined` when the path has no record rules. Never throws on bad content. */
+export function mergeTwiningFile(filePath: string, base: string, ours: string, theirs: string, markerSize = 7): MergeOutcome | undefined {
+  const kind = kindOf(filePath);
+  if (!kind) return undefined;
+  const notes: string[] = [];
+  try {
+    if (kind.shape === 'object') return mergeRecordFile(kind, filePath, base, ours, theirs, notes);
+    const read = (text: string, side: Side): Entry[] => (kind.shape === 'jsonl' ? readJsonl(text, filePath, side, notes) : readJsonArray(text, side));
+    const sideItems = (text: string, side: Side): Item[] => itemsOf(read(text, side), kind.family, notes, side);
+    let baseItems: Item[];
+    try {
+      baseItems = sideItems(base, 'base');
+    } catch (error) {
+      if (!(error instanceof Unparseable)) throw error;
+      notes.push(`${filePath}: the merge base ${error.reason}; merged as if both sides had added everything, so a record one side removed may come back`);
+      baseItems = [];
+    }
+    const { items, stats } = mergeCollection(baseItems, sideItems(ours, 'ours'), sideItems(theirs, 'theirs'), kind.family, notes);
+    for (const item of items) if (!item.value && kind.shape === 'array') notes.push(`${filePath}: kept an item that is not a ${kind.family.noun} record: ${item.raw.slice(0, 80)}`);
+    const text = kind.shape === 'jsonl' ? writeJsonl(items) : writeJsonArray(items);
+    const summary = `${filePath}: merged by record: ${stats.result} ${kind.what} (${stats.addedByOurs} new on ours, ${stats.addedByTheirs} new on theirs, ${stats.removed} removed, ${stats.combined} changed on both sides)`;
+    return { text, clean: true, summary, notes };
+  } catch (error) {
+    if (!(error instanceof Unparseable)) throw error;
+    return unmergeable(filePath, error, base, ours, theirs, markerSize, notes);
+  }
+}
+
+function mergeRecordFile(kind: Extract<Kind, { shape: 'object' }>, filePath: string, base: string, ours: string, theirs: string, notes: string[]): MergeOutcome {
+  let b: JsonObject | undefined;
+  try {
+    b = readJsonObject(base, 'base');
+  } catch (error) {
+    if (!(error instanceof Unparseable)) throw error;
+    notes.push(`${filePath}: the merge base ${error.reason}; merged as two new versions`);
+  }
+  const o = readJsonObject(ours, 'ours');
+  const t = readJsonObject(theirs, 'theirs');
+  if (!o || !t) {
+    // A side that emptied the file: nothing to merge by record; keep the side that has content.
+    const kept = o ?? t;
+    if (kept === undefined) return { text: '', clean: true, summary: `${filePath}: empty on both sides`, notes };
+    notes.push(`${filePath}: ${o ? 'theirs' : 'ours'} is empty; kept the other side's ${kind.what}`);
+    return { text: writeJsonObject(kept), clean: true, summary: `${filePath}: kept ${kind.what}`, notes };
+  }
+  // One side unchanged (git calls the driver for whitespace changes too): the other side as written.
+  const merged = same(o, t) || same(t, b) ? o : same(o, b) ? t : kind.merge(b, o, t, notes);
+  return { text: writeJsonObject(merged), clean: true, summary: `${filePath}: merged ${kind.what} field by field`, notes };
+}
+
+function unmergeable(filePath: string, error: Unparseable, base: string, ours: string, theirs: string, markerSize: number, notes: string[]): MergeOutcome {
+  notes.push(`${filePath}: ${error.side} ${error.reason}, so it cannot be merged by record. Both sides are left in full between conflict markers; nothing was dropped. Fix the file, then \`git add\` it.`);
+  return { text: conflictText(base, ours, theirs, markerSize), clean: false, summary: `${filePath}: CONFLICT (${error.side} ${error.reason})`, notes };
+}
