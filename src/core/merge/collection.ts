@@ -8,20 +8,40 @@
  * Items that did not parse have their text as key, so they are kept, deduplicated and removed
  * like records. The result is sorted by (time, id); an item without a time follows the timed
  * item it followed in its file, so an unparseable line stays where it was.
+ *
+ * Input is the set of distinct texts of the three sides, each knowing on which sides it occurs
+ * (`seen`): a text found on all three sides is kept without further work, which is what makes a
+ * merge of a large blackboard cost little more than reading it.
  */
-import { JsonObject, canonical, compareStrings } from './values';
+import { JsonObject, canonical, compareStrings, isObject } from './values';
+import type { Side } from './text';
 
-export interface Item {
-  /** `id:<id>` for a record, `raw:<text>#<n>` for what did not parse or has no id. */
-  key: string;
-  value?: JsonObject;
-  /** JSONL: the line as stored (without `\n`); JSON arrays: the item's compact JSON. */
+export const SIDES: readonly Side[] = ['base', 'ours', 'theirs'];
+const ALL = 7;
+
+/** One distinct text of the three sides (a JSONL line, or a JSON array item's compact text). */
+export interface Entry {
   raw: string;
-  /** Sort time and id; '' when the record has none. */
-  time: string;
-  id: string;
-  /** The (time, id) of the closest timed item before it in its file, for items without a time. */
-  anchor: [string, string];
+  /** Bit i set: occurs on SIDES[i]. */
+  seen: number;
+  /** The parsed record; null when not a JSON object; absent until needed (see `quick`). */
+  value?: JsonObject | null;
+  /** Id and time read off the text without parsing it. */
+  quick?: { id: string; time: string };
+  key?: string;
+  id?: string;
+  time?: string;
+  /** For an entry without a time: the (time, id) of the timed entry before it in its file. */
+  anchor?: [string, string];
+  /** How many times the text occurs on the side that has it most often, beyond the first. */
+  repeats?: number;
+}
+
+export interface Sides {
+  /** Each distinct text once. */
+  entries: Entry[];
+  /** Each side's texts in file order. */
+  lists: Record<Side, Entry[]>;
 }
 
 export interface Family {
@@ -34,8 +54,6 @@ export interface Family {
 }
 
 export interface CollectionStats {
-  ours: number;
-  theirs: number;
   addedByOurs: number;
   addedByTheirs: number;
   removed: number;
@@ -43,102 +61,142 @@ export interface CollectionStats {
   result: number;
 }
 
-/** Builds the items of one side from its parsed values (undefined for what did not parse) and raw texts. */
-export function itemsOf(entries: { value?: JsonObject; raw: string }[], family: Family, notes: string[], side: string): Item[] {
-  const out: Item[] = [];
-  const rawCount = new Map<string, number>();
-  let anchor: [string, string] = ['', ''];
-  for (const { value, raw } of entries) {
-    const id = value ? family.keyOf(value) : undefined;
-    if (value && id !== undefined) {
-      const time = family.timeOf(value);
-      const item: Item = { key: `id:${id}`, value, raw, time: time ?? '', id, anchor };
-      if (time !== undefined) anchor = [time, id];
-      out.push(item);
-    } else {
-      const n = (rawCount.get(raw) ?? 0) + 1;
-      rawCount.set(raw, n);
-      out.push({ key: `raw:${raw}#${n}`, value, raw, time: '', id: '', anchor });
+/** The record of an entry, parsed on first need. */
+export function valueOf(e: Entry): JsonObject | null {
+  if (e.value === undefined) {
+    let v: unknown;
+    try {
+      v = JSON.parse(e.raw.endsWith('\r') ? e.raw.slice(0, -1) : e.raw);
+    } catch {
+      v = undefined;
     }
+    e.value = isObject(v) ? v : null;
   }
-  return fold(out, family, notes, side);
+  return e.value;
 }
 
-/** Two lines of one side with the same id (an earlier hand merge): one record, combined. */
-function fold(items: Item[], family: Family, notes: string[], side: string): Item[] {
-  const byKey = new Map<string, Item>();
-  for (const item of items) {
-    const seen = byKey.get(item.key);
-    if (!seen) byKey.set(item.key, item);
-    else if (seen.raw !== item.raw && seen.value && item.value && canonical(seen.value) !== canonical(item.value)) {
-      notes.push(`${side} holds ${family.noun} ${item.id} twice with different content; the two were combined into one`);
-      byKey.set(item.key, withValue(seen, family.combine(undefined, seen.value, item.value, notes), family));
-    } else notes.push(`${side} holds ${family.noun} ${item.id} twice; kept once`);
+function identify(e: Entry, family: Family): void {
+  const value = e.quick ? undefined : valueOf(e);
+  const id = e.quick ? e.quick.id : value ? family.keyOf(value) : undefined;
+  if (id !== undefined) {
+    e.key = id;
+    e.id = id;
+    e.time = (e.quick ? e.quick.time : family.timeOf(value!)) ?? '';
+  } else {
+    e.key = `\0${e.raw}`;
+    e.id = '';
+    e.time = '';
   }
-  return [...byKey.values()];
 }
 
-function withValue(item: Item, value: JsonObject, family: Family): Item {
-  const time = family.timeOf(value);
-  return { ...item, value, raw: JSON.stringify(value), time: time ?? item.time };
+function sameEntry(a: Entry, b: Entry): boolean {
+  if (a === b || a.raw === b.raw) return true;
+  const [x, y] = [valueOf(a), valueOf(b)];
+  return x !== null && y !== null && canonical(x) === canonical(y);
 }
 
-const sameItem = (a: Item, b: Item) => a.raw === b.raw || (a.value !== undefined && b.value !== undefined && canonical(a.value) === canonical(b.value));
+function made(value: JsonObject, seen: number, family: Family): Entry {
+  const e: Entry = { raw: JSON.stringify(value), seen, value };
+  identify(e, family);
+  return e;
+}
 
-export function mergeCollection(base: Item[], ours: Item[], theirs: Item[], family: Family, notes: string[]): { items: Item[]; stats: CollectionStats } {
-  const B = new Map(base.map(i => [i.key, i]));
-  const O = new Map(ours.map(i => [i.key, i]));
-  const T = new Map(theirs.map(i => [i.key, i]));
-  const stats: CollectionStats = { ours: ours.length, theirs: theirs.length, addedByOurs: 0, addedByTheirs: 0, removed: 0, combined: 0, result: 0 };
-  const out: Item[] = [];
-  const keep = (item: Item, ...present: (Item | undefined)[]) => {
-    const anchors = present.filter((p): p is Item => p !== undefined).map(p => p.anchor);
-    anchors.sort((x, y) => compareStrings(x[0], y[0]) || compareStrings(x[1], y[1]));
-    out.push({ ...item, anchor: anchors[0] ?? item.anchor });
-  };
-  const name = (i: Item) => (i.value ? `${family.noun} ${i.id}` : `unparseable line ${JSON.stringify(i.raw.slice(0, 60))}`);
-  for (const key of new Set([...O.keys(), ...T.keys()])) {
-    const b = B.get(key);
-    const o = O.get(key);
-    const t = T.get(key);
-    if (o && t) {
-      if (sameItem(o, t)) keep(o.raw <= t.raw ? o : t, b, o, t);
-      else if (b && sameItem(o, b)) keep(t, b, o, t);
-      else if (b && sameItem(t, b)) keep(o, b, o, t);
-      else {
-        stats.combined++;
-        const value = family.combine(b?.value, o.value!, t.value!, notes);
-        const match = [o, t].find(i => canonical(i.value) === canonical(value));
-        keep(match ?? withValue(o, value, family), b, o, t);
-      }
-      continue;
-    }
-    const present = (o ?? t)!;
-    const side = o ? 'ours' : 'theirs';
-    if (!b) {
-      if (o) stats.addedByOurs++;
-      else stats.addedByTheirs++;
-      keep(present, present);
-    } else if (sameItem(present, b)) stats.removed++;
-    else {
-      notes.push(`${name(present)} was removed on one side and changed on the other (${side}); the changed one is kept`);
-      keep(present, b, present);
-    }
+export function mergeEntries(sides: Sides, family: Family, notes: string[]): { items: Entry[]; stats: CollectionStats } {
+  const stats: CollectionStats = { addedByOurs: 0, addedByTheirs: 0, removed: 0, combined: 0, result: 0 };
+  for (const e of sides.entries) identify(e, family);
+  // Texts that occur once per key (nearly all) are settled by where they occur.
+  const first = new Map<string, Entry>();
+  const more = new Map<string, Entry[]>();
+  for (const e of sides.entries) {
+    const seen = first.get(e.key!);
+    if (!seen) first.set(e.key!, e);
+    else more.set(e.key!, [...(more.get(e.key!) ?? [seen]), e]);
   }
+  const out: Entry[] = [];
+  for (const e of sides.entries) {
+    if (e.repeats && e.id) notes.push(`a side holds ${family.noun} ${e.id} twice; kept once`);
+  }
+  for (const [key, e] of first) {
+    if (more.has(key)) continue;
+    if (e.seen === ALL || !(e.seen & 1)) {
+      out.push(e);
+      if (e.seen === 2) stats.addedByOurs++;
+      if (e.seen === 4) stats.addedByTheirs++;
+    } else stats.removed++; // in the base, missing on a side, unchanged on the other (or gone on both)
+  }
+  for (const [key, list] of more) {
+    const kept = settle(key, list, family, notes, stats);
+    if (kept) out.push(kept);
+  }
+  anchorUntimed(out, sides);
   out.sort(order);
-  stats.result = out.length;
-  return { items: out, stats };
+  // A line that is not a record and occurs several times (the `=======` of two old conflicts) stays as often.
+  const items = out.some(e => e.repeats && !e.id) ? out.flatMap(e => (e.repeats && !e.id ? Array(e.repeats + 1).fill(e) : [e])) : out;
+  stats.result = items.length;
+  return { items, stats };
 }
 
-/** (time, id) for timed items; an untimed item right after its anchor, by text among its like. */
-function order(a: Item, b: Item): number {
-  const ka = a.time !== '' ? a.time : a.anchor[0];
-  const kb = b.time !== '' ? b.time : b.anchor[0];
-  if (ka !== kb) return compareStrings(ka, kb);
-  const ia = a.time !== '' ? a.id : a.anchor[1];
-  const ib = b.time !== '' ? b.id : b.anchor[1];
-  if (ia !== ib) return compareStrings(ia, ib);
-  const ua = a.time === '' ? 1 : 0;
-  const ub = b.time === '' ? 1 : 0;
-  return ua - ub || compareStrings(a.raw, b.raw);
+/** One key with several texts: a record changed on a side, or held twice by one side. */
+function settle(key: string, list: Entry[], family: Family, notes: string[], stats: CollectionStats): Entry | undefined {
+  const version = (bit: number, side: Side): Entry | undefined => {
+    const own = list.filter(e => e.seen & bit);
+    if (own.length <= 1) return own[0];
+    // An earlier hand merge left this id twice on one side: one record, combined.
+    notes.push(`${side} holds ${family.noun} ${list[0].id} twice with different content; the two were combined into one`);
+    return own.reduce((a, b) => {
+      const [x, y] = [valueOf(a), valueOf(b)];
+      return x && y ? made(family.combine(undefined, x, y, notes), a.seen | b.seen, family) : a;
+    });
+  };
+  const [b, o, t] = [version(1, 'base'), version(2, 'ours'), version(4, 'theirs')];
+  const name = (e: Entry) => (e.id ? `${family.noun} ${e.id}` : `unparseable line ${JSON.stringify(e.raw.slice(0, 60))}`);
+  if (o && t) {
+    if (sameEntry(o, t)) return o.raw <= t.raw ? o : t;
+    if (b && sameEntry(o, b)) return t;
+    if (b && sameEntry(t, b)) return o;
+    const [vo, vt] = [valueOf(o), valueOf(t)];
+    if (!vo || !vt) return o; // same key, so the same text: cannot differ
+    stats.combined++;
+    const value = family.combine(b ? valueOf(b) ?? undefined : undefined, vo, vt, notes);
+    return [o, t].find(e => canonical(valueOf(e)) === canonical(value)) ?? made(value, 6, family);
+  }
+  const present = (o ?? t)!;
+  if (!present) {
+    stats.removed++;
+    return undefined;
+  }
+  if (!b) {
+    if (o) stats.addedByOurs++;
+    else stats.addedByTheirs++;
+    return present;
+  }
+  if (sameEntry(present, b)) {
+    stats.removed++;
+    return undefined;
+  }
+  notes.push(`${name(present)} was removed on one side and changed on the other (${o ? 'ours' : 'theirs'}); the changed one is kept`);
+  void key;
+  return present;
+}
+
+/** An entry without a time goes right after the earliest timed entry it followed on any side. */
+function anchorUntimed(kept: Entry[], sides: Sides): void {
+  if (!kept.some(e => e.time === '')) return;
+  for (const side of SIDES) {
+    let last: [string, string] = ['', ''];
+    for (const e of sides.lists[side]) {
+      if (e.time) last = [e.time, e.id!];
+      else if (!e.anchor || compareStrings(last[0], e.anchor[0]) < 0 || (last[0] === e.anchor[0] && compareStrings(last[1], e.anchor[1]) < 0)) e.anchor = last;
+    }
+  }
+}
+
+function order(a: Entry, b: Entry): number {
+  const ta = a.time || (a.anchor ? a.anchor[0] : '');
+  const tb = b.time || (b.anchor ? b.anchor[0] : '');
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  const ia = a.time ? a.id! : a.anchor ? a.anchor[1] : '';
+  const ib = b.time ? b.id! : b.anchor ? b.anchor[1] : '';
+  if (ia !== ib) return ia < ib ? -1 : 1;
+  return (a.time ? 0 : 1) - (b.time ? 0 : 1) || compareStrings(a.raw, b.raw);
 }

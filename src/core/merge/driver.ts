@@ -5,15 +5,16 @@
  * same text merge git would have done. Git runs the driver at the top of the work tree with
  * temporary files as arguments, so nothing here depends on the current folder beyond them.
  */
-import { promises as fs } from 'fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'fs';
 import { spawnSync } from 'child_process';
-import { mergeTwiningFile } from './index';
+import { MergeOutcome, mergeTwiningTexts } from './index';
 
 export const DRIVER_ARGS = '%O %A %B %P %L';
 
-async function readSide(file: string, side: string): Promise<string> {
+function readSide(file: string, side: string): string {
   try {
-    return await fs.readFile(file, 'utf8');
+    // One read and one decode (the promise API decodes in chunks, slower for a large blackboard).
+    return readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && side === 'base') return '';
     throw new Error(`cannot read the ${side} version (${file}): ${(error as Error).message}`);
@@ -29,16 +30,27 @@ export async function runMergeDriver(args: string[], err: NodeJS.WritableStream)
   const markerSize = Number(markerArg) > 0 ? Number(markerArg) : 7;
   let outcome;
   try {
-    outcome = mergeTwiningFile(filePath, await readSide(base, 'base'), await readSide(ours, 'ours'), await readSide(theirs, 'theirs'), markerSize);
+    outcome = mergeTwiningTexts(filePath, { base: readSide(base, 'base'), ours: readSide(ours, 'ours'), theirs: readSide(theirs, 'theirs') }, markerSize);
   } catch (error) {
     err.write(`twining merge: ${filePath}: ${(error as Error).message}; ${ours} was left as it was\n`);
     return 2;
   }
   if (!outcome) return textMerge(base, ours, theirs, filePath, markerSize, err);
-  await fs.writeFile(ours, outcome.text, 'utf8');
+  write(ours, outcome);
   err.write(`twining merge: ${outcome.summary}\n`);
   for (const note of outcome.notes) err.write(`twining merge: ${note}\n`);
   return outcome.clean ? 0 : 1;
+}
+
+/** Writes the result over OURS; a large JSONL file in parts, never as one more copy in memory. */
+function write(file: string, outcome: MergeOutcome): void {
+  const fd = openSync(file, 'w');
+  try {
+    if (!outcome.lines) writeSync(fd, outcome.text);
+    else for (let i = 0; i < outcome.lines.length; i += 4096) writeSync(fd, `${outcome.lines.slice(i, i + 4096).join('\n')}\n`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** git's own line merge, in place over OURS: for config.yml and anything without record rules. */

@@ -4,19 +4,22 @@
  * the merged text, or `undefined` for a file it has no record rules for (config.yml and others:
  * git's ordinary text merge). The result is the same whichever side is "ours".
  */
-import { Family, Item, itemsOf, mergeCollection } from './collection';
+import { Family, Sides, mergeEntries } from './collection';
 import { blackboardEntries } from './blackboard';
 import { handoffIndexLines, mergeHandoffRecord } from './handoffs';
 import { decisionIndexEntries, mergeDecision } from './decisions';
 import { registryAgents } from './registry';
 import { graphItems } from './graph';
-import { Entry, Side, Unparseable, conflictText, readJsonArray, readJsonObject, readJsonl, writeJsonArray, writeJsonObject, writeJsonl } from './text';
+import { Side, Unparseable, conflictText, readJsonArraySides, readJsonObject, readJsonlSides, writeJsonArray, writeJsonObject, writeJsonl } from './text';
 import { JsonObject, same } from './values';
 
 export { STATUS_PRECEDENCE } from './decisions';
 
 export interface MergeOutcome {
-  text: string;
+  /** The merged file. */
+  readonly text: string;
+  /** For JSONL: the merged lines without their `\n` (`text` joins them), to write a large file in parts. */
+  lines?: readonly string[];
   /** False when the file was left with conflict markers for a person to resolve. */
   clean: boolean;
   /** One line saying what was merged. */
@@ -51,26 +54,23 @@ export function kindOf(filePath: string): Kind | undefined {
 
 /** Merges one file; `undefined` when the path has no record rules. Never throws on bad content. */
 export function mergeTwiningFile(filePath: string, base: string, ours: string, theirs: string, markerSize = 7): MergeOutcome | undefined {
+  return mergeTwiningTexts(filePath, { base, ours, theirs }, markerSize);
+}
+
+/** The same, taking the texts in an object it may empty (a JSONL side's text is let go once split). */
+export function mergeTwiningTexts(filePath: string, texts: Record<Side, string>, markerSize = 7): MergeOutcome | undefined {
   const kind = kindOf(filePath);
   if (!kind) return undefined;
   const notes: string[] = [];
+  const { base, ours, theirs } = kind.shape === 'jsonl' ? { base: '', ours: '', theirs: '' } : texts;
   try {
     if (kind.shape === 'object') return mergeRecordFile(kind, filePath, base, ours, theirs, notes);
-    const read = (text: string, side: Side): Entry[] => (kind.shape === 'jsonl' ? readJsonl(text, filePath, side, notes) : readJsonArray(text, side));
-    const sideItems = (text: string, side: Side): Item[] => itemsOf(read(text, side), kind.family, notes, side);
-    let baseItems: Item[];
-    try {
-      baseItems = sideItems(base, 'base');
-    } catch (error) {
-      if (!(error instanceof Unparseable)) throw error;
-      notes.push(`${filePath}: the merge base ${error.reason}; merged as if both sides had added everything, so a record one side removed may come back`);
-      baseItems = [];
-    }
-    const { items, stats } = mergeCollection(baseItems, sideItems(ours, 'ours'), sideItems(theirs, 'theirs'), kind.family, notes);
-    for (const item of items) if (!item.value && kind.shape === 'array') notes.push(`${filePath}: kept an item that is not a ${kind.family.noun} record: ${item.raw.slice(0, 80)}`);
-    const text = kind.shape === 'jsonl' ? writeJsonl(items) : writeJsonArray(items);
+    const sides: Sides = kind.shape === 'jsonl' ? readJsonlSides(texts, filePath, notes, kind.family === blackboardEntries) : readJsonArraySides(texts, filePath, notes);
+    const { items, stats } = mergeEntries(sides, kind.family, notes);
+    for (const item of items) if (item.value === null && kind.shape === 'array') notes.push(`${filePath}: kept an item that is not a ${kind.family.noun} record: ${item.raw.slice(0, 80)}`);
     const summary = `${filePath}: merged by record: ${stats.result} ${kind.what} (${stats.addedByOurs} new on ours, ${stats.addedByTheirs} new on theirs, ${stats.removed} removed, ${stats.combined} changed on both sides)`;
-    return { text, clean: true, summary, notes };
+    if (kind.shape === 'array') return { text: writeJsonArray(items), clean: true, summary, notes };
+    return { lines: items.map(i => i.raw), get text() { return writeJsonl(items); }, clean: true, summary, notes };
   } catch (error) {
     if (!(error instanceof Unparseable)) throw error;
     return unmergeable(filePath, error, base, ours, theirs, markerSize, notes);

@@ -4,43 +4,85 @@
  */
 import { toJsonText } from '../store/files';
 import { JsonObject, isObject } from './values';
+import type { Entry, Sides } from './collection';
 
 export type Side = 'base' | 'ours' | 'theirs';
-
-export interface Entry {
-  value?: JsonObject;
-  raw: string;
-}
 
 /** A line left behind by an earlier merge that was resolved by hand. */
 export const isConflictMarker = (line: string) => /^(<{7}|={7}|>{7}|\|{7})( |\r?$)/.test(line);
 
-/** Every non-blank line of a JSONL text (a last line without `\n` included), parsed where it can be. */
-export function readJsonl(text: string, file: string, side: Side, notes: string[]): Entry[] {
-  const out: Entry[] = [];
-  const lines = text.split('\n');
-  lines.forEach((raw, i) => {
-    if (raw.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
-    } catch {
-      value = undefined;
-    }
-    if (isObject(value)) out.push({ value, raw });
-    else {
-      out.push({ raw });
-      if (side !== 'base') {
-        const what = isConflictMarker(raw) ? 'a conflict marker left by an earlier merge' : 'not a JSON object';
-        notes.push(`${file}: ${side} line ${i + 1} is ${what}; it is kept verbatim: ${JSON.stringify(raw.slice(0, 80))}`);
+function parseLine(raw: string): JsonObject | undefined {
+  try {
+    const value: unknown = JSON.parse(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `…,"id":"<ULID>","timestamp":"<24 characters>"}`: how every blackboard line of twining-mcp and of
+ * this project ends. In valid JSON that tail can only be the top-level object's last two members.
+ */
+function quickIdTime(raw: string): { id: string; time: string } | undefined {
+  const end = raw.length - (raw.endsWith('\r') ? 1 : 0);
+  const tail = raw.slice(end - 74, end);
+  if (tail.length !== 74 || !tail.startsWith(',"id":"') || tail.slice(33, 48) !== '","timestamp":"' || !tail.endsWith('"}')) return undefined;
+  return { id: tail.slice(7, 33), time: tail.slice(48, 72) };
+}
+
+/** A copy of a line that does not keep the whole text it was cut from alive. */
+const detach = (line: string) => Buffer.from(line, 'utf8').toString('utf8');
+
+/**
+ * The three sides of a JSONL file. A side's line equal to a base line shares its entry and string,
+ * so the sides' texts can go once split (`texts.ours` and `texts.theirs` are emptied). A line found
+ * byte for byte in all three was kept by everyone and is not parsed again (with `blackboardTail`,
+ * its id and time come from its tail); every other line is parsed, and a side's new line that does
+ * not parse is reported with its number.
+ */
+export function readJsonlSides(texts: Record<Side, string>, file: string, notes: string[], blackboardTail: boolean): Sides {
+  const known = new Map<string, Entry>();
+  const lists = {} as Record<Side, Entry[]>;
+  const fresh: { side: Side; line: number; entry: Entry }[] = [];
+  (['base', 'ours', 'theirs'] as const).forEach((side, bit) => {
+    const list: Entry[] = [];
+    texts[side].split('\n').forEach((line, i) => {
+      if (line === '' || line === '\r' || (line.charCodeAt(0) <= 32 && line.trim() === '')) return;
+      let e = known.get(line);
+      if (!e) {
+        e = { raw: side === 'base' ? line : detach(line), seen: 0 };
+        known.set(e.raw, e);
+        if (side !== 'base') fresh.push({ side, line: i + 1, entry: e });
       }
-    }
+      if (e.seen & (1 << bit)) counted(e, list);
+      e.seen |= 1 << bit;
+      list.push(e);
+    });
+    lists[side] = list;
+    if (side !== 'base') texts[side] = '';
   });
-  return out;
+  for (const e of known.values()) {
+    const quick = blackboardTail && e.seen === 7 ? quickIdTime(e.raw) : undefined;
+    if (quick) e.quick = quick;
+    else e.value = parseLine(e.raw) ?? null;
+  }
+  for (const { side, line, entry } of fresh) {
+    if (entry.value !== null) continue;
+    const what = isConflictMarker(entry.raw) ? 'a conflict marker left by an earlier merge' : 'not a JSON object';
+    notes.push(`${file}: ${side} line ${line} is ${what}; it is kept verbatim: ${JSON.stringify(entry.raw.slice(0, 80))}`);
+  }
+  return { entries: [...known.values()], lists };
+}
+
+/** A text met again on the same side: remember the most repeats any side has. */
+function counted(e: Entry, list: Entry[]): void {
+  const times = list.filter(x => x === e).length;
+  e.repeats = Math.max(e.repeats ?? 0, times);
 }
 
 export function writeJsonl(lines: { raw: string }[]): string {
-  return lines.map(l => (l.raw.endsWith('\n') ? l.raw : `${l.raw}\n`)).join('');
+  return lines.length === 0 ? '' : `${lines.map(l => l.raw).join('\n')}\n`;
 }
 
 export class Unparseable extends Error {
@@ -49,12 +91,30 @@ export class Unparseable extends Error {
   }
 }
 
-/** A `.json` array file: its items (non-objects kept as text). Empty text is an empty array. */
-export function readJsonArray(text: string, side: Side): Entry[] {
-  const value = parseJson(text, side);
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new Unparseable(side, 'is valid JSON but not an array');
-  return value.map(item => (isObject(item) ? { value: item, raw: JSON.stringify(item) } : { raw: JSON.stringify(item) }));
+/** The three sides of a `.json` array file, as distinct item texts (non-objects kept as text). */
+export function readJsonArraySides(texts: Record<Side, string>, file: string, notes: string[]): Sides {
+  const known = new Map<string, Entry>();
+  const lists = {} as Record<Side, Entry[]>;
+  (['base', 'ours', 'theirs'] as const).forEach((side, bit) => {
+    let items: unknown[] = [];
+    try {
+      const value = parseJson(texts[side], side);
+      if (value !== undefined && !Array.isArray(value)) throw new Unparseable(side, 'is valid JSON but not an array');
+      items = (value as unknown[] | undefined) ?? [];
+    } catch (error) {
+      if (!(error instanceof Unparseable) || side !== 'base') throw error;
+      notes.push(`${file}: the merge base ${error.reason}; merged as if both sides had added everything, so a record one side removed may come back`);
+    }
+    lists[side] = items.map(item => {
+      const raw = JSON.stringify(item);
+      let e = known.get(raw);
+      if (!e) known.set(raw, (e = { raw, seen: 0, value: isObject(item) ? item : null }));
+      else if (e.seen & (1 << bit)) e.repeats = 1;
+      e.seen |= 1 << bit;
+      return e;
+    });
+  });
+  return { entries: [...known.values()], lists };
 }
 
 /** A `.json` file holding one object; undefined for an empty text (a file added on both sides has no base). */
@@ -76,7 +136,7 @@ function parseJson(text: string, side: Side): unknown {
   }
 }
 
-export function writeJsonArray(items: { value?: JsonObject; raw: string }[]): string {
+export function writeJsonArray(items: { value?: JsonObject | null; raw: string }[]): string {
   return toJsonText(items.map(i => i.value ?? JSON.parse(i.raw)));
 }
 
