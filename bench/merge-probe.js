@@ -1,0 +1,8 @@
+// Preloaded (node --require) into the merge driver process by bench/merge.js: at exit it reports
+// the process's own wall time and peak resident memory on stderr, as one JSON line.
+'use strict';
+const started = process.hrtime.bigint();
+process.on('exit', () => {
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  process.stderr.write(`MERGE_PROBE ${JSON.stringify({ ms, maxRssMB: process.resourceUsage().maxRSS / 1024 })}\n`);
+});
