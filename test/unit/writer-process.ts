@@ -16,6 +16,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as readline from 'readline';
+import { prng } from './prng';
 
 type Core = typeof import('../../src/core');
 
@@ -38,18 +39,6 @@ interface Config {
 
 const config: Config = JSON.parse(process.argv[2]);
 const emit = (message: Record<string, unknown>) => process.stdout.write(JSON.stringify(message) + '\n');
-
-/** mulberry32: a small deterministic PRNG so each worker's mix is reproducible from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function waitForGo(): Promise<void> {
   if (!config.barrier) return Promise.resolve();

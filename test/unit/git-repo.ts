@@ -1,0 +1,97 @@
+/**
+ * Real git repositories in temporary folders for the merge suites: running git and the bundled CLI,
+ * committing a branch, and reading back every file of a `.twining/` folder. Not a test file.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { spawnSync } from 'child_process';
+import { CLI_JS, FIXTURE, tempProject } from './tmp';
+
+export interface Run {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function run(cwd: string, cmd: string, args: string[], allowFailure = false): Run {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' } });
+  if (r.error) throw r.error;
+  const out = { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  if (!allowFailure && out.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${out.status}:\n${out.stdout}\n${out.stderr}`);
+  return out;
+}
+
+export const git = (cwd: string, ...args: string[]) => run(cwd, 'git', args).stdout.trim();
+export const gitMay = (cwd: string, ...args: string[]) => run(cwd, 'git', args, true);
+export const cli = (cwd: string, ...args: string[]) => run(cwd, process.execPath, [CLI_JS, ...args], true);
+
+/** A new repository `…/repo` with one commit-less `main` branch and a committer identity. */
+export function newRepo(): string {
+  const root = tempProject('repo');
+  git(root, 'init', '-q', '-b', 'main');
+  git(root, 'config', 'user.email', 'merge-test@example.com');
+  git(root, 'config', 'user.name', 'Merge Test');
+  git(root, 'config', 'commit.gpgsign', 'false');
+  return root;
+}
+
+/** A repository whose first commit on `main` is the reference folder, with the driver set up by the bundled CLI. */
+export function fixtureRepo(): string {
+  const repo = newRepo();
+  fs.cpSync(FIXTURE, path.join(repo, '.twining'), { recursive: true });
+  const setup = cli(repo, 'git-setup');
+  if (setup.status !== 0) throw new Error(`git-setup failed: ${setup.stderr}`);
+  commitAll(repo, 'base');
+  return repo;
+}
+
+export function commitAll(cwd: string, message: string): void {
+  git(cwd, 'add', '-A');
+  git(cwd, 'commit', '-q', '--no-verify', '-m', message);
+}
+
+/** Paths git left conflicted. */
+export const conflicted = (cwd: string) => git(cwd, 'diff', '--name-only', '--diff-filter=U').split('\n').filter(Boolean);
+
+export interface FolderContent {
+  /** Relative path → parsed content (JSON value, or the array of JSONL lines). */
+  files: Map<string, unknown>;
+  /** Problems: files or lines that do not parse. */
+  problems: string[];
+}
+
+/** Parses every `.json` and `.jsonl` file under `<project>/.twining`. */
+export function readFolder(project: string): FolderContent {
+  const files = new Map<string, unknown>();
+  const problems: string[] = [];
+  const base = path.join(project, '.twining');
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, e.name);
+      const rel = path.relative(base, full).split(path.sep).join('/');
+      if (e.isDirectory()) walk(full);
+      else if (e.name.endsWith('.json')) {
+        try {
+          files.set(rel, JSON.parse(fs.readFileSync(full, 'utf8')));
+        } catch (error) {
+          problems.push(`${rel}: ${(error as Error).message}`);
+        }
+      } else if (e.name.endsWith('.jsonl')) {
+        const out: unknown[] = [];
+        fs.readFileSync(full, 'utf8').split('\n').forEach((l, i) => {
+          if (l === '') return;
+          try {
+            out.push(JSON.parse(l));
+          } catch {
+            problems.push(`${rel}:${i + 1}: ${l.slice(0, 80)}`);
+          }
+        });
+        files.set(rel, out);
+      }
+    }
+  };
+  walk(base);
+  return { files, problems };
+}
+
+export const idsOf = (items: unknown) => new Set((items as { id: string }[]).map(i => i.id));
