@@ -14,7 +14,7 @@ import { openWorkspace, Workspace } from './core/engine';
 import { TwiningError, isTwiningError } from './core/errors';
 import { version } from '../package.json';
 import type { AgentScore, Delegation, HandoffIndexLine, HandoffRecord, VerifyResult } from './core/records';
-import { GIT_COMMANDS, isGitCommand, runGitCommand } from './gitCommands';
+import { GIT_COMMANDS, isGitCommand, runGitCommand } from './git-commands';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 interface Field { name: string; kind: FieldKind; required: boolean; description?: string; choices?: string[] }

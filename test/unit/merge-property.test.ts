@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace } from '../../src/core';
-import { STATUS_PRECEDENCE } from '../../src/core/merge';
+import { STATUS_PRECEDENCE } from '../../src/core/merge/merge-file';
 import { FIXTURE, tempProject } from './tmp';
 import { commitAll, conflicted, fixtureRepo, git, gitMay, readFolder } from './git-repo';
 import { mcpDismiss, mcpOverride, mcpPost } from './mcp-writes';

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { mergeTwiningFile, MergeOutcome } from '../../src/core/merge';
+import { mergeTwiningFile, MergeOutcome } from '../../src/core/merge/merge-file';
 import { REFERENCE } from './fixture';
 
 const ref = (rel: string) => fs.readFileSync(path.join(REFERENCE, rel), 'utf8');

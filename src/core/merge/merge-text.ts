@@ -3,8 +3,8 @@
  * serialisation (FORMAT.md §2.3) with the core's own helpers.
  */
 import { toJsonText } from '../store/files';
-import { JsonObject, isObject } from './values';
-import type { Entry, Sides } from './collection';
+import { JsonObject, isObject } from './json-values';
+import type { Entry, Sides } from './record-collection';
 
 export type Side = 'base' | 'ours' | 'theirs';
 

@@ -4,16 +4,16 @@
  * the merged text, or `undefined` for a file it has no record rules for (config.yml and others:
  * git's ordinary text merge). The result is the same whichever side is "ours".
  */
-import { Family, Sides, mergeEntries } from './collection';
-import { blackboardEntries } from './blackboard';
-import { handoffIndexLines, mergeHandoffRecord } from './handoffs';
-import { decisionIndexEntries, mergeDecision } from './decisions';
-import { registryAgents } from './registry';
-import { graphItems } from './graph';
-import { Side, Unparseable, conflictText, readJsonArraySides, readJsonObject, readJsonlSides, writeJsonArray, writeJsonObject, writeJsonl } from './text';
-import { JsonObject, same } from './values';
+import { Family, Sides, mergeEntries } from './record-collection';
+import { blackboardEntries } from './blackboard-merge';
+import { handoffIndexLines, mergeHandoffRecord } from './handoff-merge';
+import { decisionIndexEntries, mergeDecision } from './decision-merge';
+import { registryAgents } from './registry-merge';
+import { graphItems } from './graph-merge';
+import { Side, Unparseable, conflictText, readJsonArraySides, readJsonObject, readJsonlSides, writeJsonArray, writeJsonObject, writeJsonl } from './merge-text';
+import { JsonObject, same } from './json-values';
 
-export { STATUS_PRECEDENCE } from './decisions';
+export { STATUS_PRECEDENCE } from './decision-merge';
 
 export interface MergeOutcome {
   /** The merged file. */

@@ -1,13 +1,13 @@
 /**
  * The git merge driver: `twining merge BASE OURS THEIRS PATH [MARKER_SIZE]` (git's `%O %A %B %P
- * %L`). Merges by record (see index.ts), writes the result over OURS and exits 0, or 1 where it had
+ * %L`). Merges by record (see merge-file.ts), writes the result over OURS and exits 0, or 1 where it had
  * to leave conflict markers for a person. Files without record rules go to `git merge-file`, the
  * same text merge git would have done. Git runs the driver at the top of the work tree with
  * temporary files as arguments, so nothing here depends on the current folder beyond them.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'fs';
 import { spawnSync } from 'child_process';
-import { MergeOutcome, mergeTwiningTexts } from './index';
+import { MergeOutcome, mergeTwiningTexts } from './merge-file';
 
 export const DRIVER_ARGS = '%O %A %B %P %L';
 

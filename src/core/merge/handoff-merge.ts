@@ -4,9 +4,9 @@
  * (`acknowledged_at`, then `acknowledged_by`) is kept, with both of its fields. The index line's
  * `acknowledged` is true when either side's is, so file and index agree after the merge.
  */
-import { Family } from './collection';
-import { mergeObject } from './object';
-import { JsonObject, compareStrings, firstOf, isObject } from './values';
+import { Family } from './record-collection';
+import { mergeObject } from './object-merge';
+import { JsonObject, compareStrings, firstOf, isObject } from './json-values';
 
 const acked = (h: JsonObject) => typeof h.acknowledged_by === 'string';
 

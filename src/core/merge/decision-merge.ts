@@ -6,9 +6,9 @@
  * `overridden_by` / `override_reason` go with it. `commit_hashes` are the union of both sides.
  * The same rules run on the record and on its index entry, so the two agree.
  */
-import { Family } from './collection';
-import { mergeObject, unionList } from './object';
-import { JsonObject, firstOf } from './values';
+import { Family } from './record-collection';
+import { mergeObject, unionList } from './object-merge';
+import { JsonObject, firstOf } from './json-values';
 
 export const STATUS_PRECEDENCE = ['active', 'provisional', 'superseded', 'overridden'] as const;
 

@@ -3,9 +3,9 @@
  * merged field by field (entity `properties` key by key), the later `updated_at` deciding where
  * both changed the same field.
  */
-import { Family } from './collection';
-import { mergeObject } from './object';
-import { compareStrings, firstOf } from './values';
+import { Family } from './record-collection';
+import { mergeObject } from './object-merge';
+import { compareStrings, firstOf } from './json-values';
 
 const updated = (v: { [k: string]: unknown }) => (typeof v.updated_at === 'string' ? v.updated_at : '');
 

@@ -5,8 +5,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { runMergeDriver } from './core/merge/driver';
-import { LOCAL_CONFIG_NOTE, driverCommand, gitSetup } from './core/git/setup';
+import { runMergeDriver } from './core/merge/merge-driver';
+import { LOCAL_CONFIG_NOTE, driverCommand, gitSetup } from './core/git/git-setup';
 import { isTwiningError } from './core/errors';
 
 export const GIT_COMMANDS = {

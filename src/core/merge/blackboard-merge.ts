@@ -4,8 +4,8 @@
  * so that "the last N" are still the newest. Entries never change once written; should one id carry
  * two different entries, the choice is deterministic and reported.
  */
-import { Family } from './collection';
-import { brief, firstOf } from './values';
+import { Family } from './record-collection';
+import { brief, firstOf } from './json-values';
 
 export const blackboardEntries: Family = {
   noun: 'entry',

@@ -13,8 +13,8 @@
  * (`seen`): a text found on all three sides is kept without further work, which is what makes a
  * merge of a large blackboard cost little more than reading it.
  */
-import { JsonObject, canonical, compareStrings, isObject } from './values';
-import type { Side } from './text';
+import { JsonObject, canonical, compareStrings, isObject } from './json-values';
+import type { Side } from './merge-text';
 
 export const SIDES: readonly Side[] = ['base', 'ours', 'theirs'];
 const ALL = 7;

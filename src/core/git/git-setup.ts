@@ -8,13 +8,13 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { git, repositoryRoot } from './run';
-import { DRIVER_ARGS } from '../merge/driver';
+import { git, repositoryRoot } from './git-run';
+import { DRIVER_ARGS } from '../merge/merge-driver';
 import { TwiningError } from '../errors';
 
 export const DRIVER_NAME = 'twining';
 export const ATTRIBUTES_HEADER = '# Twining: git merges these files record by record (`twining git-setup`).';
-/** Paths inside `.twining/` with record rules (src/core/merge/index.ts); config.yml keeps git's text merge. */
+/** Paths inside `.twining/` with record rules (src/core/merge/merge-file.ts); config.yml keeps git's text merge. */
 export const ATTRIBUTE_LINES = [
   'blackboard.jsonl',
   'archive/*.jsonl',

@@ -4,10 +4,10 @@
  * capabilities = normalise(earlier's, then later's), the later `last_active`, the first
  * `registered_at`, and `role` / `description` from the later registration where both changed them.
  */
-import { Family } from './collection';
-import { mergeObject } from './object';
+import { Family } from './record-collection';
+import { mergeObject } from './object-merge';
 import { normaliseTags } from '../scope';
-import { Json, JsonObject, compareStrings, firstOf } from './values';
+import { Json, JsonObject, compareStrings, firstOf } from './json-values';
 
 const strings = (v: Json | undefined) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const text = (v: Json | undefined) => (typeof v === 'string' ? v : '');

@@ -5,7 +5,7 @@
  * takes the primary side's value (reported). Key order is the primary side's, then keys only the
  * other side has, in its order, so the text is the same whichever side is "ours".
  */
-import { JsonObject, Json, brief, isObject, same } from './values';
+import { JsonObject, Json, brief, isObject, same } from './json-values';
 
 export type Resolver = (base: Json | undefined, primary: Json | undefined, other: Json | undefined) => Json | undefined;
 
