@@ -24,6 +24,13 @@ export interface WorkspaceOptions {
   warn?: (message: string) => void;
   /** Never write, not even repairs (an untrusted workspace). Writing operations then fail. */
   readOnly?: boolean;
+  /**
+   * Asked before every write (repairs included): a reason to hold writes back, such as git being in
+   * the middle of a checkout or merge (see core/git/git-busy.ts). Writes wait up to `writeGateMs`
+   * (default 5 s) for it to clear, then fail with the reason, having written nothing.
+   */
+  writeGate?: () => string | undefined;
+  writeGateMs?: number;
 }
 
 /** A lock target and the content it is created with when missing. */
@@ -41,6 +48,8 @@ export class EngineContext {
   readonly handoffRecords: HandoffRecords;
   readonly warn: (message: string) => void;
   readonly readOnly: boolean;
+  private readonly writeGate?: () => string | undefined;
+  private readonly writeGateMs: number;
   /** Set once the handoff records without an index line have been looked for. */
   orphansChecked = false;
   /** Increases whenever config.yml is parsed again (it changed on disk). */
@@ -58,6 +67,8 @@ export class EngineContext {
     this.clock = options.now ?? (() => new Date());
     this.warn = options.warn ?? (message => process.stderr.write(`twining: ${message}\n`));
     this.readOnly = options.readOnly ?? false;
+    this.writeGate = options.writeGate;
+    this.writeGateMs = options.writeGateMs ?? 5000;
     this.blackboard = new Blackboard(this.layout.blackboard, this.warn);
     this.handoffIndex = new HandoffIndex(this.layout.handoffIndex, this.warn);
     this.registry = new JsonArrayFile<AgentRecord>(this.layout.registry, 'The agent registry');
@@ -89,10 +100,20 @@ export class EngineContext {
     if (this.readOnly) throw new TwiningError('INVALID_INPUT', `${op}: this workspace is opened read-only (untrusted); nothing was written`);
   }
 
+  /** Waits while the write gate holds writes back; fails naming its reason when it does not clear in time. */
+  private async gate(): Promise<void> {
+    if (!this.writeGate) return;
+    const deadline = Date.now() + this.writeGateMs;
+    for (let reason = this.writeGate(); reason !== undefined; reason = this.writeGate()) {
+      if (Date.now() >= deadline) throw new TwiningError('LOCKED', `${reason}: nothing was written to ${this.layout.dir} while git works on it; try again when it has finished`);
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+  }
+
   /** Makes sure the folder exists before the first write, and clears what killed writers left. */
   ready(): Promise<boolean> {
     if (!this.folderReady) {
-      const pending = ensureFolder(this.layout).then(async created => {
+      const pending = this.gate().then(() => ensureFolder(this.layout)).then(async created => {
         const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
         const removed = (await Promise.all(dirs.map(sweepTemporaryFiles))).reduce((a, b) => a + b, 0);
         if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
@@ -123,7 +144,8 @@ export class EngineContext {
   }
 
   /** Holds the locks of these files (in the order of `locks`) while `work` runs. */
-  lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
+  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
+    await this.gate();
     return withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
   }
 

@@ -113,3 +113,16 @@ export async function gitSetup(projectDir: string, command: string): Promise<Git
 
 export const LOCAL_CONFIG_NOTE =
   'git runs merge drivers only from a repository\'s own configuration, never from committed files: everyone who clones the repository runs `twining git-setup` once (the .gitattributes lines travel with the commits).';
+
+/**
+ * Whether a configured driver should be pointed at `current`: when it runs a cli.js that no longer
+ * exists, or another installed version of this extension's. A command someone wrote themselves
+ * (a global `twining`, a wrapper) is left alone.
+ */
+export function driverNeedsUpdate(configured: string | undefined, current: string, exists: (file: string) => boolean): boolean {
+  if (configured === undefined || configured === current) return false;
+  const cli = cliPathOf(configured);
+  if (!cli) return false;
+  const installedCopy = /[/\\]twining\.twining-vscode-[^/\\]+[/\\]dist[/\\]cli\.js$/;
+  return !exists(cli) || (installedCopy.test(cli) && installedCopy.test(cliPathOf(current) ?? ''));
+}
