@@ -26,10 +26,20 @@ function tsFiles(dir) {
   return fs.readdirSync(dir).filter(f => f.endsWith('.ts')).map(f => path.join(dir, f));
 }
 
+// `twining merge` is git's merge driver: one process per file to merge. It goes straight to the small
+// dist/merge-driver.js, before the rest of the CLI (zod, the schemas, the engine) is loaded; a
+// top-level return is allowed in a CommonJS module.
+const CLI_BANNER = [
+  '#!/usr/bin/env node',
+  "if (process.argv[2] === 'merge' && require.main === module) return void require('./merge-driver.js').runFromArgv();",
+].join('\n');
+
 const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...common, entryPoints: { core: 'src/core/index.ts' }, outdir: 'dist' },
-  { ...common, entryPoints: { cli: 'src/cli.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: { cli: 'src/cli.ts' }, outdir: 'dist', banner: { js: CLI_BANNER } },
+  // git's merge driver, which dist/cli.js hands `merge` to (see CLI_BANNER).
+  { ...common, entryPoints: { 'merge-driver': 'src/merge-driver-main.ts' }, outdir: 'dist' },
   // The MCP server, loaded by `twining mcp` only (see src/cli.ts).
   { ...common, entryPoints: { mcp: 'src/mcp/server.ts' }, outdir: 'dist' },
 ];

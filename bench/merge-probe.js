@@ -4,5 +4,6 @@
 const started = process.hrtime.bigint();
 process.on('exit', () => {
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  process.stderr.write(`MERGE_PROBE ${JSON.stringify({ ms, maxRssMB: process.resourceUsage().maxRSS / 1024 })}\n`);
+  const cpu = process.cpuUsage();
+  process.stderr.write(`MERGE_PROBE ${JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMB: process.resourceUsage().maxRSS / 1024 })}\n`);
 });

@@ -3,8 +3,9 @@
  * Benchmark of the git merge driver (`twining merge`, the bundled dist/cli.js; build it first:
  * `npm run bench` does): a blackboard of N entries (default 100,000) as the merge base, and two
  * sides that each add 1,000 entries (interleaved in time) and dismiss 100 base entries. The driver
- * runs as git runs it, one process per merge, with git's arguments; a preloaded probe reports its
- * wall time and peak resident memory (maxRSS), medians and maxima over several runs. The result
+ * runs as git runs it (`dist/cli.js merge …`), one process per merge, with git's arguments; a
+ * preloaded probe reports its wall time, CPU time and peak resident memory (maxRSS), medians and
+ * maxima over several runs. The result
  * is checked (every entry once, the dismissed ones gone, ordered by time).
  *
  *   node bench/merge.js [--entries N] [--added N] [--reps N]   (defaults 100000, 1000, 5)
@@ -89,7 +90,7 @@ function main() {
       if (out.length !== expected) throw new Error(`merged ${out.length} entries, expected ${expected}`);
       const times = out.map(l => l.slice(l.lastIndexOf('"timestamp":"') + 13, -2));
       if (times.some((t, i) => i > 0 && t < times[i - 1])) throw new Error('the merged blackboard is not in time order');
-      runs.push({ wallMs, ms: probe.ms, maxRssMB: probe.maxRssMB });
+      runs.push({ wallMs, ms: probe.ms, cpuMs: probe.cpuMs, maxRssMB: probe.maxRssMB });
     }
     const result = {
       entries: ENTRIES,
@@ -98,14 +99,16 @@ function main() {
       baseMB: size / 1048576,
       medianWallMs: median(runs.map(r => r.wallMs)),
       maxWallMs: Math.max(...runs.map(r => r.wallMs)),
+      medianCpuMs: median(runs.map(r => r.cpuMs)),
       medianPeakRssMB: median(runs.map(r => r.maxRssMB)),
       maxPeakRssMB: Math.max(...runs.map(r => r.maxRssMB)),
       reps: REPS,
     };
     console.log(`\nMerge driver benchmark: node ${process.version}, ${os.cpus().length} CPU(s), medians of ${REPS} runs`);
-    console.log('| merge | base | wall time (median / max) | peak RSS (median / max) |');
-    console.log('|---|--:|--:|--:|');
-    console.log(`| blackboard.jsonl, ${ENTRIES.toLocaleString('en')} entries, +${ADDED.toLocaleString('en')} / -${DISMISSED} per side | ${result.baseMB.toFixed(1)} MB | ${result.medianWallMs.toFixed(0)} / ${result.maxWallMs.toFixed(0)} ms | ${result.medianPeakRssMB.toFixed(0)} / ${result.maxPeakRssMB.toFixed(0)} MB |`);
+    console.log(`load average ${os.loadavg().map(l => l.toFixed(1)).join(' ')} (wall time counts waiting for a CPU; CPU time does not)`);
+    console.log('| merge | base | wall time (median / max) | CPU time (median) | peak RSS (median / max) |');
+    console.log('|---|--:|--:|--:|--:|');
+    console.log(`| blackboard.jsonl, ${ENTRIES.toLocaleString('en')} entries, +${ADDED.toLocaleString('en')} / -${DISMISSED} per side | ${result.baseMB.toFixed(1)} MB | ${result.medianWallMs.toFixed(0)} / ${result.maxWallMs.toFixed(0)} ms | ${result.medianCpuMs.toFixed(0)} ms | ${result.medianPeakRssMB.toFixed(0)} / ${result.maxPeakRssMB.toFixed(0)} MB |`);
     const targets = [
       ['merge of a 100k-entry blackboard under 2 s (median wall time)', result.medianWallMs < 2000, `${result.medianWallMs.toFixed(0)} ms`],
       ['merge of a 100k-entry blackboard under 300 MB (max peak RSS)', result.maxPeakRssMB < 300, `${result.maxPeakRssMB.toFixed(0)} MB`],

@@ -30,7 +30,7 @@ export async function runMergeDriver(args: string[], err: NodeJS.WritableStream)
   const markerSize = Number(markerArg) > 0 ? Number(markerArg) : 7;
   let outcome;
   try {
-    outcome = mergeTwiningTexts(filePath, { base: readSide(base, 'base'), ours: readSide(ours, 'ours'), theirs: readSide(theirs, 'theirs') }, markerSize);
+    outcome = mergeTwiningTexts(filePath, { base: () => readSide(base, 'base'), ours: () => readSide(ours, 'ours'), theirs: () => readSide(theirs, 'theirs') }, markerSize);
   } catch (error) {
     err.write(`twining merge: ${filePath}: ${(error as Error).message}; ${ours} was left as it was\n`);
     return 2;

@@ -10,7 +10,7 @@ import { handoffIndexLines, mergeHandoffRecord } from './handoff-merge';
 import { decisionIndexEntries, mergeDecision } from './decision-merge';
 import { registryAgents } from './registry-merge';
 import { graphItems } from './graph-merge';
-import { Side, Unparseable, conflictText, readJsonArraySides, readJsonObject, readJsonlSides, writeJsonArray, writeJsonObject, writeJsonl } from './merge-text';
+import { Side, SideText, textOf, Unparseable, conflictText, readJsonArraySides, readJsonObject, readJsonlSides, writeJsonArray, writeJsonObject, writeJsonl } from './merge-text';
 import { JsonObject, same } from './json-values';
 
 export { STATUS_PRECEDENCE } from './decision-merge';
@@ -57,15 +57,18 @@ export function mergeTwiningFile(filePath: string, base: string, ours: string, t
   return mergeTwiningTexts(filePath, { base, ours, theirs }, markerSize);
 }
 
-/** The same, taking the texts in an object it may empty (a JSONL side's text is let go once split). */
-export function mergeTwiningTexts(filePath: string, texts: Record<Side, string>, markerSize = 7): MergeOutcome | undefined {
+/**
+ * The same, taking the texts (or functions reading them) in an object it may empty: a JSONL
+ * side's text is read when needed and let go once split.
+ */
+export function mergeTwiningTexts(filePath: string, texts: Record<Side, SideText>, markerSize = 7): MergeOutcome | undefined {
   const kind = kindOf(filePath);
   if (!kind) return undefined;
   const notes: string[] = [];
-  const { base, ours, theirs } = kind.shape === 'jsonl' ? { base: '', ours: '', theirs: '' } : texts;
+  const [base, ours, theirs] = kind.shape === 'jsonl' ? ['', '', ''] : [textOf(texts.base), textOf(texts.ours), textOf(texts.theirs)];
   try {
     if (kind.shape === 'object') return mergeRecordFile(kind, filePath, base, ours, theirs, notes);
-    const sides: Sides = kind.shape === 'jsonl' ? readJsonlSides(texts, filePath, notes, kind.family === blackboardEntries) : readJsonArraySides(texts, filePath, notes);
+    const sides: Sides = kind.shape === 'jsonl' ? readJsonlSides(texts, filePath, notes, kind.family === blackboardEntries) : readJsonArraySides({ base, ours, theirs }, filePath, notes);
     const { items, stats } = mergeEntries(sides, kind.family, notes);
     for (const item of items) if (item.value === null && kind.shape === 'array') notes.push(`${filePath}: kept an item that is not a ${kind.family.noun} record: ${item.raw.slice(0, 80)}`);
     const summary = `${filePath}: merged by record: ${stats.result} ${kind.what} (${stats.addedByOurs} new on ours, ${stats.addedByTheirs} new on theirs, ${stats.removed} removed, ${stats.combined} changed on both sides)`;

@@ -35,19 +35,24 @@ function quickIdTime(raw: string): { id: string; time: string } | undefined {
 const detach = (line: string) => Buffer.from(line, 'utf8').toString('utf8');
 
 /**
- * The three sides of a JSONL file. A side's line equal to a base line shares its entry and string,
- * so the sides' texts can go once split (`texts.ours` and `texts.theirs` are emptied). A line found
+ * The three sides of a JSONL file, read one after the other. A side's line equal to a base line
+ * shares its entry and string, so a side's text can go once split (`texts.ours` and `texts.theirs`
+ * are emptied): at most the base and one side are held as whole texts. A line found
  * byte for byte in all three was kept by everyone and is not parsed again (with `blackboardTail`,
  * its id and time come from its tail); every other line is parsed, and a side's new line that does
  * not parse is reported with its number.
  */
-export function readJsonlSides(texts: Record<Side, string>, file: string, notes: string[], blackboardTail: boolean): Sides {
+/** A side's text, or a function reading it when first needed (the driver reads one side at a time). */
+export type SideText = string | (() => string);
+export const textOf = (t: SideText): string => (typeof t === 'function' ? t() : t);
+
+export function readJsonlSides(texts: Record<Side, SideText>, file: string, notes: string[], blackboardTail: boolean): Sides {
   const known = new Map<string, Entry>();
   const lists = {} as Record<Side, Entry[]>;
   const fresh: { side: Side; line: number; entry: Entry }[] = [];
   (['base', 'ours', 'theirs'] as const).forEach((side, bit) => {
     const list: Entry[] = [];
-    texts[side].split('\n').forEach((line, i) => {
+    textOf(texts[side]).split('\n').forEach((line, i) => {
       if (line === '' || line === '\r' || (line.charCodeAt(0) <= 32 && line.trim() === '')) return;
       let e = known.get(line);
       if (!e) {
