@@ -50,21 +50,28 @@ function log(message) {
   console.log(`[setup-host] ${message}`);
 }
 
+/** npm settings that only say how to reach the registry. */
+const NETWORK_SETTINGS =
+  /^npm_config_(registry|@[^:]+:registry|proxy|https_proxy|http_proxy|noproxy|no_proxy|cafile|ca|strict_ssl|fetch_retries|fetch_retry_\w+|fetch_timeout|maxsockets|offline|prefer_offline|prefer_online)$/i;
+
 /**
  * The environment of a nested `npm install`: the caller's, without what an enclosing npm put there.
  * Under `npm test` / `npm start` the outer npm (on the project's Node 20) exports npm_config_*
  * (its user agent, its nodedir, ...), npm_package_* and npm_lifecycle_* variables and puts
  * node_modules/.bin and its node-gyp shim first on PATH; a nested install would inherit them all,
  * and code-server's postinstall, which reads the Node version from npm_config_user_agent, would
- * refuse Node 24 as "node v20". Here: no npm_* variable, no NODE / INIT_CWD, none of the outer
- * npm's PATH entries, `nodeBinDir` (Node 24) first on PATH, and `extra` on top.
+ * refuse Node 24 as "node v20" (and npm_config_local_prefix, nodedir, node_gyp... point elsewhere
+ * too). Here: no npm_* variable but those that only say how to reach the registry (a registry,
+ * proxy or CA given in the environment still applies), no NODE / INIT_CWD, none of the outer npm's
+ * PATH entries, `nodeBinDir` (Node 24) first on PATH, and `extra` on top.
  * @param {NodeJS.ProcessEnv} outer the environment to start from (process.env)
  * @param {{ nodeBinDir?: string, extra?: Record<string, string> }} [o]
  */
 function installEnv(outer, { nodeBinDir, extra = {} } = {}) {
   const env = {};
   for (const [key, value] of Object.entries(outer)) {
-    if (value === undefined || /^npm_/i.test(key) || key === 'NODE' || key === 'INIT_CWD') continue;
+    if (value === undefined || key === 'NODE' || key === 'INIT_CWD') continue;
+    if (/^npm_/i.test(key) && !NETWORK_SETTINGS.test(key)) continue;
     env[key] = value;
   }
   const pathKey = Object.keys(outer).find(k => k.toUpperCase() === 'PATH') || 'PATH';

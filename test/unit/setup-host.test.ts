@@ -45,13 +45,18 @@ test('an npm script inherits the outer npm configuration (the hazard installEnv 
   assert.ok(String(env.PATH).split(path.delimiter).some(d => d.endsWith(path.join('node_modules', '.bin'))), 'npm puts node_modules/.bin on PATH');
 });
 
-test('installEnv drops every npm_* variable, NODE and INIT_CWD, and the outer npm PATH entries; Node 24 first on PATH', () => {
+test('installEnv drops the npm_* variables but the registry settings, NODE and INIT_CWD, and the outer npm PATH entries; Node 24 first on PATH', () => {
   const outer: NodeJS.ProcessEnv = {
     HOME: '/home/someone',
     PATH: ['/repo/node_modules/.bin', '/node_modules/.bin', '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin', '/usr/local/bin', '/usr/bin'].join(path.delimiter),
     npm_config_user_agent: OUTER_AGENT,
     npm_config_nodedir: '/usr',
+    npm_config_local_prefix: '/repo',
+    npm_config_node_gyp: '/usr/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js',
     NPM_CONFIG_PREFIX: '/somewhere',
+    npm_config_registry: 'https://registry.example.test/',
+    NPM_CONFIG_HTTPS_PROXY: 'http://proxy.example.test:3128',
+    'npm_config_@acme:registry': 'https://npm.acme.example.test/',
     npm_package_name: 'twining-vscode',
     npm_lifecycle_event: 'test',
     npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js',
@@ -65,6 +70,10 @@ test('installEnv drops every npm_* variable, NODE and INIT_CWD, and the outer np
     HOME: '/home/someone',
     PATH: ['/tools/node24/bin', '/usr/local/bin', '/usr/bin'].join(path.delimiter),
     TWINING_HOST_CACHE: '/tmp/cache',
+    // How to reach the registry stays: a private registry or proxy set in the environment applies.
+    npm_config_registry: 'https://registry.example.test/',
+    NPM_CONFIG_HTTPS_PROXY: 'http://proxy.example.test:3128',
+    'npm_config_@acme:registry': 'https://npm.acme.example.test/',
     npm_config_nodedir: '/tools/node24',
   });
   assert.equal(outer.npm_config_user_agent, OUTER_AGENT, 'the outer environment is left as it was');
