@@ -9,7 +9,7 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 
 // The same Chromium flags as the host test runs (the offline machine refuses background connections).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-export const CHROMIUM_ARGS: string[] = require('../../scripts/host-server').CHROMIUM_ARGS;
+export const { CHROMIUM_ARGS, GOTO_TIMEOUT_MS } = require('../../scripts/host-server') as { CHROMIUM_ARGS: string[]; GOTO_TIMEOUT_MS: number };
 
 /** Console lines that are expected offline (marketplace look-ups, service worker) and say nothing. */
 const NOISE = [/getaddrinfo ENOTFOUND/, /\[Service Worker\] registration/, /Failed to register a ServiceWorker/];
@@ -53,7 +53,9 @@ export async function launchWorkbench(
   });
   await page.exposeFunction('codeAutomationExit', () => {});
   page.on('pageerror', error => logs.push(`[pageerror] ${error.message}`));
-  await page.goto(url);
+  // Only until the document is there: waitForWorkbench and the views are waited for by the steps
+  // (see openWorkbench in scripts/host-server.js for why not the "load" event within 30 s).
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: GOTO_TIMEOUT_MS });
   return {
     page,
     context,
