@@ -17,7 +17,7 @@ export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords
  */
 export type DataKind = (typeof DATA_KINDS)[number];
 
-/** A counter per kind, plus `drift`: one that increases whenever anything `verify` looks at changes. */
+/** A counter per kind, plus `drift`: one that increases whenever what every handoff's `verify` looks at changes. */
 export type Versions = Readonly<Record<DataKind | 'drift', number>>;
 
 /** The kinds whose counters differ between two snapshots (every kind when there is no earlier one). */

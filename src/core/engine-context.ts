@@ -15,6 +15,7 @@ import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from './store/c
 import { HandoffRecords } from './store/handoff-records';
 import { TwiningError } from './errors';
 import { OperationName, ParsedInputOf, parseInput } from './schemas';
+import { writes } from './operation-writes';
 import type { AgentRecord, DecisionIndexEntry } from './records';
 
 export interface WorkspaceOptions {
@@ -91,8 +92,8 @@ export class EngineContext {
   }
 
   /** Validates an operation's input; a writing operation on a read-only context fails first. */
-  validate<K extends OperationName>(op: K, input: unknown, writes = false): ParsedInputOf<K> {
-    if (writes) this.assertWritable(op);
+  validate<K extends OperationName>(op: K, input: unknown): ParsedInputOf<K> {
+    if (writes(op)) this.assertWritable(op);
     return parseInput(op, input);
   }
 
@@ -149,14 +150,21 @@ export class EngineContext {
     return withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
   }
 
+  /** Whether config.yml is as last read (one stat). */
+  async configIsCurrent(): Promise<boolean> {
+    const st = await fs.stat(this.layout.config).catch(() => undefined);
+    return this.configCache?.key === (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing');
+  }
+
   /** The configuration, re-read whenever config.yml changes. */
   async config(): Promise<Config> {
     const st = await fs.stat(this.layout.config).catch(() => undefined);
     const key = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing';
     if (this.configCache?.key !== key) {
       const text = st ? await readTextIfExists(this.layout.config) : undefined;
+      // The first read is where the counter starts, not a change.
+      if (this.configCache) this.configVersion++;
       this.configCache = { key, config: parseConfig(text, path.basename(this.root), this.warn) };
-      this.configVersion++;
     }
     return this.configCache.config;
   }

@@ -18,7 +18,7 @@ import * as handoffOps from './ops/handoff-ops';
 import * as decisionOps from './ops/decision-ops';
 import { verify } from './ops/verify-op';
 import { status } from './ops/status-op';
-import { DataKind, Versions, changedKinds, handoffIdOfPath } from './data-kinds';
+import { DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 
 export type { WorkspaceOptions } from './engine-context';
@@ -33,6 +33,8 @@ export async function openWorkspace(projectRoot: string, options: WorkspaceOptio
 export class TwiningEngine {
   private readonly ctx: EngineContext;
   private refreshing: Promise<unknown> = Promise.resolve();
+  /** Work done so far: full refreshes and verifications (benchmarks and tests count them per change). */
+  readonly work = { refreshes: 0, verifications: 0 };
 
   constructor(
     readonly root: string,
@@ -78,11 +80,35 @@ export class TwiningEngine {
   }
 
   /**
+   * Whether every one of these files (project-relative, `/`-separated, as a file watcher reports
+   * them) is exactly as this engine last read or wrote it: then a refresh would find nothing, and
+   * the report was of this engine's own write. One stat per file.
+   */
+  async isCurrent(paths: readonly string[]): Promise<boolean> {
+    const ctx = this.ctx;
+    for (const p of paths) {
+      const kind = kindOfPath(p);
+      const current =
+        kind === 'blackboard' ? ctx.blackboard.file.isCurrent()
+        : kind === 'handoffs' ? ctx.handoffIndex.file.isCurrent()
+        : kind === 'registry' ? ctx.registry.isCurrent()
+        : kind === 'config' ? ctx.configIsCurrent()
+        : kind === 'decisions' ? (p === '.twining/decisions/index.json' ? ctx.decisionIndex.isCurrent() : true) // records are read on demand, never kept
+        : kind === 'handoffRecords' ? ctx.handoffRecords.isCurrent(handoffIdOfPath(p) ?? '')
+        : p === '.twining' ? this.exists() // the folder itself: current while it is there
+        : true;
+      if (!(await current)) return false;
+    }
+    return true;
+  }
+
+  /**
    * Brings every cached file up to date and says which kinds of data changed in doing so.
    * `changedPaths` (from a file watcher) name handoff records to look at again; without them,
    * every record read so far is looked at. Refreshes run one at a time.
    */
   refresh(changedPaths?: readonly string[]): Promise<DataKind[]> {
+    this.work.refreshes++;
     const run = this.refreshing.then(async () => {
       const before = this.versions();
       const ctx = this.ctx;
@@ -104,7 +130,8 @@ export class TwiningEngine {
   /**
    * A counter per kind of data, increased whenever that data changes in this engine's view of the
    * folder (read after another process wrote it, or written by this engine). Compare two with
-   * `changedKinds`; `drift` covers everything `verify` depends on.
+   * `changedKinds`. `drift` covers what every handoff's `verify` depends on (the decision index,
+   * new warnings, and entries gone); each handoff's own record has `recordVersion`.
    */
   versions(): Versions {
     const ctx = this.ctx;
@@ -115,8 +142,13 @@ export class TwiningEngine {
       handoffRecords: ctx.handoffRecords.version,
       decisions: ctx.decisionIndex.version,
       config: ctx.configVersion,
-      drift: ctx.decisionIndex.version + ctx.blackboard.warningsAndFindingsVersion + ctx.handoffRecords.version,
+      drift: ctx.decisionIndex.version + ctx.blackboard.driftVersion,
     };
+  }
+
+  /** How often handoff record `id` changed in this engine's view (written here, or found changed by a refresh). */
+  recordVersion(id: string): number {
+    return this.ctx.handoffRecords.versionOf(id);
   }
 
   // Operations -------------------------------------------------------------------------------
@@ -167,6 +199,7 @@ export class TwiningEngine {
     return handoffOps.acknowledge(this.ctx, input);
   }
   verify(input: InputOf<'verify'>): Promise<VerifyResult> {
+    this.work.verifications++;
     return verify(this.ctx, input);
   }
   decide(input: InputOf<'decide'>) {

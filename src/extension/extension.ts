@@ -4,16 +4,17 @@
  */
 import { loadStartedAt } from './loadTime';
 import * as vscode from 'vscode';
-import type { Workspace } from '../core';
-import type { TwiningApi } from './api';
+import type { TwiningApi, TwiningDataChange } from './api';
+import { TestHooks, testHooksWanted } from './test-hooks';
+import type { TwiningContext } from './twining-context';
 import { createClock, SECTION, userAgentId } from './settings';
-import { Folders, TwiningFolder } from './model/folders';
+import { Folders } from './model/folders';
 import { initLog, log } from './log';
 import { RecordDocuments, SCHEME } from './views/record-documents';
 import { AgentsProvider } from './views/agents-view';
 import { DelegationsProvider } from './views/delegations-view';
 import { HandoffsProvider } from './views/handoffs-view';
-import type { Node, ViewContext } from './views/tree-base';
+import type { Node } from './views/tree-base';
 import { registerCommands } from './commands/all-commands';
 import { HandoffStatusBar } from './views/status-bar';
 import { registerTools } from './chat/lm-tools';
@@ -30,12 +31,13 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const clock = createClock();
   const folders = new Folders(clock, vscode.workspace.isTrusted);
   context.subscriptions.push(folders);
-  const viewContext: ViewContext = { folders, agentId: userAgentId };
+  // The one context every part gets.
+  const ctx: TwiningContext = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri };
 
   const providers = {
-    agents: new AgentsProvider(viewContext),
-    delegations: new DelegationsProvider(viewContext),
-    handoffs: new HandoffsProvider(viewContext),
+    agents: new AgentsProvider(ctx),
+    delegations: new DelegationsProvider(ctx),
+    handoffs: new HandoffsProvider(ctx),
   };
   const views: [string, AgentsProvider | DelegationsProvider | HandoffsProvider][] = [
     ['twining.agents', providers.agents],
@@ -47,30 +49,22 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     provider.attach(view);
     context.subscriptions.push(view, provider);
   }
-  const refreshViews = () => views.forEach(([, provider]) => provider.refresh());
 
   const documents = new RecordDocuments(folders);
   context.subscriptions.push(documents, vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents));
-
-  const afterWrite = (folder: TwiningFolder) => folders.refresh(folder);
-  context.subscriptions.push(...registerCommands({ folders, documents, agentId: userAgentId, afterWrite, refreshViews }));
-
+  context.subscriptions.push(...registerCommands(ctx));
   const statusBar = new HandoffStatusBar(folders, userAgentId);
   context.subscriptions.push(statusBar);
-
-  context.subscriptions.push(...registerTools({ folders, afterWrite }));
-  const chatContext = { folders, agentId: userAgentId, afterWrite, extensionUri: context.extensionUri };
-  const chatHandler = createChatHandler(chatContext);
-  const participant = registerChatParticipant(chatContext, chatHandler);
+  context.subscriptions.push(...registerTools(ctx));
+  const chatHandler = createChatHandler(ctx);
+  const participant = registerChatParticipant(ctx, chatHandler);
   if (participant) context.subscriptions.push(participant);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(event => {
       if (!event.affectsConfiguration(`${SECTION}.agentId`)) return;
       log.info(`Your agent id is now ${userAgentId()}.`);
-      providers.agents.refresh();
-      providers.handoffs.refresh();
-      statusBar.schedule();
+      folders.settingsChanged();
     }),
   );
 
@@ -79,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   // The status bar count reads the handoff index: not during activation, and not in the middle of
   // the window's own start-up.
   statusBar.schedule(500);
-  void folders.ready().then(() => log.info(`Your agent id is ${userAgentId()}; Twining folders: ${folders.present().map(f => f.name).join(', ') || 'none'}.`));
+  void folders.ready().then(() => log.info(`Your agent id is ${userAgentId()}; Twining folders: ${folders.withTwiningDir().map(f => f.name).join(', ') || 'none'}.`));
 
   const activationMs = performance.now() - started;
   const bundleLoadMs = moduleLoadedAt - loadStartedAt;
@@ -89,11 +83,12 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
       `${clock.pinnedFrom ? `; clock pinned to start at ${clock.pinnedFrom} (TWINING_NOW)` : ''}.`,
   );
 
-  return {
+  const engines = () => new Map(folders.withTwiningDir().map(f => [f.root, f.engine] as const));
+  const changes = new vscode.EventEmitter<TwiningDataChange>();
+  context.subscriptions.push(changes, folders.onDidChange(change => changes.fire({ folder: change.folder?.root, kinds: [...change.kinds] })));
+  const testing: TestHooks = {
     get folders() {
-      const map = new Map<string, Workspace>();
-      for (const f of folders.present()) map.set(f.root, f.engine);
-      return map;
+      return engines();
     },
     model: folders,
     providers,
@@ -101,7 +96,6 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     chatHandler,
     refresh: async () => {
       await folders.refreshAll();
-      refreshViews();
       statusBar.schedule(0);
       await statusBar.idle();
     },
@@ -111,11 +105,26 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
       await statusBar.idle();
       await folders.whenIdle();
     },
+    work: () => {
+      const all = folders.withTwiningDir().map(f => f.engine.work);
+      const sum = (key: 'refreshes' | 'verifications') => all.reduce((n, w) => n + w[key], 0);
+      return {
+        refreshes: sum('refreshes'),
+        verifications: sum('verifications'),
+        reloads: { agents: providers.agents.loads, delegations: providers.delegations.loads, handoffs: providers.handoffs.loads },
+      };
+    },
     activationMs,
     bundleLoadMs,
     engineLoadMs: () => coreLoadMs,
     agentId: userAgentId,
     now: () => clock.now(),
+  };
+  return {
+    engines,
+    onDidChange: changes.event,
+    agentId: userAgentId,
+    ...(testHooksWanted(context.extensionMode, vscode.ExtensionMode.Production) ? { testing } : {}),
   };
 }
 

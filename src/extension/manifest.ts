@@ -5,6 +5,7 @@
  * package.json and this function disagree. No `vscode` import (it runs in plain Node).
  */
 import { OPERATION_NAMES, jsonSchemaOf, inputs } from '../core';
+import { writes } from '../core/operation-writes';
 import type { OperationName } from '../core';
 import { OPERATIONS, toolName } from './operations';
 
@@ -49,8 +50,8 @@ export function languageModelTools(): ToolContribution[] {
       canBeReferencedInPrompt: true,
       icon: TOOL_ICONS[op],
       userDescription: described,
-      modelDescription: `${info.model}${info.writes ? ' Writes to the shared .twining/ folder of the workspace.' : ' Read-only.'}`,
-      tags: ['twining', info.writes ? 'twining-write' : 'twining-read'],
+      modelDescription: `${info.model}${writes(op) ? ' Writes to the shared .twining/ folder of the workspace.' : ' Read-only.'}`,
+      tags: ['twining', writes(op) ? 'twining-write' : 'twining-read'],
       inputSchema: jsonSchemaOf(op),
     };
   });

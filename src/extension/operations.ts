@@ -5,11 +5,11 @@
  */
 import type { OperationName } from '../core';
 
+export { writes } from '../core/operation-writes';
+
 export interface OperationInfo {
   /** Short title for people (tool display name, confirmation titles). */
   title: string;
-  /** Whether the operation writes to `.twining/` (such tools ask for confirmation). */
-  writes: boolean;
   /** Guidance for the language model, added to the schema's own description. */
   model: string;
 }
@@ -17,72 +17,58 @@ export interface OperationInfo {
 export const OPERATIONS: Record<OperationName, OperationInfo> = {
   register: {
     title: 'Register Agent',
-    writes: true,
     model: 'Register an agent (or refresh its liveness) with its capability tags. Call it at the start of a work session with your own agent_id.',
   },
   agents: {
     title: 'List Agents',
-    writes: false,
     model: 'List the registered agents with their liveness: active (recently registered), idle, or gone.',
   },
   discover: {
     title: 'Discover Agents',
-    writes: false,
     model: 'Rank the registered agents for a piece of work by how many of the required capabilities they have (70%) and their liveness (30%). Scores run from 0 to 1.',
   },
   delegate: {
     title: 'Post Delegation',
-    writes: true,
     model: 'Ask for help: post a delegation need with the capabilities it requires. It expires after a timeout set by its urgency. Returns the agents best suited to take it.',
   },
   delegations: {
     title: 'List Delegations',
-    writes: false,
     model: 'List the open delegation needs (optionally the expired ones too), each with its time left and suggested agents.',
   },
   handoff: {
     title: 'Create Handoff',
-    writes: true,
     model: 'Hand work over to another agent (or any agent): a summary, the results with their status, and automatically a snapshot of the decisions, warnings and findings in the scope.',
   },
   handoffs: {
     title: 'List Handoffs',
-    writes: false,
     model: 'List handoffs, newest first, filtered by source, target, scope, time or acknowledgement.',
   },
   acknowledge: {
     title: 'Acknowledge Handoff',
-    writes: true,
     model: 'Acknowledge a handoff: record that this agent has taken the work over.',
   },
   post: {
     title: 'Post to Blackboard',
-    writes: true,
     model: 'Post a warning, finding, question, answer, need, offer, constraint, status or artifact entry to the shared blackboard. Decisions are recorded with twining_decide instead.',
   },
   read: {
     title: 'Read Blackboard',
-    writes: false,
     model: 'Read blackboard entries, oldest first, filtered by type, tags, scope and time.',
   },
   decide: {
     title: 'Record Decision',
-    writes: true,
     model: 'Record a decision with its context and rationale. An active decision in the same domain and an overlapping scope with a different summary makes the new one provisional.',
   },
   decisions: {
     title: 'List Decisions',
-    writes: false,
     model: 'List decisions, newest first, filtered by scope, status and domain.',
   },
   status: {
     title: 'Twining Status',
-    writes: false,
     model: 'Summarise the coordination state: agents by liveness, open delegations, unacknowledged handoffs, decisions and warnings.',
   },
   verify: {
     title: 'Verify Handoff',
-    writes: false,
     model: "Check a handoff: whether its context snapshot is intact, and what drifted since (decisions no longer active, entries removed, new decisions and warnings in its scope).",
   },
 };

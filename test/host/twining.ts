@@ -4,14 +4,23 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { execFile } from 'child_process';
 import * as vscode from 'vscode';
-import type { TwiningApi } from '../../src/extension/api';
+import type { TwiningApi as PublicApi } from '../../src/extension/api';
+import type { TestHooks } from '../../src/extension/test-hooks';
 import type { Node } from '../../src/extension/views/tree-base';
 import { EXTENSION_ID, activateExtension } from './helpers';
 
-export type { TwiningApi, Node };
+/** What the tests use: the extension's test hooks (its exported API carries them in test runs). */
+export type TwiningApi = TestHooks;
+export type { PublicApi, Node };
+
+export async function publicApi(): Promise<PublicApi> {
+  return activateExtension<PublicApi>();
+}
 
 export async function twining(): Promise<TwiningApi> {
-  return activateExtension<TwiningApi>();
+  const api = await publicApi();
+  if (!api.testing) throw new Error('the extension did not export its test hooks (TWINING_TEST_RUN is not set?)');
+  return api.testing;
 }
 
 type Provider = TwiningApi['providers'][keyof TwiningApi['providers']];

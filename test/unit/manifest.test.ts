@@ -9,8 +9,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { OPERATION_NAMES, jsonSchemaOf } from '../../src/core';
 import { languageModelTools } from '../../src/extension/manifest';
-import { COMMANDS, COMMAND_IDS } from '../../src/extension/commands/command-table';
-import { OPERATIONS } from '../../src/extension/operations';
+import { COMMANDS, COMMAND_IDS, CommandId, commandWrites } from '../../src/extension/commands/command-table';
+import { OPERATIONS, writes } from '../../src/extension/operations';
 import { classifyPath } from '../../src/extension/model/change-kinds';
 import { sanitiseAgentId, scopeCandidates } from '../../src/extension/naming';
 import { inputs } from '../../src/core';
@@ -34,11 +34,11 @@ test("the tools' input schemas in package.json are the zod-derived ones (run scr
 });
 
 test('writing tools are the operations that write', () => {
-  const writing = OPERATION_NAMES.filter(op => OPERATIONS[op].writes).sort();
+  const writing = OPERATION_NAMES.filter(op => writes(op)).sort();
   assert.deepEqual(writing, ['acknowledge', 'decide', 'delegate', 'handoff', 'post', 'register']);
   for (const tool of contributes.languageModelTools) {
     const op = tool.name.slice('twining_'.length);
-    assert.ok(tool.tags.includes(OPERATIONS[op as keyof typeof OPERATIONS].writes ? 'twining-write' : 'twining-read'), tool.name);
+    assert.ok(tool.tags.includes(writes(op as keyof typeof OPERATIONS) ? 'twining-write' : 'twining-read'), tool.name);
   }
 });
 
@@ -57,8 +57,7 @@ test('menus only name declared commands; writing actions in views are hidden whe
   for (const [menu, items] of Object.entries(contributes.menus) as [string, { command: string; when?: string }[]][]) {
     for (const item of items) {
       assert.ok(ids.has(item.command), `${menu} names ${item.command}, which is not declared`);
-      const info = COMMANDS[item.command as keyof typeof COMMANDS];
-      if (menu !== 'commandPalette' && info.writes) {
+      if (menu !== 'commandPalette' && commandWrites(item.command as CommandId)) {
         assert.match(item.when ?? '', /isWorkspaceTrusted/, `${menu}: ${item.command} writes but is shown when untrusted`);
       }
     }

@@ -10,7 +10,7 @@ import { LivenessThresholds, livenessOf, mergeRegistration, rankAgents } from '.
 import type { AgentRecord, AgentScore, AgentWithLiveness, Liveness } from '../records';
 
 export async function register(ctx: EngineContext, input: InputOf<'register'>): Promise<AgentRecord> {
-  const args = ctx.validate('register', input, true);
+  const args = ctx.validate('register', input);
   await ctx.ready();
   return ctx.lock([ctx.locks.registry], async () => {
     // Read inside the lock (FORMAT.md §7.2); an unparseable registry is an error, never "empty".

@@ -8,7 +8,7 @@ import type { BlackboardEntry } from '../records';
 export type NewEntry = Omit<BlackboardEntry, 'id' | 'timestamp'>;
 
 export async function post(ctx: EngineContext, input: InputOf<'post'>): Promise<{ id: string; timestamp: string }> {
-  const args = ctx.validate('post', input, true);
+  const args = ctx.validate('post', input);
   const entry = await appendEntry(ctx, {
     entry_type: args.entry_type as BlackboardEntry['entry_type'],
     summary: args.summary,

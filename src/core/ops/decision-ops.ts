@@ -9,7 +9,7 @@ import { appendEntryLocked } from './blackboard-ops';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
 
 export async function decide(ctx: EngineContext, input: InputOf<'decide'>): Promise<{ id: string; timestamp: string; conflicts?: { id: string; summary: string }[] }> {
-  const args = ctx.validate('decide', input, true);
+  const args = ctx.validate('decide', input);
   await ctx.ready();
   const agent_id = args.agent_id ?? 'main';
   // Index and blackboard locks first: a LOCKED decision writes nothing.

@@ -12,7 +12,7 @@ export async function delegate(
   ctx: EngineContext,
   input: InputOf<'delegate'>,
 ): Promise<{ entry_id: string; timestamp: string; expires_at: string; suggested_agents: AgentScore[] }> {
-  const args = ctx.validate('delegate', input, true);
+  const args = ctx.validate('delegate', input);
   const start = ctx.now();
   const config = await ctx.config();
   const urgency = args.urgency ?? 'normal';

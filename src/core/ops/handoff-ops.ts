@@ -28,7 +28,7 @@ export async function previewSnapshot(ctx: EngineContext, scope?: string): Promi
 }
 
 export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Promise<HandoffRecord> {
-  const args = ctx.validate('handoff', input, true);
+  const args = ctx.validate('handoff', input);
   if (args.continues !== undefined && !(await ctx.handoffRecords.get(args.continues))) {
     throw new TwiningError('NOT_FOUND', `handoff: continues names handoff ${args.continues}, which does not exist`);
   }
@@ -137,7 +137,7 @@ export async function acknowledge(
   ctx: EngineContext,
   input: InputOf<'acknowledge'>,
 ): Promise<{ id: string; acknowledged_by: string; acknowledged_at: string; summary: string; source_agent: string }> {
-  const args = ctx.validate('acknowledge', input, true);
+  const args = ctx.validate('acknowledge', input);
   await ctx.ready();
   return ctx.lock([ctx.locks.handoffIndex], async () => {
     // Parse the index before anything changes; lines that do not parse are kept as they are.

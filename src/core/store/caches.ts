@@ -26,10 +26,11 @@ export class Blackboard {
   /** Increases whenever the content changes; views compare it to skip work. */
   version = 0;
   /**
-   * Increases only when the set of warnings and findings may have changed (one appended, or the
-   * file re-read after a dismiss or archive): drift depends on those, not on status posts.
+   * Increases only when what a handoff's drift depends on may have changed: a warning appended
+   * (a new warning in scope), or the file re-read (after a dismiss or archive, an entry of a
+   * snapshot may be gone). Status posts, needs, answers and new findings leave drift as it was.
    */
-  warningsAndFindingsVersion = 0;
+  driftVersion = 0;
 
   constructor(path: string, warn: (m: string) => void) {
     this.file = new JsonlFile<BlackboardEntry>(path, warn);
@@ -50,27 +51,32 @@ export class Blackboard {
   async refresh(): Promise<boolean> {
     const result = await this.file.refresh();
     if (!result.changed) return false;
+    // The first read is where the counters start, not a change.
+    const first = !this.loaded;
+    this.loaded = true;
     if (result.reloaded) {
       this.byId = undefined;
       this.warningsByTime = undefined;
       this.warnings.length = this.findings.length = this.needs.length = 0;
       this.byScope.clear();
       this.activity.clear();
-      this.warningsAndFindingsVersion++;
+      if (!first) this.driftVersion++;
     }
-    for (const entry of result.appended) this.index(entry);
-    this.version++;
+    for (const entry of result.appended) this.index(entry, first);
+    if (!first) this.version++;
     return true;
   }
 
-  private index(entry: BlackboardEntry): void {
+  private loaded = false;
+
+  private index(entry: BlackboardEntry, first: boolean): void {
     if (this.byId && typeof entry.id === 'string') this.byId.set(entry.id, entry);
     if (typeof entry.agent_id === 'string' && typeof entry.timestamp === 'string') {
       const known = this.activity.get(entry.agent_id);
       if (known === undefined ? !Number.isNaN(Date.parse(entry.timestamp)) : later(entry.timestamp, known)) this.activity.set(entry.agent_id, entry.timestamp);
     }
     if (entry.entry_type === 'warning' || entry.entry_type === 'finding') {
-      this.warningsAndFindingsVersion++;
+      if (entry.entry_type === 'warning' && !first) this.driftVersion++;
       const list = entry.entry_type === 'warning' ? this.warnings : this.findings;
       if (typeof entry.scope === 'string') {
         let at = this.byScope.get(entry.scope);
@@ -128,10 +134,14 @@ export class HandoffIndex {
   get lines(): readonly HandoffIndexLine[] {
     return this.file.all;
   }
+  private loaded = false;
+
   async refresh(): Promise<boolean> {
     const result = await this.file.refresh();
     if (!result.changed) return false;
-    this.version++;
+    // The first read is where the counter starts, not a change.
+    if (this.loaded) this.version++;
+    this.loaded = true;
     if (result.reloaded) this.byTime = undefined;
     for (const line of result.appended) {
       if (!this.byTime || !this.ids || typeof line.id !== 'string') continue;
@@ -168,6 +178,7 @@ function compareHandoffLines(a: HandoffIndexLine, b: HandoffIndexLine): number {
  */
 export class JsonArrayFile<T> {
   private key = '';
+  private loaded = false;
   private value: T[] = [];
   raw: unknown[] = [];
   version = 0;
@@ -188,20 +199,31 @@ export class JsonArrayFile<T> {
     return value;
   }
 
-  async get(): Promise<T[]> {
-    let key: string;
+  private async statKey(): Promise<string> {
     try {
       const st = await fs.stat(this.path);
-      key = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      key = 'missing';
+      return 'missing';
     }
+  }
+
+  /** Whether the file is as last read (one stat). */
+  async isCurrent(): Promise<boolean> {
+    return (await this.statKey().catch(() => '')) === this.key;
+  }
+
+  async get(): Promise<T[]> {
+    const key = await this.statKey();
     if (key !== this.key) {
       this.raw = key === 'missing' ? [] : await readJsonArray(this.path, this.what);
       this.value = this.raw.filter(isRecord) as T[];
       this.key = key;
-      this.version++;
+      // The first read is where the counter starts, not a change.
+      if (this.loaded) this.version++;
+      this.loaded = true;
+      this.memo = { version: -1, values: new Map() };
     }
     return this.value;
   }

@@ -17,6 +17,8 @@ export class HandoffRecords {
   private known = new Map<string, { key: string; record?: HandoffRecord; error?: unknown }>();
   /** Increases when a record this engine knows changed on disk, or when it wrote one. */
   version = 0;
+  /** The same, per record. */
+  private versions = new Map<string, number>();
 
   constructor(private readonly layout: Layout) {}
 
@@ -57,7 +59,15 @@ export class HandoffRecords {
     await writeAtomic(file, toJsonText(record));
     const st = await fs.stat(file).catch(() => undefined);
     if (st) this.known.set(id, { key: statKey(st), record });
-    this.version++;
+    this.bump(id);
+  }
+
+  /** Whether a record is as this engine last read or wrote it (records never read count as current: nothing shows them). */
+  async isCurrent(id: string): Promise<boolean> {
+    const cached = this.known.get(id);
+    if (!cached) return true;
+    const st = await fs.stat(this.layout.handoff(id)).catch(() => undefined);
+    return st !== undefined && statKey(st) === cached.key;
   }
 
   /**
@@ -67,15 +77,22 @@ export class HandoffRecords {
   async recheck(ids: Iterable<string>): Promise<string[]> {
     const changed: string[] = [];
     for (const id of ids) {
-      const cached = this.known.get(id);
-      if (!cached) continue;
-      const st = await fs.stat(this.layout.handoff(id)).catch(() => undefined);
-      if (st && statKey(st) === cached.key) continue;
+      if (await this.isCurrent(id)) continue;
       this.known.delete(id);
       changed.push(id);
+      this.bump(id);
     }
-    if (changed.length) this.version++;
     return changed;
+  }
+
+  /** How often record `id` changed in this engine's view (0: never since it was first read). */
+  versionOf(id: string): number {
+    return this.versions.get(id) ?? 0;
+  }
+
+  private bump(id: string): void {
+    this.version++;
+    this.versions.set(id, this.versionOf(id) + 1);
   }
 
   /** Every record this engine holds, rechecked (a refresh without hints). */

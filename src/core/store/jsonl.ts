@@ -66,6 +66,13 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
     return this.offset;
   }
 
+  /** Whether the file is as last read (one stat): a refresh would find nothing new. */
+  async isCurrent(): Promise<boolean> {
+    const stat = await fs.stat(this.file).catch(() => undefined);
+    if (!stat) return this.offset === 0 && this.records.length === 0 && this.skipped.length === 0;
+    return `${stat.dev}:${stat.ino}` === this.identity && stat.size === this.offset && stat.mtimeMs === this.mtimeMs;
+  }
+
   private queue: Promise<unknown> = Promise.resolve();
 
   /**

@@ -1,35 +1,22 @@
 /**
  * The language model tools: one per core operation, named `twining_<op>`, taking exactly the
  * operation's input (the schema in package.json is generated from the core's zod schemas by
- * scripts/sync-manifest.js). Writing tools ask for confirmation first. The folder is the active
- * editor's Twining folder, else the first workspace folder that has `.twining/`.
+ * scripts/sync-manifest.js). Writing tools ask for confirmation first. The folder is chosen by
+ * the one folder rule (model/folder-choice.ts): the active editor's, else the only one.
  */
 import * as vscode from 'vscode';
-import type { OperationName, Workspace } from '../../core';
-import type { Folders, TwiningFolder } from '../model/folders';
-import { OPERATIONS, toolName } from '../operations';
+import type { OperationName, TwiningEngine } from '../../core';
+import type { TwiningFolder } from '../model/folders';
+import { chooseFolder } from '../model/folder-choice';
+import type { TwiningContext } from '../twining-context';
+import { OPERATIONS, toolName, writes } from '../operations';
 import { core } from '../model/engine-loader';
 import { list } from '../present/format';
 
-export interface ToolContext {
-  folders: Folders;
-  afterWrite(folder: TwiningFolder): Promise<void>;
-}
-
 type Input = Record<string, unknown>;
 
-/** The folder tools and chat work in. */
-export async function chatFolder(folders: Folders): Promise<TwiningFolder> {
-  await folders.ready();
-  const present = folders.present();
-  const active = folders.activeFolder();
-  const folder = active && present.includes(active) ? active : present[0];
-  if (!folder) throw new Error('No workspace folder has a .twining/ folder. Run "Twining: Initialize" first.');
-  return folder;
-}
-
 /** Calls one operation of the engine by name with an (already validated) input. */
-export function runOperation(engine: Workspace, op: OperationName, input: Input): Promise<unknown> {
+export function runOperation(engine: TwiningEngine, op: OperationName, input: Input): Promise<unknown> {
   const method = engine[op] as (input: Input) => Promise<unknown>;
   return method.call(engine, input);
 }
@@ -71,13 +58,13 @@ async function describe(op: OperationName, input: Input, folder: TwiningFolder):
 class TwiningTool implements vscode.LanguageModelTool<Input> {
   constructor(
     private readonly op: OperationName,
-    private readonly ctx: ToolContext,
+    private readonly ctx: TwiningContext,
   ) {}
 
   async prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<Input>): Promise<vscode.PreparedToolInvocation> {
     const info = OPERATIONS[this.op];
-    if (!info.writes) return { invocationMessage: `Twining: ${info.title}` };
-    const folder = await chatFolder(this.ctx.folders);
+    if (!writes(this.op)) return { invocationMessage: `Twining: ${info.title}` };
+    const folder = await chooseFolder(this.ctx.folders);
     const input = options.input ?? {};
     return {
       invocationMessage: `Twining: ${info.title}`,
@@ -86,21 +73,19 @@ class TwiningTool implements vscode.LanguageModelTool<Input> {
   }
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<Input>): Promise<vscode.LanguageModelToolResult> {
-    const info = OPERATIONS[this.op];
-    if (info.writes && !this.ctx.folders.isTrusted) {
-      throw new Error(`Twining is read-only in an untrusted workspace; ${toolName(this.op)} would write to .twining/. Ask the user to trust the workspace.`);
-    }
-    const folder = await chatFolder(this.ctx.folders);
+    const name = toolName(this.op);
+    if (writes(this.op)) this.ctx.folders.assertWritable(name);
+    const folder = await chooseFolder(this.ctx.folders);
     const input = (options.input ?? {}) as Input;
     core().parseInput(this.op, input); // a clear error naming the field, before anything runs
-    const result = await folder.run(engine => runOperation(engine, this.op, input));
-    if (info.writes) await this.ctx.afterWrite(folder);
+    const call = (engine: TwiningEngine) => runOperation(engine, this.op, input);
+    const result = await (writes(this.op) ? folder.write(name, call) : folder.run(call));
     return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(JSON.stringify(result))]);
   }
 }
 
 /** Registers the tools where the language model API exists (it is absent in some hosts). */
-export function registerTools(ctx: ToolContext): vscode.Disposable[] {
+export function registerTools(ctx: TwiningContext): vscode.Disposable[] {
   const lm = (vscode as { lm?: typeof vscode.lm }).lm;
   if (typeof lm?.registerTool !== 'function') return [];
   // The operation list comes from operations.ts, so registering does not load the core.

@@ -5,30 +5,24 @@
  * tool-calling loop.
  */
 import * as vscode from 'vscode';
-import type { Folders, TwiningFolder } from '../model/folders';
+import type { TwiningFolder } from '../model/folders';
+import { chooseFolder } from '../model/folder-choice';
+import type { TwiningContext } from '../twining-context';
 import { renderStatus } from '../views/record-documents';
 import { log, messageOf } from '../log';
 import { activeFile } from '../commands/prompts';
 import { snapshotCounts } from '../commands/handoff-commands';
 import { expiry, list, relative, score, strings } from '../present/format';
-import { chatFolder } from './lm-tools';
-
-export interface ChatContext {
-  folders: Folders;
-  agentId(): string;
-  afterWrite(folder: TwiningFolder): Promise<void>;
-  extensionUri: vscode.Uri;
-}
 
 const MAX_TOOL_ROUNDS = 8;
 
 /** The participant's request handler (exported through the API so tests can drive it). */
-export function createChatHandler(ctx: ChatContext): vscode.ChatRequestHandler {
+export function createChatHandler(ctx: TwiningContext): vscode.ChatRequestHandler {
   return (request, context, stream, token) => handle(ctx, request, context, stream, token);
 }
 
 /** Registers `@twining` where the chat API exists (it is absent in some hosts). */
-export function registerChatParticipant(ctx: ChatContext, handler: vscode.ChatRequestHandler): vscode.Disposable | undefined {
+export function registerChatParticipant(ctx: TwiningContext, handler: vscode.ChatRequestHandler): vscode.Disposable | undefined {
   const chat = (vscode as { chat?: typeof vscode.chat }).chat;
   if (typeof chat?.createChatParticipant !== 'function') return undefined;
   const participant = chat.createChatParticipant('twining.chat', handler);
@@ -37,14 +31,14 @@ export function registerChatParticipant(ctx: ChatContext, handler: vscode.ChatRe
 }
 
 async function handle(
-  ctx: ChatContext,
+  ctx: TwiningContext,
   request: vscode.ChatRequest,
   context: vscode.ChatContext,
   stream: vscode.ChatResponseStream,
   token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
   try {
-    const folder = await chatFolder(ctx.folders);
+    const folder = await chooseFolder(ctx.folders);
     switch (request.command) {
       case 'status':
         stream.markdown(renderStatus(folder.name, await folder.run(engine => engine.status({}))));
@@ -67,9 +61,9 @@ async function handle(
   }
 }
 
-async function agents(ctx: ChatContext, folder: TwiningFolder, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+async function agents(ctx: TwiningContext, folder: TwiningFolder, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
   const { agents } = await folder.run(engine => engine.agents({}));
-  const now = ctx.folders.clock.now();
+  const now = ctx.clock.now();
   if (agents.length === 0) {
     stream.markdown('No agent is registered yet.');
     stream.button({ command: 'twining.registerAgent', title: 'Register Agent' });
@@ -82,9 +76,9 @@ async function agents(ctx: ChatContext, folder: TwiningFolder, stream: vscode.Ch
   return {};
 }
 
-async function delegations(ctx: ChatContext, folder: TwiningFolder, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+async function delegations(ctx: TwiningContext, folder: TwiningFolder, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
   const { delegations, expired_count } = await folder.run(engine => engine.delegations({}));
-  const now = ctx.folders.clock.now();
+  const now = ctx.clock.now();
   if (delegations.length === 0) stream.markdown('No open delegation.');
   for (const d of delegations) {
     const best = d.suggested_agents[0];
@@ -97,10 +91,10 @@ async function delegations(ctx: ChatContext, folder: TwiningFolder, stream: vsco
   return {};
 }
 
-async function handoffs(ctx: ChatContext, folder: TwiningFolder, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+async function handoffs(ctx: TwiningContext, folder: TwiningFolder, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
   const { handoffs, total_count } = await folder.run(engine => engine.handoffs({ limit: 20 }));
   const me = ctx.agentId();
-  const now = ctx.folders.clock.now();
+  const now = ctx.clock.now();
   if (handoffs.length === 0) stream.markdown('No handoff yet.');
   for (const h of handoffs) {
     const mark = h.acknowledged ? '✓' : h.target_agent === me ? '🔔' : '•';
@@ -117,19 +111,14 @@ async function handoffs(ctx: ChatContext, folder: TwiningFolder, stream: vscode.
   return {};
 }
 
-async function handoff(ctx: ChatContext, folder: TwiningFolder, request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+async function handoff(ctx: TwiningContext, folder: TwiningFolder, request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
   const summary = request.prompt.trim();
   if (!summary) {
     stream.markdown('Say what you hand over, e.g. `/handoff JWT middleware done; refresh flow still needs tests`. The handoff is scoped to the active file.');
     return {};
   }
-  if (!ctx.folders.isTrusted) {
-    stream.markdown('This workspace is not trusted, so Twining is read-only: trust the workspace to create handoffs.');
-    return {};
-  }
   const scope = activeFile(folder);
-  const record = await folder.run(engine => engine.handoff({ source_agent: ctx.agentId(), summary, results: [], ...(scope ? { scope } : {}) }));
-  await ctx.afterWrite(folder);
+  const record = await folder.write('/handoff', engine => engine.handoff({ source_agent: ctx.agentId(), summary, results: [], ...(scope ? { scope } : {}) }));
   stream.markdown(`Handoff created from **${record.source_agent}** to any agent, scope ${scope ? `\`${scope}\`` : 'whole project'}, with ${snapshotCounts(record.context_snapshot)} attached.\n\n`);
   for (const s of record.context_snapshot.summaries) stream.markdown(`- ${s}\n`);
   stream.button({ command: 'twining.openHandoff', title: 'Open Handoff', arguments: [{ handoff_id: record.id, folder: folder.root }] });
@@ -137,7 +126,7 @@ async function handoff(ctx: ChatContext, folder: TwiningFolder, request: vscode.
 }
 
 async function freeForm(
-  ctx: ChatContext,
+  ctx: TwiningContext,
   folder: TwiningFolder,
   request: vscode.ChatRequest,
   context: vscode.ChatContext,
@@ -157,7 +146,7 @@ async function freeForm(
         'holding registered agents, blackboard entries (warnings, findings, needs…), delegations, handoffs and decisions.',
         'Use the twining_* tools to read and change it; answer briefly, in Markdown.',
         `The user's own agent id is "${me}": use it as source_agent, agent_id or acknowledging agent when the user acts themselves.`,
-        `The current time is ${ctx.folders.clock.now().toISOString()}.`,
+        `The current time is ${ctx.clock.now().toISOString()}.`,
         file ? `The active editor shows ${file}; use it (or its folder, ending in "/") as the scope when the user means "this file".` : 'No file is open in the editor.',
       ].join(' '),
     ),

@@ -3,19 +3,19 @@
  * defaults to the user's agent id) and `discover`.
  */
 import * as vscode from 'vscode';
+import type { TwiningContext } from '../twining-context';
 import { LIVENESS_ICON } from '../views/tree-base';
 import { list, score, strings } from '../present/format';
-import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
+import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { askText, csv, pickFolder, pickOne } from './prompts';
 
-export async function registerAgent(inv: Invocation, ctx: CommandContext) {
+export async function registerAgent(inv: Invocation, ctx: TwiningContext) {
   const title = 'Register Agent';
   if (inv.mode === 'args') {
     const args = inv.args;
     const folder = await folderFromArgs(ctx, args);
     withDefault(args, 'agent_id', ctx.agentId());
-    const record = await folder.run(engine => engine.register(args as never));
-    await ctx.afterWrite(folder);
+    const record = await folder.write('Register Agent', engine => engine.register(args as never));
     quietly(`${record.agent_id} registered`);
     return record;
   }
@@ -39,13 +39,12 @@ export async function registerAgent(inv: Invocation, ctx: CommandContext) {
   const input: Record<string, unknown> = { agent_id: agentId, capabilities };
   if (role) input.role = role;
   if (description) input.description = description;
-  const record = await folder.run(engine => engine.register(input as never));
-  await ctx.afterWrite(folder);
+  const record = await folder.write('Register Agent', engine => engine.register(input as never));
   void vscode.window.showInformationMessage(`${record.agent_id} registered (${list(strings(record.capabilities), 'no capabilities')}).`);
   return record;
 }
 
-export async function discoverAgents(inv: Invocation, ctx: CommandContext) {
+export async function discoverAgents(inv: Invocation, ctx: TwiningContext) {
   const title = 'Discover Agents';
   if (inv.mode === 'args') {
     const args = inv.args;

@@ -1,7 +1,8 @@
 /** Registers every command (see command-table.ts for the list and command-runner.ts for how arguments work). */
 import * as vscode from 'vscode';
+import type { TwiningContext } from '../twining-context';
 import { CommandId } from './command-table';
-import { CommandContext, Handler, registerCommand } from './command-runner';
+import { Handler, registerCommand } from './command-runner';
 import { acknowledgeHandoff, createHandoff, openHandoff, verifyHandoff } from './handoff-commands';
 import { postDelegation, postFinding, postWarning, recordDecision } from './blackboard-commands';
 import { discoverAgents, registerAgent } from './agent-commands';
@@ -25,8 +26,8 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.showLog': showLog,
 };
 
-export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
+export function registerCommands(ctx: TwiningContext): vscode.Disposable[] {
   return (Object.keys(HANDLERS) as CommandId[]).map(id => registerCommand(id, HANDLERS[id], ctx));
 }
 
-export type { CommandContext };
+

@@ -5,29 +5,30 @@
  * its folders and the project as the scope.
  */
 import * as vscode from 'vscode';
+import type { TwiningContext } from '../twining-context';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../views/record-documents';
 import { duration, list, score } from '../present/format';
 import { followUp } from '../log';
-import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
+import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { activeFile, askText, csv, pickFolder, pickOne, pickScope } from './prompts';
 
 function folderAndFile(inv: Invocation, folder: TwiningFolder): string | undefined {
   return inv.mode === 'uri' ? folder.relativePath(inv.uri) : activeFile(folder);
 }
 
-async function interactiveFolder(inv: Invocation, ctx: CommandContext, title: string): Promise<TwiningFolder> {
+async function interactiveFolder(inv: Invocation, ctx: TwiningContext, title: string): Promise<TwiningFolder> {
   if (inv.mode === 'node') return inv.node.folder;
   if (inv.mode === 'uri') {
     const folder = ctx.folders.folderOf(inv.uri);
-    if (folder?.present) return folder;
+    if (folder?.hasTwiningDir) return folder;
   }
   return pickFolder(ctx, { title });
 }
 
 function postCommand(entryType: 'warning' | 'finding', title: string) {
-  return async (inv: Invocation, ctx: CommandContext) => {
+  return async (inv: Invocation, ctx: TwiningContext) => {
     if (inv.mode === 'args') {
       const args = inv.args;
       const folder = await folderFromArgs(ctx, args);
@@ -36,8 +37,7 @@ function postCommand(entryType: 'warning' | 'finding', title: string) {
       }
       args.entry_type = entryType;
       withDefault(args, 'agent_id', ctx.agentId());
-      const result = await folder.run(engine => engine.post(args as never));
-      await ctx.afterWrite(folder);
+      const result = await folder.write(title, engine => engine.post(args as never));
       quietly(`${entryType} posted`);
       return result;
     }
@@ -50,8 +50,7 @@ function postCommand(entryType: 'warning' | 'finding', title: string) {
     const scope = await pickScope({ title, step: 3, total: 3 }, folderAndFile(inv, folder), 'project');
     const input: Record<string, unknown> = { entry_type: entryType, summary, agent_id: ctx.agentId(), scope: scope ?? 'project' };
     if (detail) input.detail = detail;
-    const result = await folder.run(engine => engine.post(input as never));
-    await ctx.afterWrite(folder);
+    const result = await folder.write(title, engine => engine.post(input as never));
     followUp(
       vscode.window.showInformationMessage(`${entryType === 'warning' ? 'Warning' : 'Finding'} posted to the blackboard (scope ${scope ?? 'project'}).`, 'Open'),
       () => showDocument(documentUri(folder, 'entry', result.id)),
@@ -63,14 +62,13 @@ function postCommand(entryType: 'warning' | 'finding', title: string) {
 export const postWarning = postCommand('warning', 'Post Warning');
 export const postFinding = postCommand('finding', 'Post Finding');
 
-export async function postDelegation(inv: Invocation, ctx: CommandContext) {
+export async function postDelegation(inv: Invocation, ctx: TwiningContext) {
   const title = 'Post Delegation';
   if (inv.mode === 'args') {
     const args = inv.args;
     const folder = await folderFromArgs(ctx, args);
     withDefault(args, 'agent_id', ctx.agentId());
-    const result = await folder.run(engine => engine.delegate(args as never));
-    await ctx.afterWrite(folder);
+    const result = await folder.write('Post Delegation', engine => engine.delegate(args as never));
     quietly(`delegation posted${result.suggested_agents[0] ? `; best suited: ${result.suggested_agents[0].agent_id}` : ''}`);
     return result;
   }
@@ -97,8 +95,7 @@ export async function postDelegation(inv: Invocation, ctx: CommandContext) {
   ).urgency;
   const scope = await pickScope({ title, step: 4, total: 4 }, folderAndFile(inv, folder), 'project');
   const input = { summary, required_capabilities: capabilities, urgency, scope: scope ?? 'project', agent_id: ctx.agentId() };
-  const result = await folder.run(engine => engine.delegate(input));
-  await ctx.afterWrite(folder);
+  const result = await folder.write('Post Delegation', engine => engine.delegate(input));
   const best = result.suggested_agents[0];
   void vscode.window.showInformationMessage(
     best ? `Delegation posted. Best suited: ${best.agent_id} (${score(best.total_score)}).` : 'Delegation posted. No active or idle agent matches yet.',
@@ -106,14 +103,13 @@ export async function postDelegation(inv: Invocation, ctx: CommandContext) {
   return result;
 }
 
-export async function recordDecision(inv: Invocation, ctx: CommandContext) {
+export async function recordDecision(inv: Invocation, ctx: TwiningContext) {
   const title = 'Record Decision';
   if (inv.mode === 'args') {
     const args = inv.args;
     const folder = await folderFromArgs(ctx, args);
     withDefault(args, 'agent_id', ctx.agentId());
-    const result = await folder.run(engine => engine.decide(args as never));
-    await ctx.afterWrite(folder);
+    const result = await folder.write('Record Decision', engine => engine.decide(args as never));
     quietly(`decision recorded${result.conflicts?.length ? ' as provisional (conflicts)' : ''}`);
     return result;
   }
@@ -150,8 +146,7 @@ export async function recordDecision(inv: Invocation, ctx: CommandContext) {
   }
   const input: Record<string, unknown> = { domain, summary, context, rationale, scope, confidence, agent_id: ctx.agentId() };
   if (supersedes) input.supersedes = supersedes;
-  const result = await folder.run(engine => engine.decide(input as never));
-  await ctx.afterWrite(folder);
+  const result = await folder.write('Record Decision', engine => engine.decide(input as never));
   const message = result.conflicts?.length
     ? `Decision recorded as provisional: it may conflict with ${result.conflicts.map(c => `"${c.summary}"`).join(', ')}.`
     : 'Decision recorded.';

@@ -9,32 +9,18 @@
  */
 import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
-
-/** An INVALID_INPUT / NOT_FOUND error like the engine's (same class, from the lazily loaded core). */
-function inputError(code: 'INVALID_INPUT' | 'NOT_FOUND', message: string): Error {
-  return new (core().TwiningError)(code, message);
-}
-import type { Folders, TwiningFolder } from '../model/folders';
-import type { RecordDocuments } from '../views/record-documents';
+import type { TwiningFolder } from '../model/folders';
+import { chooseFolder } from '../model/folder-choice';
+import type { TwiningContext } from '../twining-context';
 import { followUp, log, reportError } from '../log';
 import { isNode, Node } from '../views/tree-base';
-import { COMMANDS, CommandId } from './command-table';
+import { COMMANDS, CommandId, commandWrites } from './command-table';
 
 export type Invocation =
   | { mode: 'args'; args: Record<string, unknown> }
   | { mode: 'node'; node: Node }
   | { mode: 'uri'; uri: vscode.Uri }
   | { mode: 'interactive' };
-
-export interface CommandContext {
-  folders: Folders;
-  documents: RecordDocuments;
-  agentId(): string;
-  /** Re-reads the folder after a write so the views update at once (the watcher follows later). */
-  afterWrite(folder: TwiningFolder): Promise<void>;
-  /** Re-renders every view (Refresh). */
-  refreshViews(): void;
-}
 
 /** The user closed a prompt: the command ends quietly. */
 export class Cancelled extends Error {
@@ -43,40 +29,36 @@ export class Cancelled extends Error {
   }
 }
 
-class Untrusted extends Error {}
-
 export function invocationOf(first: unknown): Invocation {
   if (isNode(first)) return { mode: 'node', node: first };
   if (first instanceof vscode.Uri) return { mode: 'uri', uri: first };
   if (first !== null && typeof first === 'object' && !Array.isArray(first)) return { mode: 'args', args: { ...(first as Record<string, unknown>) } };
   if (first !== undefined && first !== null) {
-    throw inputError('INVALID_INPUT', `the argument must be an object with the operation's fields, not ${Array.isArray(first) ? 'an array' : typeof first}`);
+    throw new (core().TwiningError)('INVALID_INPUT', `the argument must be an object with the operation's fields, not ${Array.isArray(first) ? 'an array' : typeof first}`);
   }
   return { mode: 'interactive' };
 }
 
-export type Handler = (invocation: Invocation, ctx: CommandContext) => Promise<unknown>;
+export type Handler = (invocation: Invocation, ctx: TwiningContext) => Promise<unknown>;
 
 /** Registers a command with the shared argument handling, trust check and error reporting. */
-export function registerCommand(id: CommandId, handler: Handler, ctx: CommandContext): vscode.Disposable {
+export function registerCommand(id: CommandId, handler: Handler, ctx: TwiningContext): vscode.Disposable {
   const info = COMMANDS[id];
   return vscode.commands.registerCommand(id, async (first?: unknown) => {
     let invocation: Invocation = { mode: 'interactive' };
     try {
       invocation = invocationOf(first);
-      if (info.writes && !ctx.folders.isTrusted) throw new Untrusted(info.title);
+      // Before any prompt: nobody answers five questions to be told the workspace is read-only.
+      if (commandWrites(id)) ctx.folders.assertWritable(info.title);
       return await handler(invocation, ctx);
     } catch (error) {
       if (error instanceof Cancelled) return undefined;
-      if (error instanceof Untrusted) {
-        const message = `Twining is read-only in an untrusted workspace: "${info.title}" would write to .twining/. Trust the workspace to use it.`;
-        log.warn(message);
-        followUp(vscode.window.showWarningMessage(message, 'Manage Workspace Trust'), () => vscode.commands.executeCommand('workbench.trust.manage'));
-        if (invocation.mode === 'args') throw inputError('INVALID_INPUT', message);
-        return undefined;
-      }
-      reportError(`Twining: ${info.title}`, error);
-      // Clicks on tree items call Open Record with an argument object: the notification is enough.
+      if (ctx.folders.isReadOnlyError(error)) {
+        log.warn(error.message);
+        followUp(vscode.window.showWarningMessage(error.message, 'Manage Workspace Trust'), () => vscode.commands.executeCommand('workbench.trust.manage'));
+      } else reportError(`Twining: ${info.title}`, error);
+      // Argument-object calls get the failure back; clicks on tree items call Open Record with an
+      // argument object: the notification is enough there.
       if (invocation.mode === 'args' && id !== 'twining.openRecord') throw error;
       return undefined;
     }
@@ -87,31 +69,14 @@ export function registerCommand(id: CommandId, handler: Handler, ctx: CommandCon
 // Argument objects
 
 /**
- * Takes the optional `folder` field out of an argument object and finds the workspace folder:
- * the named one; else the active editor's folder if it has `.twining/`; else the only folder
- * that has one. `needPresent: false` accepts folders without `.twining/` (Initialize).
+ * Takes the optional `folder` field out of an argument object and finds the workspace folder by
+ * the one folder rule (model/folder-choice.ts). `twiningDir: false` wants a folder without
+ * `.twining/` (Initialize).
  */
-export async function folderFromArgs(ctx: CommandContext, args: Record<string, unknown>, needPresent = true): Promise<TwiningFolder> {
-  await ctx.folders.ready();
+export function folderFromArgs(ctx: TwiningContext, args: Record<string, unknown>, twiningDir = true): Promise<TwiningFolder> {
   const spec = args.folder;
   delete args.folder;
-  if (spec !== undefined) {
-    let folder: TwiningFolder | undefined;
-    if (spec instanceof vscode.Uri) folder = ctx.folders.folderOf(spec);
-    else if (typeof spec === 'string') folder = ctx.folders.folderOf(spec) ?? ctx.folders.all().find(f => f.name === spec);
-    else throw inputError('INVALID_INPUT', 'folder: must be a path, a URI or the name of a workspace folder');
-    if (!folder) throw inputError('NOT_FOUND', `folder: "${String(spec)}" is not in a workspace folder`);
-    if (needPresent && !folder.present) throw inputError('NOT_FOUND', `folder: ${folder.name} has no .twining/ folder (run "Twining: Initialize" first)`);
-    return folder;
-  }
-  const candidates = needPresent ? ctx.folders.present() : ctx.folders.all();
-  const active = ctx.folders.activeFolder();
-  if (active && candidates.includes(active)) return active;
-  if (candidates.length === 1) return candidates[0];
-  if (candidates.length === 0) {
-    throw inputError('NOT_FOUND', needPresent ? 'No workspace folder has a .twining/ folder (run "Twining: Initialize" first)' : 'No workspace folder is open');
-  }
-  throw inputError('INVALID_INPUT', `folder: required when several workspace folders have .twining/ (${candidates.map(f => f.name).join(', ')})`);
+  return chooseFolder(ctx.folders, { spec, twiningDir });
 }
 
 /** Fills a field with a default when the caller left it out. */

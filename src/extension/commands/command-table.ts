@@ -3,34 +3,41 @@
  * object takes. No `vscode` import: the manifest unit test compares this with package.json.
  */
 import type { OperationName } from '../../core';
+import { writes } from '../../core/operation-writes';
 
 export interface CommandInfo {
   title: string;
   /** The operation whose input the argument object is (undefined: the command's own fields). */
   op?: OperationName;
-  /** Writes to `.twining/`: disabled in untrusted workspaces. */
-  writes: boolean;
+  /** For a command without an operation: it writes to `.twining/` (with one, the operation says). */
+  writesItself?: true;
   /** Shown in the Command Palette. */
   palette: boolean;
 }
 
 export const COMMANDS = {
-  'twining.createHandoff': { title: 'Create Handoff', op: 'handoff', writes: true, palette: true },
-  'twining.acknowledgeHandoff': { title: 'Acknowledge Handoff', op: 'acknowledge', writes: true, palette: true },
-  'twining.openHandoff': { title: 'Open Handoff', writes: false, palette: true },
-  'twining.verifyHandoff': { title: 'Verify Handoff', op: 'verify', writes: false, palette: true },
-  'twining.postDelegation': { title: 'Post Delegation', op: 'delegate', writes: true, palette: true },
-  'twining.registerAgent': { title: 'Register Agent', op: 'register', writes: true, palette: true },
-  'twining.discoverAgents': { title: 'Discover Agents', op: 'discover', writes: false, palette: true },
-  'twining.postWarning': { title: 'Post Warning', op: 'post', writes: true, palette: true },
-  'twining.postFinding': { title: 'Post Finding', op: 'post', writes: true, palette: true },
-  'twining.recordDecision': { title: 'Record Decision', op: 'decide', writes: true, palette: true },
-  'twining.showStatus': { title: 'Show Status', op: 'status', writes: false, palette: true },
-  'twining.refresh': { title: 'Refresh', writes: false, palette: true },
-  'twining.initialize': { title: 'Initialize', writes: true, palette: true },
-  'twining.openRecord': { title: 'Open Record', writes: false, palette: false },
-  'twining.showLog': { title: 'Show Log', writes: false, palette: true },
+  'twining.createHandoff': { title: 'Create Handoff', op: 'handoff', palette: true },
+  'twining.acknowledgeHandoff': { title: 'Acknowledge Handoff', op: 'acknowledge', palette: true },
+  'twining.openHandoff': { title: 'Open Handoff', palette: true },
+  'twining.verifyHandoff': { title: 'Verify Handoff', op: 'verify', palette: true },
+  'twining.postDelegation': { title: 'Post Delegation', op: 'delegate', palette: true },
+  'twining.registerAgent': { title: 'Register Agent', op: 'register', palette: true },
+  'twining.discoverAgents': { title: 'Discover Agents', op: 'discover', palette: true },
+  'twining.postWarning': { title: 'Post Warning', op: 'post', palette: true },
+  'twining.postFinding': { title: 'Post Finding', op: 'post', palette: true },
+  'twining.recordDecision': { title: 'Record Decision', op: 'decide', palette: true },
+  'twining.showStatus': { title: 'Show Status', op: 'status', palette: true },
+  'twining.refresh': { title: 'Refresh', palette: true },
+  'twining.initialize': { title: 'Initialize', writesItself: true, palette: true },
+  'twining.openRecord': { title: 'Open Record', palette: false },
+  'twining.showLog': { title: 'Show Log', palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;
 export const COMMAND_IDS = Object.keys(COMMANDS) as CommandId[];
+
+/** Whether a command writes to `.twining/` (then it is disabled in untrusted workspaces). */
+export function commandWrites(id: CommandId): boolean {
+  const info: CommandInfo = COMMANDS[id];
+  return info.op ? writes(info.op) : info.writesItself === true;
+}

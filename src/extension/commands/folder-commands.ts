@@ -4,13 +4,14 @@
  */
 import * as path from 'path';
 import * as vscode from 'vscode';
+import type { TwiningContext } from '../twining-context';
 import { core } from '../model/engine-loader';
 import { documentUri, showDocument } from '../views/record-documents';
 import { log } from '../log';
-import { CommandContext, Invocation, folderFromArgs, quietly } from './command-runner';
+import { Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder } from './prompts';
 
-export async function initialize(inv: Invocation, ctx: CommandContext) {
+export async function initialize(inv: Invocation, ctx: TwiningContext) {
   let folder;
   if (inv.mode === 'args') {
     folder = await folderFromArgs(ctx, inv.args, false);
@@ -18,10 +19,10 @@ export async function initialize(inv: Invocation, ctx: CommandContext) {
     if (extra.length) throw new Error(`Initialize: unknown field(s) ${extra.join(', ')} (it takes only folder)`);
   } else {
     folder = inv.mode === 'uri' ? ctx.folders.folderOf(inv.uri) : undefined;
-    folder ??= await pickFolder(ctx, { title: 'Initialize Twining' }, { present: false });
+    folder ??= await pickFolder(ctx, { title: 'Initialize Twining' }, { twiningDir: false });
   }
   const result = await folder.run(engine => engine.init());
-  await ctx.folders.refresh(folder, [], true);
+  await ctx.folders.recheck(folder);
   log.info(`${folder.name}: ${result.created ? 'created' : 'completed'} ${result.dir}`);
   const message = result.created ? `Twining initialized: created .twining/ in ${folder.name}.` : `.twining/ already existed in ${folder.name}; missing entries were added.`;
   if (inv.mode === 'args') quietly(message);
@@ -29,12 +30,12 @@ export async function initialize(inv: Invocation, ctx: CommandContext) {
   return result;
 }
 
-export async function refresh(_inv: Invocation, ctx: CommandContext): Promise<void> {
+/** Refresh: every folder re-read, `.twining/` looked for again, every view re-rendered. */
+export async function refresh(_inv: Invocation, ctx: TwiningContext): Promise<void> {
   await ctx.folders.refreshAll();
-  ctx.refreshViews();
 }
 
-export async function showStatus(inv: Invocation, ctx: CommandContext) {
+export async function showStatus(inv: Invocation, ctx: TwiningContext) {
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
     return folder.run(engine => engine.status(inv.args as never));
@@ -50,7 +51,7 @@ export async function showLog(): Promise<void> {
 }
 
 /** `{type: "decision" | "entry", id, folder?}`: opens the decision file or a rendering of the entry. */
-export async function openRecord(inv: Invocation, ctx: CommandContext): Promise<void> {
+export async function openRecord(inv: Invocation, ctx: TwiningContext): Promise<void> {
   if (inv.mode !== 'args') throw new Error('Open Record takes {type, id, folder}');
   const args = inv.args;
   const folder = await folderFromArgs(ctx, args);

@@ -8,6 +8,7 @@
  * handoff without scope.
  */
 import * as vscode from 'vscode';
+import type { TwiningContext } from '../twining-context';
 import type { ContextSnapshot, HandoffRecord, HandoffResult } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../views/record-documents';
@@ -15,7 +16,7 @@ import { driftCount } from '../views/handoffs-view';
 import { plural } from '../present/format';
 import { followUp } from '../log';
 import { core } from '../model/engine-loader';
-import { CommandContext, Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
+import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { activeFile, askText, pickAgent, pickFolder, pickHandoff, pickOne, pickScope, Step } from './prompts';
 
 const TITLE = 'Create Handoff';
@@ -24,15 +25,14 @@ export function snapshotCounts(s: ContextSnapshot): string {
   return `${plural(s.decision_ids.length, 'decision')}, ${plural(s.warning_ids.length, 'warning')}, ${plural(s.finding_ids.length, 'finding')}`;
 }
 
-export async function createHandoff(inv: Invocation, ctx: CommandContext): Promise<HandoffRecord | undefined> {
+export async function createHandoff(inv: Invocation, ctx: TwiningContext): Promise<HandoffRecord | undefined> {
   if (inv.mode === 'args') {
     const args = inv.args;
     const folder = await folderFromArgs(ctx, args);
     withDefault(args, 'source_agent', ctx.agentId());
     if (!('scope' in args)) withDefault(args, 'scope', activeFile(folder));
     if (args.scope === null) delete args.scope;
-    const record = await folder.run(engine => engine.handoff(args as never));
-    await ctx.afterWrite(folder);
+    const record = await folder.write('Create Handoff', engine => engine.handoff(args as never));
     quietly(`handoff created (${snapshotCounts(record.context_snapshot)} attached)`);
     return record;
   }
@@ -72,8 +72,7 @@ export async function createHandoff(inv: Invocation, ctx: CommandContext): Promi
   if (targetAgent) input.target_agent = targetAgent;
   if (scope) input.scope = scope;
   if (!autoSnapshot) input.auto_snapshot = false;
-  const record = await folder.run(engine => engine.handoff(input as never));
-  await ctx.afterWrite(folder);
+  const record = await folder.write('Create Handoff', engine => engine.handoff(input as never));
   followUp(
     vscode.window.showInformationMessage(
       `Handoff created for ${targetAgent ?? 'any agent'} with ${snapshotCounts(record.context_snapshot)} attached.`,
@@ -153,7 +152,7 @@ async function askResults(s: Step): Promise<HandoffResult[]> {
 
 // ---------------------------------------------------------------------------------------------
 
-async function handoffTarget(inv: Invocation, ctx: CommandContext, title: string, options: { unacknowledged?: boolean } = {}): Promise<{ folder: TwiningFolder; id: string; args?: Record<string, unknown> }> {
+async function handoffTarget(inv: Invocation, ctx: TwiningContext, title: string, options: { unacknowledged?: boolean } = {}): Promise<{ folder: TwiningFolder; id: string; args?: Record<string, unknown> }> {
   if (inv.mode === 'node' && inv.node.kind === 'handoff') return { folder: inv.node.folder, id: inv.node.line.id };
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
@@ -163,17 +162,16 @@ async function handoffTarget(inv: Invocation, ctx: CommandContext, title: string
   return { folder, id: await pickHandoff(ctx, folder, { title }, options) };
 }
 
-export async function acknowledgeHandoff(inv: Invocation, ctx: CommandContext) {
+export async function acknowledgeHandoff(inv: Invocation, ctx: TwiningContext) {
   const { folder, id, args } = await handoffTarget(inv, ctx, 'Acknowledge Handoff', { unacknowledged: true });
   const input = args ? withDefault(args, 'agent_id', ctx.agentId()) : { handoff_id: id, agent_id: ctx.agentId() };
-  const result = await folder.run(engine => engine.acknowledge(input as never));
-  await ctx.afterWrite(folder);
+  const result = await folder.write('Acknowledge Handoff', engine => engine.acknowledge(input as never));
   if (args) quietly(`handoff acknowledged as ${result.acknowledged_by}`);
   else void vscode.window.showInformationMessage(`Acknowledged "${result.summary}" from ${result.source_agent} as ${result.acknowledged_by}.`);
   return result;
 }
 
-export async function openHandoff(inv: Invocation, ctx: CommandContext): Promise<HandoffRecord | undefined> {
+export async function openHandoff(inv: Invocation, ctx: TwiningContext): Promise<HandoffRecord | undefined> {
   const { folder, id, args } = await handoffTarget(inv, ctx, 'Open Handoff');
   if (args && Object.keys(args).some(k => k !== 'handoff_id')) {
     throw new Error(`Open Handoff: unknown field(s) ${Object.keys(args).filter(k => k !== 'handoff_id').join(', ')} (it takes handoff_id and folder)`);
@@ -184,7 +182,7 @@ export async function openHandoff(inv: Invocation, ctx: CommandContext): Promise
   return record;
 }
 
-export async function verifyHandoff(inv: Invocation, ctx: CommandContext) {
+export async function verifyHandoff(inv: Invocation, ctx: TwiningContext) {
   const { folder, id, args } = await handoffTarget(inv, ctx, 'Verify Handoff');
   const input = args ?? { handoff_id: id };
   const result = await folder.run(engine => engine.verify(input as never));

@@ -6,7 +6,9 @@ import * as vscode from 'vscode';
 import type { TwiningFolder } from '../model/folders';
 import { LIVENESS_ICON } from '../views/tree-base';
 import { list, oneLine, relative, strings } from '../present/format';
-import { Cancelled, CommandContext } from './command-runner';
+import { Cancelled } from './command-runner';
+import { applyFolderRule } from '../model/folder-choice';
+import type { TwiningContext } from '../twining-context';
 import { scopeCandidates } from '../naming';
 
 export interface Step {
@@ -56,19 +58,13 @@ export function csv(text: string): string[] {
   return text.split(',').map(s => s.trim()).filter(Boolean);
 }
 
-/** The workspace folder to work in: the only one, else the user's pick (active editor's first). */
-export async function pickFolder(ctx: CommandContext, s: Step, options: { present: boolean } = { present: true }): Promise<TwiningFolder> {
-  await ctx.folders.ready();
-  const candidates = options.present ? ctx.folders.present() : ctx.folders.all().filter(f => !f.present);
-  if (candidates.length === 0) {
-    throw new Error(options.present ? 'No workspace folder has a .twining/ folder. Run "Twining: Initialize" first.' : 'Every workspace folder already has a .twining/ folder.');
-  }
-  if (candidates.length === 1) return candidates[0];
-  const active = ctx.folders.activeFolder();
-  const ordered = active && candidates.includes(active) ? [active, ...candidates.filter(f => f !== active)] : candidates;
+/** The workspace folder to work in: by the one folder rule, asking when several qualify (active editor's first). */
+export async function pickFolder(ctx: TwiningContext, s: Step, options: { twiningDir: boolean } = { twiningDir: true }): Promise<TwiningFolder> {
+  const choice = await applyFolderRule(ctx.folders, { twiningDir: options.twiningDir });
+  if (!Array.isArray(choice)) return choice;
   const picked = await pickOne(
     s,
-    ordered.map(folder => ({ label: `$(root-folder) ${folder.name}`, description: folder === active ? 'active editor' : undefined, folder })),
+    choice.map(folder => ({ label: `$(root-folder) ${folder.name}`, folder })),
     'Workspace folder',
   );
   return picked.folder;
@@ -116,9 +112,9 @@ export async function pickScope(
 }
 
 /** Picks a handoff from the list (unacknowledged ones for the user first when `unacknowledged`). */
-export async function pickHandoff(ctx: CommandContext, folder: TwiningFolder, s: Step, options: { unacknowledged?: boolean } = {}): Promise<string> {
+export async function pickHandoff(ctx: TwiningContext, folder: TwiningFolder, s: Step, options: { unacknowledged?: boolean } = {}): Promise<string> {
   const me = ctx.agentId();
-  const now = ctx.folders.clock.now();
+  const now = ctx.clock.now();
   const { handoffs } = await folder.run(engine => engine.handoffs({ limit: 200, ...(options.unacknowledged ? { acknowledged: false } : {}) }));
   if (handoffs.length === 0) {
     throw new Error(options.unacknowledged ? 'There is no unacknowledged handoff.' : 'There is no handoff yet.');

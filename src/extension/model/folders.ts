@@ -1,121 +1,33 @@
 /**
- * One engine per workspace folder, created without I/O and used only when a view or command asks.
- * Tracks which folders have a `.twining/` folder (the `twining.hasFolder` context key), watches
- * them, follows workspace trust (engines are read-only until the workspace is trusted) and tells
- * the views which kinds of data changed in which folder.
+ * The workspace folders and their engines (model/twining-folder.ts): which have a `.twining/`
+ * folder (the `twining.hasFolder` context key), watching them, workspace trust (engines are
+ * read-only until it is granted; the one trust check is here), and one announcement per change
+ * of which kinds of data changed in which folder, whoever wrote it.
  */
 import * as path from 'path';
-import { promises as fs } from 'fs';
 import * as vscode from 'vscode';
-import type { Workspace } from '../../core';
-import { core } from './engine-loader';
 import type { Clock } from '../settings';
 import { log, messageOf } from '../log';
 import type { ChangeKind } from './change-kinds';
-import { DATA_KINDS, Versions, changedKinds } from '../../core/data-kinds';
+import { DATA_KINDS } from '../../core/data-kinds';
 import { TwiningWatcher } from './watcher';
+import { FolderHost, TwiningFolder } from './twining-folder';
+import { core } from './engine-loader';
+
+export { TwiningFolder };
 
 export interface FolderChange {
-  /** The folder whose data changed; undefined when the set of folders changed. */
+  /** The folder whose data changed; undefined when it concerns every folder. */
   folder?: TwiningFolder;
   kinds: ReadonlySet<ChangeKind>;
 }
 
-/** A workspace folder and its engine. */
-export class TwiningFolder {
-  /** Whether `.twining/` exists (as last seen). */
-  present = false;
-  private engineValue: Workspace | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
-  private seen?: { engine: Workspace; versions: Versions };
-
-  constructor(
-    readonly folder: vscode.WorkspaceFolder,
-    private readonly clock: Clock,
-    private readOnly: boolean,
-  ) {
-  }
-
-  get key(): string {
-    return this.folder.uri.toString();
-  }
-  get name(): string {
-    return this.folder.name;
-  }
-  get root(): string {
-    return this.folder.uri.fsPath;
-  }
-  get dir(): string {
-    return path.join(this.root, '.twining');
-  }
-  get isReadOnly(): boolean {
-    return this.readOnly;
-  }
-  /** The engine (for tests and the exported API; extension code goes through `run`). */
-  get engine(): Workspace {
-    // Created on first use: loading the core is the main cost, and it can wait for a view.
-    return (this.engineValue ??= this.createEngine());
-  }
-
-  private createEngine(): Workspace {
-    return new (core().Workspace)(this.root, {
-      now: () => this.clock.now(),
-      readOnly: this.readOnly,
-      warn: message => log.warn(`${this.name}: ${message}`),
-    });
-  }
-
-  /** Re-creates the engine when the trust changes (engines fix read-only at creation). */
-  setReadOnly(readOnly: boolean): boolean {
-    if (readOnly === this.readOnly) return false;
-    this.readOnly = readOnly;
-    this.engineValue = undefined;
-    return true;
-  }
-
-  /**
-   * Runs engine calls one at a time per folder: the engine's incremental readers are not meant
-   * to be refreshed by two callers at once.
-   */
-  run<T>(work: (engine: Workspace) => Promise<T>): Promise<T> {
-    const next = this.chain.then(() => work(this.engine));
-    this.chain = next.catch(() => undefined);
-    return next;
-  }
-
-  /**
-   * Which cached files changed since the last call, by the engine's version counters. Any engine
-   * call may have picked up a change first, so the counters, not `refresh()`'s booleans, decide.
-   * A new engine compares with its counters at creation (all 0): whatever it has read counts.
-   */
-  changedSinceLastLook(): Set<ChangeKind> {
-    const engine = this.engine;
-    const versions = engine.versions();
-    const before = this.seen?.engine === engine ? this.seen.versions : ZERO_VERSIONS;
-    this.seen = { engine, versions };
-    return new Set(changedKinds(before, versions));
-  }
-
-  /** The workspace-relative, `/`-separated path of a file in this folder, or undefined. */
-  relativePath(uri: vscode.Uri): string | undefined {
-    if (uri.scheme !== this.folder.uri.scheme) return undefined;
-    const relative = path.relative(this.root, uri.fsPath);
-    if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
-    return relative.split(path.sep).join('/');
-  }
-
-  contains(uri: vscode.Uri): boolean {
-    return uri.fsPath === this.root || this.relativePath(uri) !== undefined;
-  }
-
-  async checkPresence(): Promise<boolean> {
-    const stat = await fs.stat(this.dir).catch(() => undefined);
-    this.present = stat?.isDirectory() ?? false;
-    return this.present;
-  }
+/** The message of every refused write in an untrusted workspace. */
+export function readOnlyMessage(what: string): string {
+  return `Twining is read-only in an untrusted workspace: "${what}" would write to .twining/. Trust the workspace to use it.`;
 }
 
-export class Folders implements vscode.Disposable {
+export class Folders implements vscode.Disposable, FolderHost {
   private readonly folders = new Map<string, TwiningFolder>();
   private readonly watchers = new Map<string, TwiningWatcher>();
   private readonly emitter = new vscode.EventEmitter<FolderChange>();
@@ -155,8 +67,23 @@ export class Folders implements vscode.Disposable {
   }
 
   /** The folders that have a `.twining/` folder, in workspace order. */
-  present(): TwiningFolder[] {
-    return this.all().filter(f => f.present);
+  withTwiningDir(): TwiningFolder[] {
+    return this.all().filter(f => f.hasTwiningDir);
+  }
+
+  /** The one trust check: throws the read-only error (INVALID_INPUT) when the workspace is not trusted. */
+  assertWritable(what: string): void {
+    if (!this.trusted) throw new (core().TwiningError)('INVALID_INPUT', readOnlyMessage(what), { readOnly: true });
+  }
+
+  /** Whether an error is the one `assertWritable` throws. */
+  isReadOnlyError(error: unknown): error is Error {
+    return error instanceof Error && (error as { details?: { readOnly?: unknown } }).details?.readOnly === true;
+  }
+
+  /** The user's settings changed (agent id): views and counts that depend on them update. */
+  settingsChanged(): void {
+    this.emitter.fire({ kinds: new Set<ChangeKind>(['settings']) });
   }
 
   /** The folder containing a URI or path. */
@@ -175,9 +102,18 @@ export class Folders implements vscode.Disposable {
     return uri ? this.folderOf(uri) : undefined;
   }
 
-  /** Re-reads what changed in a folder (incrementally) and tells the views. */
-  refresh(folder: TwiningFolder, hints: Iterable<ChangeKind> = [], checkPresence = false): Promise<void> {
-    return this.track(this.doRefresh(folder, new Set(hints), checkPresence));
+  /**
+   * Refreshes a folder's engine once and announces the kinds of data that changed. `paths` are a
+   * watcher's report: when every one is as the engine last read or wrote it (the report of this
+   * extension's own write), nothing is refreshed or announced.
+   */
+  refresh(folder: TwiningFolder, report?: { kinds: Iterable<ChangeKind>; paths: readonly string[] }): Promise<void> {
+    return this.track(this.doRefresh(folder, report));
+  }
+
+  /** Checks whether `.twining/` exists in a folder (it was just created) and refreshes it. */
+  recheck(folder: TwiningFolder): Promise<void> {
+    return this.track(this.doRefresh(folder, undefined, true));
   }
 
   /** Refreshes every folder and re-checks which have `.twining/` (the Refresh command). */
@@ -186,27 +122,35 @@ export class Folders implements vscode.Disposable {
     await this.track(this.sync(true));
   }
 
-  private async doRefresh(folder: TwiningFolder, kinds: Set<ChangeKind>, checkPresence: boolean): Promise<void> {
-    log.debug(`${folder.name}: refresh (${[...kinds].join(', ') || 'no hints'})`);
-    if (checkPresence || kinds.has('presence')) {
-      const was = folder.present;
+  private async doRefresh(folder: TwiningFolder, report?: { kinds: Iterable<ChangeKind>; paths: readonly string[] }, checkPresence = false): Promise<void> {
+    const hints = new Set(report?.kinds ?? []);
+    if (report || checkPresence) {
+      if (report) log.debug(`${folder.name}: changed on disk: ${[...hints].join(', ')}`);
+      // Every report re-checks that .twining/ exists (one stat): a folder rename may only show as
+      // events of its files.
+      const was = folder.hasTwiningDir;
       if ((await folder.checkPresence()) !== was) {
         this.updateContext();
         this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });
-        if (!folder.present) return;
       }
     }
-    if (!folder.present) return;
+    if (!folder.hasTwiningDir) return;
+    const kinds = new Set<ChangeKind>();
     try {
-      await folder.run(engine => engine.refresh());
-      for (const kind of DATA_KINDS) kinds.delete(kind);
+      // A report of files that are as the engine last read or wrote them needs no refresh (this
+      // extension's own write, or a change a view's read already picked up); what changed since
+      // the last announcement is announced either way.
+      await folder.run(async engine => {
+        if (report && (await engine.isCurrent(report.paths))) return;
+        await engine.refresh(report?.paths);
+      });
       for (const kind of folder.changedSinceLastLook()) kinds.add(kind);
     } catch (error) {
-      // A half-written or corrupt file: the hints stay, so the views reload, keep their last good
-      // data and say why.
+      // A half-written or corrupt file: the reported kinds are announced, so the views reload, keep
+      // their last good data and say why.
       log.warn(`${folder.name}: refresh failed: ${messageOf(error)}`);
+      for (const kind of hints) if ((DATA_KINDS as readonly string[]).includes(kind)) kinds.add(kind);
     }
-    kinds.delete('presence');
     if (kinds.size) this.emitter.fire({ folder, kinds });
   }
 
@@ -226,28 +170,22 @@ export class Folders implements vscode.Disposable {
       const key = wf.uri.toString();
       let folder = this.folders.get(key);
       if (!folder) {
-        folder = new TwiningFolder(wf, this.clock, !this.trusted);
-        // Every report re-checks that .twining/ exists (one stat): a folder rename may only show as
-        // events of its files.
-        this.watchers.set(key, new TwiningWatcher(wf, kinds => this.doRefresh(folder!, kinds, true)));
+        folder = new TwiningFolder(wf, this, !this.trusted);
+        const created = folder;
+        this.watchers.set(key, new TwiningWatcher(wf, report => this.doRefresh(created, report)));
       }
       ordered.set(key, folder);
     }
     this.folders.clear();
     for (const [key, folder] of ordered) this.folders.set(key, folder);
     await Promise.all(this.all().map(f => f.checkPresence()));
-    if (all) {
-      for (const folder of this.present()) {
-        await folder.run(engine => engine.refresh()).catch(error => log.warn(`${folder.name}: refresh failed: ${messageOf(error)}`));
-      }
-    }
+    if (all) for (const folder of this.withTwiningDir()) await this.doRefresh(folder);
     this.updateContext();
     this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });
   }
 
   private updateContext(): void {
-    const present = this.present();
-    void vscode.commands.executeCommand('setContext', 'twining.hasFolder', present.length > 0);
+    void vscode.commands.executeCommand('setContext', 'twining.hasFolder', this.withTwiningDir().length > 0);
     void vscode.commands.executeCommand('setContext', 'twining.ready', true);
   }
 
@@ -291,8 +229,6 @@ export class Folders implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 }
-
-const ZERO_VERSIONS: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, drift: 0 };
 
 /** A path or URI string (file://…) as a URI. */
 export function toUri(value: string): vscode.Uri | undefined {

@@ -13,14 +13,20 @@ export interface WatchOptions {
   maxWaitMs?: number;
 }
 
+/** What changed since the last report: the kinds, and the paths (folder-relative, `/`-separated). */
+export interface WatchReport {
+  kinds: Set<ChangeKind>;
+  paths: string[];
+}
+
 /**
  * One FileSystemWatcher on `{.twining,.twining/**}` of a workspace folder. `onChanges` receives the
- * kinds seen since the last report; while a report is pending or running, `idle` is a promise.
+ * kinds and paths seen since the last report; while a report is pending or running, `idle` is a promise.
  */
 export class TwiningWatcher implements vscode.Disposable {
   private readonly watcher: vscode.FileSystemWatcher;
   private kinds = new Set<ChangeKind>();
-  private deleted = false;
+  private paths = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private firstEventAt = 0;
   /** The round of events not yet reported. */
@@ -38,23 +44,23 @@ export class TwiningWatcher implements vscode.Disposable {
 
   constructor(
     private readonly folder: vscode.WorkspaceFolder,
-    private readonly onChanges: (kinds: Set<ChangeKind>, sawDelete: boolean) => Promise<void>,
+    private readonly onChanges: (report: WatchReport) => Promise<void>,
     private readonly options: WatchOptions = {},
   ) {
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '{.twining,.twining/**}'));
-    this.watcher.onDidCreate(uri => this.event(uri, false));
-    this.watcher.onDidChange(uri => this.event(uri, false));
-    this.watcher.onDidDelete(uri => this.event(uri, true));
+    this.watcher.onDidCreate(uri => this.event(uri));
+    this.watcher.onDidChange(uri => this.event(uri));
+    this.watcher.onDidDelete(uri => this.event(uri));
   }
 
-  private event(uri: vscode.Uri, isDelete: boolean): void {
+  private event(uri: vscode.Uri): void {
     const relative = vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/');
     // asRelativePath prefixes the folder name in multi-root workspaces; strip it when present.
     const rel = relative.startsWith(`${this.folder.name}/.twining`) ? relative.slice(this.folder.name.length + 1) : relative;
     const kind = classifyPath(rel);
     if (!kind) return;
     this.kinds.add(kind);
-    if (isDelete) this.deleted = true;
+    this.paths.add(rel);
     this.lastEventAt = Date.now();
     this.schedule();
   }
@@ -77,15 +83,14 @@ export class TwiningWatcher implements vscode.Disposable {
   private flush(): void {
     this.timer = undefined;
     const round = this.round;
-    const kinds = this.kinds;
-    const deleted = this.deleted;
+    const report: WatchReport = { kinds: this.kinds, paths: [...this.paths] };
     this.round = undefined;
     this.kinds = new Set();
-    this.deleted = false;
+    this.paths = new Set();
     const previous = this.running ?? Promise.resolve();
     // Reports are handled one after the other, in the order the events came.
     const running: Promise<void> = previous
-      .then(() => this.onChanges(kinds, deleted))
+      .then(() => this.onChanges(report))
       .catch(() => undefined)
       .finally(() => {
         if (this.running === running) this.running = undefined;

@@ -11,7 +11,7 @@ import { AgentNode, FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, Node, ear
 import { list, md, strings, when } from '../present/format';
 
 export class AgentsProvider extends FolderTreeProvider {
-  protected readonly relevant = new Set<ChangeKind>(['registry', 'blackboard', 'config']);
+  protected readonly relevant = new Set<ChangeKind>(['registry', 'blackboard', 'config', 'settings']);
   protected readonly what = 'the agent registry';
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
@@ -20,7 +20,7 @@ export class AgentsProvider extends FolderTreeProvider {
       thresholds: (await engine.config()).agents.liveness,
     }));
     const me = this.ctx.agentId();
-    const now = this.ctx.folders.clock.now();
+    const now = this.ctx.clock.now();
     const sorted = agents
       .map((agent, index) => ({ agent, index }))
       .sort((a, b) => LIVENESS_ORDER[a.agent.liveness] - LIVENESS_ORDER[b.agent.liveness] || a.index - b.index)
@@ -54,7 +54,7 @@ export class AgentsProvider extends FolderTreeProvider {
   protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
     if (element.kind !== 'agent') return undefined;
     const { agent } = element;
-    const now = this.ctx.folders.clock.now();
+    const now = this.ctx.clock.now();
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`$(${LIVENESS_ICON[agent.liveness].id}) **${md(agent.agent_id)}** — ${agent.liveness}${element.isMe ? ' (you)' : ''}\n\n`);
     if (agent.role) tip.appendMarkdown(`Role: ${md(agent.role)}\n\n`);

@@ -31,7 +31,7 @@ export class DelegationsProvider extends FolderTreeProvider {
       agents: (await engine.agents({})).agents,
       thresholds: (await engine.config()).agents.liveness,
     }));
-    const now = this.ctx.folders.clock.now();
+    const now = this.ctx.clock.now();
     const open = delegations.filter(d => !d.expired);
     const expired = delegations.filter(d => d.expired);
     const items: Node[] = open.map(delegation => makeNode<DelegationNode>({ kind: 'delegation', folder, delegation }));
@@ -57,7 +57,7 @@ export class DelegationsProvider extends FolderTreeProvider {
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
-    const now = this.ctx.folders.clock.now();
+    const now = this.ctx.clock.now();
     switch (element.kind) {
       case 'delegation': {
         const d = element.delegation;
@@ -95,7 +95,7 @@ export class DelegationsProvider extends FolderTreeProvider {
   }
 
   protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
-    const now = this.ctx.folders.clock.now();
+    const now = this.ctx.clock.now();
     if (element.kind === 'delegation') {
       const d = element.delegation;
       const tip = new vscode.MarkdownString(undefined, true);

@@ -6,13 +6,14 @@
  * or the decisions change.
  */
 import * as vscode from 'vscode';
-import type { HandoffRecord, VerifyResult, Workspace } from '../../core';
+import type { TwiningContext } from '../twining-context';
+import type { HandoffRecord, TwiningEngine, VerifyResult } from '../../core';
 import type { ResultStatus } from '../../core/schemas';
 import type { TwiningFolder } from '../model/folders';
 import type { ChangeKind } from '../model/change-kinds';
 import { log, messageOf } from '../log';
 import {
-  DriftItemNode, DriftNode, FolderTreeProvider, HandoffNode, Node, ResultNode, SnapshotItemNode, SnapshotNode, ViewContext,
+  DriftItemNode, DriftNode, FolderTreeProvider, HandoffNode, Node, ResultNode, SnapshotItemNode, SnapshotNode,
   makeNode, messageNode,
 } from './tree-base';
 import { md, oneLine, plural, relative, strings, when } from '../present/format';
@@ -39,9 +40,9 @@ const SNAPSHOT_ICON = {
 };
 
 /** Engines are re-created when trust changes; their file versions then start again. */
-const engineIds = new WeakMap<Workspace, number>();
+const engineIds = new WeakMap<TwiningEngine, number>();
 let nextEngineId = 1;
-function engineId(engine: Workspace): number {
+function engineId(engine: TwiningEngine): number {
   let id = engineIds.get(engine);
   if (id === undefined) engineIds.set(engine, (id = nextEngineId++));
   return id;
@@ -61,7 +62,7 @@ export function driftCount(v: VerifyResult | undefined): number {
 }
 
 export class HandoffsProvider extends FolderTreeProvider {
-  protected readonly relevant = new Set<ChangeKind>(['handoffs', 'handoffRecords', 'config']);
+  protected readonly relevant = new Set<ChangeKind>(['handoffs', 'handoffRecords', 'config', 'settings']);
   protected readonly what = 'the handoffs';
   protected override readonly ticks = true;
   /** Handoff elements by folder and id: the same object across reloads, so one can be re-rendered. */
@@ -69,7 +70,7 @@ export class HandoffsProvider extends FolderTreeProvider {
   private readonly driftRuns = new Map<string, Promise<void>>();
   private readonly driftAgain = new Set<string>();
 
-  constructor(ctx: ViewContext) {
+  constructor(ctx: TwiningContext) {
     super(ctx);
   }
 
@@ -96,12 +97,9 @@ export class HandoffsProvider extends FolderTreeProvider {
   }
 
   protected override onDataChange(folder: TwiningFolder, kinds: ReadonlySet<ChangeKind>): void {
-    if (kinds.has('handoffRecords')) {
-      // A record was written (new, acknowledged, or edited by hand): which one is not known, and
-      // its snapshot may no longer match its digest, so every listed handoff is checked again.
-      for (const node of this.nodes.get(folder.key)?.values() ?? []) node.driftKey = undefined;
-      this.computeDrift(folder);
-    } else if (kinds.has('blackboard') || kinds.has('decisions')) this.computeDrift(folder);
+    // Drift depends on the decisions, the warnings and findings, and each handoff's own record;
+    // the drift keys say which handoffs need verifying again.
+    if (kinds.has('handoffRecords') || kinds.has('blackboard') || kinds.has('decisions')) this.computeDrift(folder);
   }
 
   /** Verifies the listed handoffs whose drift is older than the data, one at a time, in the background. */
@@ -122,17 +120,17 @@ export class HandoffsProvider extends FolderTreeProvider {
     // Let the list render first.
     await new Promise(resolve => setTimeout(resolve, 0));
     const nodes = [...(this.nodes.get(folder.key)?.values() ?? [])];
-    if (nodes.length === 0) return;
-    // Drift depends only on the decision index and on which warnings and findings exist: most
-    // blackboard appends (statuses, needs, answers…) leave every handoff's drift as it was.
-    const key = await folder.run(async engine => {
-      await engine.refresh().catch(() => undefined); // a corrupt file: verify what can be verified
-      return `${engineId(engine)}:${engine.versions().drift}`;
-    });
+    // The engine is already fresh (the folder model refreshed it before announcing the change):
+    // a handoff is verified again only when its key moved. Most blackboard appends (statuses,
+    // needs, answers…) leave every handoff's drift as it was.
+    const keyOf = (engine: TwiningEngine, id: string) => `${engineId(engine)}:${engine.versions().drift}:${engine.recordVersion(id)}`;
     for (const node of nodes) {
-      if (node.driftKey === key) continue;
       try {
-        const outcome = await folder.run(async engine => ({ key, verify: await engine.verify({ handoff_id: node.line.id }) }));
+        const outcome = await folder.run(async engine => {
+          if (node.driftKey === keyOf(engine, node.line.id)) return undefined;
+          const verify = await engine.verify({ handoff_id: node.line.id });
+          return { verify, key: keyOf(engine, node.line.id) };
+        });
         if (!outcome) continue;
         const before = driftSignature(node.verify);
         node.verify = outcome.verify;
@@ -214,7 +212,7 @@ export class HandoffsProvider extends FolderTreeProvider {
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
-    const now = this.ctx.folders.clock.now();
+    const now = this.ctx.clock.now();
     switch (element.kind) {
       case 'handoff': {
         const { line, forMe, verify } = element;
@@ -305,7 +303,7 @@ export class HandoffsProvider extends FolderTreeProvider {
   protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
     if (element.kind !== 'handoff') return undefined;
     const { line, verify, forMe } = element;
-    const now = this.ctx.folders.clock.now();
+    const now = this.ctx.clock.now();
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${md(String(line.summary ?? ''))}**\n\n`);
     tip.appendMarkdown(`From **${md(line.source_agent)}** to **${md(line.target_agent ?? 'any agent')}**${forMe ? ' (you)' : ''}  \n`);

@@ -25,7 +25,7 @@ export class HandoffStatusBar implements vscode.Disposable {
       this.item,
       folders.onDidChange(change => {
         const k = change.kinds;
-        if (!change.folder || k.has('handoffs') || k.has('handoffRecords') || k.has('presence') || k.has('trust')) this.schedule();
+        if (!change.folder || k.has('handoffs') || k.has('handoffRecords') || k.has('presence') || k.has('trust') || k.has('settings')) this.schedule();
       }),
     );
   }
@@ -52,7 +52,7 @@ export class HandoffStatusBar implements vscode.Disposable {
       await this.folders.ready();
       const me = this.agentId();
       let count = 0;
-      for (const folder of this.folders.present()) {
+      for (const folder of this.folders.withTwiningDir()) {
         const { total_count } = await folder.run(engine => engine.handoffs({ target_agent: me, acknowledged: false, limit: 1 }));
         count += total_count;
       }

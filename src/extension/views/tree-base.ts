@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import type {
   AgentScore, AgentWithLiveness, Delegation, HandoffIndexLine, HandoffResult, Liveness, VerifyResult,
 } from '../../core';
-import type { Folders, TwiningFolder, FolderChange } from '../model/folders';
+import type { TwiningFolder, FolderChange } from '../model/folders';
+import type { TwiningContext } from '../twining-context';
 import type { ChangeKind } from '../model/change-kinds';
 import { log, messageOf } from '../log';
 
@@ -86,12 +87,6 @@ export const LIVENESS_ORDER: Record<Liveness, number> = { active: 0, idle: 1, go
 // ---------------------------------------------------------------------------------------------
 // Providers
 
-export interface ViewContext {
-  folders: Folders;
-  /** The user's agent id (read when needed: the setting can change). */
-  agentId(): string;
-}
-
 const TICK_MS = 30_000;
 const MAX_TIMER_MS = 6 * 3600_000;
 
@@ -119,7 +114,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
   /** Whether "expires in"/"ago" texts need the slow tick while visible. */
   protected readonly ticks: boolean = false;
 
-  constructor(protected readonly ctx: ViewContext) {
+  constructor(protected readonly ctx: TwiningContext) {
     this.disposables.push(ctx.folders.onDidChange(change => this.onFolderChange(change)));
   }
 
@@ -131,8 +126,12 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
   }
 
   protected onFolderChange(change: FolderChange): void {
-    if (!change.folder || change.kinds.has('presence') || change.kinds.has('trust')) {
+    if (change.kinds.has('presence') || change.kinds.has('trust')) {
       this.refresh();
+      return;
+    }
+    if (!change.folder) {
+      if ([...change.kinds].some(k => this.relevant.has(k))) this.refresh();
       return;
     }
     if ([...change.kinds].some(k => this.relevant.has(k))) this.refresh(change.folder);
@@ -148,7 +147,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
 
   /** Re-renders one folder's part of the tree (or all of it). */
   refresh(folder?: TwiningFolder): void {
-    if (folder && this.ctx.folders.present().length > 1) {
+    if (folder && this.ctx.folders.withTwiningDir().length > 1) {
       const node = this.folderNodes.get(folder.key);
       if (node) {
         this.emitter.fire(node);
@@ -161,7 +160,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
   async getChildren(element?: Node): Promise<Node[]> {
     if (!element) {
       await this.ctx.folders.ready();
-      const present = this.ctx.folders.present();
+      const present = this.ctx.folders.withTwiningDir();
       for (const key of [...this.transitions.keys()]) if (!present.some(f => f.key === key)) this.transitions.delete(key);
       if (present.length === 0) return [];
       if (present.length === 1) return this.rootOf(present[0]);
@@ -222,7 +221,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
         const item = new vscode.TreeItem(element.folder.name, vscode.TreeItemCollapsibleState.Expanded);
         item.id = `${element.folder.key}#folder`;
         item.iconPath = new vscode.ThemeIcon('root-folder');
-        item.resourceUri = element.folder.folder.uri;
+        item.resourceUri = element.folder.workspaceFolder.uri;
         item.description = element.folder.isReadOnly ? 'read-only' : undefined;
         item.contextValue = 'twining.folder';
         return item;
@@ -260,7 +259,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
     this.transitionTimer = undefined;
     if (this.transitions.size === 0) return;
     const next = Math.min(...this.transitions.values());
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, next - this.ctx.folders.clock.now().getTime()) + 20);
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, next - this.ctx.clock.now().getTime()) + 20);
     this.transitionTimer = setTimeout(() => {
       this.transitionTimer = undefined;
       this.transitions.clear();

@@ -1,0 +1,15 @@
+/**
+ * Which operations write to `.twining/`: the one table the engine (read-only refusal), the
+ * extension (trust, confirmations, menus) and the manifest (tool tags) all consult. No value
+ * import: the extension bundles it without loading the engine.
+ */
+import type { OperationName } from './schemas';
+
+const WRITING = ['register', 'delegate', 'handoff', 'acknowledge', 'post', 'decide'] as const satisfies readonly OperationName[];
+
+export type WritingOperation = (typeof WRITING)[number];
+
+/** Whether `op` writes to `.twining/`. */
+export function writes(op: OperationName): op is WritingOperation {
+  return (WRITING as readonly string[]).includes(op);
+}

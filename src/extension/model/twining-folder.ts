@@ -1,0 +1,126 @@
+/**
+ * One workspace folder and its engine, created without I/O and used only when a view or command
+ * asks. Engine calls run one at a time per folder (`run`); writes go through `write`, which checks
+ * trust first and afterwards refreshes the engine once and announces what changed, so nobody
+ * calls a refresh by hand after writing.
+ */
+import * as path from 'path';
+import { promises as fs } from 'fs';
+import type * as vscode from 'vscode';
+import type { TwiningEngine } from '../../core';
+import { changedKinds, type DataKind, type Versions } from '../../core/data-kinds';
+import { core } from './engine-loader';
+import type { Clock } from '../settings';
+import { log } from '../log';
+
+/** What a folder needs from the model that holds it. */
+export interface FolderHost {
+  readonly clock: Clock;
+  /** Throws the one read-only error when the workspace is not trusted. */
+  assertWritable(what: string): void;
+  /** Refreshes the folder's engine once and announces what changed. */
+  refresh(folder: TwiningFolder): Promise<void>;
+}
+
+const ZERO_VERSIONS: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, drift: 0 };
+
+export class TwiningFolder {
+  /** Whether `.twining/` exists (as last seen). */
+  hasTwiningDir = false;
+  private engineValue: TwiningEngine | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private seen?: { engine: TwiningEngine; versions: Versions };
+
+  constructor(
+    readonly workspaceFolder: vscode.WorkspaceFolder,
+    private readonly host: FolderHost,
+    private readOnly: boolean,
+  ) {}
+
+  get key(): string {
+    return this.workspaceFolder.uri.toString();
+  }
+  get name(): string {
+    return this.workspaceFolder.name;
+  }
+  get root(): string {
+    return this.workspaceFolder.uri.fsPath;
+  }
+  get dir(): string {
+    return path.join(this.root, '.twining');
+  }
+  get isReadOnly(): boolean {
+    return this.readOnly;
+  }
+  /** The engine (created on first use: loading the core is the main cost, and it can wait for a view). */
+  get engine(): TwiningEngine {
+    return (this.engineValue ??= new (core().TwiningEngine)(this.root, {
+      now: () => this.host.clock.now(),
+      readOnly: this.readOnly,
+      warn: message => log.warn(`${this.name}: ${message}`),
+    }));
+  }
+
+  /** Re-creates the engine when the trust changes (engines fix read-only at creation). */
+  setReadOnly(readOnly: boolean): boolean {
+    if (readOnly === this.readOnly) return false;
+    this.readOnly = readOnly;
+    this.engineValue = undefined;
+    return true;
+  }
+
+  /**
+   * Runs engine calls that read, one at a time per folder: the engine's incremental readers are
+   * not meant to be refreshed by two callers at once.
+   */
+  run<T>(work: (engine: TwiningEngine) => Promise<T>): Promise<T> {
+    const next = this.chain.then(() => work(this.engine));
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Runs an engine call that writes (`what` names it for the read-only message), then refreshes
+   * the engine once and announces the change: the views reload once, and the watcher's later
+   * report of the same write finds every file as the engine left it and changes nothing.
+   */
+  async write<T>(what: string, work: (engine: TwiningEngine) => Promise<T>): Promise<T> {
+    this.host.assertWritable(what);
+    try {
+      return await this.run(work);
+    } finally {
+      await this.host.refresh(this);
+    }
+  }
+
+  /**
+   * Which kinds of data changed since the last call, by the engine's version counters. Any engine
+   * call may have picked up a change first, so the counters decide. A new engine compares with
+   * counters at zero: whatever it has read counts.
+   */
+  changedSinceLastLook(): DataKind[] {
+    const engine = this.engine;
+    const versions = engine.versions();
+    const before = this.seen?.engine === engine ? this.seen.versions : ZERO_VERSIONS;
+    this.seen = { engine, versions };
+    return changedKinds(before, versions);
+  }
+
+  /** The workspace-relative, `/`-separated path of a file in this folder, or undefined. */
+  relativePath(uri: vscode.Uri): string | undefined {
+    if (uri.scheme !== this.workspaceFolder.uri.scheme) return undefined;
+    const relative = path.relative(this.root, uri.fsPath);
+    if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+    return relative.split(path.sep).join('/');
+  }
+
+  contains(uri: vscode.Uri): boolean {
+    return uri.fsPath === this.root || this.relativePath(uri) !== undefined;
+  }
+
+  async checkPresence(): Promise<boolean> {
+    const stat = await fs.stat(this.dir).catch(() => undefined);
+    this.hasTwiningDir = stat?.isDirectory() ?? false;
+    return this.hasTwiningDir;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The test-only entry: what the host tests and the activation benchmark look at inside the
+ * extension. It is part of the exported API only in development and test runs (not for users of
+ * the API, who get api.ts).
+ */
+import type * as vscode from 'vscode';
+import type { TwiningEngine } from '../core';
+import type { Folders } from './model/folders';
+import type { AgentsProvider } from './views/agents-view';
+import type { DelegationsProvider } from './views/delegations-view';
+import type { HandoffsProvider } from './views/handoffs-view';
+import type { HandoffStatusBar } from './views/status-bar';
+
+export interface TestHooks {
+  /** Engines of the workspace folders that have `.twining/`, by folder path. */
+  readonly folders: ReadonlyMap<string, TwiningEngine>;
+  /** The folder model (every workspace folder, with or without `.twining/`). */
+  readonly model: Folders;
+  /** The views' data providers (call getChildren / getTreeItem / resolveTreeItem). */
+  readonly providers: { agents: AgentsProvider; delegations: DelegationsProvider; handoffs: HandoffsProvider };
+  readonly statusBar: HandoffStatusBar;
+  /** The `@twining` chat participant's handler (also usable where the chat UI is not). */
+  readonly chatHandler: vscode.ChatRequestHandler;
+  /** Re-reads every folder (incrementally) and re-renders the views. */
+  refresh(): Promise<void>;
+  /** Resolves when pending watcher refreshes, drift checks and status bar counts are done. */
+  whenIdle(): Promise<void>;
+  /** Work done so far in all folders: engine refreshes, verifications, and view reloads by view. */
+  work(): { refreshes: number; verifications: number; reloads: { agents: number; delegations: number; handoffs: number } };
+  /** Time spent in activate(), in ms. */
+  readonly activationMs: number;
+  /** Time the extension bundle took to load (evaluate) before activate() ran, in ms. */
+  readonly bundleLoadMs: number;
+  /** How long loading the engine (dist/core.js, on first use, after activation) took; undefined before. */
+  engineLoadMs(): number | undefined;
+  /** The user's agent id (setting twining.agentId, else derived). */
+  agentId(): string;
+  /** The engine clock (TWINING_NOW-pinned in tests). */
+  now(): Date;
+}
+
+/** Test hooks are exported in development and test runs, and when a test or benchmark launcher says so. */
+export function testHooksWanted(mode: vscode.ExtensionMode, production: vscode.ExtensionMode, env: NodeJS.ProcessEnv = process.env): boolean {
+  return mode !== production || env.TWINING_TEST_RUN !== undefined || env.TWINING_BENCH_ACTIVATION_OUT !== undefined;
+}

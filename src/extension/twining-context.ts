@@ -1,0 +1,17 @@
+/**
+ * The one context every part of the extension gets: the views, the commands, the language model
+ * tools and the chat participant. Built once in activate().
+ */
+import type * as vscode from 'vscode';
+import type { Folders } from './model/folders';
+import type { Clock } from './settings';
+
+export interface TwiningContext {
+  /** The workspace folders, their engines, trust and change announcements. */
+  readonly folders: Folders;
+  /** The engine clock (TWINING_NOW can pin it for tests and demos). */
+  readonly clock: Clock;
+  /** The user's agent id (read when needed: the setting can change). */
+  agentId(): string;
+  readonly extensionUri: vscode.Uri;
+}

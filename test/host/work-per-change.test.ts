@@ -1,0 +1,149 @@
+// The work one change costs, for every writing command, every writing language model tool, the
+// chat's /handoff, and a write by another process: the engine is refreshed once, each view that
+// shows the change reloads once (the others not at all), and a listed handoff is verified again
+// only when what its drift depends on changed, once. The watcher's report of the extension's own
+// write (it comes some 100 ms later) causes no second refresh, reload or verification.
+//
+// Counted on the engine instance (refresh, verify) and on the providers' change events, so the
+// same test runs against older builds of the extension.
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import { describeIn, firstFolder, waitFor } from './helpers';
+import { TwiningApi, cli, rows, twining } from './twining';
+
+type View = 'agents' | 'delegations' | 'handoffs';
+interface Work {
+  announced: string[];
+  refreshes: number;
+  verifications: number;
+  reloads: Record<View, number>;
+}
+
+const token = new vscode.CancellationTokenSource().token;
+
+describeIn(['single'], 'work per change', () => {
+  let api: TwiningApi;
+  let root: string;
+  const counted = { refreshes: 0, verifications: 0 };
+  const table: string[] = [];
+
+  before(async () => {
+    api = await twining();
+    root = firstFolder();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await api.whenIdle();
+    const engine = api.folders.get(root)!;
+    const refresh = engine.refresh.bind(engine);
+    const verify = engine.verify.bind(engine);
+    engine.refresh = (...args: Parameters<typeof refresh>) => {
+      counted.refreshes++;
+      return refresh(...args);
+    };
+    engine.verify = (...args: Parameters<typeof verify>) => {
+      counted.verifications++;
+      return verify(...args);
+    };
+  });
+
+  after(() => {
+    if (table.length) console.log(`[metric] work per change (refreshes, verifications, reloads agents/delegations/handoffs):\n${table.join('\n')}`);
+  });
+
+  /** The handoffs listed in the view (and their drift computed), as a user with the view open has them. */
+  async function listed(): Promise<number> {
+    const handoffs = (await rows(api.providers.handoffs)).filter(r => r.node.kind === 'handoff').length;
+    await api.whenIdle();
+    return handoffs;
+  }
+
+  /** Runs one write and counts the work it causes until the watcher's report of it has been handled. */
+  async function measure(name: string, write: () => Thenable<unknown>): Promise<Work> {
+    await listed();
+    const reloads: Record<View, number> = { agents: 0, delegations: 0, handoffs: 0 };
+    const subs = (Object.keys(reloads) as View[]).map(view =>
+      api.providers[view].onDidChangeTreeData(element => {
+        // A whole reload (undefined or a folder node); one handoff re-rendered for its drift is not.
+        if (!element || (element as { kind?: string }).kind === 'folder') reloads[view]++;
+      }),
+    );
+    const announced: string[] = [];
+    subs.push(api.model.onDidChange(change => announced.push(`${change.folder?.name ?? 'all'}: ${[...change.kinds].join('+')}`)));
+    counted.refreshes = counted.verifications = 0;
+    try {
+      const started = Date.now();
+      await write();
+      await waitFor(() => api.model.lastEventAt() >= started, { timeoutMs: 5000, intervalMs: 10, what: `the watcher's event for ${name}` });
+      await new Promise(resolve => setTimeout(resolve, 400));
+      await api.whenIdle();
+      // The Handoffs view lists what changed (as VS Code asks a visible view), then drift settles.
+      await listed();
+    } finally {
+      subs.forEach(s => s.dispose());
+    }
+    const work = { refreshes: counted.refreshes, verifications: counted.verifications, reloads, announced };
+    table.push(`  ${name}: ${work.refreshes}, ${work.verifications}, ${reloads.agents}/${reloads.delegations}/${reloads.handoffs}`);
+    return work;
+  }
+
+  const command = (id: string, args: object) => () => vscode.commands.executeCommand(id, args);
+  const tool = (name: string, input: object) => () => vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token);
+  const latestHandoff = async (source: string) =>
+    (await api.folders.get(root)!.handoffs({ source_agent: source, acknowledged: false, limit: 1 })).handoffs[0].id;
+
+  // [name, write, views that reload, verifications: 'none' | 'one' (the handoff written) | 'all' (every listed handoff)]
+  type Case = [string, () => Promise<() => Thenable<unknown>>, View[], 'none' | 'one' | 'all'];
+  const activityViews: View[] = ['agents', 'delegations']; // an entry is activity (liveness) and may be a need
+  const cases: Case[] = [
+    ['Register Agent', async () => command('twining.registerAgent', { agent_id: 'counted-a', capabilities: ['x'] }), ['agents', 'delegations'], 'none'],
+    ['Post Warning', async () => command('twining.postWarning', { summary: 'Counted warning', scope: 'src/' }), activityViews, 'all'],
+    ['Post Finding', async () => command('twining.postFinding', { summary: 'Counted finding' }), activityViews, 'none'],
+    ['Post Delegation', async () => command('twining.postDelegation', { summary: 'Counted need', required_capabilities: ['x'] }), activityViews, 'none'],
+    [
+      'Record Decision',
+      async () => command('twining.recordDecision', { domain: 'counting', scope: 'src/', summary: 'Count once', context: 'c', rationale: 'r' }),
+      activityViews,
+      'all',
+    ],
+    ['Create Handoff', async () => command('twining.createHandoff', { source_agent: 'counted-cmd', summary: 'Counted handoff', results: [], scope: null }), [...activityViews, 'handoffs'], 'one'],
+    ['Acknowledge Handoff', async () => command('twining.acknowledgeHandoff', { handoff_id: await latestHandoff('counted-cmd') }), ['handoffs'], 'one'],
+    ['twining_register', async () => tool('twining_register', { agent_id: 'counted-b' }), ['agents', 'delegations'], 'none'],
+    ['twining_post', async () => tool('twining_post', { entry_type: 'warning', summary: 'Tool warning', agent_id: 'counted-b' }), activityViews, 'all'],
+    ['twining_delegate', async () => tool('twining_delegate', { summary: 'Tool need', required_capabilities: ['x'], agent_id: 'counted-b' }), activityViews, 'none'],
+    [
+      'twining_decide',
+      async () => tool('twining_decide', { domain: 'counting', scope: 'docs/', summary: 'Tool decision', context: 'c', rationale: 'r', agent_id: 'counted-b' }),
+      activityViews,
+      'all',
+    ],
+    ['twining_handoff', async () => tool('twining_handoff', { source_agent: 'counted-tool', summary: 'Tool handoff', results: [] }), [...activityViews, 'handoffs'], 'one'],
+    ['twining_acknowledge', async () => tool('twining_acknowledge', { handoff_id: await latestHandoff('counted-tool'), agent_id: 'counted-b' }), ['handoffs'], 'one'],
+    [
+      '@twining /handoff',
+      async () => () =>
+        Promise.resolve(api.chatHandler({ prompt: 'Chat handoff', command: 'handoff' } as vscode.ChatRequest, { history: [] }, { markdown() {}, button() {} } as never, token)),
+      [...activityViews, 'handoffs'],
+      'one',
+    ],
+    ['another process posts a status', async () => () => cli('post', root, { entry_type: 'status', summary: 'From another process', agent_id: 'elsewhere' }), activityViews, 'none'],
+    ['another process posts a warning', async () => () => cli('post', root, { entry_type: 'warning', summary: 'Warning from elsewhere', agent_id: 'elsewhere' }), activityViews, 'all'],
+  ];
+
+  for (const [name, prepare, views, verified] of cases) {
+    it(`${name}: one refresh, one reload of ${views.join(', ')}, ${verified === 'none' ? 'no verification' : verified === 'one' ? 'one verification' : 'each listed handoff verified once'}`, async () => {
+      const write = await prepare();
+      const before = await listed();
+      const work = await measure(name, write);
+      const after = await listed();
+      const expected = { none: 0, one: 1, all: verified === 'all' ? after : 0 }[verified];
+      assert.deepStrictEqual(
+        { refreshes: work.refreshes, reloads: work.reloads, verifications: work.verifications },
+        {
+          refreshes: 1,
+          reloads: { agents: views.includes('agents') ? 1 : 0, delegations: views.includes('delegations') ? 1 : 0, handoffs: views.includes('handoffs') ? 1 : 0 },
+          verifications: expected,
+        },
+        `listed handoffs: ${before} before, ${after} after; announced: ${work.announced.join(', ')}`,
+      );
+    });
+  }
+});
