@@ -15,6 +15,7 @@ import { TwiningError, isTwiningError } from './core/errors';
 import { version } from '../package.json';
 import type { AgentScore, Delegation, HandoffIndexLine, HandoffRecord, VerifyResult } from './core/records';
 import { GIT_COMMANDS, isGitCommand, runGitCommand } from './git-commands';
+import { driftItems } from './core/drift-text';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 interface Field { name: string; kind: FieldKind; required: boolean; description?: string; choices?: string[] }
@@ -254,10 +255,7 @@ function render(op: Parsed['op'], result: unknown, now: Date): string {
     case 'verify': {
       const v = result as VerifyResult;
       const lines = [`Snapshot ${v.intact ? (v.has_digest ? 'intact' : 'has no digest (written by another program)') : 'ALTERED: its digest does not match'}`];
-      for (const d of v.drift.decisions_no_longer_active) lines.push(`  decision ${d.id} is ${d.now}${d.summary ? `: ${d.summary}` : ''}`);
-      for (const e of v.drift.entries_removed) lines.push(`  entry ${e.id} was ${e.now}${e.summary ? `: ${e.summary}` : ''}`);
-      for (const d of v.drift.new_decisions) lines.push(`  new decision ${d.id}: ${d.summary}`);
-      for (const w of v.drift.new_warnings) lines.push(`  new warning ${w.id}: ${w.summary}`);
+      for (const d of driftItems(v)) if (d.id) lines.push(`  ${d.sentence} [${d.id}]`);
       if (!v.drifted) lines.push('No drift since the handoff was created.');
       if (v.chain.length > 1) lines.push(`Chain: ${v.chain.join(' ← ')}`);
       return lines.join('\n');

@@ -241,7 +241,7 @@ describeIn(['single'], 'commands with argument objects', () => {
     assert.strictEqual(doc?.uri.scheme, 'twining');
     const text = doc!.getText();
     assert.match(text, /^# Refresh flow implemented; needs review/);
-    assert.match(text, /Decision now \*\*superseded\*\*: Sign JWTs with RS256/);
+    assert.match(text, /Decision now superseded: Sign JWTs with RS256/);
     assert.match(text, /\*\*Acknowledged:\*\* by user-/);
   });
 

@@ -24,7 +24,7 @@ const token = new vscode.CancellationTokenSource().token;
 describeIn(['single'], 'work per change', () => {
   let api: TwiningApi;
   let root: string;
-  const counted = { refreshes: 0, verifications: 0 };
+  const counted = { refreshes: 0, verifications: 0, verified: [] as string[] };
   const table: string[] = [];
 
   before(async () => {
@@ -41,6 +41,7 @@ describeIn(['single'], 'work per change', () => {
     };
     engine.verify = (...args: Parameters<typeof verify>) => {
       counted.verifications++;
+      counted.verified.push(String(args[0]?.handoff_id));
       return verify(...args);
     };
   });
@@ -69,6 +70,7 @@ describeIn(['single'], 'work per change', () => {
     const announced: string[] = [];
     subs.push(api.model.onDidChange(change => announced.push(`${change.folder?.name ?? 'all'}: ${[...change.kinds].join('+')}`)));
     counted.refreshes = counted.verifications = 0;
+    counted.verified = [];
     try {
       const started = Date.now();
       await write();
@@ -142,7 +144,7 @@ describeIn(['single'], 'work per change', () => {
           reloads: { agents: views.includes('agents') ? 1 : 0, delegations: views.includes('delegations') ? 1 : 0, handoffs: views.includes('handoffs') ? 1 : 0 },
           verifications: expected,
         },
-        `listed handoffs: ${before} before, ${after} after; announced: ${work.announced.join(', ')}`,
+        `listed handoffs: ${before} before, ${after} after; announced: ${work.announced.join(', ')}; verified: ${counted.verified.join(', ')}`,
       );
     });
   }

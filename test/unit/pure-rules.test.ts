@@ -11,6 +11,7 @@ import { livenessOf, mergeRegistration, nextLivenessChange, rankAgents, scoreAge
 import { buildSnapshot, normaliseSnapshot, resultStatusOf, snapshotDigest, snapshotIntegrity, snapshotSources } from '../../src/core/rules/snapshot';
 import { delegationOf, isExpired } from '../../src/core/rules/delegation-detail';
 import { changedKinds, handoffIdOfPath, kindOfPath, Versions } from '../../src/core/data-kinds';
+import { driftCount, driftItems, driftSummary } from '../../src/core/drift-text';
 import type { AgentRecord, BlackboardEntry, ContextSnapshot, DecisionIndexEntry } from '../../src/core/records';
 
 const ID = (n: number) => `01M80HHK${String(n).padStart(18, '0')}`;
@@ -230,5 +231,46 @@ describe('data kinds', () => {
     assert.equal(kindOfPath('.twining/agents/.registry.json.1.abcdef12.tmp'), undefined);
     assert.equal(handoffIdOfPath(`.twining/handoffs/${ID(1)}.json`), ID(1));
     assert.equal(handoffIdOfPath('.twining/handoffs/index.jsonl'), undefined);
+  });
+});
+
+describe('drift in words (core/drift-text.ts)', () => {
+  const v = {
+    handoff_id: ID(1),
+    intact: false,
+    has_digest: true,
+    computed_digest: 'sha256:x',
+    drift: {
+      decisions_no_longer_active: [{ id: ID(2), summary: 'Use REST', now: 'superseded' }, { id: ID(3), now: 'missing' }],
+      entries_removed: [{ id: ID(4), now: 'dismissed' }],
+      new_decisions: [{ id: ID(5), summary: 'Use gRPC', scope: 'src/', timestamp: T(5) }],
+      new_warnings: [],
+    },
+    drifted: true,
+    chain: [ID(1)],
+  };
+
+  test('one text per item, in one order; a missing decision has nothing to open', () => {
+    const items = driftItems(v);
+    assert.deepEqual(
+      items.map(i => i.sentence),
+      [
+        'The stored snapshot no longer matches its digest (it was edited after the handoff was written)',
+        'Decision now superseded: Use REST',
+        `Decision now missing: ${ID(3)}`,
+        `Entry dismissed: ${ID(4)}`,
+        'New decision in scope: Use gRPC (src/)',
+      ],
+    );
+    assert.deepEqual(
+      items.map(i => i.target?.id),
+      [undefined, ID(2), undefined, undefined, ID(5)],
+    );
+  });
+
+  test('count and summary', () => {
+    assert.equal(driftCount(v), 5);
+    assert.equal(driftSummary(v), '2 decisions no longer active, 1 entry removed, 1 new decision, snapshot edited');
+    assert.equal(driftCount(undefined), 0);
   });
 });

@@ -70,10 +70,9 @@ export function registerCommand(id: CommandId, handler: Handler, ctx: TwiningCon
 
 /**
  * Takes the optional `folder` field out of an argument object and finds the workspace folder by
- * the one folder rule (model/folder-choice.ts). `twiningDir: false` wants a folder without
- * `.twining/` (Initialize).
+ * the one folder rule (model/folder-choice.ts). Initialize takes any folder (`twiningDir: 'any'`).
  */
-export function folderFromArgs(ctx: TwiningContext, args: Record<string, unknown>, twiningDir = true): Promise<TwiningFolder> {
+export function folderFromArgs(ctx: TwiningContext, args: Record<string, unknown>, twiningDir: boolean | 'any' = true): Promise<TwiningFolder> {
   const spec = args.folder;
   delete args.folder;
   return chooseFolder(ctx.folders, { spec, twiningDir });

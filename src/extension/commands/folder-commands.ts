@@ -14,7 +14,7 @@ import { pickFolder } from './prompts';
 export async function initialize(inv: Invocation, ctx: TwiningContext) {
   let folder;
   if (inv.mode === 'args') {
-    folder = await folderFromArgs(ctx, inv.args, false);
+    folder = await folderFromArgs(ctx, inv.args, 'any');
     const extra = Object.keys(inv.args);
     if (extra.length) throw new Error(`Initialize: unknown field(s) ${extra.join(', ')} (it takes only folder)`);
   } else {

@@ -12,8 +12,9 @@ import type { TwiningContext } from '../twining-context';
 import type { ContextSnapshot, HandoffRecord, HandoffResult } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../views/record-documents';
-import { driftCount } from '../views/handoffs-view';
-import { plural } from '../present/format';
+import { driftCount, driftSummary } from '../../core/drift-text';
+import { RESULT_STATUS_LOOK, plural } from '../present/format';
+import { resolveSnapshot } from '../present/snapshot-contents';
 import { followUp } from '../log';
 import { core } from '../model/engine-loader';
 import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
@@ -88,15 +89,9 @@ type SnapshotChoice = 'attach' | 'none' | 'back';
 
 /** Shows every decision, warning and finding the snapshot will attach; asks to go on. */
 async function confirmSnapshot(folder: TwiningFolder, scope: string | undefined, s: Step): Promise<SnapshotChoice> {
-  const { snapshot, decisions, entries } = await folder.run(async engine => {
+  const { snapshot, resolved } = await folder.run(async engine => {
     const snapshot = await engine.previewSnapshot(scope);
-    const index = new Map((await engine.decisions({})).decisions.map(d => [d.id, d]));
-    const entries = new Map<string, { summary: string; scope: string }>();
-    for (const id of [...snapshot.warning_ids, ...snapshot.finding_ids]) {
-      const e = await engine.getEntry(id);
-      if (e) entries.set(id, { summary: e.summary, scope: e.scope });
-    }
-    return { snapshot, decisions: index, entries };
+    return { snapshot, resolved: await resolveSnapshot(engine, snapshot) };
   });
   type Item = vscode.QuickPickItem & { choice?: SnapshotChoice };
   const items: Item[] = [
@@ -107,17 +102,12 @@ async function confirmSnapshot(folder: TwiningFolder, scope: string | undefined,
       choice: 'attach',
     },
   ];
-  const section = (title: string, ids: string[], icon: string, text: (id: string) => { summary: string; scope?: string }) => {
-    if (ids.length === 0) return;
-    items.push({ label: `${title} (${ids.length})`, kind: vscode.QuickPickItemKind.Separator });
-    for (const id of ids) {
-      const t = text(id);
-      items.push({ label: `$(${icon}) ${t.summary}`, description: t.scope, choice: 'attach' });
-    }
-  };
-  section('Decisions', snapshot.decision_ids, 'law', id => ({ summary: decisions.get(id)?.summary ?? id, scope: decisions.get(id)?.scope }));
-  section('Warnings', snapshot.warning_ids, 'warning', id => entries.get(id) ?? { summary: id });
-  section('Findings', snapshot.finding_ids, 'lightbulb', id => entries.get(id) ?? { summary: id });
+  for (const [title, kind, icon] of [['Decisions', 'decision', 'law'], ['Warnings', 'warning', 'warning'], ['Findings', 'finding', 'lightbulb']] as const) {
+    const of = resolved.filter(r => r.item === kind);
+    if (of.length === 0) continue;
+    items.push({ label: `${title} (${of.length})`, kind: vscode.QuickPickItemKind.Separator });
+    for (const r of of) items.push({ label: `$(${icon}) ${r.summary ?? r.id}`, description: r.scope, choice: 'attach' });
+  }
   items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
   items.push({ label: '$(circle-slash) Hand off without a snapshot', choice: 'none' });
   items.push({ label: '$(arrow-left) Choose another scope', choice: 'back' });
@@ -125,14 +115,12 @@ async function confirmSnapshot(folder: TwiningFolder, scope: string | undefined,
   return picked.choice ?? 'attach';
 }
 
-const STATUS_ICONS: Record<string, string> = { completed: 'pass', partial: 'pie-chart', blocked: 'circle-slash', failed: 'error' };
-
 async function askResults(s: Step): Promise<HandoffResult[]> {
   const results: HandoffResult[] = [];
   for (;;) {
     type Item = vscode.QuickPickItem & { status?: HandoffResult['status'] };
     const items: Item[] = core().RESULT_STATUSES.map(status => ({
-      label: `$(${STATUS_ICONS[status]}) ${status}`,
+      label: `$(${RESULT_STATUS_LOOK[status].icon}) ${status}`,
       description: results.length ? 'add another result' : 'add a result',
       status,
     }));
@@ -188,21 +176,10 @@ export async function verifyHandoff(inv: Invocation, ctx: TwiningContext) {
   const result = await folder.run(engine => engine.verify(input as never));
   if (!args) {
     const n = driftCount(result);
-    const text = n === 0 ? 'No drift: the snapshot still describes its scope.' : `Drift since the handoff: ${describeDrift(result)}.`;
+    const text = n === 0 ? 'No drift: the snapshot still describes its scope.' : `Drift since the handoff: ${driftSummary(result)}.`;
     const show = n === 0 ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     followUp(show(text, 'Open Handoff'), () => showDocument(documentUri(folder, 'handoff', id)), 'Twining: Open Handoff');
   }
   return result;
 }
 
-export function describeDrift(v: Awaited<ReturnType<TwiningFolder['engine']['verify']>>): string {
-  const d = v.drift;
-  const parts = [
-    d.decisions_no_longer_active.length ? `${plural(d.decisions_no_longer_active.length, 'decision')} no longer active` : '',
-    d.entries_removed.length ? `${plural(d.entries_removed.length, 'entry', 'entries')} removed` : '',
-    d.new_decisions.length ? `${plural(d.new_decisions.length, 'new decision')}` : '',
-    d.new_warnings.length ? `${plural(d.new_warnings.length, 'new warning')}` : '',
-    v.intact ? '' : 'snapshot edited',
-  ];
-  return parts.filter(Boolean).join(', ');
-}

@@ -13,8 +13,8 @@ import { core } from './engine-loader';
 export interface FolderRule {
   /** A path, URI or workspace folder name; undefined: decide by the active editor. */
   spec?: unknown;
-  /** Only folders that have `.twining/` (default), or only those that do not (Initialize). */
-  twiningDir?: boolean;
+  /** Only folders that have `.twining/` (default), only those that do not, or any (Initialize). */
+  twiningDir?: boolean | 'any';
 }
 
 function inputError(code: 'INVALID_INPUT' | 'NOT_FOUND', message: string): Error {
@@ -32,19 +32,19 @@ export async function applyFolderRule(folders: Folders, rule: FolderRule = {}): 
     else if (typeof spec === 'string') folder = folders.folderOf(spec) ?? folders.all().find(f => f.name === spec);
     else throw inputError('INVALID_INPUT', 'folder: must be a path, a URI or the name of a workspace folder');
     if (!folder) throw inputError('NOT_FOUND', `folder: "${String(spec)}" is not in a workspace folder`);
-    if (wantDir && !folder.hasTwiningDir) throw inputError('NOT_FOUND', `folder: ${folder.name} has no .twining/ folder (run "Twining: Initialize" first)`);
+    if (wantDir === true && !folder.hasTwiningDir) throw inputError('NOT_FOUND', `folder: ${folder.name} has no .twining/ folder (run "Twining: Initialize" first)`);
     return folder;
   }
-  const candidates = wantDir ? folders.withTwiningDir() : folders.all().filter(f => !f.hasTwiningDir);
+  const candidates = wantDir === 'any' ? folders.all() : wantDir ? folders.withTwiningDir() : folders.all().filter(f => !f.hasTwiningDir);
   const active = folders.activeFolder();
   if (active && candidates.includes(active)) return active;
   if (candidates.length === 1) return candidates[0];
   if (candidates.length === 0) {
     throw inputError(
       'NOT_FOUND',
-      wantDir
+      wantDir === true
         ? 'No workspace folder has a .twining/ folder (run "Twining: Initialize" first)'
-        : folders.all().length
+        : folders.all().length && wantDir === false
           ? 'Every workspace folder already has a .twining/ folder'
           : 'No workspace folder is open',
     );

@@ -84,3 +84,11 @@ export function md(text: string): string {
     .replace(/[\\`*_[\]<>|~$]/g, ch => `\\${ch}`)
     .replace(/^(\s*)([#>+-]|\d+\.)/gm, (_, space: string, mark: string) => `${space}\\${mark}`);
 }
+
+/** How each result status shows: a codicon and its colour (views, pickers), a mark (documents). */
+export const RESULT_STATUS_LOOK: Record<string, { icon: string; color: string; mark: string }> = {
+  completed: { icon: 'pass', color: 'charts.green', mark: '✅' },
+  partial: { icon: 'pie-chart', color: 'charts.yellow', mark: '◐' },
+  blocked: { icon: 'circle-slash', color: 'charts.orange', mark: '⛔' },
+  failed: { icon: 'error', color: 'charts.red', mark: '❌' },
+};

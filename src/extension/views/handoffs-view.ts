@@ -8,7 +8,6 @@
 import * as vscode from 'vscode';
 import type { TwiningContext } from '../twining-context';
 import type { HandoffRecord, TwiningEngine, VerifyResult } from '../../core';
-import type { ResultStatus } from '../../core/schemas';
 import type { TwiningFolder } from '../model/folders';
 import type { ChangeKind } from '../model/change-kinds';
 import { log, messageOf } from '../log';
@@ -16,7 +15,9 @@ import {
   DriftItemNode, DriftNode, FolderTreeProvider, HandoffNode, Node, ResultNode, SnapshotItemNode, SnapshotNode,
   makeNode, messageNode,
 } from './tree-base';
-import { md, oneLine, plural, relative, strings, when } from '../present/format';
+import { RESULT_STATUS_LOOK, md, oneLine, plural, relative, strings, when } from '../present/format';
+import { resolveSnapshot } from '../present/snapshot-contents';
+import { NO_DRIFT, driftCount, driftItems } from '../../core/drift-text';
 
 const LIST_LIMIT = 200;
 
@@ -24,13 +25,6 @@ const ICONS = {
   forMe: new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('charts.orange')),
   unacknowledged: new vscode.ThemeIcon('mail', new vscode.ThemeColor('charts.blue')),
   acknowledged: new vscode.ThemeIcon('mail-read', new vscode.ThemeColor('descriptionForeground')),
-};
-
-const RESULT_ICON: Record<ResultStatus, vscode.ThemeIcon> = {
-  completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('charts.green')),
-  partial: new vscode.ThemeIcon('pie-chart', new vscode.ThemeColor('charts.yellow')),
-  blocked: new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('charts.orange')),
-  failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('charts.red')),
 };
 
 const SNAPSHOT_ICON = {
@@ -53,12 +47,6 @@ function driftSignature(v: VerifyResult | undefined): string {
   if (!v) return '';
   const d = v.drift;
   return [v.intact, d.decisions_no_longer_active.length, d.entries_removed.length, d.new_decisions.length, d.new_warnings.length].join(':');
-}
-
-export function driftCount(v: VerifyResult | undefined): number {
-  if (!v) return 0;
-  const d = v.drift;
-  return d.decisions_no_longer_active.length + d.entries_removed.length + d.new_decisions.length + d.new_warnings.length + (v.intact ? 0 : 1);
 }
 
 export class HandoffsProvider extends FolderTreeProvider {
@@ -128,8 +116,14 @@ export class HandoffsProvider extends FolderTreeProvider {
       try {
         const outcome = await folder.run(async engine => {
           if (node.driftKey === keyOf(engine, node.line.id)) return undefined;
-          const verify = await engine.verify({ handoff_id: node.line.id });
-          return { verify, key: keyOf(engine, node.line.id) };
+          try {
+            const verify = await engine.verify({ handoff_id: node.line.id });
+            return { verify, key: keyOf(engine, node.line.id) };
+          } catch (error) {
+            // An unreadable record is not verified again until it (or the data) changes.
+            node.driftKey = keyOf(engine, node.line.id);
+            throw error;
+          }
         });
         if (!outcome) continue;
         const before = driftSignature(node.verify);
@@ -175,40 +169,19 @@ export class HandoffsProvider extends FolderTreeProvider {
       case 'snapshot':
         return this.snapshotItems(folder, element.handoffId);
       case 'drift':
-        return driftItems(element);
+        return driftItemNodes(element);
       default:
         return [];
     }
   }
 
   private async snapshotItems(folder: TwiningFolder, handoffId: string): Promise<Node[]> {
-    return folder.run(async engine => {
-      const record = await engine.getHandoff(handoffId);
-      const snapshot = (record?.context_snapshot ?? {}) as Partial<HandoffRecord['context_snapshot']>;
-      const decisionIds = strings(snapshot.decision_ids);
-      const warningIds = strings(snapshot.warning_ids);
-      const findingIds = strings(snapshot.finding_ids);
-      const summaries = strings(snapshot.summaries);
-      // Stored summaries are positional: the first 5 decisions, 3 warnings and 3 findings.
-      const stored = (prefix: string) => summaries.filter(s => s.startsWith(prefix)).map(s => s.slice(prefix.length));
-      const storedDecisions = stored('Decision: ');
-      const storedWarnings = stored('Warning: ');
-      const storedFindings = stored('Finding: ');
-      const index = new Map((await engine.decisions({})).decisions.map(d => [d.id, d]));
-      const items: Node[] = [];
-      decisionIds.forEach((id, i) => {
-        const d = index.get(id);
-        items.push(makeNode<SnapshotItemNode>({ kind: 'snapshotItem', folder, handoffId, item: 'decision', id, summary: d?.summary ?? storedDecisions[i], status: d?.status ?? 'missing' }));
-      });
-      for (const [item, ids, fallback] of [['warning', warningIds, storedWarnings], ['finding', findingIds, storedFindings]] as const) {
-        for (const [i, id] of ids.entries()) {
-          const entry = await engine.getEntry(id);
-          items.push(makeNode<SnapshotItemNode>({ kind: 'snapshotItem', folder, handoffId, item, id, summary: entry?.summary ?? fallback[i], status: entry ? 'current' : 'removed' }));
-        }
-      }
-      if (items.length === 0) items.push(messageNode(folder, `${handoffId}:emptysnapshot`, 'Nothing was attached', undefined, 'info'));
-      return items;
-    });
+    const resolved = await folder.run(async engine => resolveSnapshot(engine, (await engine.getHandoff(handoffId))?.context_snapshot));
+    const items: Node[] = resolved.map(r =>
+      makeNode<SnapshotItemNode>({ kind: 'snapshotItem', folder, handoffId, item: r.item, id: r.id, summary: r.summary, status: r.status }),
+    );
+    if (items.length === 0) items.push(messageNode(folder, `${handoffId}:emptysnapshot`, 'Nothing was attached', undefined, 'info'));
+    return items;
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
@@ -237,7 +210,8 @@ export class HandoffsProvider extends FolderTreeProvider {
         const r = element.result;
         const item = new vscode.TreeItem(oneLine(String(r.description ?? '')), vscode.TreeItemCollapsibleState.None);
         item.id = `${element.folder.key}#handoff:${element.handoffId}/result:${element.index}`;
-        item.iconPath = RESULT_ICON[r.status] ?? new vscode.ThemeIcon('circle-outline');
+        const look = RESULT_STATUS_LOOK[r.status];
+        item.iconPath = look ? new vscode.ThemeIcon(look.icon, new vscode.ThemeColor(look.color)) : new vscode.ThemeIcon('circle-outline');
         const artifacts = strings(r.artifacts);
         item.description = [r.status, artifacts.length ? plural(artifacts.length, 'artifact') : '', r.notes ? 'notes' : ''].filter(Boolean).join(' · ');
         const tip = new vscode.MarkdownString();
@@ -317,33 +291,22 @@ export class HandoffsProvider extends FolderTreeProvider {
   }
 }
 
-function driftItems(element: DriftNode): Node[] {
-  const v = element.verify;
+function driftItemNodes(element: DriftNode): Node[] {
   const { folder, handoffId } = element;
-  const item = (label: string, description: string, icon: string, target?: DriftItemNode['target']) =>
-    makeNode<DriftItemNode>({ kind: 'driftItem', folder, handoffId, label, description, icon, target });
-  const items: Node[] = [];
-  if (!v.intact) items.push(item('The stored snapshot was changed after the handoff was written', 'digest mismatch', 'shield'));
-  for (const d of v.drift.decisions_no_longer_active) items.push(item(d.summary ?? d.id, `decision now ${d.now}`, 'law', d.now === 'missing' ? undefined : { type: 'decision', id: d.id }));
-  for (const e of v.drift.entries_removed) items.push(item(e.summary ?? e.id, `entry ${e.now}`, 'trash'));
-  for (const d of v.drift.new_decisions) items.push(item(d.summary, `new decision · ${d.scope}`, 'law', { type: 'decision', id: d.id }));
-  for (const w of v.drift.new_warnings) items.push(item(w.summary, `new warning · ${w.scope}`, 'warning', { type: 'entry', id: w.id }));
-  return items;
+  return driftItems(element.verify).map(d =>
+    makeNode<DriftItemNode>({ kind: 'driftItem', folder, handoffId, label: d.label, description: d.change, icon: d.icon, target: d.target }),
+  );
 }
 
 /** The drift report as Markdown (tooltips). */
 export function driftMarkdown(v: VerifyResult): vscode.MarkdownString {
   const tip = new vscode.MarkdownString(undefined, true);
-  if (!v.drifted && v.intact) {
-    tip.appendMarkdown('$(pass) No drift: every attached decision is still active, no attached entry was removed, and nothing new was decided or warned about in scope.');
+  const items = driftItems(v);
+  if (items.length === 0) {
+    tip.appendMarkdown(`$(pass) ${NO_DRIFT}`);
     return tip;
   }
   tip.appendMarkdown('$(warning) **Drift since the handoff**\n\n');
-  if (!v.intact) tip.appendMarkdown('- The stored snapshot no longer matches its digest.\n');
-  for (const d of v.drift.decisions_no_longer_active) tip.appendMarkdown(`- Decision ${d.now}: ${md(d.summary ?? d.id)}\n`);
-  for (const e of v.drift.entries_removed) tip.appendMarkdown(`- Entry ${e.now}: ${md(e.summary ?? e.id)}\n`);
-  for (const d of v.drift.new_decisions) tip.appendMarkdown(`- New decision: ${md(d.summary)} (\`${d.scope}\`)\n`);
-  for (const w of v.drift.new_warnings) tip.appendMarkdown(`- New warning: ${md(w.summary)} (\`${w.scope}\`)\n`);
+  for (const d of items) tip.appendMarkdown(`- ${md(d.sentence)}\n`);
   return tip;
 }
-

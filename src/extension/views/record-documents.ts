@@ -4,9 +4,11 @@
  * record file instead. Open documents follow changes on disk.
  */
 import * as vscode from 'vscode';
-import type { BlackboardEntry, HandoffRecord, VerifyResult, Workspace } from '../../core';
+import type { BlackboardEntry, HandoffRecord, VerifyResult, TwiningEngine } from '../../core';
 import type { Folders, TwiningFolder } from '../model/folders';
-import { absolute, strings } from '../present/format';
+import { RESULT_STATUS_LOOK, absolute, strings } from '../present/format';
+import { resolveSnapshot } from '../present/snapshot-contents';
+import { NO_DRIFT, driftItems } from '../../core/drift-text';
 import { messageOf } from '../log';
 
 export const SCHEME = 'twining';
@@ -21,16 +23,27 @@ export function documentUri(folder: TwiningFolder, kind: DocKind, id: string): v
 export class RecordDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.emitter.event;
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
+  /** Open documents that changed while not shown: rendered again when they are shown. */
+  private readonly stale = new Set<string>();
 
   constructor(private readonly folders: Folders) {
-    this.subscription = folders.onDidChange(change => {
-      for (const doc of vscode.workspace.textDocuments) {
-        if (doc.uri.scheme !== SCHEME) continue;
-        const key = new URLSearchParams(doc.uri.query).get('folder');
-        if (!change.folder || change.folder.key === key) this.emitter.fire(doc.uri);
-      }
-    });
+    this.subscriptions = [
+      folders.onDidChange(change => {
+        const shown = new Set(vscode.window.visibleTextEditors.map(e => e.document.uri.toString()));
+        for (const doc of vscode.workspace.textDocuments) {
+          if (doc.uri.scheme !== SCHEME) continue;
+          const key = new URLSearchParams(doc.uri.query).get('folder');
+          if (change.folder && change.folder.key !== key) continue;
+          if (shown.has(doc.uri.toString())) this.emitter.fire(doc.uri);
+          else this.stale.add(doc.uri.toString());
+        }
+      }),
+      vscode.window.onDidChangeVisibleTextEditors(editors => {
+        for (const editor of editors) if (this.stale.delete(editor.document.uri.toString())) this.emitter.fire(editor.document.uri);
+      }),
+      vscode.workspace.onDidCloseTextDocument(doc => this.stale.delete(doc.uri.toString())),
+    ];
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
@@ -58,7 +71,7 @@ export class RecordDocuments implements vscode.TextDocumentContentProvider, vsco
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const d of this.subscriptions) d.dispose();
     this.emitter.dispose();
   }
 }
@@ -70,9 +83,7 @@ export async function showDocument(uri: vscode.Uri): Promise<void> {
   await vscode.window.showTextDocument(doc, { preview: true });
 }
 
-const STATUS_MARK: Record<string, string> = { completed: '✅', partial: '◐', blocked: '⛔', failed: '❌' };
-
-async function renderHandoff(engine: Workspace, id: string): Promise<string> {
+async function renderHandoff(engine: TwiningEngine, id: string): Promise<string> {
   let h: HandoffRecord | undefined;
   try {
     h = await engine.getHandoff(id);
@@ -103,7 +114,7 @@ async function renderHandoff(engine: Workspace, id: string): Promise<string> {
   out.push(`## Results (${results.length})`, '');
   if (results.length === 0) out.push('No results.', '');
   for (const r of results) {
-    out.push(`- ${STATUS_MARK[r.status] ?? '•'} **${r.status}**: ${r.description}`);
+    out.push(`- ${RESULT_STATUS_LOOK[r.status]?.mark ?? '•'} **${r.status}**: ${r.description}`);
     const artifacts = strings(r.artifacts);
     if (artifacts.length) out.push(`  - Artifacts: ${artifacts.map(a => `\`${a}\``).join(', ')}`);
     if (r.notes) out.push(`  - Notes: ${r.notes}`);
@@ -112,34 +123,26 @@ async function renderHandoff(engine: Workspace, id: string): Promise<string> {
   out.push(...(await renderSnapshot(engine, h)));
   out.push('## Drift', '');
   if (!verify) out.push('Could not be checked.');
-  else if (!verify.drifted && verify.intact) out.push('None: the snapshot still describes the current state of its scope.');
   else {
-    if (!verify.intact) out.push('- The stored snapshot no longer matches its digest (it was edited after the handoff was written).');
-    for (const d of verify.drift.decisions_no_longer_active) out.push(`- Decision now **${d.now}**: ${d.summary ?? d.id}`);
-    for (const e of verify.drift.entries_removed) out.push(`- Entry **${e.now}**: ${e.summary ?? e.id}`);
-    for (const d of verify.drift.new_decisions) out.push(`- **New decision** in scope: ${d.summary} (\`${d.scope}\`, ${absolute(d.timestamp)})`);
-    for (const w of verify.drift.new_warnings) out.push(`- **New warning** in scope: ${w.summary} (\`${w.scope}\`, ${absolute(w.timestamp)})`);
+    const items = driftItems(verify);
+    if (items.length === 0) out.push(NO_DRIFT);
+    for (const d of items) out.push(`- ${d.sentence}`);
   }
   if (verify && verify.chain.length > 1) out.push('', `Chain (newest first): ${verify.chain.join(' ← ')}`);
   out.push('');
   return out.join('\n');
 }
 
-async function renderSnapshot(engine: Workspace, h: HandoffRecord): Promise<string[]> {
-  const s = (h.context_snapshot ?? {}) as Partial<HandoffRecord['context_snapshot']>;
-  const decisions = new Map((await engine.decisions({})).decisions.map(d => [d.id, d]));
+async function renderSnapshot(engine: TwiningEngine, h: HandoffRecord): Promise<string[]> {
+  const resolved = await resolveSnapshot(engine, h.context_snapshot);
   const out = ['## Context snapshot', ''];
-  const decisionIds = strings(s.decision_ids);
-  out.push(`### Decisions (${decisionIds.length})`, '');
-  for (const id of decisionIds) {
-    const d = decisions.get(id);
-    out.push(d ? `- [${d.status}] ${d.summary} (\`${d.scope}\`, ${id})` : `- [missing] ${id}`);
-  }
-  for (const [title, ids] of [['Warnings', strings(s.warning_ids)], ['Findings', strings(s.finding_ids)]] as const) {
-    out.push('', `### ${title} (${ids.length})`, '');
-    for (const id of ids) {
-      const e = await engine.getEntry(id);
-      out.push(e ? `- ${e.summary} (\`${e.scope}\`, ${e.agent_id}, ${id})` : `- [removed] ${id}`);
+  for (const [title, kind] of [['Decisions', 'decision'], ['Warnings', 'warning'], ['Findings', 'finding']] as const) {
+    const of = resolved.filter(r => r.item === kind);
+    if (kind !== 'decision') out.push('');
+    out.push(`### ${title} (${of.length})`, '');
+    for (const r of of) {
+      if (kind === 'decision') out.push(r.status === 'missing' ? `- [missing] ${r.id}` : `- [${r.status}] ${r.summary} (\`${r.scope}\`, ${r.id})`);
+      else out.push(r.status === 'removed' ? `- [removed] ${r.id}` : `- ${r.summary} (\`${r.scope}\`, ${r.agentId}, ${r.id})`);
     }
   }
   out.push('');
@@ -161,7 +164,7 @@ function renderEntry(e: BlackboardEntry): string {
   return out.join('\n');
 }
 
-export function renderStatus(name: string, s: Awaited<ReturnType<Workspace['status']>>): string {
+export function renderStatus(name: string, s: Awaited<ReturnType<TwiningEngine['status']>>): string {
   const out = [`# Twining status: ${name}`, '', s.summary, ''];
   out.push(`- **Agents:** ${s.registered_agents} registered: ${s.agents_by_liveness.active} active, ${s.agents_by_liveness.idle} idle, ${s.agents_by_liveness.gone} gone`);
   out.push(`- **Delegations:** ${s.open_delegations} open, ${s.expired_delegations} expired`);
