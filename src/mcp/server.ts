@@ -24,7 +24,7 @@ import { OPERATION_NAMES, jsonSchemaOf, type OperationName } from '../core/schem
 import { openWorkspace, type TwiningEngine } from '../core/engine';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
-import { OPERATIONS, toolName } from '../extension/operations';
+import { OPERATIONS, toolName, writes } from '../extension/operations';
 import { INSTRUCTIONS } from './instructions';
 
 const BY_TOOL = new Map<string, OperationName>(OPERATION_NAMES.map(op => [toolName(op), op]));
@@ -40,10 +40,10 @@ export function toolList(): Tool[] {
       inputSchema: jsonSchemaOf(op) as Tool['inputSchema'],
       annotations: {
         title: info.title,
-        readOnlyHint: !info.writes,
+        readOnlyHint: !writes(op),
         // Writes append or merge; none removes what another agent wrote.
         destructiveHint: false,
-        idempotentHint: !info.writes,
+        idempotentHint: !writes(op),
         openWorldHint: false,
       },
     };
