@@ -16,6 +16,7 @@ import { DelegationsProvider } from './views/delegations-view';
 import { HandoffsProvider } from './views/handoffs-view';
 import type { Node } from './views/tree-base';
 import { registerCommands } from './commands/all-commands';
+import { checkGitMerging } from './commands/git-merging-commands';
 import { HandoffStatusBar } from './views/status-bar';
 import { registerTools } from './chat/lm-tools';
 import { createChatHandler, registerChatParticipant } from './chat/participant';
@@ -74,6 +75,12 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   // the window's own start-up.
   statusBar.schedule(500);
   void folders.ready().then(() => log.info(`Your agent id is ${userAgentId()}; Twining folders: ${folders.withTwiningDir().map(f => f.name).join(', ') || 'none'}.`));
+  // git merging of .twining/: one suggestion where it is tracked without the driver, and drivers
+  // kept on this version's CLI. Off the activation path: it runs git and loads the engine.
+  const gitCheck = setTimeout(() => {
+    void folders.ready().then(() => checkGitMerging(folders.withTwiningDir(), context.workspaceState, vscode.workspace.isTrusted)).catch(error => log.warn(`git merging check: ${(error as Error).message}`));
+  }, 2000);
+  context.subscriptions.push({ dispose: () => clearTimeout(gitCheck) });
 
   const activationMs = performance.now() - started;
   const bundleLoadMs = moduleLoadedAt - loadStartedAt;

@@ -24,7 +24,7 @@ const ID = `${manifest.publisher}.${manifest.name}`.toLowerCase();
 
 /** Every file the installed extension may hold (paths relative to its folder; vsce names the docs in lower case). */
 const EXPECTED = [
-  'package.json', 'dist/extension.js', 'dist/core.js', 'media/twining.svg', 'media/twining.png', 'readme.md', 'changelog.md', 'LICENSE.txt',
+  'package.json', 'dist/extension.js', 'dist/core.js', 'dist/cli.js', 'dist/merge-driver.js', 'media/twining.svg', 'media/twining.png', 'readme.md', 'changelog.md', 'LICENSE.txt',
   ...['views', 'handoff-drift', 'create-handoff-scope'].map(name => `media/screenshots/${name}.png`), // the README's pictures
 ];
 /** Written by VS Code itself when it installs a .vsix. */

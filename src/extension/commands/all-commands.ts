@@ -7,6 +7,7 @@ import { acknowledgeHandoff, createHandoff, openHandoff, verifyHandoff } from '.
 import { postDelegation, postFinding, postWarning, recordDecision } from './blackboard-commands';
 import { discoverAgents, registerAgent } from './agent-commands';
 import { initialize, openRecord, refresh, showLog, showStatus } from './folder-commands';
+import { setUpGitMerging } from './git-merging-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
@@ -22,6 +23,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.showStatus': showStatus,
   'twining.refresh': refresh,
   'twining.initialize': initialize,
+  'twining.setUpGitMerging': setUpGitMerging,
   'twining.openRecord': openRecord,
   'twining.showLog': showLog,
 };

@@ -29,6 +29,7 @@ export const COMMANDS = {
   'twining.showStatus': { title: 'Show Status', op: 'status', palette: true },
   'twining.refresh': { title: 'Refresh', palette: true },
   'twining.initialize': { title: 'Initialize', writesItself: true, palette: true },
+  'twining.setUpGitMerging': { title: 'Set Up Git Merging', writesItself: true, palette: true },
   'twining.openRecord': { title: 'Open Record', palette: false },
   'twining.showLog': { title: 'Show Log', palette: true },
 } as const satisfies Record<string, CommandInfo>;

@@ -10,6 +10,7 @@ import { documentUri, showDocument } from '../views/record-documents';
 import { log } from '../log';
 import { Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder } from './prompts';
+import { offerAfterInitialize } from './git-merging-commands';
 
 export async function initialize(inv: Invocation, ctx: TwiningContext) {
   let folder;
@@ -26,7 +27,10 @@ export async function initialize(inv: Invocation, ctx: TwiningContext) {
   log.info(`${folder.name}: ${result.created ? 'created' : 'completed'} ${result.dir}`);
   const message = result.created ? `Twining initialized: created .twining/ in ${folder.name}.` : `.twining/ already existed in ${folder.name}; missing entries were added.`;
   if (inv.mode === 'args') quietly(message);
-  else void vscode.window.showInformationMessage(message);
+  else {
+    void vscode.window.showInformationMessage(message);
+    void offerAfterInitialize(folder).catch(error => log.warn(`${folder.name}: git merging: ${(error as Error).message}`));
+  }
   return result;
 }
 

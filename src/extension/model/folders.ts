@@ -172,7 +172,7 @@ export class Folders implements vscode.Disposable, FolderHost {
       if (!folder) {
         folder = new TwiningFolder(wf, this, !this.trusted);
         const created = folder;
-        this.watchers.set(key, new TwiningWatcher(wf, report => this.doRefresh(created, report)));
+        this.watchers.set(key, new TwiningWatcher(wf, report => created.gitSettled().then(() => this.doRefresh(created, report))));
       }
       ordered.set(key, folder);
     }

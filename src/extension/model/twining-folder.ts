@@ -58,7 +58,28 @@ export class TwiningFolder {
       now: () => this.host.clock.now(),
       readOnly: this.readOnly,
       warn: message => log.warn(`${this.name}: ${message}`),
+      // Nothing is written while git checks out, merges or rebases (a repair included).
+      writeGate: () => core().gitBusyReason(this.gitDir()),
     }));
+  }
+
+  private gitDirValue: string | undefined;
+  /** The folder's git directory (a linked work tree's own); looked for again until found (`git init`). */
+  private gitDir(): string | undefined {
+    return (this.gitDirValue ??= core().findGitDir(this.root));
+  }
+
+  /**
+   * Resolves once git is not rewriting the work tree (no index.lock), at most `maxMs` later: a
+   * checkout, pull, merge or rebase replaces .twining/ files one by one, and one reload after it is
+   * both cheaper and never half of one branch and half of the other.
+   */
+  async gitSettled(maxMs = 3000): Promise<void> {
+    const dir = this.gitDir();
+    if (!dir) return;
+    const lock = path.join(dir, 'index.lock');
+    const exists = () => fs.stat(lock).then(() => true, () => false);
+    for (const deadline = Date.now() + maxMs; Date.now() < deadline && (await exists()); ) await new Promise(r => setTimeout(r, 50));
   }
 
   /** Re-creates the engine when the trust changes (engines fix read-only at creation). */
