@@ -2,8 +2,10 @@
 // `npm test`: installs the dependencies when needed, builds (extension + test bundles) and runs the
 // suites, then prints per-suite counts and, as the very last line, `N passed, N failed`.
 //
-//   node scripts/test.js [unit] [host] [ui]      (default: all three)
+//   node scripts/test.js [lint] [unit] [host] [ui]      (default: all four)
 //
+//   lint  ESLint (typescript-eslint, eslint.config.mjs) and Prettier --check (.prettierrc.json):
+//         one test each
 //   unit  node's test runner on out/unit/*.test.js (TAP parsed: per-file lines, failures in full;
 //         the raw TAP is kept in .test-output/unit/*.tap)
 //   host  the mocha suite inside a real VS Code extension host (scripts/run-host-tests.js), after
@@ -23,7 +25,7 @@ const { spawn, spawnSync } = require('child_process');
 const REPO = path.resolve(__dirname, '..');
 const OUTPUT = path.join(REPO, '.test-output');
 const VERBOSE = process.env.TWINING_TEST_VERBOSE === '1';
-const SUITES = ['unit', 'host', 'ui'];
+const SUITES = ['lint', 'unit', 'host', 'ui'];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 function banner(text) {
@@ -224,7 +226,28 @@ function hostTools() {
   return ensureHost();
 }
 
+// ------------------------------------------------------------------------------------------------
+// lint: ESLint and Prettier, each a test that passes or fails
+
+async function lintSuite() {
+  const checks = [
+    ['eslint', [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--max-warnings', '0', '.']],
+    ['prettier --check', [path.join(REPO, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.']],
+  ];
+  let passed = 0;
+  let failed = 0;
+  for (const [name, args] of checks) {
+    const started = Date.now();
+    const code = await run(process.execPath, args);
+    if (code === 0) passed++;
+    else failed++;
+    console.log(`${code === 0 ? 'ok  ' : 'FAIL'} ${name} (${seconds(started)} s)`);
+  }
+  return { passed, failed, skipped: 0 };
+}
+
 const RUNNERS = {
+  lint: lintSuite,
   unit: unitSuite,
   host: async () => {
     hostTools();
