@@ -67,13 +67,16 @@ function write(data) {
   fs.writeFileSync(file, JSON.stringify(data, null, 2));
 }
 
-async function run() {
-  try {
-    write(await measure());
-  } catch (error) {
-    write({ error: (error && error.stack) || String(error) });
-    throw error;
-  }
+/** A test-runner entry that writes what `measure` returns (or its error) to TWINING_BENCH_ACTIVATION_OUT. */
+function runnerOf(measure) {
+  return async () => {
+    try {
+      write(await measure());
+    } catch (error) {
+      write({ error: (error && error.stack) || String(error) });
+      throw error;
+    }
+  };
 }
 
-module.exports = { run };
+module.exports = { run: runnerOf(measure), runnerOf };

@@ -15,7 +15,13 @@
  *   runSeconds        the whole run, clean-up included
  * and prints medians, min and max, then one line `BENCH_ACTIVATION_JSON {...}` for machines.
  *
- *   node bench/activation.js [--runs N]   (default 5)
+ *   node bench/activation.js [--runs N] [--compare DIR]   (default 5 runs)
+ *
+ * Then one more run measures the work done per change while the Handoffs view lists 200
+ * handoffs (bench/work-runner.js): engine refreshes, verifications, view reloads and the
+ * milliseconds until the extension is idle again, for writes by another process and by the
+ * extension. `--compare DIR` measures another build of the extension the same way in the same
+ * invocation (DIR: a checkout with dist/ built), for before/after figures.
  *
  * Environment: TWINING_BENCH_VERBOSE=1 prints the extension host's console; TWINING_KEEP_RUN=1
  * keeps the run folders (as for the host tests).
@@ -30,6 +36,8 @@ const { startServer, openWorkbench, waitForExit } = require('../scripts/host-ser
 const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('../scripts/workspace');
 
 const RUNNER = path.join(__dirname, 'activation-runner.js');
+const WORK_RUNNER = path.join(__dirname, 'work-runner.js');
+const WORK_HANDOFFS = 200;
 const RUN_TIMEOUT_MS = 60_000;
 const VERBOSE = process.env.TWINING_BENCH_VERBOSE === '1';
 
@@ -49,16 +57,32 @@ const METRICS = [
 
 function parseArgs(argv) {
   let runs = 5;
+  let compare;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--compare') {
+      compare = path.resolve(argv[++i] || '');
+      continue;
+    }
     let value;
     if (a === '--runs') value = argv[++i];
     else if (a.startsWith('--runs=')) value = a.slice('--runs='.length);
-    else throw new Error(`unknown argument: ${a} (usage: node bench/activation.js [--runs N])`);
+    else throw new Error(`unknown argument: ${a} (usage: node bench/activation.js [--runs N] [--compare DIR])`);
     runs = Number(value);
     if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants a positive integer, not ${value}`);
   }
-  return { runs };
+  return { runs, compare };
+}
+
+/** Adds handoffs to a project through the library, so that the Handoffs view lists `count`. */
+async function addHandoffs(folder, count) {
+  const { openWorkspace } = require(path.join(REPO, 'dist', 'core.js'));
+  let tick = Date.parse(TWINING_NOW) - 3600_000;
+  const ws = await openWorkspace(folder, { now: () => new Date((tick += 1000)), warn: () => undefined });
+  const existing = (await ws.handoffs({ limit: 1 })).total_count;
+  for (let i = existing; i < count; i++) {
+    await ws.handoff({ source_agent: `bench-${i % 7}`, scope: `src/mod${i % 10}/`, summary: `Bench handoff ${i}`, results: [{ description: 'done', status: 'completed' }] });
+  }
 }
 
 function median(values) {
@@ -68,10 +92,11 @@ function median(values) {
 }
 
 /** One run: workspace, server, browser, wait for the runner, read its numbers. */
-async function runOne(index, host) {
+async function runOne(index, host, { runner = RUNNER, extensionPath = REPO, handoffs = 0 } = {}) {
   const started = Date.now();
   const root = tempDir('twining-bench-act-');
   const ws = makeWorkspace(root, 'folder');
+  if (handoffs) await addHandoffs(ws.folders[0], handoffs);
   const outFile = path.join(root, 'activation.json');
   const logs = [];
   let server;
@@ -83,14 +108,14 @@ async function runOne(index, host) {
       name: `bench-act-${index}`,
       host,
       workspaceOrFolderUri: ws.open,
-      extensionDevelopmentPath: REPO,
-      env: { TWINING_NOW, TWINING_BENCH_ACTIVATION_OUT: outFile },
+      extensionDevelopmentPath: extensionPath,
+      env: { TWINING_NOW, TWINING_BENCH_ACTIVATION_OUT: outFile, TWINING_BENCH_CLI: path.join(REPO, 'dist', 'cli.js') },
     });
     const serverStartMs = Date.now() - s0;
     const launchedAt = Date.now();
     wb = await openWorkbench({
       server,
-      extensionTestsPath: RUNNER,
+      extensionTestsPath: runner,
       onLog: (type, text) => {
         const line = `[bench:${index}] ${type === 'log' ? '' : `[${type}] `}${text}`;
         if (VERBOSE) console.log(line);
@@ -130,7 +155,7 @@ function fmt(n) {
 }
 
 async function main() {
-  const { runs } = parseArgs(process.argv.slice(2));
+  const { runs, compare } = parseArgs(process.argv.slice(2));
   const bundle = path.join(REPO, 'dist', 'extension.js');
   if (!fs.existsSync(bundle)) throw new Error('dist/extension.js is missing: build with `node esbuild.js` first');
   const host = ensureHost();
@@ -173,13 +198,34 @@ async function main() {
         `engine already loaded before the Agents view asked in ${engineEarly}/${ok.length}.`,
     );
   }
+  const work = await workPerChange(host, compare);
   const totalSeconds = (Date.now() - started) / 1000;
   console.log(`Activation benchmark done in ${totalSeconds.toFixed(1)} s.`);
   const round = (_key, v) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 100) / 100 : v);
   console.log(
-    `BENCH_ACTIVATION_JSON ${JSON.stringify({ runs, ok: ok.length, twiningNow: TWINING_NOW, totalSeconds, stats, results }, round)}`,
+    `BENCH_ACTIVATION_JSON ${JSON.stringify({ runs, ok: ok.length, twiningNow: TWINING_NOW, totalSeconds, stats, results, work }, round)}`,
   );
-  return ok.length === runs;
+  return ok.length === runs && !work.some(w => w.error);
+}
+
+/** The work-per-change run, for this build and (with --compare) another, printed as one table. */
+async function workPerChange(host, compare) {
+  const builds = [['this build', REPO], ...(compare ? [[path.basename(compare), compare]] : [])];
+  const results = [];
+  for (const [label, extensionPath] of builds) {
+    const r = await runOne(`work-${results.length + 1}`, host, { runner: WORK_RUNNER, extensionPath, handoffs: WORK_HANDOFFS });
+    results.push({ build: label, ...r });
+    if (r.error) console.log(`  work per change (${label}): FAILED (${r.error})`);
+  }
+  console.log(`\nWork done per change with ${WORK_HANDOFFS} listed handoffs (refreshes, verifications, view reloads agents/delegations/handoffs, ms until idle):`);
+  for (const r of results) {
+    if (r.error) continue;
+    for (const w of r.work) {
+      const reloads = `${w.reloads.agents}/${w.reloads.delegations}/${w.reloads.handoffs}`;
+      console.log(`  ${r.build.padEnd(12)} ${w.name.padEnd(42)} ${String(w.refreshes).padStart(3)} ${String(w.verifications).padStart(5)}  ${reloads.padEnd(6)} ${String(w.ms).padStart(6)} ms  (${w.handoffs} listed)`);
+    }
+  }
+  return results;
 }
 
 main()
