@@ -23,7 +23,10 @@ const common = {
 /** Every `*.ts` file directly inside a folder (test suites are one file each). */
 function tsFiles(dir) {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter(f => f.endsWith('.ts')).map(f => path.join(dir, f));
+  return fs
+    .readdirSync(dir)
+    .filter(f => f.endsWith('.ts'))
+    .map(f => path.join(dir, f));
 }
 
 // `twining merge` is git's merge driver: one process per file to merge. It goes straight to the small

@@ -81,7 +81,12 @@ async function addHandoffs(folder, count) {
   const ws = await openWorkspace(folder, { now: () => new Date((tick += 1000)), warn: () => undefined });
   const existing = (await ws.handoffs({ limit: 1 })).total_count;
   for (let i = existing; i < count; i++) {
-    await ws.handoff({ source_agent: `bench-${i % 7}`, scope: `src/mod${i % 10}/`, summary: `Bench handoff ${i}`, results: [{ description: 'done', status: 'completed' }] });
+    await ws.handoff({
+      source_agent: `bench-${i % 7}`,
+      scope: `src/mod${i % 10}/`,
+      summary: `Bench handoff ${i}`,
+      results: [{ description: 'done', status: 'completed' }],
+    });
   }
 }
 
@@ -202,9 +207,7 @@ async function main() {
   const totalSeconds = (Date.now() - started) / 1000;
   console.log(`Activation benchmark done in ${totalSeconds.toFixed(1)} s.`);
   const round = (_key, v) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 100) / 100 : v);
-  console.log(
-    `BENCH_ACTIVATION_JSON ${JSON.stringify({ runs, ok: ok.length, twiningNow: TWINING_NOW, totalSeconds, stats, results, work }, round)}`,
-  );
+  console.log(`BENCH_ACTIVATION_JSON ${JSON.stringify({ runs, ok: ok.length, twiningNow: TWINING_NOW, totalSeconds, stats, results, work }, round)}`);
   return ok.length === runs && !work.some(w => w.error);
 }
 
@@ -217,12 +220,16 @@ async function workPerChange(host, compare) {
     results.push({ build: label, ...r });
     if (r.error) console.log(`  work per change (${label}): FAILED (${r.error})`);
   }
-  console.log(`\nWork done per change with ${WORK_HANDOFFS} listed handoffs (refreshes, verifications, view reloads agents/delegations/handoffs, ms until idle):`);
+  console.log(
+    `\nWork done per change with ${WORK_HANDOFFS} listed handoffs (refreshes, verifications, view reloads agents/delegations/handoffs, ms until idle):`,
+  );
   for (const r of results) {
     if (r.error) continue;
     for (const w of r.work) {
       const reloads = `${w.reloads.agents}/${w.reloads.delegations}/${w.reloads.handoffs}`;
-      console.log(`  ${r.build.padEnd(12)} ${w.name.padEnd(42)} ${String(w.refreshes).padStart(3)} ${String(w.verifications).padStart(5)}  ${reloads.padEnd(6)} ${String(w.ms).padStart(6)} ms  (${w.handoffs} listed)`);
+      console.log(
+        `  ${r.build.padEnd(12)} ${w.name.padEnd(42)} ${String(w.refreshes).padStart(3)} ${String(w.verifications).padStart(5)}  ${reloads.padEnd(6)} ${String(w.ms).padStart(6)} ms  (${w.handoffs} listed)`,
+      );
     }
   }
   return results;

@@ -72,7 +72,14 @@ async function timeServer(label, command, args, env, reps) {
     reads.push(r.ms);
   }
   await client.close();
-  return { label, post_cold_ms: firstPost.ms, read_cold_ms: firstRead.ms, post_ms: median(posts), read_ms: median(reads), reads_that_saw_the_post: `${seen}/${reps}` };
+  return {
+    label,
+    post_cold_ms: firstPost.ms,
+    read_cold_ms: firstRead.ms,
+    post_ms: median(posts),
+    read_ms: median(reads),
+    reads_that_saw_the_post: `${seen}/${reps}`,
+  };
 }
 
 async function main() {
@@ -101,7 +108,8 @@ async function main() {
   const f = v => v.toFixed(1).padStart(9);
   console.log(`\nMCP tool calls on ${size.toLocaleString('en')} blackboard entries (ms; medians of ${reps}, first call apart)`);
   console.log(`${'server'.padEnd(30)}${'post'.padStart(9)}${'read'.padStart(9)}${'1st post'.padStart(9)}${'1st read'.padStart(9)}  read saw the post`);
-  for (const r of results) console.log(`${r.label.padEnd(30)}${f(r.post_ms)}${f(r.read_ms)}${f(r.post_cold_ms)}${f(r.read_cold_ms)}  ${r.reads_that_saw_the_post}`);
+  for (const r of results)
+    console.log(`${r.label.padEnd(30)}${f(r.post_ms)}${f(r.read_ms)}${f(r.post_cold_ms)}${f(r.read_cold_ms)}  ${r.reads_that_saw_the_post}`);
   if (results.length === 2) {
     const [ours, theirs] = results;
     console.log(`ratio (twining-mcp / ours): post ${(theirs.post_ms / ours.post_ms).toFixed(1)}x, read ${(theirs.read_ms / ours.read_ms).toFixed(1)}x`);

@@ -32,7 +32,7 @@ const DISMISSED = 100;
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 let seed = 7;
-const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
 const id = ms => {
   let s = '';
   for (let i = 9, t = ms; i >= 0; i--, t = Math.floor(t / 32)) s = CROCKFORD[t % 32] + s;
@@ -82,7 +82,10 @@ function main() {
     for (let r = 0; r < REPS; r++) {
       fs.copyFileSync(path.join(dir, 'ours'), path.join(dir, 'work'));
       const started = process.hrtime.bigint();
-      const p = spawnSync(process.execPath, ['--require', PROBE, CLI, 'merge', 'base', 'work', 'theirs', '.twining/blackboard.jsonl'], { cwd: dir, encoding: 'utf8' });
+      const p = spawnSync(process.execPath, ['--require', PROBE, CLI, 'merge', 'base', 'work', 'theirs', '.twining/blackboard.jsonl'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
       const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
       if (p.status !== 0) throw new Error(`the driver exited ${p.status}: ${p.stderr}`);
       const probe = JSON.parse(/MERGE_PROBE (.*)/.exec(p.stderr)[1]);
@@ -105,10 +108,17 @@ function main() {
       reps: REPS,
     };
     console.log(`\nMerge driver benchmark: node ${process.version}, ${os.cpus().length} CPU(s), medians of ${REPS} runs`);
-    console.log(`load average ${os.loadavg().map(l => l.toFixed(1)).join(' ')} (wall time counts waiting for a CPU; CPU time does not)`);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map(l => l.toFixed(1))
+        .join(' ')} (wall time counts waiting for a CPU; CPU time does not)`,
+    );
     console.log('| merge | base | wall time (median / max) | CPU time (median) | peak RSS (median / max) |');
     console.log('|---|--:|--:|--:|--:|');
-    console.log(`| blackboard.jsonl, ${ENTRIES.toLocaleString('en')} entries, +${ADDED.toLocaleString('en')} / -${DISMISSED} per side | ${result.baseMB.toFixed(1)} MB | ${result.medianWallMs.toFixed(0)} / ${result.maxWallMs.toFixed(0)} ms | ${result.medianCpuMs.toFixed(0)} ms | ${result.medianPeakRssMB.toFixed(0)} / ${result.maxPeakRssMB.toFixed(0)} MB |`);
+    console.log(
+      `| blackboard.jsonl, ${ENTRIES.toLocaleString('en')} entries, +${ADDED.toLocaleString('en')} / -${DISMISSED} per side | ${result.baseMB.toFixed(1)} MB | ${result.medianWallMs.toFixed(0)} / ${result.maxWallMs.toFixed(0)} ms | ${result.medianCpuMs.toFixed(0)} ms | ${result.medianPeakRssMB.toFixed(0)} / ${result.maxPeakRssMB.toFixed(0)} MB |`,
+    );
     const targets = [
       ['merge of a 100k-entry blackboard under 2 s (median wall time)', result.medianWallMs < 2000, `${result.medianWallMs.toFixed(0)} ms`],
       ['merge of a 100k-entry blackboard under 300 MB (max peak RSS)', result.maxPeakRssMB < 300, `${result.maxPeakRssMB.toFixed(0)} MB`],

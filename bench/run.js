@@ -52,8 +52,55 @@ function ulidAt(ms, rand) {
   return time + r;
 }
 
-const WORDS = ['cache', 'token', 'retry', 'schema', 'index', 'parser', 'handler', 'queue', 'session', 'config', 'router', 'migration', 'timeout', 'bundle', 'worker'];
-const CAPS = ['typescript', 'testing', 'review', 'security', 'react', 'css', 'api', 'database', 'docs', 'devops', 'performance', 'go', 'python', 'rust', 'sql', 'graphql', 'ui', 'accessibility', 'i18n', 'infra', 'ci', 'release', 'design', 'data', 'ml', 'mobile', 'android', 'ios', 'auth', 'observability'];
+const WORDS = [
+  'cache',
+  'token',
+  'retry',
+  'schema',
+  'index',
+  'parser',
+  'handler',
+  'queue',
+  'session',
+  'config',
+  'router',
+  'migration',
+  'timeout',
+  'bundle',
+  'worker',
+];
+const CAPS = [
+  'typescript',
+  'testing',
+  'review',
+  'security',
+  'react',
+  'css',
+  'api',
+  'database',
+  'docs',
+  'devops',
+  'performance',
+  'go',
+  'python',
+  'rust',
+  'sql',
+  'graphql',
+  'ui',
+  'accessibility',
+  'i18n',
+  'infra',
+  'ci',
+  'release',
+  'design',
+  'data',
+  'ml',
+  'mobile',
+  'android',
+  'ios',
+  'auth',
+  'observability',
+];
 const DOMAINS = ['architecture', 'security', 'api', 'testing', 'performance', 'data', 'ui', 'infra'];
 
 function sentence(rand, n) {
@@ -74,13 +121,30 @@ function buildFolder(root, size, decisionsCount, agentsCount) {
     const mod = Math.floor(rand() * 50);
     const scope = rand() < 0.1 ? 'project' : rand() < 0.3 ? `src/mod${mod}/` : `src/mod${mod}/file${Math.floor(rand() * 20)}.ts`;
     const r = rand();
-    const entry_type = r < 0.15 ? 'warning' : r < 0.4 ? 'finding' : r < 0.5 ? 'need' : r < 0.8 ? 'status' : r < 0.9 ? ['question', 'answer', 'offer', 'artifact', 'constraint'][k % 5] : 'decision';
+    const entry_type =
+      r < 0.15
+        ? 'warning'
+        : r < 0.4
+          ? 'finding'
+          : r < 0.5
+            ? 'need'
+            : r < 0.8
+              ? 'status'
+              : r < 0.9
+                ? ['question', 'answer', 'offer', 'artifact', 'constraint'][k % 5]
+                : 'decision';
     let detail = sentence(rand, 10 + Math.floor(rand() * 30));
     let tags = [WORDS[k % WORDS.length], `mod${mod}`];
     if (entry_type === 'need' && rand() < 0.7) {
       const urgency = ['high', 'normal', 'low'][k % 3];
       const timeout_ms = { high: 300000, normal: 1800000, low: 14400000 }[urgency];
-      detail = JSON.stringify({ type: 'delegation', required_capabilities: [CAPS[k % CAPS.length], CAPS[(k * 7) % CAPS.length]], urgency, expires_at: new Date(ms + timeout_ms).toISOString(), timeout_ms });
+      detail = JSON.stringify({
+        type: 'delegation',
+        required_capabilities: [CAPS[k % CAPS.length], CAPS[(k * 7) % CAPS.length]],
+        urgency,
+        expires_at: new Date(ms + timeout_ms).toISOString(),
+        timeout_ms,
+      });
       tags = [...tags, 'delegation', urgency];
     }
     const entry = { entry_type, summary: `${entry_type} ${k}: ${sentence(rand, 6)}`, detail, tags, scope };
@@ -103,12 +167,38 @@ function buildFolder(root, size, decisionsCount, agentsCount) {
     const summary = `Decision ${k}: ${sentence(rand, 6)}`;
     const affected_files = [`src/mod${mod}/file${k % 20}.ts`];
     const record = {
-      agent_id: `agent-${k % 200}`, domain, scope, summary, context: sentence(rand, 20), rationale: sentence(rand, 20), constraints: [], alternatives: [],
-      depends_on: [], confidence: 'medium', reversible: true, affected_files, affected_symbols: [], commit_hashes: [], assembled_before: false,
-      id, timestamp: new Date(ms).toISOString(), status,
+      agent_id: `agent-${k % 200}`,
+      domain,
+      scope,
+      summary,
+      context: sentence(rand, 20),
+      rationale: sentence(rand, 20),
+      constraints: [],
+      alternatives: [],
+      depends_on: [],
+      confidence: 'medium',
+      reversible: true,
+      affected_files,
+      affected_symbols: [],
+      commit_hashes: [],
+      assembled_before: false,
+      id,
+      timestamp: new Date(ms).toISOString(),
+      status,
     };
     fs.writeFileSync(path.join(dir, 'decisions', `${id}.json`), JSON.stringify(record, null, 2));
-    index.push({ id, timestamp: record.timestamp, domain, scope, summary, confidence: 'medium', status, affected_files, affected_symbols: [], commit_hashes: [] });
+    index.push({
+      id,
+      timestamp: record.timestamp,
+      domain,
+      scope,
+      summary,
+      confidence: 'medium',
+      status,
+      affected_files,
+      affected_symbols: [],
+      commit_hashes: [],
+    });
   }
   fs.writeFileSync(path.join(dir, 'decisions', 'index.json'), JSON.stringify(index, null, 2));
   // Registry: agents with 3 to 6 capabilities, spread over active, idle and gone.
@@ -124,7 +214,20 @@ function buildFolder(root, size, decisionsCount, agentsCount) {
     agents.push({ agent_id: `agent-${k}`, capabilities: caps, role: k % 2 ? 'implementer' : 'reviewer', registered_at: last, last_active: last });
   }
   fs.writeFileSync(path.join(dir, 'agents', 'registry.json'), JSON.stringify(agents, null, 2));
-  return { bytes: Buffer.byteLength(lines.join('')), sampleLine: (n, ms) => JSON.stringify({ entry_type: 'status', summary: `appended ${n}`, detail: '', tags: ['bench'], scope: 'src/mod1/', agent_id: 'bench', id: ulidAt(ms, rand), timestamp: new Date(ms).toISOString() }) + '\n' };
+  return {
+    bytes: Buffer.byteLength(lines.join('')),
+    sampleLine: (n, ms) =>
+      JSON.stringify({
+        entry_type: 'status',
+        summary: `appended ${n}`,
+        detail: '',
+        tags: ['bench'],
+        scope: 'src/mod1/',
+        agent_id: 'bench',
+        id: ulidAt(ms, rand),
+        timestamp: new Date(ms).toISOString(),
+      }) + '\n',
+  };
 }
 
 // -----------------------------------------------------------------------------------------------
@@ -192,7 +295,15 @@ async function child(size, reps) {
       cold.push((await timed(async () => (_keep = await (await openWorkspace(root, { warn })).read({ limit: 50 }))))[0]);
       _keep = undefined;
       gc();
-      coldRefresh.push((await timed(async () => { const w = await openWorkspace(root, { warn }); await w.blackboard.refresh(); _keep = w; }))[0]);
+      coldRefresh.push(
+        (
+          await timed(async () => {
+            const w = await openWorkspace(root, { warn });
+            await w.blackboard.refresh();
+            _keep = w;
+          })
+        )[0],
+      );
     }
     _keep = undefined;
     result.cold_read_ms = median(cold);
@@ -224,7 +335,13 @@ async function child(size, reps) {
     const handoffWarm = [];
     const handoffWarmNoScope = [];
     let snapshotSize;
-    const input = n => ({ source_agent: 'agent-1', target_agent: 'agent-2', scope: 'src/mod3/', summary: `bench handoff ${n}`, results: [{ description: 'did things', status: 'completed' }] });
+    const input = n => ({
+      source_agent: 'agent-1',
+      target_agent: 'agent-2',
+      scope: 'src/mod3/',
+      summary: `bench handoff ${n}`,
+      results: [{ description: 'did things', status: 'completed' }],
+    });
     for (let r = 0; r < reps; r++) {
       gc();
       const w = await openWorkspace(root, { warn });
@@ -235,7 +352,11 @@ async function child(size, reps) {
         handoffWarm.push(t);
         h = made;
       }
-      snapshotSize = { decisions: h.context_snapshot.decision_ids.length, warnings: h.context_snapshot.warning_ids.length, findings: h.context_snapshot.finding_ids.length };
+      snapshotSize = {
+        decisions: h.context_snapshot.decision_ids.length,
+        warnings: h.context_snapshot.warning_ids.length,
+        findings: h.context_snapshot.finding_ids.length,
+      };
       const [t3, h3] = await timed(() => w.handoff({ ...input(`warm unscoped ${r}`), scope: undefined }));
       handoffWarmNoScope.push(t3);
       result.unscoped_snapshot_ids = h3.context_snapshot.decision_ids.length + h3.context_snapshot.warning_ids.length + h3.context_snapshot.finding_ids.length;
@@ -266,7 +387,8 @@ async function child(size, reps) {
       verifyArchived.push(t);
       drift = v.drift.entries_removed;
     }
-    if (drift.length !== moved.size || drift.some(d => d.now !== 'archived')) throw new Error(`verify did not find the archived entries: ${JSON.stringify(drift)}`);
+    if (drift.length !== moved.size || drift.some(d => d.now !== 'archived'))
+      throw new Error(`verify did not find the archived entries: ${JSON.stringify(drift)}`);
     result.verify_archived_ms = median(verifyArchived);
     result.archive_mb = +(fs.statSync(history).size / 1048576).toFixed(1);
     fs.rmSync(history);
@@ -346,7 +468,9 @@ function main() {
   const table = [header, ...rows.map(([label, f]) => [label, ...results.map(r => String(f(r)))])];
   const widths = header.map((_, c) => Math.max(...table.map(row => row[c].length)));
   const fmt = row => '| ' + row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join(' | ') + ' |';
-  console.log(`Twining core benchmark: node ${process.version}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, medians of ${results.map(r => r.reps).join('/')} repetitions, ${results.map(r => r.decisions).join('/')} decisions, 1,000 agents`);
+  console.log(
+    `Twining core benchmark: node ${process.version}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, medians of ${results.map(r => r.reps).join('/')} repetitions, ${results.map(r => r.decisions).join('/')} decisions, 1,000 agents`,
+  );
   console.log(fmt(header));
   console.log('|' + widths.map((w, c) => (c === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|');
   for (const row of table.slice(1)) console.log(fmt(row));
@@ -357,14 +481,24 @@ function main() {
     [`re-read after one append (refresh) < 2 ms at ${big.size}`, big.refresh_after_append_ms < 2, `${big.refresh_after_append_ms} ms`],
     [`re-read after one append (read limit 1) < 2 ms at ${big.size}`, big.read1_after_append_ms < 2, `${big.read1_after_append_ms} ms`],
     // "Independent of size": 100x the entries may cost at most 1 ms (or 3x) more, well below linear.
-    [`re-read independent of size (${small.size} vs ${big.size}, refresh)`, big.refresh_after_append_ms <= Math.max(3 * small.refresh_after_append_ms, small.refresh_after_append_ms + 1), `${small.refresh_after_append_ms} vs ${big.refresh_after_append_ms} ms`],
-    [`re-read independent of size (${small.size} vs ${big.size}, read limit 1)`, big.read1_after_append_ms <= Math.max(3 * small.read1_after_append_ms, small.read1_after_append_ms + 1), `${small.read1_after_append_ms} vs ${big.read1_after_append_ms} ms`],
+    [
+      `re-read independent of size (${small.size} vs ${big.size}, refresh)`,
+      big.refresh_after_append_ms <= Math.max(3 * small.refresh_after_append_ms, small.refresh_after_append_ms + 1),
+      `${small.refresh_after_append_ms} vs ${big.refresh_after_append_ms} ms`,
+    ],
+    [
+      `re-read independent of size (${small.size} vs ${big.size}, read limit 1)`,
+      big.read1_after_append_ms <= Math.max(3 * small.read1_after_append_ms, small.read1_after_append_ms + 1),
+      `${small.read1_after_append_ms} vs ${big.read1_after_append_ms} ms`,
+    ],
     [`warm handoff < 10 ms at ${big.size}`, big.handoff_warm_ms < 10, `${big.handoff_warm_ms} ms`],
     [`cold first read within 1.5x of split+parse at ${big.size}`, big.cold_vs_baseline <= 1.5, `${big.cold_vs_baseline}x`],
   ];
   console.log('');
   for (const [name, ok, value] of targets) console.log(`${ok ? 'MET   ' : 'MISSED'} ${name}: ${value}`);
-  console.log(`\nBENCH_JSON ${JSON.stringify({ node: process.version, cpus: os.cpus().length, results, targets: targets.map(([name, ok, value]) => ({ name, met: ok, value })) })}`);
+  console.log(
+    `\nBENCH_JSON ${JSON.stringify({ node: process.version, cpus: os.cpus().length, results, targets: targets.map(([name, ok, value]) => ({ name, met: ok, value })) })}`,
+  );
   process.stderr.write(`bench: total ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 

@@ -31,12 +31,22 @@ function userAgentId() {
   } catch {
     name = process.env.USER || process.env.USERNAME || '';
   }
-  const id = name.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9._-]+/g, '-');
-  return `user-${id.replace(/-{2,}/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 100) || 'user'}`;
+  const id = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9._-]+/g, '-');
+  return `user-${
+    id
+      .replace(/-{2,}/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '')
+      .slice(0, 100) || 'user'
+  }`;
 }
 
 const SOURCES = {
-  'README.md': '# orbit-shop\n\nA small shop API: accounts (`src/auth/`), HTTP endpoints (`src/api/`) and storage (`src/db/`).\nThe `.twining/` folder is the shared record of the agents working on it.\n',
+  'README.md':
+    '# orbit-shop\n\nA small shop API: accounts (`src/auth/`), HTTP endpoints (`src/api/`) and storage (`src/db/`).\nThe `.twining/` folder is the shared record of the agents working on it.\n',
   'src/auth/jwt.ts': [
     "import { Signer } from './signer';",
     '',
@@ -137,79 +147,192 @@ async function prepareDemo(folder, { now = new Date(), agentId = userAgentId() }
   const at = minutesAgo => (clock = now.getTime() - minutesAgo * MINUTE);
   const ws = await openWorkspace(folder, { now: () => new Date(clock) });
   const done = (description, extra = {}) => ({ description, status: 'completed', ...extra });
-  const decide = (minutesAgo, agent_id, domain, scope, summary, context, rationale, extra) =>
-    (at(minutesAgo), ws.decide({ domain, scope, summary, context, rationale, ...extra, agent_id }));
+  const decide = (minutesAgo, agent_id, domain, scope, summary, context, rationale, extra) => (
+    at(minutesAgo),
+    ws.decide({ domain, scope, summary, context, rationale, ...extra, agent_id })
+  );
 
   at(360);
   await ws.init();
   await ws.register({ agent_id: 'backend-dev', capabilities: ['typescript', 'api', 'node'], role: 'implementer', description: 'Builds the HTTP API' });
-  await ws.register({ agent_id: 'security-reviewer', capabilities: ['security', 'review', 'auth'], role: 'reviewer', description: 'Reviews authentication and secrets' });
+  await ws.register({
+    agent_id: 'security-reviewer',
+    capabilities: ['security', 'review', 'auth'],
+    role: 'reviewer',
+    description: 'Reviews authentication and secrets',
+  });
   await ws.register({ agent_id: 'frontend-dev', capabilities: ['react', 'typescript', 'ui'], role: 'implementer', description: 'Builds the web client' });
   await ws.register({ agent_id: 'db-migrator', capabilities: ['sql', 'postgres', 'migrations'], role: 'implementer', description: 'Writes schema migrations' });
   await ws.register({ agent_id: 'docs-writer', capabilities: ['docs', 'writing'], role: 'writer', description: 'Keeps the API guide current' });
 
   at(300);
   await ws.post({ entry_type: 'status', summary: 'Drafted the API overview page', scope: 'README.md', agent_id: 'docs-writer' });
-  await ws.delegate({ summary: 'Reproduce the flaky login test on CI', required_capabilities: ['testing', 'auth'], urgency: 'normal', timeout_ms: HOUR, scope: 'src/auth/', agent_id: 'backend-dev' });
+  await ws.delegate({
+    summary: 'Reproduce the flaky login test on CI',
+    required_capabilities: ['testing', 'auth'],
+    urgency: 'normal',
+    timeout_ms: HOUR,
+    scope: 'src/auth/',
+    agent_id: 'backend-dev',
+  });
 
-  const rs256 = await decide(170, 'security-reviewer', 'security', 'src/auth/', 'Sign access tokens with RS256',
-    'Access tokens are verified by the API and by the web client.', 'Widely supported; the key pair is already in the vault.', { confidence: 'medium', affected_files: ['src/auth/jwt.ts'] });
+  const rs256 = await decide(
+    170,
+    'security-reviewer',
+    'security',
+    'src/auth/',
+    'Sign access tokens with RS256',
+    'Access tokens are verified by the API and by the web client.',
+    'Widely supported; the key pair is already in the vault.',
+    { confidence: 'medium', affected_files: ['src/auth/jwt.ts'] },
+  );
   at(165);
-  await ws.post({ entry_type: 'warning', summary: 'Token expiry must be checked with the server clock, not the client', scope: 'src/auth/jwt.ts', agent_id: 'security-reviewer' });
-  await ws.post({ entry_type: 'finding', summary: 'Refresh cookie is already HttpOnly and SameSite=Lax', scope: 'src/auth/session.ts', agent_id: 'security-reviewer' });
+  await ws.post({
+    entry_type: 'warning',
+    summary: 'Token expiry must be checked with the server clock, not the client',
+    scope: 'src/auth/jwt.ts',
+    agent_id: 'security-reviewer',
+  });
+  await ws.post({
+    entry_type: 'finding',
+    summary: 'Refresh cookie is already HttpOnly and SameSite=Lax',
+    scope: 'src/auth/session.ts',
+    agent_id: 'security-reviewer',
+  });
 
-  await decide(160, 'db-migrator', 'storage', 'src/db/', 'PostgreSQL 16, one connection pool per process',
-    'The API runs as several processes behind a load balancer.', 'Per-process pools keep connections local; pgbouncer can come later.', { confidence: 'high' });
+  await decide(
+    160,
+    'db-migrator',
+    'storage',
+    'src/db/',
+    'PostgreSQL 16, one connection pool per process',
+    'The API runs as several processes behind a load balancer.',
+    'Per-process pools keep connections local; pgbouncer can come later.',
+    { confidence: 'high' },
+  );
   at(155);
-  await ws.post({ entry_type: 'warning', summary: 'A pool of 10 connections is exhausted under the load test', scope: 'src/db/pool.ts', agent_id: 'db-migrator' });
+  await ws.post({
+    entry_type: 'warning',
+    summary: 'A pool of 10 connections is exhausted under the load test',
+    scope: 'src/db/pool.ts',
+    agent_id: 'db-migrator',
+  });
   at(150);
   const migration = await ws.handoff({
-    source_agent: 'db-migrator', target_agent: 'backend-dev', scope: 'src/db/',
+    source_agent: 'db-migrator',
+    target_agent: 'backend-dev',
+    scope: 'src/db/',
     summary: 'Migration 0003 adds users.email with a unique index',
     results: [done('0003_users_email.sql written and applied to staging', { artifacts: ['src/db/migrations/0003_users_email.sql'] })],
   });
   at(140);
   await ws.acknowledge({ handoff_id: migration.id, agent_id: 'backend-dev' });
 
-  await decide(90, 'backend-dev', 'api', 'src/api/', 'Cursor pagination for every list endpoint',
-    'OFFSET pagination slows down on the users table (2M rows).', 'A cursor on the primary key is stable under inserts and uses the index.', { confidence: 'high' });
+  await decide(
+    90,
+    'backend-dev',
+    'api',
+    'src/api/',
+    'Cursor pagination for every list endpoint',
+    'OFFSET pagination slows down on the users table (2M rows).',
+    'A cursor on the primary key is stable under inserts and uses the index.',
+    { confidence: 'high' },
+  );
   at(80);
   const paginated = await ws.handoff({
-    source_agent: 'backend-dev', target_agent: 'frontend-dev', scope: 'src/api/', continues: migration.id,
+    source_agent: 'backend-dev',
+    target_agent: 'frontend-dev',
+    scope: 'src/api/',
+    continues: migration.id,
     summary: 'Users API paginated with cursors; the client must follow next_cursor',
-    results: [done('GET /users returns { items, next_cursor }', { artifacts: ['src/api/users.ts'] }), { description: 'GET /orders is still offset-based', status: 'partial' }],
+    results: [
+      done('GET /users returns { items, next_cursor }', { artifacts: ['src/api/users.ts'] }),
+      { description: 'GET /orders is still offset-based', status: 'partial' },
+    ],
   });
   at(70);
   await ws.acknowledge({ handoff_id: paginated.id, agent_id: 'frontend-dev' });
 
   at(60);
   const review = await ws.handoff({
-    source_agent: 'security-reviewer', target_agent: 'backend-dev', scope: 'src/auth/',
+    source_agent: 'security-reviewer',
+    target_agent: 'backend-dev',
+    scope: 'src/auth/',
     summary: 'Auth review done: token signing and expiry checks are sound',
     results: [done('Reviewed jwt.ts and session.ts'), { description: 'Key rotation procedure', status: 'blocked', notes: 'Waiting for the vault policy.' }],
   });
-  await decide(40, 'security-reviewer', 'security', 'src/auth/', 'Sign access tokens with Ed25519 (EdDSA)',
-    'RS256 signatures dominate the auth benchmark.', 'Ed25519 signs 30x faster with smaller tokens; both verifiers support it.', { supersedes: rs256.id, confidence: 'high', affected_files: ['src/auth/jwt.ts'] });
-  await decide(35, 'frontend-dev', 'api', 'src/api/orders.ts', 'Keep offset pagination for /orders until the client migrates',
-    'The order history page still sends ?page=.', 'Avoids breaking the released mobile client this week.', { confidence: 'low', reversible: true });
+  await decide(
+    40,
+    'security-reviewer',
+    'security',
+    'src/auth/',
+    'Sign access tokens with Ed25519 (EdDSA)',
+    'RS256 signatures dominate the auth benchmark.',
+    'Ed25519 signs 30x faster with smaller tokens; both verifiers support it.',
+    { supersedes: rs256.id, confidence: 'high', affected_files: ['src/auth/jwt.ts'] },
+  );
+  await decide(
+    35,
+    'frontend-dev',
+    'api',
+    'src/api/orders.ts',
+    'Keep offset pagination for /orders until the client migrates',
+    'The order history page still sends ?page=.',
+    'Avoids breaking the released mobile client this week.',
+    { confidence: 'low', reversible: true },
+  );
   at(30);
-  await ws.delegate({ summary: 'Document the cursor format in the API guide', required_capabilities: ['docs'], urgency: 'low', scope: 'src/api/', agent_id: 'backend-dev' });
+  await ws.delegate({
+    summary: 'Document the cursor format in the API guide',
+    required_capabilities: ['docs'],
+    urgency: 'low',
+    scope: 'src/api/',
+    agent_id: 'backend-dev',
+  });
   at(25);
-  await ws.post({ entry_type: 'warning', summary: 'Refresh tokens are not rotated when reused', detail: 'A stolen refresh token stays valid until it expires.', scope: 'src/auth/session.ts', agent_id: 'backend-dev' });
+  await ws.post({
+    entry_type: 'warning',
+    summary: 'Refresh tokens are not rotated when reused',
+    detail: 'A stolen refresh token stays valid until it expires.',
+    scope: 'src/auth/session.ts',
+    agent_id: 'backend-dev',
+  });
   at(20);
-  await ws.delegate({ summary: 'Add an index on sessions.user_id', required_capabilities: ['sql', 'postgres'], urgency: 'normal', timeout_ms: 3 * HOUR, scope: 'src/db/', agent_id: 'backend-dev' });
+  await ws.delegate({
+    summary: 'Add an index on sessions.user_id',
+    required_capabilities: ['sql', 'postgres'],
+    urgency: 'normal',
+    timeout_ms: 3 * HOUR,
+    scope: 'src/db/',
+    agent_id: 'backend-dev',
+  });
 
   at(12);
   const forYou = await ws.handoff({
-    source_agent: 'frontend-dev', target_agent: agentId, scope: 'src/api/', continues: paginated.id,
+    source_agent: 'frontend-dev',
+    target_agent: agentId,
+    scope: 'src/api/',
+    continues: paginated.id,
     summary: 'User list page follows next_cursor; please review before the release',
     results: [done('UsersPage loads 50 at a time and follows next_cursor'), { description: 'Orders page still uses ?page=', status: 'partial' }],
   });
 
   at(0.5);
-  await ws.delegate({ summary: "Review refresh-token rotation before Friday's release", required_capabilities: ['security', 'review'], urgency: 'high', timeout_ms: 4 * HOUR, scope: 'src/auth/', agent_id: 'security-reviewer' });
+  await ws.delegate({
+    summary: "Review refresh-token rotation before Friday's release",
+    required_capabilities: ['security', 'review'],
+    urgency: 'high',
+    timeout_ms: 4 * HOUR,
+    scope: 'src/auth/',
+    agent_id: 'security-reviewer',
+  });
   at(0.2);
-  await ws.post({ entry_type: 'finding', summary: 'GET /users p95 is 38 ms with cursors (410 ms with OFFSET)', scope: 'src/api/users.ts', agent_id: 'backend-dev' });
+  await ws.post({
+    entry_type: 'finding',
+    summary: 'GET /users p95 is 38 ms with cursors (410 ms with OFFSET)',
+    scope: 'src/api/users.ts',
+    agent_id: 'backend-dev',
+  });
 
   return { folder, agentId, handoffs: { migration: migration.id, paginated: paginated.id, review: review.id, forYou: forYou.id } };
 }

@@ -159,14 +159,20 @@ async function startServer(o = {}) {
   const authority = `${HOST}:${port}`;
   const args = [
     host.serverMain,
-    '--host', HOST,
-    '--port', String(port),
+    '--host',
+    HOST,
+    '--port',
+    String(port),
     '--without-connection-token',
     '--accept-server-license-terms',
-    '--telemetry-level', 'off',
-    '--user-data-dir', dirs.udd,
-    '--server-data-dir', dirs.sdd,
-    '--extensions-dir', dirs.exts,
+    '--telemetry-level',
+    'off',
+    '--user-data-dir',
+    dirs.udd,
+    '--server-data-dir',
+    dirs.sdd,
+    '--extensions-dir',
+    dirs.exts,
   ];
   if (o.smokeTestDriver !== false) args.push('--enable-smoke-test-driver');
   if (o.disableWorkspaceTrust !== false) args.push('--disable-workspace-trust');

@@ -37,7 +37,12 @@ function runChild(file, env) {
 
 async function runUiTests({ only = [], screenshotsOut } = {}) {
   const dir = path.join(REPO, 'out', 'ui');
-  const all = fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => f.endsWith('.test.js')).sort() : [];
+  const all = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter(f => f.endsWith('.test.js'))
+        .sort()
+    : [];
   const files = only.length ? all.filter(f => only.includes(f.replace(/\.test\.js$/, ''))) : all;
   if (files.length === 0) throw new Error(`no out/ui/${only.length ? `{${only.join(',')}}` : '*'}.test.js: build with \`node esbuild.js --tests\``);
   const host = ensureHost();

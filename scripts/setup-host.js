@@ -146,7 +146,9 @@ function ensureAptPackages() {
       logFile: path.join(cacheRoot(), 'logs', `apt-get-${args[0]}.log`),
     });
   };
-  log(`Debian packages missing: ${missing.join(' ')}${isRoot ? '' : ' (installing with sudo -n; as another user, install them yourself: sudo apt-get install ' + missing.join(' ') + ')'}`);
+  log(
+    `Debian packages missing: ${missing.join(' ')}${isRoot ? '' : ' (installing with sudo -n; as another user, install them yourself: sudo apt-get install ' + missing.join(' ') + ')'}`,
+  );
   apt('apt-get update', 'update');
   apt(`install Debian packages ${missing.join(' ')}`, 'install', '-y', '--no-install-recommends', ...missing);
   return true;
@@ -248,10 +250,7 @@ function installTools(p) {
   if (!fs.existsSync(p.serverMain)) throw new SetupError(`code-server installed but ${p.serverMain} is missing`);
 
   const nodeVersion = spawnSync(p.node, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  fs.writeFileSync(
-    p.marker,
-    JSON.stringify({ codeServer: CODE_SERVER_VERSION, node: nodeVersion, installedAt: new Date().toISOString() }, null, 2) + '\n',
-  );
+  fs.writeFileSync(p.marker, JSON.stringify({ codeServer: CODE_SERVER_VERSION, node: nodeVersion, installedAt: new Date().toISOString() }, null, 2) + '\n');
 }
 
 /**

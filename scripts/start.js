@@ -90,7 +90,9 @@ async function main() {
   });
   const url = server.url();
   console.log('');
-  console.log(`VS Code (${path.basename(host.codeServerDir)} ${require(path.join(host.codeServerDir, 'package.json')).version}) with Twining under development:`);
+  console.log(
+    `VS Code (${path.basename(host.codeServerDir)} ${require(path.join(host.codeServerDir, 'package.json')).version}) with Twining under development:`,
+  );
   console.log(`  workspace: ${folder}`);
   if (process.env.TWINING_NOW) console.log(`  clock pinned: TWINING_NOW=${process.env.TWINING_NOW}`);
   console.log(`  server log: ${server.logFile}`);

@@ -175,13 +175,19 @@ function runTapFile(file, tapDir) {
 
 async function unitSuite() {
   const dir = path.join(REPO, 'out', 'unit');
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => f.endsWith('.test.js')).sort().map(f => path.join(dir, f)) : [];
+  const files = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter(f => f.endsWith('.test.js'))
+        .sort()
+        .map(f => path.join(dir, f))
+    : [];
   if (files.length === 0) throw new Error('no unit test files in out/unit');
   const tapDir = path.join(OUTPUT, 'unit');
   fs.mkdirSync(tapDir, { recursive: true });
   const results = [];
   const queue = [...files];
-  const workers = Array.from({ length: Math.min(files.length, Math.max(1, (os.availableParallelism?.() ?? os.cpus().length))) }, async () => {
+  const workers = Array.from({ length: Math.min(files.length, Math.max(1, os.availableParallelism?.() ?? os.cpus().length)) }, async () => {
     while (queue.length) {
       const r = await runTapFile(queue.shift(), tapDir);
       results.push(r);

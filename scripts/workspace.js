@@ -14,19 +14,19 @@ const TWINING_NOW = '2026-11-22T02:33:00.000Z';
 
 const SOURCE_FILES = {
   'src/auth/jwt.ts': [
-    "// JWT helpers (a sample file for the Twining tests).",
-    "export interface Claims { sub: string; exp: number }",
+    '// JWT helpers (a sample file for the Twining tests).',
+    'export interface Claims { sub: string; exp: number }',
     '',
-    "export function isExpired(claims: Claims, now: number = Date.now()): boolean {",
+    'export function isExpired(claims: Claims, now: number = Date.now()): boolean {',
     '  return claims.exp * 1000 <= now;',
     '}',
     '',
   ].join('\n'),
   'src/api/users.ts': [
-    "// Users API (a sample file for the Twining tests).",
-    "export interface User { id: string; name: string }",
+    '// Users API (a sample file for the Twining tests).',
+    'export interface User { id: string; name: string }',
     '',
-    "export async function listUsers(): Promise<User[]> {",
+    'export async function listUsers(): Promise<User[]> {',
     '  return [];',
     '}',
     '',

@@ -18,7 +18,13 @@ import { GIT_COMMANDS, isGitCommand, runGitCommand } from './git-commands';
 import { driftItems } from './core/drift-text';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
-interface Field { name: string; kind: FieldKind; required: boolean; description?: string; choices?: string[] }
+interface Field {
+  name: string;
+  kind: FieldKind;
+  required: boolean;
+  description?: string;
+  choices?: string[];
+}
 
 /** A positional argument, where an operation has one obvious subject. */
 const POSITIONAL: Partial<Record<OperationName, string>> = {
@@ -58,7 +64,13 @@ function fieldsOf(op: OperationName): Field[] {
 
 class UsageError extends Error {}
 
-interface Parsed { op: OperationName | 'init' | 'help'; dir: string; json: boolean; now?: string; input: Record<string, unknown> }
+interface Parsed {
+  op: OperationName | 'init' | 'help';
+  dir: string;
+  json: boolean;
+  now?: string;
+  input: Record<string, unknown>;
+}
 
 function parseArgs(argv: string[]): Parsed {
   const [opName, ...rest] = argv;
@@ -107,7 +119,11 @@ function parseArgs(argv: string[]): Parsed {
       const negated = flag.startsWith('no-') && byFlag.get(flag.slice(3))?.kind === 'boolean';
       const field = byFlag.get(negated ? flag.slice(3) : flag);
       if (!field) throw new UsageError(`${op}: unknown option --${flag}; see \`twining ${op} --help\``);
-      parsed.input[field.name] = convert(field, negated ? 'false' : field.kind === 'boolean' && inline === undefined ? 'true' : value(), parsed.input[field.name]);
+      parsed.input[field.name] = convert(
+        field,
+        negated ? 'false' : field.kind === 'boolean' && inline === undefined ? 'true' : value(),
+        parsed.input[field.name],
+      );
     }
   }
   const positional = op === 'init' ? undefined : POSITIONAL[op];
@@ -134,7 +150,10 @@ function convert(field: Field, raw: string, previous: unknown): unknown {
     }
     case 'list': {
       // Repeat the flag or separate values with commas: --tags a,b --tags c ⇒ ["a","b","c"].
-      const items = raw.split(',').map(s => s.trim()).filter(s => s !== '');
+      const items = raw
+        .split(',')
+        .map(s => s.trim())
+        .filter(s => s !== '');
       return [...(Array.isArray(previous) ? previous : []), ...items];
     }
     case 'json': {
@@ -159,7 +178,17 @@ function help(op?: string): string {
     const name = op as OperationName;
     const lines = [`twining ${name}${POSITIONAL[name] ? ` [${POSITIONAL[name]}]` : ''} [options]`, '', `  ${inputs[name].description ?? ''}`, ''];
     for (const f of fieldsOf(name)) {
-      const kind = f.choices ? f.choices.join('|') : f.kind === 'list' ? 'a,b,…' : f.kind === 'boolean' ? '' : f.name === 'results' ? 'JSON | "status: description"' : f.kind === 'json' ? 'JSON' : f.kind;
+      const kind = f.choices
+        ? f.choices.join('|')
+        : f.kind === 'list'
+          ? 'a,b,…'
+          : f.kind === 'boolean'
+            ? ''
+            : f.name === 'results'
+              ? 'JSON | "status: description"'
+              : f.kind === 'json'
+                ? 'JSON'
+                : f.kind;
       const flag = `${f.kind === 'boolean' ? '[no-]' : ''}${f.name.replace(/_/g, '-')}`;
       const head = `  --${flag}${kind ? ` <${kind}>` : ''}`;
       const text = (f.required ? '(required) ' : '') + (f.description ?? '');
@@ -203,7 +232,8 @@ const ago = (iso: string, now: Date) => {
   return ms >= 0 ? `${text} ago` : `in ${text}`;
 };
 
-const score = (a: AgentScore) => `${a.agent_id} ${a.total_score.toFixed(2)} (${a.liveness}; ${a.matched_capabilities.join(', ') || 'no matching capabilities'})`;
+const score = (a: AgentScore) =>
+  `${a.agent_id} ${a.total_score.toFixed(2)} (${a.liveness}; ${a.matched_capabilities.join(', ') || 'no matching capabilities'})`;
 
 function render(op: Parsed['op'], result: unknown, now: Date): string {
   const r = result as Record<string, unknown>;
@@ -215,7 +245,11 @@ function render(op: Parsed['op'], result: unknown, now: Date): string {
     case 'agents': {
       const agents = r.agents as { agent_id: string; liveness: string; capabilities: string[]; role?: string; last_seen: string }[];
       if (agents.length === 0) return 'No agents registered.';
-      return agents.map(a => `${a.liveness.padEnd(7)} ${a.agent_id}${a.role ? ` (${a.role})` : ''} [${a.capabilities.join(', ')}] last active ${ago(a.last_seen, now)}`).join('\n') + `\n${r.active_count} active of ${r.total_registered}`;
+      return (
+        agents
+          .map(a => `${a.liveness.padEnd(7)} ${a.agent_id}${a.role ? ` (${a.role})` : ''} [${a.capabilities.join(', ')}] last active ${ago(a.last_seen, now)}`)
+          .join('\n') + `\n${r.active_count} active of ${r.total_registered}`
+      );
     }
     case 'discover':
       return (r.agents as AgentScore[]).map(score).join('\n') || 'No agents.';
@@ -223,7 +257,10 @@ function render(op: Parsed['op'], result: unknown, now: Date): string {
       return `Posted delegation ${r.entry_id}, expires ${r.expires_at}\nSuggested: ${(r.suggested_agents as AgentScore[]).map(score).join('; ') || 'nobody available'}`;
     case 'delegations': {
       const list = r.delegations as Delegation[];
-      const lines = list.map(d => `${d.expired ? 'EXPIRED' : d.urgency.toUpperCase().padEnd(7)} ${d.entry_id} ${d.summary} [${d.required_capabilities.join(', ')}] ${d.expired ? 'expired' : 'expires'} ${ago(d.expires_at, now)}${d.suggested_agents.length ? `\n        suggested: ${d.suggested_agents.slice(0, 3).map(score).join('; ')}` : ''}`);
+      const lines = list.map(
+        d =>
+          `${d.expired ? 'EXPIRED' : d.urgency.toUpperCase().padEnd(7)} ${d.entry_id} ${d.summary} [${d.required_capabilities.join(', ')}] ${d.expired ? 'expired' : 'expires'} ${ago(d.expires_at, now)}${d.suggested_agents.length ? `\n        suggested: ${d.suggested_agents.slice(0, 3).map(score).join('; ')}` : ''}`,
+      );
       return [...lines, `${r.open_count} open, ${r.expired_count} expired`].join('\n');
     }
     case 'handoff': {
@@ -234,7 +271,11 @@ function render(op: Parsed['op'], result: unknown, now: Date): string {
     case 'handoffs': {
       const list = r.handoffs as HandoffIndexLine[];
       if (list.length === 0) return 'No handoffs.';
-      return list.map(h => `${h.acknowledged ? 'ack ' : 'NEW '} ${h.id} ${h.source_agent} → ${h.target_agent ?? 'any'} [${h.result_status}] ${h.summary}`).join('\n') + (Number(r.total_count) > list.length ? `\n(${list.length} of ${r.total_count})` : '');
+      return (
+        list
+          .map(h => `${h.acknowledged ? 'ack ' : 'NEW '} ${h.id} ${h.source_agent} → ${h.target_agent ?? 'any'} [${h.result_status}] ${h.summary}`)
+          .join('\n') + (Number(r.total_count) > list.length ? `\n(${list.length} of ${r.total_count})` : '')
+      );
     }
     case 'acknowledge':
       return `Acknowledged ${r.id} as ${r.acknowledged_by}`;
@@ -242,7 +283,10 @@ function render(op: Parsed['op'], result: unknown, now: Date): string {
       return `Posted ${r.id}`;
     case 'read': {
       const entries = r.entries as { timestamp: string; entry_type: string; scope: string; summary: string; agent_id: string }[];
-      return entries.map(e => `${e.timestamp} ${e.entry_type.padEnd(10)} ${e.scope}: ${e.summary} (${e.agent_id})`).join('\n') + `\n${entries.length} of ${r.total_count}`;
+      return (
+        entries.map(e => `${e.timestamp} ${e.entry_type.padEnd(10)} ${e.scope}: ${e.summary} (${e.agent_id})`).join('\n') +
+        `\n${entries.length} of ${r.total_count}`
+      );
     }
     case 'decide':
       return `Recorded decision ${r.id}${Array.isArray(r.conflicts) ? ` as provisional: it conflicts with ${(r.conflicts as { id: string; summary: string }[]).map(c => `${c.id} "${c.summary}"`).join(', ')}` : ''}`;
@@ -292,7 +336,8 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   }
   try {
     const workspace: Workspace = await openWorkspace(path.resolve(parsed.dir), { now: clock, warn: m => err.write(`twining: warning: ${m}\n`) });
-    const result = parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
+    const result =
+      parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
     out.write((parsed.json ? JSON.stringify(result, null, 2) : render(parsed.op, result, workspace.now())) + '\n');
     return 0;
   } catch (error) {
@@ -310,7 +355,9 @@ async function mcp(argv: string[], out: NodeJS.WritableStream, err: NodeJS.Writa
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     if (flag === '--help' || flag === '-h') {
-      out.write(`twining mcp [--dir <folder>]\n\n  Serve every operation as an MCP tool (twining_register, twining_handoff, …) on standard input and output.\n${COMMON.split('\n')[0]}\n`);
+      out.write(
+        `twining mcp [--dir <folder>]\n\n  Serve every operation as an MCP tool (twining_register, twining_handoff, …) on standard input and output.\n${COMMON.split('\n')[0]}\n`,
+      );
       return 0;
     }
     if (flag !== '--dir') {

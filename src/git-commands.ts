@@ -24,7 +24,9 @@ function ownCliPath(): string {
 
 export async function runGitCommand(name: keyof typeof GIT_COMMANDS, args: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    out.write(`twining ${name === 'merge' ? 'merge BASE OURS THEIRS PATH [MARKER_SIZE]' : 'git-setup [--dir <folder>] [--json]'}\n\n  ${GIT_COMMANDS[name]}\n${name === 'git-setup' ? `\n  ${LOCAL_CONFIG_NOTE}\n` : ''}`);
+    out.write(
+      `twining ${name === 'merge' ? 'merge BASE OURS THEIRS PATH [MARKER_SIZE]' : 'git-setup [--dir <folder>] [--json]'}\n\n  ${GIT_COMMANDS[name]}\n${name === 'git-setup' ? `\n  ${LOCAL_CONFIG_NOTE}\n` : ''}`,
+    );
     return 0;
   }
   if (name === 'merge') return runMergeDriver(args, err);

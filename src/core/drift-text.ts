@@ -43,11 +43,25 @@ export function driftItems(v: VerifyResult): DriftItemText[] {
   }
   for (const d of v.drift.new_decisions) {
     const target = { type: 'decision' as const, id: d.id };
-    items.push({ label: d.summary, change: `new decision · ${d.scope}`, sentence: `New decision in scope: ${d.summary} (${d.scope})`, icon: 'law', target, id: d.id });
+    items.push({
+      label: d.summary,
+      change: `new decision · ${d.scope}`,
+      sentence: `New decision in scope: ${d.summary} (${d.scope})`,
+      icon: 'law',
+      target,
+      id: d.id,
+    });
   }
   for (const w of v.drift.new_warnings) {
     const target = { type: 'entry' as const, id: w.id };
-    items.push({ label: w.summary, change: `new warning · ${w.scope}`, sentence: `New warning in scope: ${w.summary} (${w.scope})`, icon: 'warning', target, id: w.id });
+    items.push({
+      label: w.summary,
+      change: `new warning · ${w.scope}`,
+      sentence: `New warning in scope: ${w.summary} (${w.scope})`,
+      icon: 'warning',
+      target,
+      id: w.id,
+    });
   }
   return items;
 }
@@ -74,4 +88,5 @@ export function driftSummary(v: VerifyResult): string {
 }
 
 /** The sentence for a result without drift. */
-export const NO_DRIFT = 'No drift: every attached decision is still active, no attached entry was removed, and nothing new was decided or warned about in scope.';
+export const NO_DRIFT =
+  'No drift: every attached decision is still active, no attached entry was removed, and nothing new was decided or warned about in scope.';

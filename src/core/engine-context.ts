@@ -106,7 +106,8 @@ export class EngineContext {
     if (!this.writeGate) return;
     const deadline = Date.now() + this.writeGateMs;
     for (let reason = this.writeGate(); reason !== undefined; reason = this.writeGate()) {
-      if (Date.now() >= deadline) throw new TwiningError('LOCKED', `${reason}: nothing was written to ${this.layout.dir} while git works on it; try again when it has finished`);
+      if (Date.now() >= deadline)
+        throw new TwiningError('LOCKED', `${reason}: nothing was written to ${this.layout.dir} while git works on it; try again when it has finished`);
       await new Promise(resolve => setTimeout(resolve, 100));
     }
   }
@@ -114,12 +115,14 @@ export class EngineContext {
   /** Makes sure the folder exists before the first write, and clears what killed writers left. */
   ready(): Promise<boolean> {
     if (!this.folderReady) {
-      const pending = this.gate().then(() => ensureFolder(this.layout)).then(async created => {
-        const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
-        const removed = (await Promise.all(dirs.map(sweepTemporaryFiles))).reduce((a, b) => a + b, 0);
-        if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
-        return created;
-      });
+      const pending = this.gate()
+        .then(() => ensureFolder(this.layout))
+        .then(async created => {
+          const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
+          const removed = (await Promise.all(dirs.map(sweepTemporaryFiles))).reduce((a, b) => a + b, 0);
+          if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
+          return created;
+        });
       // A failure is reported to the caller and tried again by the next write.
       pending.catch(() => {
         if (this.folderReady === pending) this.folderReady = undefined;

@@ -89,14 +89,23 @@ export class TwiningEngine {
     for (const p of paths) {
       const kind = kindOfPath(p);
       const current =
-        kind === 'blackboard' ? ctx.blackboard.file.isCurrent()
-        : kind === 'handoffs' ? ctx.handoffIndex.file.isCurrent()
-        : kind === 'registry' ? ctx.registry.isCurrent()
-        : kind === 'config' ? ctx.configIsCurrent()
-        : kind === 'decisions' ? (p === '.twining/decisions/index.json' ? ctx.decisionIndex.isCurrent() : true) // records are read on demand, never kept
-        : kind === 'handoffRecords' ? ctx.handoffRecords.isCurrent(handoffIdOfPath(p) ?? '')
-        : p === '.twining' ? this.exists() // the folder itself: current while it is there
-        : true;
+        kind === 'blackboard'
+          ? ctx.blackboard.file.isCurrent()
+          : kind === 'handoffs'
+            ? ctx.handoffIndex.file.isCurrent()
+            : kind === 'registry'
+              ? ctx.registry.isCurrent()
+              : kind === 'config'
+                ? ctx.configIsCurrent()
+                : kind === 'decisions'
+                  ? p === '.twining/decisions/index.json'
+                    ? ctx.decisionIndex.isCurrent()
+                    : true // records are read on demand, never kept
+                  : kind === 'handoffRecords'
+                    ? ctx.handoffRecords.isCurrent(handoffIdOfPath(p) ?? '')
+                    : p === '.twining'
+                      ? this.exists() // the folder itself: current while it is there
+                      : true;
       if (!(await current)) return false;
     }
     return true;

@@ -25,5 +25,10 @@ export class TwiningError extends Error {
  * copy of the class.
  */
 export function isTwiningError(error: unknown, code?: TwiningErrorCode): error is TwiningError {
-  return error instanceof Error && error.name === 'TwiningError' && typeof (error as TwiningError).code === 'string' && (code === undefined || (error as TwiningError).code === code);
+  return (
+    error instanceof Error &&
+    error.name === 'TwiningError' &&
+    typeof (error as TwiningError).code === 'string' &&
+    (code === undefined || (error as TwiningError).code === code)
+  );
 }

@@ -7,7 +7,21 @@ export { openWorkspace, TwiningEngine, Workspace } from './engine';
 export type { WorkspaceOptions } from './engine';
 export { TwiningError, isTwiningError } from './errors';
 export type { TwiningErrorCode } from './errors';
-export { inputs, parseInput, isUlid, checkUlid, jsonSchemaOf, formatIssues, OPERATION_NAMES, ENTRY_TYPES, POSTABLE_TYPES, URGENCIES, RESULT_STATUSES, CONFIDENCES, DECISION_STATUSES } from './schemas';
+export {
+  inputs,
+  parseInput,
+  isUlid,
+  checkUlid,
+  jsonSchemaOf,
+  formatIssues,
+  OPERATION_NAMES,
+  ENTRY_TYPES,
+  POSTABLE_TYPES,
+  URGENCIES,
+  RESULT_STATUSES,
+  CONFIDENCES,
+  DECISION_STATUSES,
+} from './schemas';
 export type { OperationName, InputOf, EntryType, Urgency, ResultStatus, Confidence, DecisionStatus } from './schemas';
 export { overlaps, normaliseTags } from './scope';
 export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';

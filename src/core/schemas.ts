@@ -32,15 +32,11 @@ export const agentId = z
     message: 'must not contain slashes, control characters or surrounding spaces, and must not be "." or ".."',
   });
 
-const summary200 = z
-  .string()
-  .min(1, { message: 'must not be empty' })
-  .max(200, { message: 'must be at most 200 characters (it is rejected, not truncated)' });
+const summary200 = z.string().min(1, { message: 'must not be empty' }).max(200, { message: 'must be at most 200 characters (it is rejected, not truncated)' });
 
 const text = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
 const nonEmptyText = (max: number) => text(max).min(1, { message: 'must not be empty' });
-const list = <T extends z.ZodType>(item: T, max: number) =>
-  z.array(item).max(max, { message: `must have at most ${max} items` });
+const list = <T extends z.ZodType>(item: T, max: number) => z.array(item).max(max, { message: `must have at most ${max} items` });
 const tag = nonEmptyText(100);
 
 /** A scope: a file path, a folder prefix (ending in "/") or "project". */
@@ -52,9 +48,7 @@ export const since = z
   .refine(s => !Number.isNaN(Date.parse(s)), { message: 'must be a date, e.g. 2026-11-22T02:32:12.379Z' })
   .describe('Only items at or after this time (ISO 8601).');
 
-export const ENTRY_TYPES = [
-  'need', 'offer', 'finding', 'decision', 'constraint', 'question', 'answer', 'status', 'artifact', 'warning',
-] as const;
+export const ENTRY_TYPES = ['need', 'offer', 'finding', 'decision', 'constraint', 'question', 'answer', 'status', 'artifact', 'warning'] as const;
 export const POSTABLE_TYPES = ENTRY_TYPES.filter(t => t !== 'decision') as Exclude<EntryType, 'decision'>[];
 export const URGENCIES = ['high', 'normal', 'low'] as const;
 export const RESULT_STATUSES = ['completed', 'partial', 'blocked', 'failed'] as const;
@@ -117,7 +111,13 @@ export const inputs = {
       summary: summary200.describe('What help is needed (1 to 200 characters).'),
       required_capabilities: list(tag, 100).describe('Capabilities an agent needs to take this on.'),
       urgency: z.enum(URGENCIES).optional().describe('high, normal (default) or low; sets the default timeout.'),
-      timeout_ms: z.number().int().positive().max(365 * 24 * 3600 * 1000).optional().describe('Expiry in ms from now.'),
+      timeout_ms: z
+        .number()
+        .int()
+        .positive()
+        .max(365 * 24 * 3600 * 1000)
+        .optional()
+        .describe('Expiry in ms from now.'),
       scope: scope.min(1, { message: 'must not be empty' }).optional(),
       tags: list(tag, 100).optional(),
       agent_id: agentId.optional().describe('Who needs the help (default "main").'),
@@ -194,7 +194,10 @@ export const inputs = {
       reversible: z.boolean().optional(),
       affected_files: list(nonEmptyText(1000), 500).optional(),
       affected_symbols: list(nonEmptyText(500), 500).optional(),
-      commit_hash: z.string().regex(/^[0-9a-fA-F]{4,64}$/, { message: 'must be a hexadecimal commit hash' }).optional(),
+      commit_hash: z
+        .string()
+        .regex(/^[0-9a-fA-F]{4,64}$/, { message: 'must be a hexadecimal commit hash' })
+        .optional(),
       agent_id: agentId.optional(),
     })
     .describe('Record a decision with its rationale; conflicting active decisions make it provisional.'),
@@ -230,7 +233,12 @@ export function formatIssues(error: z.ZodError): string {
   return error.issues
     .map(issue => {
       if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(k => `"${k}"`).join(', ')}`;
-      const where = issue.path.length ? issue.path.map(p => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[') : 'input';
+      const where = issue.path.length
+        ? issue.path
+            .map(p => (typeof p === 'number' ? `[${p}]` : String(p)))
+            .join('.')
+            .replace(/\.\[/g, '[')
+        : 'input';
       // A field left out: say so, rather than "expected array, received undefined".
       if (issue.code === 'invalid_type' && issue.path.length && /received undefined$/.test(issue.message)) return `${where}: required (${issue.expected})`;
       return `${where}: ${issue.message}`;

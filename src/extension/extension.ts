@@ -74,11 +74,23 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   // The status bar count reads the handoff index: not during activation, and not in the middle of
   // the window's own start-up.
   statusBar.schedule(500);
-  void folders.ready().then(() => log.info(`Your agent id is ${userAgentId()}; Twining folders: ${folders.withTwiningDir().map(f => f.name).join(', ') || 'none'}.`));
+  void folders.ready().then(() =>
+    log.info(
+      `Your agent id is ${userAgentId()}; Twining folders: ${
+        folders
+          .withTwiningDir()
+          .map(f => f.name)
+          .join(', ') || 'none'
+      }.`,
+    ),
+  );
   // git merging of .twining/: one suggestion where it is tracked without the driver, and drivers
   // kept on this version's CLI. Off the activation path: it runs git and loads the engine.
   const gitCheck = setTimeout(() => {
-    void folders.ready().then(() => checkGitMerging(folders.withTwiningDir(), context.workspaceState, vscode.workspace.isTrusted)).catch(error => log.warn(`git merging check: ${(error as Error).message}`));
+    void folders
+      .ready()
+      .then(() => checkGitMerging(folders.withTwiningDir(), context.workspaceState, vscode.workspace.isTrusted))
+      .catch(error => log.warn(`git merging check: ${(error as Error).message}`));
   }, 2000);
   context.subscriptions.push({ dispose: () => clearTimeout(gitCheck) });
 
@@ -92,7 +104,10 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
 
   const engines = () => new Map(folders.withTwiningDir().map(f => [f.root, f.engine] as const));
   const changes = new vscode.EventEmitter<TwiningDataChange>();
-  context.subscriptions.push(changes, folders.onDidChange(change => changes.fire({ folder: change.folder?.root, kinds: [...change.kinds] })));
+  context.subscriptions.push(
+    changes,
+    folders.onDidChange(change => changes.fire({ folder: change.folder?.root, kinds: [...change.kinds] })),
+  );
   const testing: TestHooks = {
     get folders() {
       return engines();

@@ -59,7 +59,10 @@ export function reportError(what: string, error: unknown, options: { notify?: bo
   if (last !== undefined && now - last < REPEAT_AFTER_MS) return;
   recentlyShown.set(message, now);
   if (recentlyShown.size > 50) recentlyShown.delete(recentlyShown.keys().next().value as string);
-  void vscode.window.showErrorMessage(message, 'Show Log').then(choice => {
-    if (choice === 'Show Log') log.show();
-  }, () => undefined);
+  void vscode.window.showErrorMessage(message, 'Show Log').then(
+    choice => {
+      if (choice === 'Show Log') log.show();
+    },
+    () => undefined,
+  );
 }

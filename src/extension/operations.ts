@@ -25,11 +25,13 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
   },
   discover: {
     title: 'Discover Agents',
-    model: 'Rank the registered agents for a piece of work by how many of the required capabilities they have (70%) and their liveness (30%). Scores run from 0 to 1.',
+    model:
+      'Rank the registered agents for a piece of work by how many of the required capabilities they have (70%) and their liveness (30%). Scores run from 0 to 1.',
   },
   delegate: {
     title: 'Post Delegation',
-    model: 'Ask for help: post a delegation need with the capabilities it requires. It expires after a timeout set by its urgency. Returns the agents best suited to take it.',
+    model:
+      'Ask for help: post a delegation need with the capabilities it requires. It expires after a timeout set by its urgency. Returns the agents best suited to take it.',
   },
   delegations: {
     title: 'List Delegations',
@@ -37,7 +39,8 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
   },
   handoff: {
     title: 'Create Handoff',
-    model: 'Hand work over to another agent (or any agent): a summary, the results with their status, and automatically a snapshot of the decisions, warnings and findings in the scope.',
+    model:
+      'Hand work over to another agent (or any agent): a summary, the results with their status, and automatically a snapshot of the decisions, warnings and findings in the scope.',
   },
   handoffs: {
     title: 'List Handoffs',
@@ -49,7 +52,8 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
   },
   post: {
     title: 'Post to Blackboard',
-    model: 'Post a warning, finding, question, answer, need, offer, constraint, status or artifact entry to the shared blackboard. Decisions are recorded with twining_decide instead.',
+    model:
+      'Post a warning, finding, question, answer, need, offer, constraint, status or artifact entry to the shared blackboard. Decisions are recorded with twining_decide instead.',
   },
   read: {
     title: 'Read Blackboard',
@@ -57,7 +61,8 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
   },
   decide: {
     title: 'Record Decision',
-    model: 'Record a decision with its context and rationale. An active decision in the same domain and an overlapping scope with a different summary makes the new one provisional.',
+    model:
+      'Record a decision with its context and rationale. An active decision in the same domain and an overlapping scope with a different summary makes the new one provisional.',
   },
   decisions: {
     title: 'List Decisions',
@@ -69,7 +74,8 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
   },
   verify: {
     title: 'Verify Handoff',
-    model: "Check a handoff: whether its context snapshot is intact, and what drifted since (decisions no longer active, entries removed, new decisions and warnings in its scope).",
+    model:
+      'Check a handoff: whether its context snapshot is intact, and what drifted since (decisions no longer active, entries removed, new decisions and warnings in its scope).',
   },
 };
 

@@ -38,7 +38,10 @@ describeIn(['single'], 'activation and views', () => {
 
   it('Agents: the four agents, active (green filled circle), role and capabilities in the description', async () => {
     const agents = await rows(api.providers.agents);
-    assert.deepStrictEqual(agents.map(r => r.label), ['backend-dev', 'frontend-dev', 'reviewer', 'tester']);
+    assert.deepStrictEqual(
+      agents.map(r => r.label),
+      ['backend-dev', 'frontend-dev', 'reviewer', 'tester'],
+    );
     for (const r of agents) {
       assert.strictEqual(r.icon, 'circle-filled', r.label);
       assert.strictEqual(r.color, 'charts.green', r.label);
@@ -55,7 +58,10 @@ describeIn(['single'], 'activation and views', () => {
 
   it('Delegations: both needs open, soonest expiry first, urgency icon, time left and capabilities', async () => {
     const needs = await rows(api.providers.delegations);
-    assert.deepStrictEqual(needs.map(r => r.label), ['Write integration tests for the JWT refresh flow', 'Review the API rate-limiting design']);
+    assert.deepStrictEqual(
+      needs.map(r => r.label),
+      ['Write integration tests for the JWT refresh flow', 'Review the API rate-limiting design'],
+    );
     assert.strictEqual(needs[0].icon, 'flame');
     assert.strictEqual(needs[0].color, 'charts.red');
     assert.match(needs[0].description, /^expires in [34] min · testing, typescript$/);
@@ -75,7 +81,10 @@ describeIn(['single'], 'activation and views', () => {
     const node = suggested[0].node;
     assert.ok(node.kind === 'suggestion' && node.agent.total_score === 1);
     // backend-dev and frontend-dev match one of two: 0.7 × 0.5 + 0.3 = 0.65.
-    assert.deepStrictEqual(suggested.slice(1, 3).map(r => r.description), ['0.65 · typescript', '0.65 · typescript']);
+    assert.deepStrictEqual(
+      suggested.slice(1, 3).map(r => r.description),
+      ['0.65 · typescript', '0.65 · typescript'],
+    );
     const review = await rows(api.providers.delegations, needs[1].node);
     assert.strictEqual(review[0].label, 'reviewer');
     assert.strictEqual(review[0].description, '1.00 · review, security');
@@ -83,10 +92,10 @@ describeIn(['single'], 'activation and views', () => {
 
   it('Handoffs: newest first, the unacknowledged one marked, results and snapshot as children', async () => {
     const handoffs = await rows(api.providers.handoffs);
-    assert.deepStrictEqual(handoffs.map(r => r.label), [
-      'Login form ready for review',
-      'JWT auth middleware implemented; needs tests and a security review',
-    ]);
+    assert.deepStrictEqual(
+      handoffs.map(r => r.label),
+      ['Login form ready for review', 'JWT auth middleware implemented; needs tests and a security review'],
+    );
     const [acked, open] = handoffs;
     assert.strictEqual(acked.icon, 'mail-read');
     assert.strictEqual(acked.item.contextValue, 'twining.handoff.acknowledged');
@@ -97,25 +106,30 @@ describeIn(['single'], 'activation and views', () => {
     assert.match(acked.description, /^frontend-dev → reviewer · /);
 
     const children = await rows(api.providers.handoffs, open.node);
-    assert.deepStrictEqual(children.map(r => r.label), [
-      'Implemented authenticate() middleware and token signing',
-      'Key rotation job',
-      'Context snapshot',
-    ]);
+    assert.deepStrictEqual(
+      children.map(r => r.label),
+      ['Implemented authenticate() middleware and token signing', 'Key rotation job', 'Context snapshot'],
+    );
     assert.strictEqual(children[0].icon, 'pass');
     assert.strictEqual(children[0].description, 'completed · 2 artifacts');
     assert.strictEqual(children[1].description, 'partial · notes');
     assert.strictEqual(children[2].description, '2 decisions · 1 warning · 2 findings');
 
     const snapshot = await rows(api.providers.handoffs, children[2].node);
-    assert.deepStrictEqual(snapshot.map(r => r.label), [
-      'Use stateless JWT bearer tokens for API authentication',
-      'Sign JWTs with RS256 and rotate keys every 30 days',
-      'verifyToken does not check the exp claim',
-      'bcrypt cost 12 adds ~250ms per login',
-      'No tests cover malformed JWTs',
-    ]);
-    assert.deepStrictEqual(snapshot.map(r => r.item.command?.command), Array(5).fill('twining.openRecord'));
+    assert.deepStrictEqual(
+      snapshot.map(r => r.label),
+      [
+        'Use stateless JWT bearer tokens for API authentication',
+        'Sign JWTs with RS256 and rotate keys every 30 days',
+        'verifyToken does not check the exp claim',
+        'bcrypt cost 12 adds ~250ms per login',
+        'No tests cover malformed JWTs',
+      ],
+    );
+    assert.deepStrictEqual(
+      snapshot.map(r => r.item.command?.command),
+      Array(5).fill('twining.openRecord'),
+    );
     assert.deepStrictEqual(snapshot[0].item.command?.arguments?.[0], { type: 'decision', id: '01M80HHJN7TF8W1N7EW8PHV7MT', folder: firstFolder() });
   });
 

@@ -59,11 +59,19 @@ describeIn(['single'], 'chat participant and language model tools', () => {
     assert.match(agents.out.markdown, /\*\*backend-dev\*\* — (active|idle), implementer; typescript, api, database/);
     const needs = fakeStream();
     await api.chatHandler(request('', 'delegations'), emptyContext, needs.stream, token);
-    assert.match(needs.out.markdown, /\*\*Review the API rate-limiting design\*\* \(low, expires in .*\) needs review, security; best suited: reviewer \(1\.00\)/);
+    assert.match(
+      needs.out.markdown,
+      /\*\*Review the API rate-limiting design\*\* \(low, expires in .*\) needs review, security; best suited: reviewer \(1\.00\)/,
+    );
   });
 
   it('/handoffs lists handoffs and offers to acknowledge those for the user', async () => {
-    const created = await vscode.commands.executeCommand<{ id: string }>('twining.createHandoff', { summary: 'Chat test handoff', results: [], target_agent: api.agentId(), scope: null });
+    const created = await vscode.commands.executeCommand<{ id: string }>('twining.createHandoff', {
+      summary: 'Chat test handoff',
+      results: [],
+      target_agent: api.agentId(),
+      scope: null,
+    });
     const { stream, out } = fakeStream();
     await api.chatHandler(request('', 'handoffs'), emptyContext, stream, token);
     assert.match(out.markdown, /🔔 \*\*Chat test handoff\*\*/);
@@ -75,7 +83,10 @@ describeIn(['single'], 'chat participant and language model tools', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const { stream, out } = fakeStream();
     await api.chatHandler(request('Handed over from chat', 'handoff'), emptyContext, stream, token);
-    assert.match(out.markdown, /Handoff created from \*\*user-.*\*\* to any agent, scope whole project, with \d+ decisions?, \d+ warnings?, \d+ findings? attached/);
+    assert.match(
+      out.markdown,
+      /Handoff created from \*\*user-.*\*\* to any agent, scope whole project, with \d+ decisions?, \d+ warnings?, \d+ findings? attached/,
+    );
     const [top] = (await api.folders.values().next().value!.handoffs({ limit: 1 })).handoffs;
     assert.strictEqual(top.summary, 'Handed over from chat');
   });
@@ -94,7 +105,11 @@ describeIn(['single'], 'chat participant and language model tools', () => {
 
   it('a writing tool writes through the engine (outside chat, VS Code does not ask for confirmation)', async function () {
     if (!toolsAvailable()) this.skip(); // the host hides language model tools (chat.disableAIFeatures)
-    const result = await vscode.lm.invokeTool('twining_post', { input: { entry_type: 'question', summary: 'Posted by a tool', agent_id: 'tool-user' }, toolInvocationToken: undefined }, token);
+    const result = await vscode.lm.invokeTool(
+      'twining_post',
+      { input: { entry_type: 'question', summary: 'Posted by a tool', agent_id: 'tool-user' }, toolInvocationToken: undefined },
+      token,
+    );
     const { id } = JSON.parse((result.content[0] as vscode.LanguageModelTextPart).value);
     const line = lastLine(path.join(twiningDir(), 'blackboard.jsonl'));
     assert.deepStrictEqual([line.id, line.entry_type, line.summary, line.agent_id], [id, 'question', 'Posted by a tool', 'tool-user']);
@@ -107,7 +122,10 @@ describeIn(['single'], 'chat participant and language model tools', () => {
       sendRequest: async (messages: vscode.LanguageModelChatMessage[], options?: vscode.LanguageModelChatRequestOptions) => {
         seen.push(messages);
         const round = seen.length;
-        assert.ok(options?.tools?.some(t => t.name === 'twining_status'), 'the twining tools are offered');
+        assert.ok(
+          options?.tools?.some(t => t.name === 'twining_status'),
+          'the twining tools are offered',
+        );
         async function* parts(): AsyncIterable<unknown> {
           if (round === 1) yield new vscode.LanguageModelToolCallPart('call-1', 'twining_status', {});
           else {

@@ -50,7 +50,9 @@ describeIn(['single'], 'commands with argument objects', () => {
   });
 
   it('Discover Agents returns the core ranking', async () => {
-    const result = await run<{ agents: { agent_id: string; total_score: number }[] }>('twining.discoverAgents', { required_capabilities: ['testing', 'typescript'] });
+    const result = await run<{ agents: { agent_id: string; total_score: number }[] }>('twining.discoverAgents', {
+      required_capabilities: ['testing', 'typescript'],
+    });
     assert.strictEqual(result.agents[0].agent_id, 'tester');
     assert.strictEqual(result.agents[0].total_score, 1);
   });
@@ -211,8 +213,14 @@ describeIn(['single'], 'commands with argument objects', () => {
       { handoff_id: created.id },
     );
     assert.ok(verify.drifted);
-    assert.deepStrictEqual(verify.drift.decisions_no_longer_active.map(d => [d.id, d.now]), [[RS256, 'superseded']]);
-    assert.deepStrictEqual(verify.drift.new_decisions.map(d => d.id), [result.id]);
+    assert.deepStrictEqual(
+      verify.drift.decisions_no_longer_active.map(d => [d.id, d.now]),
+      [[RS256, 'superseded']],
+    );
+    assert.deepStrictEqual(
+      verify.drift.new_decisions.map(d => d.id),
+      [result.id],
+    );
 
     await api.whenIdle();
     const row = (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === created.id);
@@ -222,10 +230,13 @@ describeIn(['single'], 'commands with argument objects', () => {
     const driftGroup = children.find(r => r.label === 'Drift (2)');
     assert.ok(driftGroup, `children: ${children.map(c => c.label).join(' | ')}`);
     const items = await rows(api.providers.handoffs, driftGroup.node);
-    assert.deepStrictEqual(items.map(r => [r.label, r.description]), [
-      ['Sign JWTs with RS256 and rotate keys every 30 days', 'decision now superseded'],
-      ['Sign JWTs with EdDSA', 'new decision · src/auth/jwt.ts'],
-    ]);
+    assert.deepStrictEqual(
+      items.map(r => [r.label, r.description]),
+      [
+        ['Sign JWTs with RS256 and rotate keys every 30 days', 'decision now superseded'],
+        ['Sign JWTs with EdDSA', 'new decision · src/auth/jwt.ts'],
+      ],
+    );
     // The fixture's handoff (scope src/auth/) attached the RS256 decision too.
     const jwt = (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === JWT_HANDOFF);
     assert.match(jwt?.description ?? '', /⚠ drift/);

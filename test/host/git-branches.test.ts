@@ -55,7 +55,11 @@ describeIn(['single'], 'git branch switches', () => {
     const started = Date.now();
     git(root, 'checkout', '-q', branch);
     const checkedOut = Date.now();
-    await waitFor(async () => (await delegationShown()) === expected && (await handoffShown()) === expected, { timeoutMs: 5000, intervalMs: 20, what: `the views after checking out ${branch}` });
+    await waitFor(async () => (await delegationShown()) === expected && (await handoffShown()) === expected, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+      what: `the views after checking out ${branch}`,
+    });
     const latency = Date.now() - checkedOut;
     latencies.push(latency);
     assert.ok(latency < 1000, `the views followed the checkout of ${branch} in ${latency} ms (git took ${checkedOut - started} ms)`);
@@ -79,7 +83,11 @@ describeIn(['single'], 'git branch switches', () => {
     await api.whenIdle();
     const counts = await countRefreshes(api, async () => {
       git(root, 'checkout', '-q', 'blackboard-only');
-      await waitFor(async () => (await rows(api.providers.delegations)).some(r => r.label === `${summary} (2)`), { timeoutMs: 1000, intervalMs: 20, what: 'the delegation of the branch' });
+      await waitFor(async () => (await rows(api.providers.delegations)).some(r => r.label === `${summary} (2)`), {
+        timeoutMs: 1000,
+        intervalMs: 20,
+        what: 'the delegation of the branch',
+      });
     });
     assert.ok(counts.delegations >= 1, 'Delegations reloaded');
     assert.strictEqual(counts.handoffs, 0, 'Handoffs did not reload: its files did not change');
@@ -99,7 +107,10 @@ describeIn(['single'], 'git branch switches', () => {
     git(root, 'checkout', '-q', 'main');
     assert.notStrictEqual(spawnSync('git', ['merge', '--no-edit', 'conflicting'], { cwd: root }).status, 0, 'the merge stops on a conflict');
     const before = fs.readFileSync(path.join(twiningDir(), 'blackboard.jsonl'));
-    await rejects(vscode.commands.executeCommand('twining.postWarning', { summary: 'during the merge' }), /merge is in progress \(MERGE_HEAD\).*nothing was written/);
+    await rejects(
+      vscode.commands.executeCommand('twining.postWarning', { summary: 'during the merge' }),
+      /merge is in progress \(MERGE_HEAD\).*nothing was written/,
+    );
     assert.deepStrictEqual(fs.readFileSync(path.join(twiningDir(), 'blackboard.jsonl')), before, 'blackboard.jsonl unchanged');
     git(root, 'merge', '--abort');
     git(root, 'rm', '-q', '--cached', 'notes.txt');

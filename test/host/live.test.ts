@@ -24,7 +24,9 @@ describeIn(['single'], 'live updates from other processes', () => {
   after(() => {
     if (latencies.length) {
       const sorted = [...latencies].sort((a, b) => a - b);
-      console.log(`[metric] watcher latency (file written → view re-renders): ${sorted.map(n => `${n} ms`).join(', ')}; median ${sorted[Math.floor(sorted.length / 2)]} ms`);
+      console.log(
+        `[metric] watcher latency (file written → view re-renders): ${sorted.map(n => `${n} ms`).join(', ')}; median ${sorted[Math.floor(sorted.length / 2)]} ms`,
+      );
     }
   });
 
@@ -34,10 +36,10 @@ describeIn(['single'], 'live updates from other processes', () => {
    */
   /** The Handoffs view's row of a handoff another process wrote, once the view lists it. */
   async function listedHandoff(id: string) {
-    return (await waitFor(
-      async () => (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === id),
-      { timeoutMs: LIMIT_MS, what: `handoff ${id} listed` },
-    ))!;
+    return (await waitFor(async () => (await rows(api.providers.handoffs)).find(r => r.node.kind === 'handoff' && r.node.line.id === id), {
+      timeoutMs: LIMIT_MS,
+      what: `handoff ${id} listed`,
+    }))!;
   }
 
   async function measure(provider: keyof TwiningApi['providers'], file: string, write: () => Promise<unknown>, seen: () => Promise<boolean>): Promise<number> {
@@ -47,9 +49,16 @@ describeIn(['single'], 'live updates from other processes', () => {
       await write();
       const writtenAt = fs.statSync(path.join(dir, file)).mtimeMs;
       // Polling getChildren would read the new data anyway: wait for the view's own change event.
-      const firstEvent = await waitFor(() => events.find(t => t >= writtenAt - 1), { timeoutMs: LIMIT_MS, intervalMs: 5, what: 'the view to announce a change' });
+      const firstEvent = await waitFor(() => events.find(t => t >= writtenAt - 1), {
+        timeoutMs: LIMIT_MS,
+        intervalMs: 5,
+        what: 'the view to announce a change',
+      });
       assert.ok(await seen(), 'the view shows the write');
-      assert.ok(firstEvent !== undefined, `the view announced a change (events at ${events.map(t => Math.round(t - writtenAt)).join(', ')} ms after the write)`);
+      assert.ok(
+        firstEvent !== undefined,
+        `the view announced a change (events at ${events.map(t => Math.round(t - writtenAt)).join(', ')} ms after the write)`,
+      );
       const latency = Math.round(firstEvent - writtenAt);
       latencies.push(latency);
       return latency;
@@ -105,7 +114,8 @@ describeIn(['single'], 'live updates from other processes', () => {
       latency = await measure(
         'handoffs',
         'handoffs/index.jsonl',
-        () => cli('handoff', firstFolder(), { source_agent: 'backend-dev', target_agent: api.agentId(), summary, results: [] }, ['--now', api.now().toISOString()]),
+        () =>
+          cli('handoff', firstFolder(), { source_agent: 'backend-dev', target_agent: api.agentId(), summary, results: [] }, ['--now', api.now().toISOString()]),
         async () => (await rows(api.providers.handoffs))[0]?.label === summary,
       );
     });
@@ -118,8 +128,15 @@ describeIn(['single'], 'live updates from other processes', () => {
   it('a new handoff and a superseding decision written together: drift shows without the list being read again', async () => {
     const now = ['--now', api.now().toISOString()];
     const scope = 'src/billing/';
-    const first = (await cli('decide', firstFolder(), { domain: 'billing', scope, summary: 'Invoices in cents', context: 'Floats round.', rationale: 'Integers are exact.', agent_id: 'backend-dev' }, now)) as { id: string };
-    const handoff = (await cli('handoff', firstFolder(), { source_agent: 'backend-dev', summary: 'Billing amounts', scope, results: [] }, now)) as { id: string };
+    const first = (await cli(
+      'decide',
+      firstFolder(),
+      { domain: 'billing', scope, summary: 'Invoices in cents', context: 'Floats round.', rationale: 'Integers are exact.', agent_id: 'backend-dev' },
+      now,
+    )) as { id: string };
+    const handoff = (await cli('handoff', firstFolder(), { source_agent: 'backend-dev', summary: 'Billing amounts', scope, results: [] }, now)) as {
+      id: string;
+    };
     await listedHandoff(handoff.id);
     await api.whenIdle();
     const { node } = await listedHandoff(handoff.id);
@@ -128,12 +145,28 @@ describeIn(['single'], 'live updates from other processes', () => {
     // Both writes land within one watcher report most of the time: it carries handoffs and decisions.
     await Promise.all([
       cli('handoff', firstFolder(), { source_agent: 'frontend-dev', summary: 'Unrelated handoff', results: [] }, now),
-      cli('decide', firstFolder(), { domain: 'billing', scope, summary: 'Invoices in minor units', context: 'Some currencies have no cents.', rationale: 'General.', agent_id: 'backend-dev', supersedes: first.id }, now),
+      cli(
+        'decide',
+        firstFolder(),
+        {
+          domain: 'billing',
+          scope,
+          summary: 'Invoices in minor units',
+          context: 'Some currencies have no cents.',
+          rationale: 'General.',
+          agent_id: 'backend-dev',
+          supersedes: first.id,
+        },
+        now,
+      ),
     ]);
     // Only the element is watched: reading the list again would start a drift pass by itself.
     await waitFor(() => node.kind === 'handoff' && node.verify?.drifted, { timeoutMs: LIMIT_MS, intervalMs: 20, what: 'drift on the billing handoff' });
     assert.ok(node.kind === 'handoff' && node.verify);
-    assert.deepStrictEqual(node.verify.drift.decisions_no_longer_active.map(d => [d.id, d.now]), [[first.id, 'superseded']]);
+    assert.deepStrictEqual(
+      node.verify.drift.decisions_no_longer_active.map(d => [d.id, d.now]),
+      [[first.id, 'superseded']],
+    );
   });
 
   it('a corrupt registry keeps the last good agents under a warning, and recovers', async () => {
@@ -151,7 +184,11 @@ describeIn(['single'], 'live updates from other processes', () => {
       ))!;
       assert.match(broken[0].label, /Could not read the agent registry/);
       assert.strictEqual(broken[0].icon, 'warning');
-      assert.deepStrictEqual(broken.slice(1).map(r => r.label), before, 'the last good agents stay');
+      assert.deepStrictEqual(
+        broken.slice(1).map(r => r.label),
+        before,
+        'the last good agents stay',
+      );
     } finally {
       fs.writeFileSync(file, good);
     }
@@ -159,7 +196,10 @@ describeIn(['single'], 'live updates from other processes', () => {
   });
 
   it("a handoff record's snapshot edited by hand shows as a digest mismatch, without the list being read again", async () => {
-    const handoff = (await cli('handoff', firstFolder(), { source_agent: 'tester', summary: 'Soon edited', scope: 'src/auth/', results: [] }, ['--now', api.now().toISOString()])) as { id: string };
+    const handoff = (await cli('handoff', firstFolder(), { source_agent: 'tester', summary: 'Soon edited', scope: 'src/auth/', results: [] }, [
+      '--now',
+      api.now().toISOString(),
+    ])) as { id: string };
     const { node } = await listedHandoff(handoff.id);
     await waitFor(() => node.kind === 'handoff' && node.verify?.intact === true, { timeoutMs: LIMIT_MS, intervalMs: 20, what: 'the first verify' });
     const file = path.join(dir, 'handoffs', `${handoff.id}.json`);
@@ -171,11 +211,19 @@ describeIn(['single'], 'live updates from other processes', () => {
     assert.match(row.description, /⚠ drift \(1\)$/);
     const drift = (await rows(api.providers.handoffs, node)).find(r => r.label === 'Drift (1)');
     assert.ok(drift);
-    assert.deepStrictEqual((await rows(api.providers.handoffs, drift.node)).map(r => r.label), ['The stored snapshot was changed after the handoff was written']);
+    assert.deepStrictEqual(
+      (await rows(api.providers.handoffs, drift.node)).map(r => r.label),
+      ['The stored snapshot was changed after the handoff was written'],
+    );
   });
 
   it('a torn handoff record: its item says it cannot be read and why, Open Handoff names the file, and nothing is overwritten', async () => {
-    const handoff = (await cli('handoff', firstFolder(), { source_agent: 'tester', summary: 'Soon torn', results: [{ description: 'x', status: 'completed' }] }, ['--now', api.now().toISOString()])) as { id: string };
+    const handoff = (await cli(
+      'handoff',
+      firstFolder(),
+      { source_agent: 'tester', summary: 'Soon torn', results: [{ description: 'x', status: 'completed' }] },
+      ['--now', api.now().toISOString()],
+    )) as { id: string };
     const file = path.join(dir, 'handoffs', `${handoff.id}.json`);
     await listedHandoff(handoff.id);
     const whole = fs.readFileSync(file, 'utf8');
@@ -235,15 +283,25 @@ describeIn(['single'], 'live updates from other processes', () => {
     } finally {
       fs.writeFileSync(config, original);
     }
-    await waitFor(async () => (await rows(api.providers.agents)).find(r => r.label === 'backend-dev')?.color === 'charts.green', { timeoutMs: LIMIT_MS, what: 'active again' });
+    await waitFor(async () => (await rows(api.providers.agents)).find(r => r.label === 'backend-dev')?.color === 'charts.green', {
+      timeoutMs: LIMIT_MS,
+      what: 'active again',
+    });
   });
 
   it('a delegation moves into the collapsed "Expired (N)" group when it expires, by itself', async () => {
     const summary = `Short-lived need ${Date.now()}`;
-    const posted = await vscode.commands.executeCommand<{ expires_at: string }>('twining.postDelegation', { summary, required_capabilities: ['docs'], timeout_ms: 2500 });
+    const posted = await vscode.commands.executeCommand<{ expires_at: string }>('twining.postDelegation', {
+      summary,
+      required_capabilities: ['docs'],
+      timeout_ms: 2500,
+    });
     const expiresAt = Date.parse(posted.expires_at);
     const open = await rows(api.providers.delegations);
-    assert.ok(open.some(r => r.label === summary), 'open at first');
+    assert.ok(
+      open.some(r => r.label === summary),
+      'open at first',
+    );
     const fired: number[] = [];
     const sub = api.providers.delegations.onDidChangeTreeData(() => fired.push(api.now().getTime()));
     try {
@@ -267,7 +325,10 @@ describeIn(['single'], 'live updates from other processes', () => {
     const away = `${dir}-away`;
     fs.renameSync(dir, away);
     try {
-      await waitFor(async () => api.folders.size === 0 && (await rows(api.providers.agents)).length === 0, { timeoutMs: LIMIT_MS, what: 'no Twining folder and empty views' });
+      await waitFor(async () => api.folders.size === 0 && (await rows(api.providers.agents)).length === 0, {
+        timeoutMs: LIMIT_MS,
+        what: 'no Twining folder and empty views',
+      });
     } finally {
       fs.renameSync(away, dir);
     }

@@ -28,10 +28,13 @@ describeIn(['multi'], 'multi-root workspace', () => {
   it('every view groups by folder, and each folder lists its own data', async () => {
     for (const provider of [api.providers.agents, api.providers.delegations, api.providers.handoffs]) {
       const top = await rows(provider);
-      assert.deepStrictEqual(top.map(r => [r.label, r.icon, r.node.kind]), [
-        ['api', 'root-folder', 'folder'],
-        ['web', 'root-folder', 'folder'],
-      ]);
+      assert.deepStrictEqual(
+        top.map(r => [r.label, r.icon, r.node.kind]),
+        [
+          ['api', 'root-folder', 'folder'],
+          ['web', 'root-folder', 'folder'],
+        ],
+      );
     }
     const [apiNode, webNode] = await rows(api.providers.agents);
     assert.strictEqual((await rows(api.providers.agents, apiNode.node)).length, 4);
@@ -72,7 +75,10 @@ describeIn(['multi'], 'multi-root workspace', () => {
 
   it("without `folder`, the active editor's folder is used (and its file is the handoff scope)", async () => {
     await openFile('src/auth/jwt.ts', api_);
-    const record = await vscode.commands.executeCommand<{ id: string; scope: string }>('twining.createHandoff', { summary: 'From the api folder', results: [] });
+    const record = await vscode.commands.executeCommand<{ id: string; scope: string }>('twining.createHandoff', {
+      summary: 'From the api folder',
+      results: [],
+    });
     assert.strictEqual(record.scope, 'src/auth/jwt.ts');
     assert.ok(fs.existsSync(path.join(api_, '.twining', 'handoffs', `${record.id}.json`)));
     assert.ok(!fs.existsSync(path.join(web, '.twining', 'handoffs', `${record.id}.json`)));
@@ -92,7 +98,10 @@ describeIn(['multi'], 'multi-root workspace', () => {
     try {
       await waitFor(() => api.model.all().length === 3, { what: 'three workspace folders' });
       await api.whenIdle();
-      assert.deepStrictEqual((await rows(api.providers.agents)).map(r => r.label), ['api', 'web']);
+      assert.deepStrictEqual(
+        (await rows(api.providers.agents)).map(r => r.label),
+        ['api', 'web'],
+      );
       const result = await vscode.commands.executeCommand<{ created: boolean }>('twining.initialize', { folder: extra });
       assert.strictEqual(result.created, true);
       assert.ok(fs.existsSync(path.join(extra, '.twining', 'decisions', 'index.json')));
@@ -123,12 +132,18 @@ describeIn(['multi'], 'multi-root workspace', () => {
     try {
       await cli('post', web, { entry_type: 'need', summary: 'plain need' });
       await cli('delegate', web, { summary: 'Web-only need', required_capabilities: ['css'] }, ['--now', api.now().toISOString()]);
-      await waitFor(async () => (await rows(api.providers.delegations, webNode.node)).some(r => r.label === 'Web-only need'), { timeoutMs: 5000, what: 'the web need' });
+      await waitFor(async () => (await rows(api.providers.delegations, webNode.node)).some(r => r.label === 'Web-only need'), {
+        timeoutMs: 5000,
+        what: 'the web need',
+      });
       await api.whenIdle();
     } finally {
       sub.dispose();
     }
     assert.ok(fired.length >= 1);
-    assert.ok(fired.every(e => e === webNode.node), `only the web folder node was refreshed (got ${fired.map(e => (e as { folder?: { name: string } } | undefined)?.folder?.name ?? 'everything').join(', ')})`);
+    assert.ok(
+      fired.every(e => e === webNode.node),
+      `only the web folder node was refreshed (got ${fired.map(e => (e as { folder?: { name: string } } | undefined)?.folder?.name ?? 'everything').join(', ')})`,
+    );
   });
 });

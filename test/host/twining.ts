@@ -36,7 +36,7 @@ export interface Row {
 
 export function labelOf(item: vscode.TreeItem): string {
   const label = item.label;
-  return typeof label === 'string' ? label : label?.label ?? '';
+  return typeof label === 'string' ? label : (label?.label ?? '');
 }
 
 export function rowOf(provider: Provider, node: Node): Row {
@@ -62,7 +62,7 @@ export async function rows(provider: Provider, parent?: Node): Promise<Row[]> {
 export async function tooltipOf(provider: Provider, row: Row): Promise<string> {
   const item = (await provider.resolveTreeItem(row.item, row.node)) ?? row.item;
   const tip = item.tooltip;
-  return typeof tip === 'string' ? tip : tip?.value ?? '';
+  return typeof tip === 'string' ? tip : (tip?.value ?? '');
 }
 
 /** The folder of this repository (the extension under development), where dist/cli.js is. */
@@ -76,16 +76,21 @@ export function repoRoot(): string {
 export function cli(op: string, folder: string, input: object, extra: string[] = []): Promise<unknown> {
   const script = path.join(repoRoot(), 'dist', 'cli.js');
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [script, op, '--dir', folder, '--json', '--input', JSON.stringify(input), ...extra], { timeout: 20000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`cli ${op} failed: ${stderr || error.message}`));
-      else {
-        try {
-          resolve(JSON.parse(stdout));
-        } catch {
-          resolve(stdout);
+    execFile(
+      process.execPath,
+      [script, op, '--dir', folder, '--json', '--input', JSON.stringify(input), ...extra],
+      { timeout: 20000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`cli ${op} failed: ${stderr || error.message}`));
+        else {
+          try {
+            resolve(JSON.parse(stdout));
+          } catch {
+            resolve(stdout);
+          }
         }
-      }
-    });
+      },
+    );
   });
 }
 
@@ -103,7 +108,11 @@ export function lastLine(file: string): Record<string, unknown> {
 }
 
 /** Counts onDidChangeTreeData events per provider while `work` runs and for `settleMs` after. */
-export async function countRefreshes(api: TwiningApi, work: () => Promise<void>, settleMs = 600): Promise<Record<'agents' | 'delegations' | 'handoffs', number>> {
+export async function countRefreshes(
+  api: TwiningApi,
+  work: () => Promise<void>,
+  settleMs = 600,
+): Promise<Record<'agents' | 'delegations' | 'handoffs', number>> {
   const counts = { agents: 0, delegations: 0, handoffs: 0 };
   const subs = (Object.keys(counts) as (keyof typeof counts)[]).map(name => api.providers[name].onDidChangeTreeData(() => counts[name]++));
   try {

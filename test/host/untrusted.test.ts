@@ -63,7 +63,10 @@ describeIn(['untrusted'], 'untrusted workspace', () => {
     const lm = (vscode as { lm?: typeof vscode.lm }).lm;
     if (!lm?.tools.some(t => t.name === 'twining_post')) this.skip(); // the host hides language model tools
     const before = fs.readFileSync(path.join(twiningDir(), 'blackboard.jsonl'), 'utf8');
-    await rejects(lm.invokeTool('twining_post', { input: { entry_type: 'warning', summary: 'x' }, toolInvocationToken: undefined }), /read-only in an untrusted workspace/);
+    await rejects(
+      lm.invokeTool('twining_post', { input: { entry_type: 'warning', summary: 'x' }, toolInvocationToken: undefined }),
+      /read-only in an untrusted workspace/,
+    );
     assert.strictEqual(fs.readFileSync(path.join(twiningDir(), 'blackboard.jsonl'), 'utf8'), before);
     const status = await lm.invokeTool('twining_status', { input: {}, toolInvocationToken: undefined });
     assert.strictEqual(JSON.parse((status.content[0] as vscode.LanguageModelTextPart).value).registered_agents, 4);

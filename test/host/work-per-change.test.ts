@@ -106,28 +106,65 @@ describeIn(['single'], 'work per change', () => {
       activityViews,
       'all',
     ],
-    ['Create Handoff', async () => command('twining.createHandoff', { source_agent: 'counted-cmd', summary: 'Counted handoff', results: [], scope: null }), [...activityViews, 'handoffs'], 'one'],
+    [
+      'Create Handoff',
+      async () => command('twining.createHandoff', { source_agent: 'counted-cmd', summary: 'Counted handoff', results: [], scope: null }),
+      [...activityViews, 'handoffs'],
+      'one',
+    ],
     ['Acknowledge Handoff', async () => command('twining.acknowledgeHandoff', { handoff_id: await latestHandoff('counted-cmd') }), ['handoffs'], 'one'],
     ['twining_register', async () => tool('twining_register', { agent_id: 'counted-b' }), ['agents', 'delegations'], 'none'],
     ['twining_post', async () => tool('twining_post', { entry_type: 'warning', summary: 'Tool warning', agent_id: 'counted-b' }), activityViews, 'all'],
-    ['twining_delegate', async () => tool('twining_delegate', { summary: 'Tool need', required_capabilities: ['x'], agent_id: 'counted-b' }), activityViews, 'none'],
+    [
+      'twining_delegate',
+      async () => tool('twining_delegate', { summary: 'Tool need', required_capabilities: ['x'], agent_id: 'counted-b' }),
+      activityViews,
+      'none',
+    ],
     [
       'twining_decide',
       async () => tool('twining_decide', { domain: 'counting', scope: 'docs/', summary: 'Tool decision', context: 'c', rationale: 'r', agent_id: 'counted-b' }),
       activityViews,
       'all',
     ],
-    ['twining_handoff', async () => tool('twining_handoff', { source_agent: 'counted-tool', summary: 'Tool handoff', results: [] }), [...activityViews, 'handoffs'], 'one'],
-    ['twining_acknowledge', async () => tool('twining_acknowledge', { handoff_id: await latestHandoff('counted-tool'), agent_id: 'counted-b' }), ['handoffs'], 'one'],
     [
-      '@twining /handoff',
-      async () => () =>
-        Promise.resolve(api.chatHandler({ prompt: 'Chat handoff', command: 'handoff' } as vscode.ChatRequest, { history: [] }, { markdown() {}, button() {} } as never, token)),
+      'twining_handoff',
+      async () => tool('twining_handoff', { source_agent: 'counted-tool', summary: 'Tool handoff', results: [] }),
       [...activityViews, 'handoffs'],
       'one',
     ],
-    ['another process posts a status', async () => () => cli('post', root, { entry_type: 'status', summary: 'From another process', agent_id: 'elsewhere' }), activityViews, 'none'],
-    ['another process posts a warning', async () => () => cli('post', root, { entry_type: 'warning', summary: 'Warning from elsewhere', agent_id: 'elsewhere' }), activityViews, 'all'],
+    [
+      'twining_acknowledge',
+      async () => tool('twining_acknowledge', { handoff_id: await latestHandoff('counted-tool'), agent_id: 'counted-b' }),
+      ['handoffs'],
+      'one',
+    ],
+    [
+      '@twining /handoff',
+      async () => () =>
+        Promise.resolve(
+          api.chatHandler(
+            { prompt: 'Chat handoff', command: 'handoff' } as vscode.ChatRequest,
+            { history: [] },
+            { markdown() {}, button() {} } as never,
+            token,
+          ),
+        ),
+      [...activityViews, 'handoffs'],
+      'one',
+    ],
+    [
+      'another process posts a status',
+      async () => () => cli('post', root, { entry_type: 'status', summary: 'From another process', agent_id: 'elsewhere' }),
+      activityViews,
+      'none',
+    ],
+    [
+      'another process posts a warning',
+      async () => () => cli('post', root, { entry_type: 'warning', summary: 'Warning from elsewhere', agent_id: 'elsewhere' }),
+      activityViews,
+      'all',
+    ],
   ];
 
   for (const [name, prepare, views, verified] of cases) {
@@ -141,7 +178,11 @@ describeIn(['single'], 'work per change', () => {
         { refreshes: work.refreshes, reloads: work.reloads, verifications: work.verifications },
         {
           refreshes: 1,
-          reloads: { agents: views.includes('agents') ? 1 : 0, delegations: views.includes('delegations') ? 1 : 0, handoffs: views.includes('handoffs') ? 1 : 0 },
+          reloads: {
+            agents: views.includes('agents') ? 1 : 0,
+            delegations: views.includes('delegations') ? 1 : 0,
+            handoffs: views.includes('handoffs') ? 1 : 0,
+          },
           verifications: expected,
         },
         `listed handoffs: ${before} before, ${after} after; announced: ${work.announced.join(', ')}; verified: ${counted.verified.join(', ')}`,

@@ -11,8 +11,20 @@ import * as os from 'os';
 import * as path from 'path';
 import { ChildProcess, execFileSync, spawn } from 'child_process';
 import {
-  Workbench, closeQuickInput, expandPane, expandRow, launchWorkbench, openFile, openViewContainer, pane, runCommand, screenshot, sleep, stableQuickInputState,
-  waitForRows, waitForWorkbench,
+  Workbench,
+  closeQuickInput,
+  expandPane,
+  expandRow,
+  launchWorkbench,
+  openFile,
+  openViewContainer,
+  pane,
+  runCommand,
+  screenshot,
+  sleep,
+  stableQuickInputState,
+  waitForRows,
+  waitForWorkbench,
 } from './workbench';
 import { page, runSteps, step, useWorkbench } from './steps';
 
@@ -96,116 +108,181 @@ async function widenSideBar(width: number): Promise<void> {
 
 async function main(): Promise<void> {
   const opened = 'the demo opens in the workbench with the Twining container';
-  await step('npm start --reset writes the demo and prints the address', async () => {
-    started = await startDemo(10 * 60 * 1000);
-    if (!fs.existsSync(path.join(demoDir, '.twining', 'handoffs', 'index.jsonl'))) throw new Error(`no demo .twining/ in ${demoDir}`);
-    if (!fs.existsSync(path.join(demoDir, 'src', 'auth', 'jwt.ts'))) throw new Error(`no sample sources in ${demoDir}`);
-    console.log(`    ${started.url}`);
-  }, { timeoutMs: 11 * 60 * 1000 });
+  await step(
+    'npm start --reset writes the demo and prints the address',
+    async () => {
+      started = await startDemo(10 * 60 * 1000);
+      if (!fs.existsSync(path.join(demoDir, '.twining', 'handoffs', 'index.jsonl'))) throw new Error(`no demo .twining/ in ${demoDir}`);
+      if (!fs.existsSync(path.join(demoDir, 'src', 'auth', 'jwt.ts'))) throw new Error(`no sample sources in ${demoDir}`);
+      console.log(`    ${started.url}`);
+    },
+    { timeoutMs: 11 * 60 * 1000 },
+  );
 
-  await step(opened, async () => {
-    wb = await launchWorkbench(started!.url, { viewport: { width: 1280, height: 800 }, echoLogs: process.env.TWINING_TEST_VERBOSE === '1' });
-    useWorkbench(wb);
-    await waitForWorkbench(page());
-    await openViewContainer(page(), 'Twining');
-    await widenSideBar(640);
-    await openFile(page(), 'src/auth/jwt.ts');
-  }, { needs: ['npm start --reset writes the demo and prints the address'] });
+  await step(
+    opened,
+    async () => {
+      wb = await launchWorkbench(started!.url, { viewport: { width: 1280, height: 800 }, echoLogs: process.env.TWINING_TEST_VERBOSE === '1' });
+      useWorkbench(wb);
+      await waitForWorkbench(page());
+      await openViewContainer(page(), 'Twining');
+      await widenSideBar(640);
+      await openFile(page(), 'src/auth/jwt.ts');
+    },
+    { needs: ['npm start --reset writes the demo and prints the address'] },
+  );
 
-  await step('Agents: active, idle and gone', async () => {
-    await expandPane(page(), 'Agents');
-    await waitForRows(page(), 'Agents', rows => has(rows, 'backend-dev', 'active') && has(rows, 'security-reviewer', 'active') && has(rows, 'frontend-dev', 'idle') && has(rows, 'db-migrator', 'gone') && has(rows, 'docs-writer', 'gone'), {
-      what: 'backend-dev and security-reviewer active, frontend-dev idle, db-migrator and docs-writer gone',
-    });
-  }, { needs: [opened] });
+  await step(
+    'Agents: active, idle and gone',
+    async () => {
+      await expandPane(page(), 'Agents');
+      await waitForRows(
+        page(),
+        'Agents',
+        rows =>
+          has(rows, 'backend-dev', 'active') &&
+          has(rows, 'security-reviewer', 'active') &&
+          has(rows, 'frontend-dev', 'idle') &&
+          has(rows, 'db-migrator', 'gone') &&
+          has(rows, 'docs-writer', 'gone'),
+        {
+          what: 'backend-dev and security-reviewer active, frontend-dev idle, db-migrator and docs-writer gone',
+        },
+      );
+    },
+    { needs: [opened] },
+  );
 
-  await step('Delegations: high, normal and low open, one in the Expired group', async () => {
-    await expandPane(page(), 'Delegations');
-    const rows = await waitForRows(page(), 'Delegations', r =>
-      has(r, "Review refresh-token rotation before Friday's release") && has(r, 'Add an index on sessions.user_id') && has(r, 'Document the cursor format') && has(r, 'Expired (1)'), {
-      what: 'three open delegations and "Expired (1)"',
-    });
-    if (has(rows, 'Reproduce the flaky login test')) throw new Error(`the expired delegation is listed as open: ${JSON.stringify(rows)}`);
-    const labels = await pane(page(), 'Delegations').first().locator('.pane-body .monaco-list-row').evaluateAll(els => els.map(e => e.getAttribute('aria-label') || ''));
-    for (const urgency of ['high', 'normal', 'low']) {
-      if (!labels.some(l => l.startsWith(`${urgency} urgency:`))) throw new Error(`no ${urgency} urgency delegation; rows: ${JSON.stringify(labels)}`);
-    }
-  }, { needs: [opened] });
+  await step(
+    'Delegations: high, normal and low open, one in the Expired group',
+    async () => {
+      await expandPane(page(), 'Delegations');
+      const rows = await waitForRows(
+        page(),
+        'Delegations',
+        r =>
+          has(r, "Review refresh-token rotation before Friday's release") &&
+          has(r, 'Add an index on sessions.user_id') &&
+          has(r, 'Document the cursor format') &&
+          has(r, 'Expired (1)'),
+        {
+          what: 'three open delegations and "Expired (1)"',
+        },
+      );
+      if (has(rows, 'Reproduce the flaky login test')) throw new Error(`the expired delegation is listed as open: ${JSON.stringify(rows)}`);
+      const labels = await pane(page(), 'Delegations')
+        .first()
+        .locator('.pane-body .monaco-list-row')
+        .evaluateAll(els => els.map(e => e.getAttribute('aria-label') || ''));
+      for (const urgency of ['high', 'normal', 'low']) {
+        if (!labels.some(l => l.startsWith(`${urgency} urgency:`))) throw new Error(`no ${urgency} urgency delegation; rows: ${JSON.stringify(labels)}`);
+      }
+    },
+    { needs: [opened] },
+  );
 
-  await step('Handoffs: the one for you is marked and counted in the status bar', async () => {
-    await expandPane(page(), 'Handoffs');
-    await waitForRows(page(), 'Handoffs', rows => has(rows, 'User list page follows next_cursor', 'for you', 'frontend-dev → user-') && has(rows, 'Migration 0003 adds users.email'), {
-      what: 'the handoff for you, marked "for you", and the acknowledged ones',
-    });
-    const bell = page().locator('.statusbar-item[aria-label="Twining: 1 unacknowledged handoffs for you"]');
-    await bell.first().waitFor({ state: 'visible', timeout: 30000 });
-    const text = (await bell.first().innerText()).trim();
-    if (text !== '1') throw new Error(`status bar item says "${text}", expected 1`);
-    await picture('views');
-  }, { needs: [opened] });
+  await step(
+    'Handoffs: the one for you is marked and counted in the status bar',
+    async () => {
+      await expandPane(page(), 'Handoffs');
+      await waitForRows(
+        page(),
+        'Handoffs',
+        rows => has(rows, 'User list page follows next_cursor', 'for you', 'frontend-dev → user-') && has(rows, 'Migration 0003 adds users.email'),
+        {
+          what: 'the handoff for you, marked "for you", and the acknowledged ones',
+        },
+      );
+      const bell = page().locator('.statusbar-item[aria-label="Twining: 1 unacknowledged handoffs for you"]');
+      await bell.first().waitFor({ state: 'visible', timeout: 30000 });
+      const text = (await bell.first().innerText()).trim();
+      if (text !== '1') throw new Error(`status bar item says "${text}", expected 1`);
+      await picture('views');
+    },
+    { needs: [opened] },
+  );
 
-  await step('the drifted handoff shows its drift: decision superseded, new warning in scope', async () => {
-    const summary = 'Auth review done';
-    await waitForRows(page(), 'Handoffs', rows => has(rows, summary, '⚠ drift (3)'), { what: `"${summary}" with "⚠ drift (3)"` });
-    // Room for the expanded handoff (the list renders only the rows it can show).
-    for (const title of ['Agents', 'Delegations']) {
-      const header = pane(page(), title).first().locator('.pane-header').first();
-      if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
-    }
-    await expandRow(page(), 'Handoffs', summary);
-    await waitForRows(page(), 'Handoffs', rows => has(rows, 'Context snapshot') && has(rows, 'Drift (3)'), { what: 'Context snapshot and Drift (3)' });
-    await expandRow(page(), 'Handoffs', /^\s*Context snapshot/);
-    await expandRow(page(), 'Handoffs', /^\s*Drift \(3\)/);
-    await waitForRows(page(), 'Handoffs', rows =>
-      has(rows, 'Sign access tokens with RS256', 'now superseded') && has(rows, 'Refresh tokens are not rotated when reused') && has(rows, 'Sign access tokens with Ed25519'), {
-      what: 'the superseded decision in the snapshot and the drift items',
-    });
-    await page().keyboard.press('Escape');
-    await picture('handoff-drift');
-  }, { needs: [opened] });
+  await step(
+    'the drifted handoff shows its drift: decision superseded, new warning in scope',
+    async () => {
+      const summary = 'Auth review done';
+      await waitForRows(page(), 'Handoffs', rows => has(rows, summary, '⚠ drift (3)'), { what: `"${summary}" with "⚠ drift (3)"` });
+      // Room for the expanded handoff (the list renders only the rows it can show).
+      for (const title of ['Agents', 'Delegations']) {
+        const header = pane(page(), title).first().locator('.pane-header').first();
+        if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
+      }
+      await expandRow(page(), 'Handoffs', summary);
+      await waitForRows(page(), 'Handoffs', rows => has(rows, 'Context snapshot') && has(rows, 'Drift (3)'), { what: 'Context snapshot and Drift (3)' });
+      await expandRow(page(), 'Handoffs', /^\s*Context snapshot/);
+      await expandRow(page(), 'Handoffs', /^\s*Drift \(3\)/);
+      await waitForRows(
+        page(),
+        'Handoffs',
+        rows =>
+          has(rows, 'Sign access tokens with RS256', 'now superseded') &&
+          has(rows, 'Refresh tokens are not rotated when reused') &&
+          has(rows, 'Sign access tokens with Ed25519'),
+        {
+          what: 'the superseded decision in the snapshot and the drift items',
+        },
+      );
+      await page().keyboard.press('Escape');
+      await picture('handoff-drift');
+    },
+    { needs: [opened] },
+  );
 
-  await step("Create Handoff's scope step shows what each scope attaches", async () => {
-    const p = page();
-    await openFile(p, 'src/auth/jwt.ts'); // the scope comes from the active editor
-    await runCommand(p, 'Twining: Create Handoff');
-    let state = await stableQuickInputState(p);
-    for (let i = 0; i < 40 && !/^Scope/i.test(state.placeholder); i++) {
-      await sleep(250);
-      state = await stableQuickInputState(p);
-    }
-    if (!/^Scope/i.test(state.placeholder)) throw new Error(`no scope step: ${JSON.stringify(state)}`);
-    const expect = ['src/auth/jwt.ts', 'src/auth/', 'src/', 'Whole project'];
-    for (const e of expect) if (!state.items.some(i => i.includes(e))) throw new Error(`no "${e}" among the scopes: ${JSON.stringify(state.items)}`);
-    // src/auth/: the RS256/Ed25519 decisions in scope, two warnings and a finding.
-    const auth = state.items.find(i => /src\/auth\/(?!jwt)/.test(i)) || '';
-    if (!/decision/i.test(auth) || !/warning/i.test(auth)) throw new Error(`the src/auth/ scope does not say what it attaches: "${auth}"`);
-    await picture('create-handoff-scope');
-    await closeQuickInput(p);
-  }, { needs: [opened] });
+  await step(
+    "Create Handoff's scope step shows what each scope attaches",
+    async () => {
+      const p = page();
+      await openFile(p, 'src/auth/jwt.ts'); // the scope comes from the active editor
+      await runCommand(p, 'Twining: Create Handoff');
+      let state = await stableQuickInputState(p);
+      for (let i = 0; i < 40 && !/^Scope/i.test(state.placeholder); i++) {
+        await sleep(250);
+        state = await stableQuickInputState(p);
+      }
+      if (!/^Scope/i.test(state.placeholder)) throw new Error(`no scope step: ${JSON.stringify(state)}`);
+      const expect = ['src/auth/jwt.ts', 'src/auth/', 'src/', 'Whole project'];
+      for (const e of expect) if (!state.items.some(i => i.includes(e))) throw new Error(`no "${e}" among the scopes: ${JSON.stringify(state.items)}`);
+      // src/auth/: the RS256/Ed25519 decisions in scope, two warnings and a finding.
+      const auth = state.items.find(i => /src\/auth\/(?!jwt)/.test(i)) || '';
+      if (!/decision/i.test(auth) || !/warning/i.test(auth)) throw new Error(`the src/auth/ scope does not say what it attaches: "${auth}"`);
+      await picture('create-handoff-scope');
+      await closeQuickInput(p);
+    },
+    { needs: [opened] },
+  );
 
-  await step('Ctrl-C stops npm start and leaves no process behind', async () => {
-    if (!start || !started) throw new Error('npm start is not running');
-    const runDir = started.runDir;
-    const before = serverProcesses(runDir);
-    if (before.groups.size === 0) throw new Error(`no server process names ${runDir}: the check below would prove nothing`);
-    console.log(`    before: ${before.lines.length} processes in group(s) ${[...before.groups].join(', ')}`);
-    // The browser is a client only; close it first so that what is left is the server's doing.
-    useWorkbench(undefined);
-    await wb?.close();
-    wb = undefined;
-    const exited = new Promise<string>(resolve => start!.once('exit', (code, signal) => resolve(String(signal || code))));
-    start.kill('SIGINT');
-    const how = await Promise.race([exited, sleep(15000).then(() => 'still running after 15 s')]);
-    if (how.startsWith('still')) throw new Error(`scripts/start.js ${how}`);
-    let left = serverProcesses(runDir, before.groups).lines;
-    for (let i = 0; i < 20 && left.length; i++) {
-      await sleep(250);
-      left = serverProcesses(runDir, before.groups).lines;
-    }
-    if (left.length) throw new Error(`processes left after Ctrl-C:\n${left.join('\n')}`);
-    if (fs.existsSync(runDir)) throw new Error(`the run folder ${runDir} is still there`);
-    start = undefined;
-  }, { needs: ['npm start --reset writes the demo and prints the address'] });
+  await step(
+    'Ctrl-C stops npm start and leaves no process behind',
+    async () => {
+      if (!start || !started) throw new Error('npm start is not running');
+      const runDir = started.runDir;
+      const before = serverProcesses(runDir);
+      if (before.groups.size === 0) throw new Error(`no server process names ${runDir}: the check below would prove nothing`);
+      console.log(`    before: ${before.lines.length} processes in group(s) ${[...before.groups].join(', ')}`);
+      // The browser is a client only; close it first so that what is left is the server's doing.
+      useWorkbench(undefined);
+      await wb?.close();
+      wb = undefined;
+      const exited = new Promise<string>(resolve => start!.once('exit', (code, signal) => resolve(String(signal || code))));
+      start.kill('SIGINT');
+      const how = await Promise.race([exited, sleep(15000).then(() => 'still running after 15 s')]);
+      if (how.startsWith('still')) throw new Error(`scripts/start.js ${how}`);
+      let left = serverProcesses(runDir, before.groups).lines;
+      for (let i = 0; i < 20 && left.length; i++) {
+        await sleep(250);
+        left = serverProcesses(runDir, before.groups).lines;
+      }
+      if (left.length) throw new Error(`processes left after Ctrl-C:\n${left.join('\n')}`);
+      if (fs.existsSync(runDir)) throw new Error(`the run folder ${runDir} is still there`);
+      start = undefined;
+    },
+    { needs: ['npm start --reset writes the demo and prints the address'] },
+  );
 }
 
 runSteps('demo', main, async () => {

@@ -24,7 +24,16 @@ const ID = `${manifest.publisher}.${manifest.name}`.toLowerCase();
 
 /** Every file the installed extension may hold (paths relative to its folder; vsce names the docs in lower case). */
 const EXPECTED = [
-  'package.json', 'dist/extension.js', 'dist/core.js', 'dist/cli.js', 'dist/merge-driver.js', 'media/twining.svg', 'media/twining.png', 'readme.md', 'changelog.md', 'LICENSE.txt',
+  'package.json',
+  'dist/extension.js',
+  'dist/core.js',
+  'dist/cli.js',
+  'dist/merge-driver.js',
+  'media/twining.svg',
+  'media/twining.png',
+  'readme.md',
+  'changelog.md',
+  'LICENSE.txt',
   ...['views', 'handoff-drift', 'create-handoff-scope'].map(name => `media/screenshots/${name}.png`), // the README's pictures
 ];
 /** Written by VS Code itself when it installs a .vsix. */
@@ -44,56 +53,93 @@ function run(command: string, args: string[], what: string): string {
 }
 
 function filesUnder(dir: string, prefix = ''): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap(e =>
-    e.isDirectory() ? filesUnder(path.join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`],
-  );
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap(e => (e.isDirectory() ? filesUnder(path.join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
 }
 
 async function main(): Promise<void> {
   const built = 'npm run package builds the .vsix';
-  await step(built, async () => {
-    fs.rmSync(VSIX, { force: true });
-    run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'package'], 'npm run package');
-    const size = fs.statSync(VSIX).size;
-    console.log(`    ${path.relative(REPO, VSIX)}: ${Math.round(size / 1024)} KB`);
-  }, { timeoutMs: 180000 });
+  await step(
+    built,
+    async () => {
+      fs.rmSync(VSIX, { force: true });
+      run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'package'], 'npm run package');
+      const size = fs.statSync(VSIX).size;
+      console.log(`    ${path.relative(REPO, VSIX)}: ${Math.round(size / 1024)} KB`);
+    },
+    { timeoutMs: 180000 },
+  );
 
   const install = 'the VS Code server installs it with --install-extension';
-  await step(install, async () => {
-    const host = ensureHost();
-    const exts = path.join(runDir, 'exts');
-    const out = run(host.node, [host.serverMain, '--install-extension', VSIX, '--extensions-dir', exts, '--server-data-dir', path.join(runDir, 'sdd'), '--user-data-dir', path.join(runDir, 'udd'), '--accept-server-license-terms'], 'server-main.js --install-extension');
-    const folder = fs.readdirSync(exts).find(n => n.startsWith(`${ID}-`));
-    if (!folder) throw new Error(`no ${ID}-* folder in ${exts} after the install:\n${out}`);
-    installed = path.join(exts, folder);
-    if (!/successfully installed/i.test(out)) throw new Error(`the server did not report the install:\n${out}`);
-  }, { needs: [built], timeoutMs: 120000 });
+  await step(
+    install,
+    async () => {
+      const host = ensureHost();
+      const exts = path.join(runDir, 'exts');
+      const out = run(
+        host.node,
+        [
+          host.serverMain,
+          '--install-extension',
+          VSIX,
+          '--extensions-dir',
+          exts,
+          '--server-data-dir',
+          path.join(runDir, 'sdd'),
+          '--user-data-dir',
+          path.join(runDir, 'udd'),
+          '--accept-server-license-terms',
+        ],
+        'server-main.js --install-extension',
+      );
+      const folder = fs.readdirSync(exts).find(n => n.startsWith(`${ID}-`));
+      if (!folder) throw new Error(`no ${ID}-* folder in ${exts} after the install:\n${out}`);
+      installed = path.join(exts, folder);
+      if (!/successfully installed/i.test(out)) throw new Error(`the server did not report the install:\n${out}`);
+    },
+    { needs: [built], timeoutMs: 120000 },
+  );
 
-  await step('the installed extension holds only what it needs', async () => {
-    const files = filesUnder(installed).filter(f => !INSTALLER_FILES.includes(f)).sort();
-    const extra = files.filter(f => !EXPECTED.includes(f));
-    const missing = EXPECTED.filter(f => !files.includes(f));
-    if (extra.length || missing.length) throw new Error(`installed files: ${JSON.stringify(files)}; not expected: ${JSON.stringify(extra)}; missing: ${JSON.stringify(missing)}`);
-    const main = fs.readFileSync(path.join(installed, 'dist', 'extension.js'), 'utf8');
-    if (/sourceMappingURL=/.test(main)) throw new Error('dist/extension.js in the package names a source map: not the production build');
-    console.log(`    ${files.join(', ')}`);
-  }, { needs: [install] });
+  await step(
+    'the installed extension holds only what it needs',
+    async () => {
+      const files = filesUnder(installed)
+        .filter(f => !INSTALLER_FILES.includes(f))
+        .sort();
+      const extra = files.filter(f => !EXPECTED.includes(f));
+      const missing = EXPECTED.filter(f => !files.includes(f));
+      if (extra.length || missing.length)
+        throw new Error(`installed files: ${JSON.stringify(files)}; not expected: ${JSON.stringify(extra)}; missing: ${JSON.stringify(missing)}`);
+      const main = fs.readFileSync(path.join(installed, 'dist', 'extension.js'), 'utf8');
+      if (/sourceMappingURL=/.test(main)) throw new Error('dist/extension.js in the package names a source map: not the production build');
+      console.log(`    ${files.join(', ')}`);
+    },
+    { needs: [install] },
+  );
 
   const views = 'with only the installed extension, the Twining views show the demo';
-  await step(views, async () => {
-    const folder = path.join(root, 'orbit-shop');
-    await prepareDemo(folder);
-    // No extensionDevelopmentPath: the workbench loads the extensions of --extensions-dir only.
-    server = await startServer({ name: 'pkg', runDir, workspaceOrFolderUri: folder, smokeTestDriver: true, env: { TWINING_NOW: undefined } });
-    const wb = await launchWorkbench(server.url(), { echoLogs: process.env.TWINING_TEST_VERBOSE === '1' });
-    useWorkbench(wb);
-    await waitForWorkbench(page());
-    await openViewContainer(page(), 'Twining');
-    await expandPane(page(), 'Agents');
-    await waitForRows(page(), 'Agents', rows => rows.some(r => r.includes('backend-dev')) && rows.some(r => r.includes('db-migrator')), { what: 'the demo agents', timeout: 60000 });
-    await expandPane(page(), 'Handoffs');
-    await waitForRows(page(), 'Handoffs', rows => rows.some(r => r.includes('User list page follows next_cursor')), { what: 'the demo handoffs' });
-  }, { needs: [install], timeoutMs: 180000 });
+  await step(
+    views,
+    async () => {
+      const folder = path.join(root, 'orbit-shop');
+      await prepareDemo(folder);
+      // No extensionDevelopmentPath: the workbench loads the extensions of --extensions-dir only.
+      server = await startServer({ name: 'pkg', runDir, workspaceOrFolderUri: folder, smokeTestDriver: true, env: { TWINING_NOW: undefined } });
+      const wb = await launchWorkbench(server.url(), { echoLogs: process.env.TWINING_TEST_VERBOSE === '1' });
+      useWorkbench(wb);
+      await waitForWorkbench(page());
+      await openViewContainer(page(), 'Twining');
+      await expandPane(page(), 'Agents');
+      await waitForRows(page(), 'Agents', rows => rows.some(r => r.includes('backend-dev')) && rows.some(r => r.includes('db-migrator')), {
+        what: 'the demo agents',
+        timeout: 60000,
+      });
+      await expandPane(page(), 'Handoffs');
+      await waitForRows(page(), 'Handoffs', rows => rows.some(r => r.includes('User list page follows next_cursor')), { what: 'the demo handoffs' });
+    },
+    { needs: [install], timeoutMs: 180000 },
+  );
 }
 
 runSteps('package', main, async () => {

@@ -10,8 +10,19 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from 'playwright-core';
 import {
-  answerInputBox, closeQuickInput, expandPane, launchWorkbench, openFile, openViewContainer, pickQuickItem, runCommand,
-  screenshot, sleep, stableQuickInputState, waitForRows, waitForWorkbench,
+  answerInputBox,
+  closeQuickInput,
+  expandPane,
+  launchWorkbench,
+  openFile,
+  openViewContainer,
+  pickQuickItem,
+  runCommand,
+  screenshot,
+  sleep,
+  stableQuickInputState,
+  waitForRows,
+  waitForWorkbench,
 } from './workbench';
 import { page, runSteps, step, useWorkbench } from './steps';
 
@@ -59,7 +70,7 @@ async function createHandoffFlow(p: Page, answers: { summary: string; descriptio
       await pickQuickItem(p, /Attach this snapshot/i);
     } else if (isPick && /result/i.test(state.title) && !/Done/i.test(state.placeholder) && resultsGiven === 0) {
       await pickQuickItem(p, /^completed\b/i);
-    } else if (isPick && /Done/i.test(state.placeholder + state.items.join(' '))  && resultsGiven > 0) {
+    } else if (isPick && /Done/i.test(state.placeholder + state.items.join(' ')) && resultsGiven > 0) {
       await pickQuickItem(p, /^Done\b/i);
     } else if (isPick && /Hand over to|agent/i.test(state.placeholder)) {
       await pickQuickItem(p, new RegExp(`\\b${answers.target}\\b`));
@@ -98,67 +109,95 @@ async function main(): Promise<void> {
     await waitForWorkbench(page());
   });
 
-  await step('the Twining view container opens from the activity bar', async () => {
-    await openViewContainer(page(), 'Twining');
-  }, { needs: ['the workbench loads'] });
+  await step(
+    'the Twining view container opens from the activity bar',
+    async () => {
+      await openViewContainer(page(), 'Twining');
+    },
+    { needs: ['the workbench loads'] },
+  );
 
   const opened = ['the Twining view container opens from the activity bar'];
 
-  await step('the Agents view lists the fixture agents', async () => {
-    await expandPane(page(), 'Agents');
-    await waitForRows(page(), 'Agents', rows => includesAll(rows, AGENTS), { what: AGENTS.join(', ') });
-  }, { needs: opened });
+  await step(
+    'the Agents view lists the fixture agents',
+    async () => {
+      await expandPane(page(), 'Agents');
+      await waitForRows(page(), 'Agents', rows => includesAll(rows, AGENTS), { what: AGENTS.join(', ') });
+    },
+    { needs: opened },
+  );
 
-  await step('the Delegations view lists the open delegations', async () => {
-    await expandPane(page(), 'Delegations');
-    await waitForRows(page(), 'Delegations', rows => includesAll(rows, DELEGATIONS), { what: DELEGATIONS.join(' / ') });
-  }, { needs: opened });
+  await step(
+    'the Delegations view lists the open delegations',
+    async () => {
+      await expandPane(page(), 'Delegations');
+      await waitForRows(page(), 'Delegations', rows => includesAll(rows, DELEGATIONS), { what: DELEGATIONS.join(' / ') });
+    },
+    { needs: opened },
+  );
 
-  await step('the Handoffs view lists the handoffs', async () => {
-    await expandPane(page(), 'Handoffs');
-    await waitForRows(page(), 'Handoffs', rows => includesAll(rows, HANDOFFS), { what: HANDOFFS.join(' / ') });
-  }, { needs: opened });
+  await step(
+    'the Handoffs view lists the handoffs',
+    async () => {
+      await expandPane(page(), 'Handoffs');
+      await waitForRows(page(), 'Handoffs', rows => includesAll(rows, HANDOFFS), { what: HANDOFFS.join(' / ') });
+    },
+    { needs: opened },
+  );
 
-  await step('a screenshot of the views is saved', async () => {
-    const file = await screenshot(page(), 'twining-views');
-    const size = fs.statSync(file).size;
-    if (size < 10000) throw new Error(`screenshot ${file} is only ${size} bytes`);
-    console.log(`    screenshot: ${file}`);
-  }, { needs: opened });
+  await step(
+    'a screenshot of the views is saved',
+    async () => {
+      const file = await screenshot(page(), 'twining-views');
+      const size = fs.statSync(file).size;
+      if (size < 10000) throw new Error(`screenshot ${file} is only ${size} bytes`);
+      console.log(`    screenshot: ${file}`);
+    },
+    { needs: opened },
+  );
 
   const handoffSummary = `UI test handoff ${Date.now()}`;
-  await step('Create Handoff from the palette, scoped to the active editor, writes a handoff', async () => {
-    const p = page();
-    await openFile(p, 'src/auth/jwt.ts');
-    const before = readHandoffIndex(folder).length;
-    await runCommand(p, 'Twining: Create Handoff');
-    const prompts = await createHandoffFlow(p, {
-      scope: 'jwt.ts',
-      summary: handoffSummary,
-      description: 'Token refresh covered by the UI test',
-      target: 'reviewer',
-    });
-    console.log(`    prompts answered:\n${prompts.map(x => `      ${x}`).join('\n')}`);
-    let index = readHandoffIndex(folder);
-    for (let i = 0; i < 50 && index.length === before; i++) {
-      await sleep(200);
-      index = readHandoffIndex(folder);
-    }
-    const created = index.find(h => h.summary === handoffSummary);
-    if (!created) throw new Error(`no handoff with the summary in index.jsonl (had ${before}, now ${index.length}); prompts: ${JSON.stringify(prompts)}`);
-    if (created.target_agent !== 'reviewer') throw new Error(`target_agent is ${created.target_agent}, expected reviewer`);
-    if (created.scope !== 'src/auth/jwt.ts') throw new Error(`scope is ${created.scope}, expected src/auth/jwt.ts`);
-    const record = JSON.parse(fs.readFileSync(path.join(folder, '.twining', 'handoffs', `${created.id}.json`), 'utf8'));
-    if (!Array.isArray(record.results) || record.results[0]?.status !== 'completed') {
-      throw new Error(`unexpected results in the record: ${JSON.stringify(record.results)}`);
-    }
-  }, { needs: opened });
+  await step(
+    'Create Handoff from the palette, scoped to the active editor, writes a handoff',
+    async () => {
+      const p = page();
+      await openFile(p, 'src/auth/jwt.ts');
+      const before = readHandoffIndex(folder).length;
+      await runCommand(p, 'Twining: Create Handoff');
+      const prompts = await createHandoffFlow(p, {
+        scope: 'jwt.ts',
+        summary: handoffSummary,
+        description: 'Token refresh covered by the UI test',
+        target: 'reviewer',
+      });
+      console.log(`    prompts answered:\n${prompts.map(x => `      ${x}`).join('\n')}`);
+      let index = readHandoffIndex(folder);
+      for (let i = 0; i < 50 && index.length === before; i++) {
+        await sleep(200);
+        index = readHandoffIndex(folder);
+      }
+      const created = index.find(h => h.summary === handoffSummary);
+      if (!created) throw new Error(`no handoff with the summary in index.jsonl (had ${before}, now ${index.length}); prompts: ${JSON.stringify(prompts)}`);
+      if (created.target_agent !== 'reviewer') throw new Error(`target_agent is ${created.target_agent}, expected reviewer`);
+      if (created.scope !== 'src/auth/jwt.ts') throw new Error(`scope is ${created.scope}, expected src/auth/jwt.ts`);
+      const record = JSON.parse(fs.readFileSync(path.join(folder, '.twining', 'handoffs', `${created.id}.json`), 'utf8'));
+      if (!Array.isArray(record.results) || record.results[0]?.status !== 'completed') {
+        throw new Error(`unexpected results in the record: ${JSON.stringify(record.results)}`);
+      }
+    },
+    { needs: opened },
+  );
 
-  await step('the new handoff shows in the Handoffs view', async () => {
-    await closeQuickInput(page());
-    await waitForRows(page(), 'Handoffs', rows => rows.some(r => r.includes(handoffSummary)), { what: handoffSummary });
-    await screenshot(page(), 'twining-after-create-handoff');
-  }, { needs: ['Create Handoff from the palette, scoped to the active editor, writes a handoff'] });
+  await step(
+    'the new handoff shows in the Handoffs view',
+    async () => {
+      await closeQuickInput(page());
+      await waitForRows(page(), 'Handoffs', rows => rows.some(r => r.includes(handoffSummary)), { what: handoffSummary });
+      await screenshot(page(), 'twining-after-create-handoff');
+    },
+    { needs: ['Create Handoff from the palette, scoped to the active editor, writes a handoff'] },
+  );
 }
 
 runSteps('ui', main);

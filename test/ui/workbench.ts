@@ -76,9 +76,7 @@ export async function waitForWorkbench(page: Page, timeout = 60000): Promise<voi
 /** The activity bar item whose aria-label is `label` (or starts with `label (` / `label -`). */
 export function activityBarItem(page: Page, label: string): Locator {
   const esc = label.replace(/"/g, '\\"');
-  return page
-    .locator('.activitybar .action-item')
-    .filter({ has: page.locator(`[aria-label="${esc}"], [aria-label^="${esc} ("], [aria-label^="${esc} -"]`) });
+  return page.locator('.activitybar .action-item').filter({ has: page.locator(`[aria-label="${esc}"], [aria-label^="${esc} ("], [aria-label^="${esc} -"]`) });
 }
 
 /** Opens a view container by clicking its activity-bar item (unless it is already shown). */
@@ -130,12 +128,7 @@ export async function paneRows(page: Page, title: string): Promise<string[]> {
  * Waits until the rows of a view pane satisfy `accept` (e.g. contain all expected names).
  * Returns the rows; on timeout throws with the rows it last saw.
  */
-export async function waitForRows(
-  page: Page,
-  title: string,
-  accept: (rows: string[]) => boolean,
-  { timeout = 30000, what = 'rows' } = {},
-): Promise<string[]> {
+export async function waitForRows(page: Page, title: string, accept: (rows: string[]) => boolean, { timeout = 30000, what = 'rows' } = {}): Promise<string[]> {
   const deadline = Date.now() + timeout;
   let rows: string[] = [];
   for (;;) {
@@ -181,7 +174,11 @@ export function quickInput(page: Page): Locator {
 
 /** Focuses the workbench (not an input of the page) so that keybindings reach it. */
 export async function focusWorkbench(page: Page): Promise<void> {
-  await page.locator('.monaco-workbench').first().focus().catch(() => {});
+  await page
+    .locator('.monaco-workbench')
+    .first()
+    .focus()
+    .catch(() => {});
 }
 
 /** Runs a command from the palette: F1, `>title`, waits for the row, Enter. */
@@ -191,10 +188,7 @@ export async function runCommand(page: Page, title: string, timeout = 15000): Pr
   const input = quickInput(page).locator('input').first();
   await input.waitFor({ state: 'visible', timeout });
   await input.fill(`>${title}`);
-  await quickInput(page)
-    .locator('.quick-input-list .monaco-list-row', { hasText: title })
-    .first()
-    .waitFor({ state: 'visible', timeout });
+  await quickInput(page).locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout });
   await page.keyboard.press('Enter');
   // Wait until the palette has gone (or the command has put its own prompt in the widget).
   const deadline = Date.now() + timeout;
@@ -229,9 +223,22 @@ export interface QuickInputState {
 export async function quickInputState(page: Page): Promise<QuickInputState> {
   const w = quickInput(page);
   if (!(await w.isVisible())) return { visible: false, title: '', placeholder: '', message: '', items: [] };
-  const text = async (l: Locator) => ((await l.count()) ? ((await l.first().innerText().catch(() => '')) || '').trim() : '');
+  const text = async (l: Locator) =>
+    (await l.count())
+      ? (
+          (await l
+            .first()
+            .innerText()
+            .catch(() => '')) || ''
+        ).trim()
+      : '';
   const title = await text(w.locator('.quick-input-title'));
-  const placeholder = (await w.locator('input').first().getAttribute('placeholder').catch(() => '')) || '';
+  const placeholder =
+    (await w
+      .locator('input')
+      .first()
+      .getAttribute('placeholder')
+      .catch(() => '')) || '';
   const message = await text(w.locator('.quick-input-message'));
   const list = w.locator('.quick-input-list');
   const items = (await list.isVisible().catch(() => false))

@@ -34,7 +34,12 @@ function importsOf(file: string): Import[] {
 
 /** The repository-relative path an import resolves to (relative imports), or the module name. */
 function target(file: string, spec: string): string {
-  return spec.startsWith('.') ? path.relative(REPO, path.resolve(path.dirname(file), spec)).split(path.sep).join('/') : spec;
+  return spec.startsWith('.')
+    ? path
+        .relative(REPO, path.resolve(path.dirname(file), spec))
+        .split(path.sep)
+        .join('/')
+    : spec;
 }
 
 const rel = (file: string) => path.relative(REPO, file).split(path.sep).join('/');
@@ -68,7 +73,12 @@ describe('architecture', () => {
 
   test('the extension loads the engine lazily: value imports of src/core only of its dependency-free tables', () => {
     const free = new Set(['src/core/data-kinds', 'src/core/operation-writes', 'src/core/drift-text']);
-    for (const module of free) assert.deepEqual(importsOf(path.join(REPO, `${module}.ts`)).filter(i => !i.typeOnly), [], `${module} imports values`);
+    for (const module of free)
+      assert.deepEqual(
+        importsOf(path.join(REPO, `${module}.ts`)).filter(i => !i.typeOnly),
+        [],
+        `${module} imports values`,
+      );
     for (const file of all.filter(f => rel(f).startsWith('src/extension/') && !rel(f).endsWith('/manifest.ts'))) {
       for (const { spec, typeOnly } of importsOf(file)) {
         const to = target(file, spec);

@@ -146,7 +146,20 @@ describe('corrupt and hand-edited files', () => {
     registry[0].team = 'platform';
     registry[0].capabilities.push('Hand-Edited');
     writeText(root, 'agents/registry.json', JSON.stringify(registry, null, 2));
-    fs.appendFileSync(tw(root, 'blackboard.jsonl'), JSON.stringify({ entry_type: 'rumour', summary: 'unknown type', detail: '', tags: ['x'], scope: 'src/', agent_id: 'a', id: '01M80HHKZZZZZZZZZZZZZZZZZ1', timestamp: '2026-11-22T02:40:00.000Z', mood: 'curious' }) + '\n');
+    fs.appendFileSync(
+      tw(root, 'blackboard.jsonl'),
+      JSON.stringify({
+        entry_type: 'rumour',
+        summary: 'unknown type',
+        detail: '',
+        tags: ['x'],
+        scope: 'src/',
+        agent_id: 'a',
+        id: '01M80HHKZZZZZZZZZZZZZZZZZ1',
+        timestamp: '2026-11-22T02:40:00.000Z',
+        mood: 'curious',
+      }) + '\n',
+    );
     const index = JSON.parse(readText(root, 'decisions/index.json'));
     index[1].status = 'pondering';
     index[1].reviewer = 'someone';
@@ -155,7 +168,10 @@ describe('corrupt and hand-edited files', () => {
     const read = await ws.read({ limit: 1 });
     assert.equal(read.entries[0].entry_type, 'rumour');
     assert.equal(read.entries[0].mood, 'curious');
-    assert.equal((await ws.read({ entry_types: ['finding'], limit: 0 })).entries.every(e => e.entry_type === 'finding'), true);
+    assert.equal(
+      (await ws.read({ entry_types: ['finding'], limit: 0 })).entries.every(e => e.entry_type === 'finding'),
+      true,
+    );
     const record = await ws.register({ agent_id: registry[0].agent_id, capabilities: ['new'] });
     assert.equal(record.team, 'platform', 'an unknown field of a stored agent survives its re-registration');
     assert.ok(record.capabilities.includes('new'));
@@ -174,7 +190,7 @@ describe('corrupt and hand-edited files', () => {
     const odd = [
       { entry_type: 'warning', summary: 'no tags', scope: 'src/auth/', id: '01M80HHKZZZZZZZZZZZZZZZZZ1', ...base },
       { entry_type: 'finding', summary: 'no scope', tags: ['auth'], id: '01M80HHKZZZZZZZZZZZZZZZZZ2', ...base },
-      { entry_type: 'warning', summary: 'neither' , id: '01M80HHKZZZZZZZZZZZZZZZZZ3', ...base },
+      { entry_type: 'warning', summary: 'neither', id: '01M80HHKZZZZZZZZZZZZZZZZZ3', ...base },
       { entry_type: 'finding', summary: 'tags is a string', tags: 'auth', scope: 5, id: '01M80HHKZZZZZZZZZZZZZZZZZ4', ...base },
       { entry_type: 'need', summary: 'no detail, no scope', id: '01M80HHKZZZZZZZZZZZZZZZZZ5', agent_id: 'x' },
     ];
@@ -256,7 +272,10 @@ describe('corrupt and hand-edited files', () => {
     assert.ok(!fs.existsSync(tw(root, 'decisions/index.json')) || JSON.parse(readText(root, 'decisions/index.json')).length === 0);
     const d = await ws.decide({ domain: 'api', scope: 'src/api/', summary: 'Recreate the index', context: 'c', rationale: 'r' });
     const index = JSON.parse(readText(root, 'decisions/index.json'));
-    assert.deepEqual(index.map((e: { id: string }) => e.id), [d.id]);
+    assert.deepEqual(
+      index.map((e: { id: string }) => e.id),
+      [d.id],
+    );
     assert.equal(index[0].status, 'active');
     assert.equal(JSON.parse(readText(root, `decisions/${d.id}.json`)).id, d.id);
   });
@@ -265,7 +284,12 @@ describe('corrupt and hand-edited files', () => {
     const root = fixtureProject();
     writeText(root, 'decisions/index.json', '[{"id": "01M80HHJN7TF8W1N7EW8PHV7MT",');
     const ws = await open(root);
-    await failsWithoutWriting(root, () => ws.decide({ domain: 'api', scope: 'src/', summary: 's', context: 'c', rationale: 'r' }), 'CORRUPT', /decisions[\\/]index\.json/);
+    await failsWithoutWriting(
+      root,
+      () => ws.decide({ domain: 'api', scope: 'src/', summary: 's', context: 'c', rationale: 'r' }),
+      'CORRUPT',
+      /decisions[\\/]index\.json/,
+    );
     await rejects(ws.decisions(), 'CORRUPT', /index\.json/);
     await rejects(ws.status(), 'CORRUPT', /index\.json/);
   });
@@ -280,7 +304,10 @@ describe('corrupt and hand-edited files', () => {
     assert.deepEqual((await b.read({ limit: 0 })).entries, (await a.read({ limit: 0 })).entries);
     assert.deepEqual(await b.read({ tags: ['auth'], scope: 'src/', limit: 0 }), await a.read({ tags: ['auth'], scope: 'src/', limit: 0 }));
     assert.deepEqual(await b.handoffs(), await a.handoffs());
-    assert.deepEqual((await b.agents()).agents.map(x => x.agent_id), (await a.agents()).agents.map(x => x.agent_id));
+    assert.deepEqual(
+      (await b.agents()).agents.map(x => x.agent_id),
+      (await a.agents()).agents.map(x => x.agent_id),
+    );
     const before = readText(crlf, 'blackboard.jsonl');
     const posted = await b.post({ entry_type: 'finding', summary: 'after CRLF' });
     assert.ok(readText(crlf, 'blackboard.jsonl').startsWith(before));
@@ -297,7 +324,16 @@ describe('corrupt and hand-edited files', () => {
 
   test('a 10 MB blackboard line written by another program is read', async () => {
     const root = fixtureProject();
-    const huge = { entry_type: 'finding', summary: 'huge detail', detail: 'x'.repeat(10 * 1024 * 1024), tags: [], scope: 'src/', agent_id: 'a', id: '01M80HHKZZZZZZZZZZZZZZZZZ9', timestamp: '2026-11-22T02:40:00.000Z' };
+    const huge = {
+      entry_type: 'finding',
+      summary: 'huge detail',
+      detail: 'x'.repeat(10 * 1024 * 1024),
+      tags: [],
+      scope: 'src/',
+      agent_id: 'a',
+      id: '01M80HHKZZZZZZZZZZZZZZZZZ9',
+      timestamp: '2026-11-22T02:40:00.000Z',
+    };
     fs.appendFileSync(tw(root, 'blackboard.jsonl'), JSON.stringify(huge) + '\n');
     const ws = await open(root);
     const read = await ws.read({ limit: 1 });
@@ -346,7 +382,12 @@ describe('invalid operation inputs are rejected by name, and nothing is written'
     ['decide', 'missing rationale', { domain: 'd', scope: 's', summary: 's', context: 'c' }, [/rationale/]],
     ['decide', 'an empty context', { domain: 'd', scope: 's', summary: 's', context: '', rationale: 'r' }, [/context/]],
     ['decide', 'an unknown confidence', { domain: 'd', scope: 's', summary: 's', context: 'c', rationale: 'r', confidence: 'certain' }, [/confidence/]],
-    ['decide', 'a path-traversal supersedes', { domain: 'd', scope: 's', summary: 's', context: 'c', rationale: 'r', supersedes: '../../etc/passwd' }, [/supersedes/]],
+    [
+      'decide',
+      'a path-traversal supersedes',
+      { domain: 'd', scope: 's', summary: 's', context: 'c', rationale: 'r', supersedes: '../../etc/passwd' },
+      [/supersedes/],
+    ],
     ['decide', 'a non-hex commit hash', { domain: 'd', scope: 's', summary: 's', context: 'c', rationale: 'r', commit_hash: 'HEAD~1' }, [/commit_hash/]],
     ['decide', 'a 10 MB context', { domain: 'd', scope: 's', summary: 's', context: big, rationale: 'r' }, [/context/]],
     ['delegate', 'an unknown urgency', { summary: 's', required_capabilities: ['x'], urgency: 'urgent' }, [/urgency/]],
@@ -368,7 +409,13 @@ describe('invalid operation inputs are rejected by name, and nothing is written'
       const parent = fs.readdirSync(path.dirname(root)); // the temp folder holding only demo-project
       const ws = await open(root);
       const started = Date.now();
-      const error = await failsWithoutWriting(root, () => (ws[op as 'post'] as (i: unknown) => Promise<unknown>).call(ws, input), 'INVALID_INPUT', new RegExp(`^${op}: `), ...patterns);
+      const error = await failsWithoutWriting(
+        root,
+        () => (ws[op as 'post'] as (i: unknown) => Promise<unknown>).call(ws, input),
+        'INVALID_INPUT',
+        new RegExp(`^${op}: `),
+        ...patterns,
+      );
       assert.ok(error.message.length < 1000, `the message does not echo the input (${error.message.length} characters)`);
       assert.ok(Date.now() - started < 10000, `rejected in ${Date.now() - started} ms`);
       assert.deepEqual(fs.readdirSync(path.dirname(root)), parent, 'nothing created outside the project');
@@ -443,7 +490,13 @@ describe('the CLI', () => {
   test('exit 1 for a 10 MB summary and 100k tags given on standard input', () => {
     const root = fixtureProject();
     expectFailure(root, ['post', '--input', '-'], 1, [/summary/, /200/], JSON.stringify({ entry_type: 'finding', summary: 'x'.repeat(10 * 1024 * 1024) }));
-    expectFailure(root, ['post', '--input', '-'], 1, [/tags/, /100/], JSON.stringify({ entry_type: 'finding', summary: 's', tags: Array.from({ length: 100_000 }, (_, i) => `t${i}`) }));
+    expectFailure(
+      root,
+      ['post', '--input', '-'],
+      1,
+      [/tags/, /100/],
+      JSON.stringify({ entry_type: 'finding', summary: 's', tags: Array.from({ length: 100_000 }, (_, i) => `t${i}`) }),
+    );
   });
 
   test('exit 2 for a handoff id that does not exist', () => {

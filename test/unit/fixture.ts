@@ -11,4 +11,8 @@ export { tempProject as emptyProject, fixtureProject as referenceProject } from 
 export const at = (iso: string) => () => new Date(iso);
 export const read = (root: string, rel: string) => fs.readFileSync(path.join(root, '.twining', rel), 'utf8');
 export const readJson = (root: string, rel: string) => JSON.parse(read(root, rel));
-export const readLines = (root: string, rel: string) => read(root, rel).split('\n').filter(Boolean).map(l => JSON.parse(l));
+export const readLines = (root: string, rel: string) =>
+  read(root, rel)
+    .split('\n')
+    .filter(Boolean)
+    .map(l => JSON.parse(l));

@@ -23,7 +23,11 @@ async function finish(workers: Worker[]): Promise<string[]> {
   for (const w of workers) {
     const { code } = await w.exited;
     assert.equal(code, 0, `worker exited ${code}: ${w.stderr.slice(-2000)}`);
-    assert.deepEqual(w.messages.filter(m => m.op === 'error'), [], 'no worker operation failed');
+    assert.deepEqual(
+      w.messages.filter(m => m.op === 'error'),
+      [],
+      'no worker operation failed',
+    );
     for (const m of w.messages) if (m.op === 'post') posted.push(m.id);
   }
   return posted;
@@ -64,7 +68,15 @@ describe('git merge of two branches with the twining driver', () => {
     workersA.forEach(w => w.go());
     const ws = await openWorkspace(side.a);
     facts.supersededByA = base.decisions[0].id;
-    const decided = await ws.decide({ domain: 'merge', scope: 'src/merge/', summary: 'Supersede the first decision on branch a', context: 'c', rationale: 'r', supersedes: facts.supersededByA, agent_id: 'alice' });
+    const decided = await ws.decide({
+      domain: 'merge',
+      scope: 'src/merge/',
+      summary: 'Supersede the first decision on branch a',
+      context: 'c',
+      rationale: 'r',
+      supersedes: facts.supersededByA,
+      agent_id: 'alice',
+    });
     facts.newDecisionA = decided.id;
     await ws.acknowledge({ handoff_id: OPEN, agent_id: 'alice' }).catch(() => undefined); // a worker may have been first
     await ws.register({ agent_id: 'tester', capabilities: ['fuzzing'], role: 'qa-a' });
@@ -76,7 +88,9 @@ describe('git merge of two branches with the twining driver', () => {
     const workerB = startWorker({ mode: 'mix', root: side.b, name: 'wb0', ops: 30, seed: 77, barrier: true, retryLocked: true });
     await workerB.ready;
     workerB.go();
-    const warnings = bb(side.b).filter(e => base.entries.has(e.id)).slice(-2);
+    const warnings = bb(side.b)
+      .filter(e => base.entries.has(e.id))
+      .slice(-2);
     facts.dismissed = warnings.map(e => e.id);
     await mcpDismiss(side.b, facts.dismissed);
     facts.overriddenByB = base.decisions[1].id;
@@ -88,7 +102,10 @@ describe('git merge of two branches with the twining driver', () => {
     commitAll(path.dirname(side.b), 'branch b');
 
     // Merged both ways, from a subfolder (git runs the driver at the top of the work tree anyway).
-    for (const [name, into, from] of [['ab', 'a', 'b'], ['ba', 'b', 'a']] as const) {
+    for (const [name, into, from] of [
+      ['ab', 'a', 'b'],
+      ['ba', 'b', 'a'],
+    ] as const) {
       git(repo, 'checkout', '-q', '-b', name, into);
       const r = gitMay(app, 'merge', '--no-edit', from);
       merges[name] = { status: r.status, stderr: r.stderr, conflicts: conflicted(repo) };
@@ -162,7 +179,10 @@ describe('git merge of two branches with the twining driver', () => {
     const sideAgents = (p: string) => (readFolder(p).files.get('agents/registry.json') as { agent_id: string }[]).map(a => a.agent_id);
     assert.deepEqual(registry.map(a => a.agent_id).sort(), [...new Set([...sideAgents(side.a), ...sideAgents(side.b)])].sort());
     const tester = registry.find(a => a.agent_id === 'tester')!;
-    assert.ok(tester.capabilities.includes('fuzzing') && tester.capabilities.includes('load-testing') && tester.capabilities.includes('testing'), tester.capabilities.join(','));
+    assert.ok(
+      tester.capabilities.includes('fuzzing') && tester.capabilities.includes('load-testing') && tester.capabilities.includes('testing'),
+      tester.capabilities.join(','),
+    );
     assert.equal(tester.role, 'qa-b', 'branch b registered later');
   });
 
@@ -193,8 +213,12 @@ describe('git merge of two branches with the twining driver', () => {
     assert.notEqual(r.status, 0);
     // Always the files both sides appended to and the handoff both acknowledged; other handoffs when
     // the workers of both branches happened to acknowledge them again.
-    for (const f of ['agents/registry.json', 'blackboard.jsonl', `handoffs/${OPEN}.json`, 'handoffs/index.jsonl']) assert.ok(files.includes(`app/.twining/${f}`), `${f} conflicts`);
-    assert.ok(files.every(f => f.startsWith('app/.twining/')), files.join(', '));
+    for (const f of ['agents/registry.json', 'blackboard.jsonl', `handoffs/${OPEN}.json`, 'handoffs/index.jsonl'])
+      assert.ok(files.includes(`app/.twining/${f}`), `${f} conflicts`);
+    assert.ok(
+      files.every(f => f.startsWith('app/.twining/')),
+      files.join(', '),
+    );
   });
 });
 

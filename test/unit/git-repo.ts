@@ -14,7 +14,12 @@ export interface Run {
 }
 
 export function run(cwd: string, cmd: string, args: string[], allowFailure = false): Run {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' } });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
+  });
   if (r.error) throw r.error;
   const out = { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   if (!allowFailure && out.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${out.status}:\n${out.stdout}\n${out.stderr}`);
@@ -78,14 +83,16 @@ export function readFolder(project: string): FolderContent {
         }
       } else if (e.name.endsWith('.jsonl')) {
         const out: unknown[] = [];
-        fs.readFileSync(full, 'utf8').split('\n').forEach((l, i) => {
-          if (l === '') return;
-          try {
-            out.push(JSON.parse(l));
-          } catch {
-            problems.push(`${rel}:${i + 1}: ${l.slice(0, 80)}`);
-          }
-        });
+        fs.readFileSync(full, 'utf8')
+          .split('\n')
+          .forEach((l, i) => {
+            if (l === '') return;
+            try {
+              out.push(JSON.parse(l));
+            } catch {
+              problems.push(`${rel}:${i + 1}: ${l.slice(0, 80)}`);
+            }
+          });
         files.set(rel, out);
       }
     }

@@ -101,7 +101,7 @@ describe('keeping the configured driver on the current CLI', () => {
     assert.equal(driverNeedsUpdate(driverCommand(ext('0.1.0'), '/usr/bin/code', true), current, exists), true);
     assert.equal(driverNeedsUpdate(driverCommand(ext('0.0.9'), '/usr/bin/node', false), current, exists), true);
   });
-  test('the same command, none configured, or a command of someone\'s own: leave alone', () => {
+  test("the same command, none configured, or a command of someone's own: leave alone", () => {
     assert.equal(driverNeedsUpdate(current, current, exists), false);
     assert.equal(driverNeedsUpdate(undefined, current, exists), false);
     assert.equal(driverNeedsUpdate("'/usr/bin/node' '/opt/twining/dist/cli.js' merge %O %A %B %P %L", current, exists), false);

@@ -12,29 +12,58 @@ import { REFERENCE, at, emptyProject, read, referenceProject } from './fixture';
 
 const ref = (rel: string) => fs.readFileSync(path.join(REFERENCE, rel), 'utf8');
 const refJson = (rel: string) => JSON.parse(ref(rel));
-const refLines = (rel: string) => ref(rel).split('\n').filter(Boolean).map(l => JSON.parse(l));
+const refLines = (rel: string) =>
+  ref(rel)
+    .split('\n')
+    .filter(Boolean)
+    .map(l => JSON.parse(l));
 
 describe('reading what twining-mcp wrote', () => {
   test('at 02:33 every agent is active and both delegations are open', async () => {
     const ws = await openWorkspace(referenceProject(), { now: at('2026-11-22T02:33:00.000Z') });
     const { agents, total_registered, active_count } = await ws.agents();
-    assert.deepEqual(agents.map(a => [a.agent_id, a.liveness]), [['backend-dev', 'active'], ['frontend-dev', 'active'], ['reviewer', 'active'], ['tester', 'active']]);
+    assert.deepEqual(
+      agents.map(a => [a.agent_id, a.liveness]),
+      [
+        ['backend-dev', 'active'],
+        ['frontend-dev', 'active'],
+        ['reviewer', 'active'],
+        ['tester', 'active'],
+      ],
+    );
     assert.deepEqual([total_registered, active_count], [4, 4]);
     assert.deepEqual(agents[0].capabilities, ['typescript', 'api', 'database']);
     const { delegations } = await ws.delegations();
-    assert.deepEqual(delegations.map(d => [d.summary, d.urgency, d.required_capabilities, d.expired]), [
-      ['Write integration tests for the JWT refresh flow', 'high', ['testing', 'typescript'], false],
-      ['Review the API rate-limiting design', 'low', ['review', 'security'], false],
-    ]);
+    assert.deepEqual(
+      delegations.map(d => [d.summary, d.urgency, d.required_capabilities, d.expired]),
+      [
+        ['Write integration tests for the JWT refresh flow', 'high', ['testing', 'typescript'], false],
+        ['Review the API rate-limiting design', 'low', ['review', 'security'], false],
+      ],
+    );
     assert.equal(delegations[0].expires_at, '2026-11-22T02:37:12.356Z');
-    assert.deepEqual(delegations[0].suggested_agents.map(a => [a.agent_id, a.total_score]), [['tester', 1], ['backend-dev', 0.6499999999999999], ['frontend-dev', 0.6499999999999999], ['reviewer', 0.3]]);
+    assert.deepEqual(
+      delegations[0].suggested_agents.map(a => [a.agent_id, a.total_score]),
+      [
+        ['tester', 1],
+        ['backend-dev', 0.6499999999999999],
+        ['frontend-dev', 0.6499999999999999],
+        ['reviewer', 0.3],
+      ],
+    );
   });
   test('at 02:40 the high-urgency delegation has expired and the agents are idle; at 03:10 they are gone', async () => {
     const root = referenceProject();
     const later = await openWorkspace(root, { now: at('2026-11-22T02:40:00.000Z') });
     assert.ok((await later.agents()).agents.every(a => a.liveness === 'idle'));
     const d = await later.delegations({ include_expired: true });
-    assert.deepEqual(d.delegations.map(x => [x.urgency, x.expired]), [['low', false], ['high', true]]);
+    assert.deepEqual(
+      d.delegations.map(x => [x.urgency, x.expired]),
+      [
+        ['low', false],
+        ['high', true],
+      ],
+    );
     const gone = await openWorkspace(root, { now: at('2026-11-22T03:10:00.000Z') });
     assert.ok((await gone.agents()).agents.every(a => a.liveness === 'gone'));
     assert.equal((await gone.agents({ include_gone: false })).agents.length, 0);
@@ -42,16 +71,22 @@ describe('reading what twining-mcp wrote', () => {
   test('handoffs, their acknowledgement state and the four decisions read back', async () => {
     const ws = await openWorkspace(referenceProject(), { now: at('2026-11-22T02:33:00.000Z') });
     const { handoffs } = await ws.handoffs();
-    assert.deepEqual(handoffs.map(h => [h.source_agent, h.target_agent, h.scope, h.result_status, h.acknowledged]), [
-      ['frontend-dev', 'reviewer', undefined, 'completed', true],
-      ['backend-dev', undefined, 'src/auth/', 'mixed', false],
-    ]);
+    assert.deepEqual(
+      handoffs.map(h => [h.source_agent, h.target_agent, h.scope, h.result_status, h.acknowledged]),
+      [
+        ['frontend-dev', 'reviewer', undefined, 'completed', true],
+        ['backend-dev', undefined, 'src/auth/', 'mixed', false],
+      ],
+    );
     const record = await ws.getHandoff('01M80HHKBXQEDY2H6KWG27Q6EF');
     assert.deepEqual([record?.acknowledged_by, record?.acknowledged_at], ['reviewer', '2026-11-22T02:32:12.443Z']);
     const { decisions } = await ws.decisions({ status: 'active' });
     assert.deepEqual(decisions.map(d => d.scope).sort(), ['project', 'src/api/', 'src/auth/', 'src/auth/jwt.ts']);
     const read = await ws.read({ entry_types: ['warning'] });
-    assert.deepEqual(read.entries.map(e => e.scope), ['src/auth/jwt.ts', 'src/api/', 'project']);
+    assert.deepEqual(
+      read.entries.map(e => e.scope),
+      ['src/auth/jwt.ts', 'src/api/', 'project'],
+    );
   });
   test('our automatic snapshot equals the one twining-mcp stored, for both handoffs', async () => {
     const ws = await openWorkspace(referenceProject(), { now: at('2026-11-22T02:33:00.000Z') });
@@ -63,7 +98,10 @@ describe('reading what twining-mcp wrote', () => {
   test('status matches what twining-mcp would report', async () => {
     const ws = await openWorkspace(referenceProject(), { now: at('2026-11-22T02:33:00.000Z') });
     const s = await ws.status();
-    assert.deepEqual([s.blackboard_entries, s.active_decisions, s.graph_entities, s.graph_relations, s.registered_agents, s.active_agents, s.needs_archiving], [14, 4, 23, 18, 4, 4, false]);
+    assert.deepEqual(
+      [s.blackboard_entries, s.active_decisions, s.graph_entities, s.graph_relations, s.registered_agents, s.active_agents, s.needs_archiving],
+      [14, 4, 23, 18, 4, 4, false],
+    );
   });
 });
 
@@ -92,17 +130,48 @@ describe('writing what twining-mcp writes', () => {
     for (const entry of refJson('decisions/index.json')) {
       const d = refJson(`decisions/${entry.id}.json`);
       const r = await ws.decide({
-        agent_id: d.agent_id, domain: d.domain, scope: d.scope, summary: d.summary, context: d.context, rationale: d.rationale,
-        constraints: d.constraints, alternatives: d.alternatives, depends_on: d.depends_on.map((x: string) => idMap.get(x)),
-        confidence: d.confidence, reversible: d.reversible, affected_files: d.affected_files, affected_symbols: d.affected_symbols,
+        agent_id: d.agent_id,
+        domain: d.domain,
+        scope: d.scope,
+        summary: d.summary,
+        context: d.context,
+        rationale: d.rationale,
+        constraints: d.constraints,
+        alternatives: d.alternatives,
+        depends_on: d.depends_on.map((x: string) => idMap.get(x)),
+        confidence: d.confidence,
+        reversible: d.reversible,
+        affected_files: d.affected_files,
+        affected_symbols: d.affected_symbols,
       });
       idMap.set(d.id, r.id);
     }
     for (const e of refLines('blackboard.jsonl').filter(e => e.entry_type === 'warning' || e.entry_type === 'finding')) {
-      await ws.post({ entry_type: e.entry_type, summary: e.summary, detail: e.detail, tags: e.tags, scope: e.scope, agent_id: e.agent_id, relates_to: e.relates_to?.map((x: string) => idMap.get(x)) });
+      await ws.post({
+        entry_type: e.entry_type,
+        summary: e.summary,
+        detail: e.detail,
+        tags: e.tags,
+        scope: e.scope,
+        agent_id: e.agent_id,
+        relates_to: e.relates_to?.map((x: string) => idMap.get(x)),
+      });
     }
-    await ws.delegate({ summary: 'Write integration tests for the JWT refresh flow', required_capabilities: ['testing', 'typescript'], urgency: 'high', tags: ['auth'], scope: 'src/auth/', agent_id: 'backend-dev' });
-    await ws.delegate({ summary: 'Review the API rate-limiting design', required_capabilities: ['review', 'security'], urgency: 'low', scope: 'src/api/', agent_id: 'backend-dev' });
+    await ws.delegate({
+      summary: 'Write integration tests for the JWT refresh flow',
+      required_capabilities: ['testing', 'typescript'],
+      urgency: 'high',
+      tags: ['auth'],
+      scope: 'src/auth/',
+      agent_id: 'backend-dev',
+    });
+    await ws.delegate({
+      summary: 'Review the API rate-limiting design',
+      required_capabilities: ['review', 'security'],
+      urgency: 'low',
+      scope: 'src/api/',
+      agent_id: 'backend-dev',
+    });
     const handoffIds: string[] = [];
     for (const line of refLines('handoffs/index.jsonl')) {
       const h = refJson(`handoffs/${line.id}.json`);
@@ -131,7 +200,10 @@ describe('writing what twining-mcp writes', () => {
     const id = '01M80HHKAVJT8FG2B08Q4NGZ4W';
     await ws.acknowledge({ handoff_id: id, agent_id: 'tester' });
     const original = ref(`handoffs/${id}.json`);
-    assert.equal(read(root, `handoffs/${id}.json`), original.slice(0, -2) + ',\n  "acknowledged_by": "tester",\n  "acknowledged_at": "2026-11-22T03:00:00.000Z"\n}');
+    assert.equal(
+      read(root, `handoffs/${id}.json`),
+      original.slice(0, -2) + ',\n  "acknowledged_by": "tester",\n  "acknowledged_at": "2026-11-22T03:00:00.000Z"\n}',
+    );
     assert.equal(read(root, 'handoffs/index.jsonl'), ref('handoffs/index.jsonl').replace('"acknowledged":false', '"acknowledged":true'));
     await ws.post({ entry_type: 'finding', summary: 'appended' });
     const bb = read(root, 'blackboard.jsonl');

@@ -22,7 +22,10 @@ const contributes = pkg.contributes;
 
 test('every operation has a language model tool named twining_<op>', () => {
   const names = contributes.languageModelTools.map((t: { name: string }) => t.name);
-  assert.deepEqual(names, OPERATION_NAMES.map(op => `twining_${op}`));
+  assert.deepEqual(
+    names,
+    OPERATION_NAMES.map(op => `twining_${op}`),
+  );
 });
 
 test("the tools' input schemas in package.json are the zod-derived ones (run scripts/sync-manifest.js if not)", () => {
@@ -91,7 +94,10 @@ test('views, activation, capabilities and icons', () => {
   const participant = contributes.chatParticipants[0];
   assert.equal(participant.id, 'twining.chat');
   assert.equal(participant.name, 'twining');
-  assert.deepEqual(participant.commands.map((c: { name: string }) => c.name), ['status', 'agents', 'delegations', 'handoffs', 'handoff']);
+  assert.deepEqual(
+    participant.commands.map((c: { name: string }) => c.name),
+    ['status', 'agents', 'delegations', 'handoffs', 'handoff'],
+  );
 });
 
 test('watcher: paths map to the data they hold; locks and temporary files are ignored', () => {

@@ -23,7 +23,11 @@ async function locked<T>(file: string, work: () => T): Promise<T> {
 
 const at = (root: string, ...rel: string[]) => path.join(root, '.twining', ...rel);
 const jsonText = (v: unknown) => JSON.stringify(v, null, 2);
-const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(l => l.trim() !== '');
+const lines = (file: string) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(l => l.trim() !== '');
 
 export interface McpEntry {
   entry_type: string;
@@ -36,7 +40,16 @@ export interface McpEntry {
 
 export async function mcpPost(root: string, e: McpEntry, now = new Date()): Promise<string> {
   const id = ulid(now.getTime());
-  const entry = { entry_type: e.entry_type, summary: e.summary, detail: e.detail ?? '', tags: e.tags ?? [], scope: e.scope ?? 'project', agent_id: e.agent_id ?? 'main', id, timestamp: now.toISOString() };
+  const entry = {
+    entry_type: e.entry_type,
+    summary: e.summary,
+    detail: e.detail ?? '',
+    tags: e.tags ?? [],
+    scope: e.scope ?? 'project',
+    agent_id: e.agent_id ?? 'main',
+    id,
+    timestamp: now.toISOString(),
+  };
   const file = at(root, 'blackboard.jsonl');
   await locked(file, () => fs.appendFileSync(file, JSON.stringify(entry) + '\n'));
   return id;
@@ -82,7 +95,9 @@ export async function mcpAcknowledge(root: string, id: string, agent: string, no
     record.acknowledged_by = agent;
     record.acknowledged_at = now.toISOString();
     fs.writeFileSync(file, jsonText(record));
-    const out = lines(index).map(l => JSON.parse(l)).map(l => (l.id === id ? { ...l, acknowledged: true } : l));
+    const out = lines(index)
+      .map(l => JSON.parse(l))
+      .map(l => (l.id === id ? { ...l, acknowledged: true } : l));
     fs.writeFileSync(index, out.map(l => JSON.stringify(l) + '\n').join(''));
   });
 }
@@ -98,7 +113,14 @@ export async function mcpRegister(root: string, agentId: string, capabilities: s
       old.capabilities = norm([...old.capabilities, ...capabilities]);
       if (role !== undefined) old.role = role;
       old.last_active = now.toISOString();
-    } else registry.push({ agent_id: agentId, capabilities: norm(capabilities), ...(role ? { role } : {}), registered_at: now.toISOString(), last_active: now.toISOString() });
+    } else
+      registry.push({
+        agent_id: agentId,
+        capabilities: norm(capabilities),
+        ...(role ? { role } : {}),
+        registered_at: now.toISOString(),
+        last_active: now.toISOString(),
+      });
     fs.writeFileSync(file, jsonText(registry));
   });
 }

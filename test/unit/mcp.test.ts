@@ -44,7 +44,12 @@ async function ok(c: Connected, name: string, args: Record<string, unknown> = {}
 }
 
 const keys = (value: object) => Object.keys(value);
-const includes = (value: object, fields: string[]) => assert.deepEqual(fields.filter(f => !keys(value).includes(f)), [], `missing fields in ${JSON.stringify(value)}`);
+const includes = (value: object, fields: string[]) =>
+  assert.deepEqual(
+    fields.filter(f => !keys(value).includes(f)),
+    [],
+    `missing fields in ${JSON.stringify(value)}`,
+  );
 
 describe('twining mcp over stdio', () => {
   let root: string;
@@ -59,21 +64,43 @@ describe('twining mcp over stdio', () => {
     const { tools } = await server.client.listTools();
     assert.deepEqual(tools.map(t => t.name).sort(), OPERATION_NAMES.map(op => `twining_${op}`).sort());
     for (const name of ['register', 'agents', 'discover', 'delegate', 'handoff', 'acknowledge', 'post', 'read', 'decide', 'status']) {
-      assert.ok(tools.some(t => t.name === `twining_${name}`), `twining-mcp's twining_${name} is offered`);
+      assert.ok(
+        tools.some(t => t.name === `twining_${name}`),
+        `twining-mcp's twining_${name} is offered`,
+      );
     }
     for (const op of OPERATION_NAMES) {
       const tool = tools.find(t => t.name === `twining_${op}`)!;
       assert.deepEqual(tool.inputSchema, jsonSchemaOf(op));
       assert.ok(tool.description && tool.description.length > 20, `${op} has a description`);
     }
-    const readOnly = tools.filter(t => t.annotations?.readOnlyHint).map(t => t.name).sort();
-    assert.deepEqual(readOnly, ['twining_agents', 'twining_decisions', 'twining_delegations', 'twining_discover', 'twining_handoffs', 'twining_read', 'twining_status', 'twining_verify']);
+    const readOnly = tools
+      .filter(t => t.annotations?.readOnlyHint)
+      .map(t => t.name)
+      .sort();
+    assert.deepEqual(readOnly, [
+      'twining_agents',
+      'twining_decisions',
+      'twining_delegations',
+      'twining_discover',
+      'twining_handoffs',
+      'twining_read',
+      'twining_status',
+      'twining_verify',
+    ]);
     const instructions = server.client.getInstructions() ?? '';
-    for (const tool of ['twining_register', 'twining_acknowledge', 'twining_handoff', 'twining_decide', 'twining_read']) assert.match(instructions, new RegExp(tool));
+    for (const tool of ['twining_register', 'twining_acknowledge', 'twining_handoff', 'twining_decide', 'twining_read'])
+      assert.match(instructions, new RegExp(tool));
   });
 
   test('every tool answers with at least the fields twining-mcp returns (FORMAT.md §6)', async () => {
-    includes(await ok(server, 'twining_register', { agent_id: 'mcp-agent', capabilities: ['Testing'], role: 'tester' }), ['agent_id', 'capabilities', 'role', 'registered_at', 'last_active']);
+    includes(await ok(server, 'twining_register', { agent_id: 'mcp-agent', capabilities: ['Testing'], role: 'tester' }), [
+      'agent_id',
+      'capabilities',
+      'role',
+      'registered_at',
+      'last_active',
+    ]);
     includes(await ok(server, 'twining_agents'), ['agents', 'total_registered', 'active_count']);
     includes(await ok(server, 'twining_discover', { required_capabilities: ['testing'] }), ['agents', 'total_registered']);
     const need = await ok(server, 'twining_delegate', { summary: 'Review the MCP server', required_capabilities: ['review'] });
@@ -94,24 +121,46 @@ describe('twining mcp over stdio', () => {
     includes(await ok(server, 'twining_post', { entry_type: 'finding', summary: 'Found through MCP', scope: 'src/mcp/' }), ['id', 'timestamp']);
     const read = await ok(server, 'twining_read', { scope: 'src/mcp/' });
     includes(read, ['entries', 'total_count']);
-    assert.deepEqual(read.entries.map((e: any) => e.summary), ['Found through MCP']);
+    assert.deepEqual(
+      read.entries.map((e: any) => e.summary),
+      ['Found through MCP'],
+    );
     includes(
-      await ok(server, 'twining_decide', { domain: 'testing', scope: 'src/mcp/', summary: 'Drive the server with the SDK client', context: 'c', rationale: 'r' }),
+      await ok(server, 'twining_decide', {
+        domain: 'testing',
+        scope: 'src/mcp/',
+        summary: 'Drive the server with the SDK client',
+        context: 'c',
+        rationale: 'r',
+      }),
       ['id', 'timestamp'],
     );
     includes(await ok(server, 'twining_status'), [
-      'project', 'blackboard_entries', 'active_decisions', 'provisional_decisions', 'graph_entities', 'graph_relations',
-      'registered_agents', 'active_agents', 'last_activity', 'needs_archiving', 'warnings', 'summary',
+      'project',
+      'blackboard_entries',
+      'active_decisions',
+      'provisional_decisions',
+      'graph_entities',
+      'graph_relations',
+      'registered_agents',
+      'active_agents',
+      'last_activity',
+      'needs_archiving',
+      'warnings',
+      'summary',
     ]);
     includes(await ok(server, 'twining_delegations'), ['delegations', 'open_count', 'expired_count']);
     const listed = await ok(server, 'twining_handoffs', { source_agent: 'mcp-agent' });
-    assert.deepEqual(listed.handoffs.map((h: any) => [h.id, h.acknowledged]), [[handoff.id, true]]);
+    assert.deepEqual(
+      listed.handoffs.map((h: any) => [h.id, h.acknowledged]),
+      [[handoff.id, true]],
+    );
     includes(await ok(server, 'twining_decisions', { scope: 'src/mcp/' }), ['decisions', 'total_count']);
     const verified = await ok(server, 'twining_verify', { handoff_id: handoff.id });
     assert.equal(verified.intact, true);
   });
 
-  test('invalid input is an error with twining-mcp\'s text and isError, and writes nothing', async () => {
+  test("invalid input is an error with twining-mcp's text and isError, and writes nothing", async () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['twining_register', { agent_id: '../escape' }, /agent_id/],
       ['twining_delegate', { summary: '', required_capabilities: ['x'] }, /summary/],
@@ -160,13 +209,25 @@ describe('twining mcp beside other writers', () => {
       const posts = (c: Connected, who: string) =>
         Array.from({ length: perWriter }, (_, i) => ok(c, 'twining_post', { entry_type: 'status', summary: `${who} ${i}`, agent_id: who }));
       const registrations = (c: Connected, who: string) => Array.from({ length: 4 }, (_, i) => ok(c, 'twining_register', { agent_id: `${who}-${i}` }));
-      const cli = Array.from({ length: 4 }, (_, i) => run(process.execPath, [CLI_JS, 'post', '--dir', root, '--entry-type', 'status', '--summary', `cli ${i}`]));
+      const cli = Array.from({ length: 4 }, (_, i) =>
+        run(process.execPath, [CLI_JS, 'post', '--dir', root, '--entry-type', 'status', '--summary', `cli ${i}`]),
+      );
       await Promise.all([...posts(a, 'a'), ...posts(b, 'b'), ...registrations(a, 'a'), ...registrations(b, 'b'), ...cli]);
       const entries = parseJsonl(tw(root, 'blackboard.jsonl'));
       assert.equal(entries.length, start + 2 * perWriter + 4);
-      for (const who of ['a', 'b']) for (let i = 0; i < perWriter; i++) assert.ok(entries.some(e => e.summary === `${who} ${i}`), `${who} ${i} kept`);
+      for (const who of ['a', 'b'])
+        for (let i = 0; i < perWriter; i++)
+          assert.ok(
+            entries.some(e => e.summary === `${who} ${i}`),
+            `${who} ${i} kept`,
+          );
       const registry = JSON.parse(require('fs').readFileSync(tw(root, 'agents/registry.json'), 'utf8')) as { agent_id: string }[];
-      for (const who of ['a', 'b']) for (let i = 0; i < 4; i++) assert.ok(registry.some(r => r.agent_id === `${who}-${i}`), `${who}-${i} registered`);
+      for (const who of ['a', 'b'])
+        for (let i = 0; i < 4; i++)
+          assert.ok(
+            registry.some(r => r.agent_id === `${who}-${i}`),
+            `${who}-${i} registered`,
+          );
       assert.equal(new Set(entries.map(e => e.id)).size, entries.length, 'no id twice');
     } finally {
       await Promise.all([a.close(), b.close()]);

@@ -48,7 +48,12 @@ function history(root: string, name: string, n: number, rand: () => number): Op[
     const summary = `${name} ${i}`;
     if (r < 0.25) ops.push({ kind: 'post', summary });
     else if (r < 0.35 && v.entries.length) ops.push({ kind: 'dismiss', target: pick(v.entries).summary });
-    else if (r < 0.5) ops.push({ kind: 'register', target: pick(['backend-dev', 'tester', 'newcomer', `${name}-agent`]), caps: [pick(['Go', 'rust', 'docs', 'ops']), `${name}-${i}`] });
+    else if (r < 0.5)
+      ops.push({
+        kind: 'register',
+        target: pick(['backend-dev', 'tester', 'newcomer', `${name}-agent`]),
+        caps: [pick(['Go', 'rust', 'docs', 'ops']), `${name}-${i}`],
+      });
     else if (r < 0.62) ops.push({ kind: 'handoff', summary });
     else if (r < 0.75 && v.handoffs.length) ops.push({ kind: 'ack', target: pick(v.handoffs).summary, agent: `${name}-ack-${i}` });
     else if (r < 0.88) ops.push({ kind: 'decide', summary, ...(rand() < 0.4 ? { supersedes: pick(v.decisions).summary } : {}) });
@@ -104,7 +109,9 @@ interface Model {
 
 function model(root: string): Model {
   const f = readFolder(root).files;
-  const entries = (f.get('blackboard.jsonl') as { entry_type: string; summary: string; agent_id: string }[]).map(e => `${e.entry_type}|${e.summary}|${e.agent_id}`).sort();
+  const entries = (f.get('blackboard.jsonl') as { entry_type: string; summary: string; agent_id: string }[])
+    .map(e => `${e.entry_type}|${e.summary}|${e.agent_id}`)
+    .sort();
   const handoffs = new Map<string, string | undefined>();
   for (const h of (f.get('handoffs/index.jsonl') as { id: string; summary: string; acknowledged: boolean }[]) ?? []) {
     const rec = f.get(`handoffs/${h.id}.json`) as { acknowledged_by?: string };

@@ -35,13 +35,17 @@ const entry = (summary: string, timestamp: string, id = `01M8000000000000000000$
   id,
   timestamp,
 });
-const summaries = (text: string) => text.split('\n').filter(Boolean).map(l => {
-  try {
-    return JSON.parse(l).summary;
-  } catch {
-    return `RAW:${l}`;
-  }
-});
+const summaries = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map(l => {
+      try {
+        return JSON.parse(l).summary;
+      } catch {
+        return `RAW:${l}`;
+      }
+    });
 
 describe('blackboard.jsonl', () => {
   const e1 = entry('base one', '2026-11-22T10:00:00.000Z');
@@ -67,9 +71,10 @@ describe('blackboard.jsonl', () => {
     assert.deepEqual(summaries(r.text), ['base one', 'ours new']);
   });
 
-  test('the lines of an entry are kept byte for byte (twining-mcp\'s key order, unknown fields, escapes)', () => {
+  test("the lines of an entry are kept byte for byte (twining-mcp's key order, unknown fields, escapes)", () => {
     const fixture = ref('blackboard.jsonl');
-    const extra = '{"summary":"keys in another order","entry_type":"status","detail":"\\u00e9\\n","tags":[],"scope":"project","agent_id":"x","id":"01M8ZZZZZZZZZZZZZZZZZZZZZ0","timestamp":"2030-01-01T00:00:00.000Z","future_field":{"a":1}}\n';
+    const extra =
+      '{"summary":"keys in another order","entry_type":"status","detail":"\\u00e9\\n","tags":[],"scope":"project","agent_id":"x","id":"01M8ZZZZZZZZZZZZZZZZZZZZZ0","timestamp":"2030-01-01T00:00:00.000Z","future_field":{"a":1}}\n';
     const r = merge('.twining/blackboard.jsonl', fixture, fixture + extra, fixture);
     assert.equal(r.text, fixture + extra);
     assert.equal(merge('.twining/blackboard.jsonl', fixture, fixture, fixture).text, fixture);
@@ -87,7 +92,10 @@ describe('blackboard.jsonl', () => {
     const r = merge('sub/.twining/blackboard.jsonl', base, ours, theirs);
     assert.ok(r.clean);
     assert.deepEqual(summaries(r.text), ['base one', `RAW:${torn}`, 'base two', 'theirs new', 'base three']);
-    assert.ok(r.notes.some(n => n.includes('sub/.twining/blackboard.jsonl') && n.includes('ours line 2') && n.includes('kept verbatim')), r.notes.join('\n'));
+    assert.ok(
+      r.notes.some(n => n.includes('sub/.twining/blackboard.jsonl') && n.includes('ours line 2') && n.includes('kept verbatim')),
+      r.notes.join('\n'),
+    );
   });
 
   test('conflict markers from an earlier hand merge: kept, reported, and the records between them merged once', () => {
@@ -113,15 +121,31 @@ describe('blackboard.jsonl', () => {
 
 describe('handoffs', () => {
   const idx = ref('handoffs/index.jsonl');
-  const lines = idx.split('\n').filter(Boolean).map(l => JSON.parse(l));
+  const lines = idx
+    .split('\n')
+    .filter(Boolean)
+    .map(l => JSON.parse(l));
   const open = lines.find(l => l.acknowledged === false);
 
   test('an acknowledgement made on either side is kept in the index, with new handoffs from both', () => {
     const acked = idx.replace(JSON.stringify(open), JSON.stringify({ ...open, acknowledged: true }));
-    const mine = { id: '01M8Y00000000000000000000A', created_at: '2026-11-23T00:00:00.000Z', source_agent: 'a', summary: 'new on theirs', result_status: 'completed', acknowledged: false };
+    const mine = {
+      id: '01M8Y00000000000000000000A',
+      created_at: '2026-11-23T00:00:00.000Z',
+      source_agent: 'a',
+      summary: 'new on theirs',
+      result_status: 'completed',
+      acknowledged: false,
+    };
     const r = merge('.twining/handoffs/index.jsonl', idx, acked, idx + line(mine));
-    const out = r.text.split('\n').filter(Boolean).map(l => JSON.parse(l));
-    assert.deepEqual(out.map(l => [l.id, l.acknowledged]), [...lines.map(l => [l.id, true]), [mine.id, false]]);
+    const out = r.text
+      .split('\n')
+      .filter(Boolean)
+      .map(l => JSON.parse(l));
+    assert.deepEqual(
+      out.map(l => [l.id, l.acknowledged]),
+      [...lines.map(l => [l.id, true]), [mine.id, false]],
+    );
     assert.equal(r.text.split('\n')[1] + '\n', idx.split('\n')[1] + '\n', 'an unchanged line keeps its bytes');
   });
 
@@ -132,7 +156,7 @@ describe('handoffs', () => {
     const r = merge('.twining/handoffs/01M80HHKAVJT8FG2B08Q4NGZ4W.json', json(rec), json(ours), json(theirs));
     const out = JSON.parse(r.text);
     assert.deepEqual([out.acknowledged_by, out.acknowledged_at], ['early', '2026-11-23T08:00:00.000Z']);
-    assert.deepEqual(Object.keys(out), Object.keys(theirs), 'twining-mcp\'s key order: acknowledgement fields last');
+    assert.deepEqual(Object.keys(out), Object.keys(theirs), "twining-mcp's key order: acknowledgement fields last");
     assert.ok(r.notes.some(n => n.includes('kept the earlier acknowledgement (early')));
   });
 
@@ -147,7 +171,14 @@ describe('handoffs', () => {
 
   test('a handoff file added on both sides (no base) merges', () => {
     const rec = JSON.parse(ref('handoffs/01M80HHKAVJT8FG2B08Q4NGZ4W.json'));
-    const out = JSON.parse(merge('.twining/handoffs/01M80HHKAVJT8FG2B08Q4NGZ4W.json', '', json(rec), json({ ...rec, acknowledged_by: 'y', acknowledged_at: '2026-11-23T00:00:00.000Z' })).text);
+    const out = JSON.parse(
+      merge(
+        '.twining/handoffs/01M80HHKAVJT8FG2B08Q4NGZ4W.json',
+        '',
+        json(rec),
+        json({ ...rec, acknowledged_by: 'y', acknowledged_at: '2026-11-23T00:00:00.000Z' }),
+      ).text,
+    );
     assert.equal(out.acknowledged_by, 'y');
   });
 });
@@ -190,7 +221,10 @@ describe('decisions', () => {
     const n1 = { ...entries[0], id: '01M8Z00000000000000000000B', timestamp: '2026-11-23T02:00:00.000Z', summary: 'ours' };
     const n2 = { ...entries[0], id: '01M8Z00000000000000000000A', timestamp: '2026-11-23T01:00:00.000Z', summary: 'theirs' };
     const r = merge('.twining/decisions/index.json', index, json([...entries, n1]), json([...entries, n2]));
-    assert.deepEqual(JSON.parse(r.text).map((e: any) => e.id), [...entries.map((e: any) => e.id), n2.id, n1.id]);
+    assert.deepEqual(
+      JSON.parse(r.text).map((e: any) => e.id),
+      [...entries.map((e: any) => e.id), n2.id, n1.id],
+    );
     assert.equal(merge('.twining/decisions/index.json', index, index, index).text, index, 'byte for byte');
   });
 });
@@ -202,10 +236,17 @@ describe('agents/registry.json', () => {
   test('union by agent_id; an agent registered on both sides merges as registration does', () => {
     const a0 = agents[0];
     const ours = [{ ...a0, capabilities: [...a0.capabilities, 'rust'], role: 'lead', last_active: '2026-11-23T10:00:00.000Z' }, ...agents.slice(1)];
-    const theirs = [{ ...a0, capabilities: [...a0.capabilities, 'go'], role: 'ops', last_active: '2026-11-23T09:00:00.000Z' }, ...agents.slice(1), { agent_id: 'newcomer', capabilities: [], registered_at: '2026-11-23T08:00:00.000Z', last_active: '2026-11-23T08:00:00.000Z' }];
+    const theirs = [
+      { ...a0, capabilities: [...a0.capabilities, 'go'], role: 'ops', last_active: '2026-11-23T09:00:00.000Z' },
+      ...agents.slice(1),
+      { agent_id: 'newcomer', capabilities: [], registered_at: '2026-11-23T08:00:00.000Z', last_active: '2026-11-23T08:00:00.000Z' },
+    ];
     const r = merge('.twining/agents/registry.json', registry, json(ours), json(theirs));
     const out = JSON.parse(r.text);
-    assert.deepEqual(out.map((a: any) => a.agent_id), [...agents.map((a: any) => a.agent_id), 'newcomer']);
+    assert.deepEqual(
+      out.map((a: any) => a.agent_id),
+      [...agents.map((a: any) => a.agent_id), 'newcomer'],
+    );
     assert.deepEqual(out[0].capabilities, [...a0.capabilities, 'go', 'rust'], 'earlier registration first, then the later one');
     assert.deepEqual([out[0].role, out[0].last_active, out[0].registered_at], ['lead', '2026-11-23T10:00:00.000Z', a0.registered_at]);
     assert.equal(merge('.twining/agents/registry.json', registry, registry, registry).text, registry, 'byte for byte');
@@ -218,7 +259,10 @@ describe('agents/registry.json', () => {
     assert.equal(r.clean, false);
     assert.ok(r.text.includes(broken) && r.text.includes(theirs), 'both sides in full');
     assert.match(r.text, /^<<<<<<< ours\n/);
-    assert.ok(r.notes.some(n => n.includes('.twining/agents/registry.json') && n.includes('does not parse') && n.includes('nothing was dropped')), r.notes.join('\n'));
+    assert.ok(
+      r.notes.some(n => n.includes('.twining/agents/registry.json') && n.includes('does not parse') && n.includes('nothing was dropped')),
+      r.notes.join('\n'),
+    );
   });
 
   test('a registry that is JSON but not an array, and one with markers of an earlier hand merge, are conflicts too', () => {
@@ -234,21 +278,36 @@ describe('other files', () => {
   test('graph entities and relations merge by id', () => {
     const ents = ref('graph/entities.json');
     const list = JSON.parse(ents);
-    const add = (name: string, id: string) => ({ id, name, type: 'concept', properties: {}, created_at: '2026-11-23T00:00:00.000Z', updated_at: '2026-11-23T00:00:00.000Z' });
-    const out = JSON.parse(merge('.twining/graph/entities.json', ents, json([...list, add('a', '01M8Z0000000000000000000A1')]), json([...list, add('b', '01M8Z0000000000000000000A2')])).text);
+    const add = (name: string, id: string) => ({
+      id,
+      name,
+      type: 'concept',
+      properties: {},
+      created_at: '2026-11-23T00:00:00.000Z',
+      updated_at: '2026-11-23T00:00:00.000Z',
+    });
+    const out = JSON.parse(
+      merge(
+        '.twining/graph/entities.json',
+        ents,
+        json([...list, add('a', '01M8Z0000000000000000000A1')]),
+        json([...list, add('b', '01M8Z0000000000000000000A2')]),
+      ).text,
+    );
     assert.equal(out.length, list.length + 2);
     const rels = ref('graph/relations.json');
     assert.equal(merge('.twining/graph/relations.json', rels, rels, rels).text, rels);
   });
 
-  test('config.yml and unknown files have no record rules (git\'s text merge)', () => {
+  test("config.yml and unknown files have no record rules (git's text merge)", () => {
     assert.equal(mergeTwiningFile('.twining/config.yml', '', '', ''), undefined);
     assert.equal(mergeTwiningFile('.twining/.gitignore', '', '', ''), undefined);
     assert.equal(mergeTwiningFile('src/blackboard.ts', '', '', ''), undefined);
   });
 
   test('every file of the reference folder merged with itself is unchanged, byte for byte', () => {
-    const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap(e => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+    const walk = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap(e => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
     let merged = 0;
     for (const file of walk(REFERENCE)) {
       const rel = path.relative(REFERENCE, file).split(path.sep).join('/');

@@ -18,11 +18,33 @@ const ID = (n: number) => `01M80HHK${String(n).padStart(18, '0')}`;
 const T = (minute: number) => `2026-11-22T10:${String(minute).padStart(2, '0')}:00.000Z`;
 
 function decision(n: number, fields: Partial<DecisionIndexEntry> = {}): DecisionIndexEntry {
-  return { id: ID(n), timestamp: T(n), domain: 'api', scope: 'src/api/', summary: `decision ${n}`, confidence: 'medium', status: 'active', affected_files: [], affected_symbols: [], commit_hashes: [], ...fields } as DecisionIndexEntry;
+  return {
+    id: ID(n),
+    timestamp: T(n),
+    domain: 'api',
+    scope: 'src/api/',
+    summary: `decision ${n}`,
+    confidence: 'medium',
+    status: 'active',
+    affected_files: [],
+    affected_symbols: [],
+    commit_hashes: [],
+    ...fields,
+  } as DecisionIndexEntry;
 }
 
 function entry(n: number, fields: Partial<BlackboardEntry> = {}): BlackboardEntry {
-  return { entry_type: 'warning', summary: `entry ${n}`, detail: '', tags: [], scope: 'src/api/', agent_id: 'a', id: ID(n), timestamp: T(n), ...fields } as BlackboardEntry;
+  return {
+    entry_type: 'warning',
+    summary: `entry ${n}`,
+    detail: '',
+    tags: [],
+    scope: 'src/api/',
+    agent_id: 'a',
+    id: ID(n),
+    timestamp: T(n),
+    ...fields,
+  } as BlackboardEntry;
 }
 
 function snapshot(fields: Partial<ContextSnapshot>): ContextSnapshot {
@@ -30,7 +52,16 @@ function snapshot(fields: Partial<ContextSnapshot>): ContextSnapshot {
 }
 
 function facts(fields: Partial<DriftFacts>): DriftFacts {
-  return { snapshot: snapshot({}), scope: 'src/api/', decisionsById: new Map(), missing: [], archived: new Map(), decisionsAfter: [], warningsAfter: [], ...fields };
+  return {
+    snapshot: snapshot({}),
+    scope: 'src/api/',
+    decisionsById: new Map(),
+    missing: [],
+    archived: new Map(),
+    decisionsAfter: [],
+    warningsAfter: [],
+    ...fields,
+  };
 }
 
 describe('rules/drift', () => {
@@ -61,7 +92,10 @@ describe('rules/drift', () => {
 
   test('missingEntries: the warnings and findings no longer on the blackboard, in snapshot order', () => {
     const onBoard = new Set([ID(2)]);
-    assert.deepEqual(missingEntries(snapshot({ warning_ids: [ID(1), ID(2)], finding_ids: [ID(3)] }), id => onBoard.has(id)), [ID(1), ID(3)]);
+    assert.deepEqual(
+      missingEntries(snapshot({ warning_ids: [ID(1), ID(2)], finding_ids: [ID(3)] }), id => onBoard.has(id)),
+      [ID(1), ID(3)],
+    );
   });
 
   test('later decisions and warnings count only in scope and when not already in the snapshot', () => {
@@ -188,8 +222,20 @@ describe('rules/snapshot', () => {
 
   test('result status: all the same, or mixed; none is completed', () => {
     assert.equal(resultStatusOf([]), 'completed');
-    assert.equal(resultStatusOf([{ description: 'a', status: 'partial' }, { description: 'b', status: 'partial' }]), 'partial');
-    assert.equal(resultStatusOf([{ description: 'a', status: 'partial' }, { description: 'b', status: 'failed' }]), 'mixed');
+    assert.equal(
+      resultStatusOf([
+        { description: 'a', status: 'partial' },
+        { description: 'b', status: 'partial' },
+      ]),
+      'partial',
+    );
+    assert.equal(
+      resultStatusOf([
+        { description: 'a', status: 'partial' },
+        { description: 'b', status: 'failed' },
+      ]),
+      'mixed',
+    );
   });
 });
 
@@ -241,7 +287,10 @@ describe('drift in words (core/drift-text.ts)', () => {
     has_digest: true,
     computed_digest: 'sha256:x',
     drift: {
-      decisions_no_longer_active: [{ id: ID(2), summary: 'Use REST', now: 'superseded' }, { id: ID(3), now: 'missing' }],
+      decisions_no_longer_active: [
+        { id: ID(2), summary: 'Use REST', now: 'superseded' },
+        { id: ID(3), now: 'missing' },
+      ],
       entries_removed: [{ id: ID(4), now: 'dismissed' }],
       new_decisions: [{ id: ID(5), summary: 'Use gRPC', scope: 'src/', timestamp: T(5) }],
       new_warnings: [],

@@ -83,7 +83,10 @@ function checkReportedOps(state: FolderState, ops: ReturnType<typeof reported>) 
   for (const p of ops.posts) assert.equal(ids.get(p.id), 1, `posted entry ${p.id} (${p.summary}) is in blackboard.jsonl exactly once`);
   // Every handoff: its record, exactly one index line, exactly one "Handoff created" status entry.
   const lines = countBy(state.handoffIndex, l => l.id);
-  const statusSummaries = countBy(state.blackboard.filter(e => e.entry_type === 'status'), e => e.summary);
+  const statusSummaries = countBy(
+    state.blackboard.filter(e => e.entry_type === 'status'),
+    e => e.summary,
+  );
   for (const h of ops.handoffs) {
     assert.equal(state.handoffFiles.get(h.id)?.id, h.id, `handoff ${h.id} has its record file`);
     assert.equal(lines.get(h.id), 1, `handoff ${h.id} has exactly one index line`);
@@ -147,7 +150,11 @@ describe('four processes writing at once', () => {
   test('every worker completed all its operations without an error or a skipped line', () => {
     assert.deepEqual(ops.errors, []);
     assert.deepEqual(ops.warnings, [], 'no reader saw a line that does not parse');
-    for (const w of workers) assert.ok(w.messages.some(m => m.done), 'worker reported done');
+    for (const w of workers)
+      assert.ok(
+        w.messages.some(m => m.done),
+        'worker reported done',
+      );
     const done = ops.posts.length + ops.registers.length + ops.handoffs.length + ops.acks.length;
     assert.equal(done, WORKERS * OPS, 'every operation is accounted for');
     assert.ok(ops.acks.filter(a => !a.own).length > 10, 'workers acknowledged handoffs created by other processes');
@@ -164,7 +171,11 @@ describe('four processes writing at once', () => {
   });
 
   test('the counts add up exactly', () => {
-    assert.equal(state.blackboard.length, FIXTURE_ENTRIES + ops.posts.length + ops.handoffs.length, 'blackboard = fixture + posts + one status entry per handoff');
+    assert.equal(
+      state.blackboard.length,
+      FIXTURE_ENTRIES + ops.posts.length + ops.handoffs.length,
+      'blackboard = fixture + posts + one status entry per handoff',
+    );
     assert.equal(new Set(state.blackboard.map(e => e.id)).size, state.blackboard.length, 'blackboard ids are unique');
     assert.equal(state.handoffIndex.length, FIXTURE_HANDOFFS.length + ops.handoffs.length, 'one index line per handoff');
     assert.equal(state.handoffFiles.size, FIXTURE_HANDOFFS.length + ops.handoffs.length, 'one record per handoff');
@@ -201,7 +212,10 @@ describe('concurrent conflicting decisions', () => {
     root = fixtureProject();
     const workers = Array.from({ length: WORKERS }, (_, i) => startWorker({ mode: 'decide', root, name: `d${i}`, ops: OPS, barrier: true, domain: 'race' }));
     await runAll(workers);
-    assert.deepEqual(workers.flatMap(w => w.messages.filter(m => m.op === 'error' || m.op === 'warning')), []);
+    assert.deepEqual(
+      workers.flatMap(w => w.messages.filter(m => m.op === 'error' || m.op === 'warning')),
+      [],
+    );
     ops = workers.flatMap(w => w.messages.filter(m => m.op === 'decide'));
     const state = loadFolder(root);
     index = state.decisionIndex.filter(d => d.domain === 'race');
@@ -219,9 +233,17 @@ describe('concurrent conflicting decisions', () => {
     assert.equal(active.length, 1, `one active decision, got ${active.map(d => d.summary).join(', ')}`);
     assert.equal(index.filter(d => d.status === 'provisional').length, WORKERS * OPS - 1);
     const unconflicted = ops.filter(o => o.conflicts.length === 0);
-    assert.deepEqual(unconflicted.map(o => o.id), [active[0].id], 'only the active decision was recorded without conflicts');
+    assert.deepEqual(
+      unconflicted.map(o => o.id),
+      [active[0].id],
+      'only the active decision was recorded without conflicts',
+    );
     for (const o of ops.filter(o => o.id !== active[0].id)) {
-      assert.deepEqual(o.conflicts.map((c: { id: string }) => c.id), [active[0].id], `${o.summary} conflicts with the active one only`);
+      assert.deepEqual(
+        o.conflicts.map((c: { id: string }) => c.id),
+        [active[0].id],
+        `${o.summary} conflicts with the active one only`,
+      );
     }
     // The active one is the first in the index: conflicts were computed inside the index lock.
     assert.equal(index[0].id, active[0].id);
@@ -315,7 +337,10 @@ describe('a writer killed with SIGKILL', () => {
     const ops = reported([...survivors, victim]);
     // Survivors retry LOCKED register/post/acknowledge (nothing was written); only a handoff can
     // fail with LOCKED after a stale lock (see the interop tests), and nothing else may fail.
-    assert.deepEqual(ops.errors.filter(e => !(e.code === 'LOCKED' && e.during === 'handoff')), []);
+    assert.deepEqual(
+      ops.errors.filter(e => !(e.code === 'LOCKED' && e.during === 'handoff')),
+      [],
+    );
     assert.deepEqual(ops.warnings, []);
     for (const w of survivors) assert.ok(w.messages.some(m => m.done));
 
@@ -341,12 +366,17 @@ describe('a writer killed with SIGKILL', () => {
     // A torn last line (none expected from a single append, but tolerated) is not read as an entry.
     const read = await ws.read({ limit: 0 });
     assert.equal(read.total_count, state.blackboard.length);
-    process.stdout.write(`# victim completed ${victimOps} operations before SIGKILL; survivors finished ${stalled} ms after the kill; torn tail: ${JSON.stringify(state.blackboardTail)}; stale locks left for the next writer: ${reclaimed.join(', ') || 'none'}\n`);
+    process.stdout.write(
+      `# victim completed ${victimOps} operations before SIGKILL; survivors finished ${stalled} ms after the kill; torn tail: ${JSON.stringify(state.blackboardTail)}; stale locks left for the next writer: ${reclaimed.join(', ') || 'none'}\n`,
+    );
   });
 
   test('while it holds a lock: the stale lock delays the next write by at most ~10 s, then the write completes', async () => {
     const root = fixtureProject();
-    const candidates = Object.fromEntries((['blackboard', 'registry', 'handoffs'] as LockKind[]).map(k => [tw(root, `${LOCK_FILES[k]}.lock`), k])) as Record<string, LockKind>;
+    const candidates = Object.fromEntries((['blackboard', 'registry', 'handoffs'] as LockKind[]).map(k => [tw(root, `${LOCK_FILES[k]}.lock`), k])) as Record<
+      string,
+      LockKind
+    >;
     let left: string | undefined;
     const victims: Worker[] = [];
     for (let attempt = 0; attempt < 10 && !left; attempt++) {
@@ -366,7 +396,9 @@ describe('a writer killed with SIGKILL', () => {
     const { lockedErrors, message } = await writeUntilDone(ws, which, killedAt);
     if (message) assert.match(message, new RegExp(path.basename(left!, '.lock').replace('.', '\\.')), 'the LOCKED error names the locked file');
     const waited = Date.now() - killedAt;
-    process.stdout.write(`# stale ${which} lock: the next write completed ${waited} ms after the SIGKILL (${lockedErrors} LOCKED attempt(s) of ~4.5 s first)\n`);
+    process.stdout.write(
+      `# stale ${which} lock: the next write completed ${waited} ms after the SIGKILL (${lockedErrors} LOCKED attempt(s) of ~4.5 s first)\n`,
+    );
     assert.ok(lockedErrors >= 1, 'the stale lock was honoured until proper-lockfile considered it stale');
     assert.ok(waited >= 5_000 && waited <= 16_000, `waited ${waited} ms (stale after 10 s, at most one more retry period)`);
     // The victim may have died holding a second lock (handoffs and decisions lock two files);
@@ -395,7 +427,10 @@ describe('a writer killed with SIGKILL', () => {
     const posted = await ws.post({ entry_type: 'finding', summary: 'written after the torn line' });
     const fresh = await openWorkspace(root, { warn: m => warnings.push(m) });
     const all = await fresh.read({ limit: 0 });
-    assert.ok(all.entries.some(e => e.id === posted.id), 'the entry posted after a torn line is readable');
+    assert.ok(
+      all.entries.some(e => e.id === posted.id),
+      'the entry posted after a torn line is readable',
+    );
     const text = fs.readFileSync(tw(root, 'blackboard.jsonl'), 'utf8');
     assert.ok(text.startsWith(before + torn), 'the torn bytes are kept, not overwritten');
   });
@@ -404,12 +439,18 @@ describe('a writer killed with SIGKILL', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('interop locking with a twining-mcp-style lock holder', () => {
-  test('a post waits for a 1 s lock and then appends after the holder\'s line, both intact', async () => {
+  test("a post waits for a 1 s lock and then appends after the holder's line, both intact", async () => {
     const root = fixtureProject();
     const file = tw(root, 'blackboard.jsonl');
     const theirs = {
-      entry_type: 'finding', summary: 'written by the lock holder', detail: '', tags: ['interop'], scope: 'project',
-      agent_id: 'twining-mcp', id: '01M80HHKZZZZZZZZZZZZZZZZZZ', timestamp: '2026-11-22T02:32:13.000Z',
+      entry_type: 'finding',
+      summary: 'written by the lock holder',
+      detail: '',
+      tags: ['interop'],
+      scope: 'project',
+      agent_id: 'twining-mcp',
+      id: '01M80HHKZZZZZZZZZZZZZZZZZZ',
+      timestamp: '2026-11-22T02:32:13.000Z',
     };
     const holder = startWorker({ mode: 'hold', root, name: 'holder', files: [file], holdMs: 1000, appendLine: JSON.stringify(theirs) + '\n' });
     await holder.waitFor(m => m.appended === true);

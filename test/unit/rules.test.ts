@@ -76,19 +76,58 @@ describe('liveness (§5.2)', () => {
     assert.equal(readJson(root, 'agents/registry.json')[0].last_active, T0);
     // Ranking and counts use it too.
     const ranked = (await ws.discover({ required_capabilities: ['testing'] })).agents;
-    assert.deepEqual(ranked.map(a => [a.agent_id, a.liveness]), [['worker', 'active'], ['idler', 'idle']]);
+    assert.deepEqual(
+      ranked.map(a => [a.agent_id, a.liveness]),
+      [
+        ['worker', 'active'],
+        ['idler', 'idle'],
+      ],
+    );
     assert.equal((await ws.status()).active_agents, 1);
     // Another program's line counts; one with a timestamp that does not parse does not.
-    fs.appendFileSync(path.join(root, '.twining', 'blackboard.jsonl'), [
-      JSON.stringify({ entry_type: 'finding', summary: 'from elsewhere', detail: '', tags: [], scope: 'project', agent_id: 'idler', id: '01M80HHKAVJT8FG2B08Q4NGZ60', timestamp: plus(5 * 60000) }),
-      JSON.stringify({ entry_type: 'finding', summary: 'garbled time', detail: '', tags: [], scope: 'project', agent_id: 'worker', id: '01M80HHKAVJT8FG2B08Q4NGZ61', timestamp: 'soon' }),
-    ].join('\n') + '\n');
+    fs.appendFileSync(
+      path.join(root, '.twining', 'blackboard.jsonl'),
+      [
+        JSON.stringify({
+          entry_type: 'finding',
+          summary: 'from elsewhere',
+          detail: '',
+          tags: [],
+          scope: 'project',
+          agent_id: 'idler',
+          id: '01M80HHKAVJT8FG2B08Q4NGZ60',
+          timestamp: plus(5 * 60000),
+        }),
+        JSON.stringify({
+          entry_type: 'finding',
+          summary: 'garbled time',
+          detail: '',
+          tags: [],
+          scope: 'project',
+          agent_id: 'worker',
+          id: '01M80HHKAVJT8FG2B08Q4NGZ61',
+          timestamp: 'soon',
+        }),
+      ].join('\n') + '\n',
+    );
     assert.deepEqual(await byId(), { worker: ['active', plus(4 * 60000)], idler: ['active', plus(5 * 60000)] });
     set(plus(9 * 60000 + 1));
     assert.deepEqual(await byId(), { worker: ['idle', plus(4 * 60000)], idler: ['active', plus(5 * 60000)] });
     // A timestamp not in toISOString form is compared as a time, not as a string.
     const later = '2026-11-22T09:08:00-01:00'; // T0 + 8 min, though it sorts first as a string
-    fs.appendFileSync(path.join(root, '.twining', 'blackboard.jsonl'), JSON.stringify({ entry_type: 'status', summary: 'offset clock', detail: '', tags: [], scope: 'project', agent_id: 'worker', id: '01M80HHKAVJT8FG2B08Q4NGZ62', timestamp: later }) + '\n');
+    fs.appendFileSync(
+      path.join(root, '.twining', 'blackboard.jsonl'),
+      JSON.stringify({
+        entry_type: 'status',
+        summary: 'offset clock',
+        detail: '',
+        tags: [],
+        scope: 'project',
+        agent_id: 'worker',
+        id: '01M80HHKAVJT8FG2B08Q4NGZ62',
+        timestamp: later,
+      }) + '\n',
+    );
     assert.deepEqual((await byId()).worker, ['active', later]);
   });
 });
@@ -135,14 +174,25 @@ describe('scoring and discovery (§5.4)', () => {
     assert.equal(byId['idle-half'].total_score, 0.7 * 0.5 + 0.3 * 0.5);
     assert.equal(byId['gone-tester'].total_score, 0.7 + 0.03);
     assert.deepEqual(byId['gone-tester'].matched_capabilities, ['testing', 'typescript']);
-    assert.deepEqual(Object.keys(byId['active-half']), ['agent_id', 'capabilities', 'liveness', 'capability_overlap', 'liveness_score', 'total_score', 'matched_capabilities']);
+    assert.deepEqual(Object.keys(byId['active-half']), [
+      'agent_id',
+      'capabilities',
+      'liveness',
+      'capability_overlap',
+      'liveness_score',
+      'total_score',
+      'matched_capabilities',
+    ]);
   });
   test('stable sort keeps registry order on ties; include_gone false and min_score filter', async () => {
     const { ws } = await team();
     const ranked = (await ws.discover({ required_capabilities: ['testing', 'typescript'] })).agents.map(a => a.agent_id);
     assert.deepEqual(ranked, ['gone-tester', 'active-half', 'active-half-2', 'idle-half', 'active-none']);
     const noGone = await ws.discover({ required_capabilities: ['testing', 'typescript'], include_gone: false, min_score: 0.5 });
-    assert.deepEqual(noGone.agents.map(a => a.agent_id), ['active-half', 'active-half-2', 'idle-half']);
+    assert.deepEqual(
+      noGone.agents.map(a => a.agent_id),
+      ['active-half', 'active-half-2', 'idle-half'],
+    );
   });
   test('no required capabilities gives overlap 0', async () => {
     const { ws } = await team();
@@ -166,12 +216,25 @@ describe('delegation (§5.5)', () => {
     const root = emptyProject();
     const { ws } = await clocked(root);
     await ws.register({ agent_id: 'tester', capabilities: ['testing'] });
-    const result = await ws.delegate({ summary: 'Write tests', required_capabilities: ['Testing', 'TypeScript'], urgency: 'high', tags: ['auth'], scope: 'src/auth/', agent_id: 'lead' });
+    const result = await ws.delegate({
+      summary: 'Write tests',
+      required_capabilities: ['Testing', 'TypeScript'],
+      urgency: 'high',
+      tags: ['auth'],
+      scope: 'src/auth/',
+      agent_id: 'lead',
+    });
     assert.equal(result.expires_at, plus(300000));
-    assert.deepEqual(result.suggested_agents.map(a => a.agent_id), ['tester']);
+    assert.deepEqual(
+      result.suggested_agents.map(a => a.agent_id),
+      ['tester'],
+    );
     const [entry] = readLines(root, 'blackboard.jsonl');
     assert.deepEqual(Object.keys(entry), ['entry_type', 'summary', 'detail', 'tags', 'scope', 'agent_id', 'id', 'timestamp']);
-    assert.equal(entry.detail, `{"type":"delegation","required_capabilities":["testing","typescript"],"urgency":"high","expires_at":"${plus(300000)}","timeout_ms":300000}`);
+    assert.equal(
+      entry.detail,
+      `{"type":"delegation","required_capabilities":["testing","typescript"],"urgency":"high","expires_at":"${plus(300000)}","timeout_ms":300000}`,
+    );
     assert.deepEqual(entry.tags, ['auth', 'delegation', 'high']);
     const normal = await ws.delegate({ summary: 'n', required_capabilities: [] });
     assert.equal(normal.expires_at, plus(1800000));
@@ -190,10 +253,19 @@ describe('delegation (§5.5)', () => {
     assert.equal((await ws.delegations()).open_count, 2);
     set(plus(1000));
     const open = await ws.delegations();
-    assert.deepEqual(open.delegations.map(d => d.summary), ['later']);
+    assert.deepEqual(
+      open.delegations.map(d => d.summary),
+      ['later'],
+    );
     assert.equal(open.expired_count, 1);
     const all = await ws.delegations({ include_expired: true });
-    assert.deepEqual(all.delegations.map(d => [d.summary, d.expired]), [['later', false], ['soon', true]]);
+    assert.deepEqual(
+      all.delegations.map(d => [d.summary, d.expired]),
+      [
+        ['later', false],
+        ['soon', true],
+      ],
+    );
   });
   test('a need that is not a delegation is not listed; suggested agents exclude gone ones', async () => {
     const root = emptyProject();
@@ -203,7 +275,10 @@ describe('delegation (§5.5)', () => {
     await ws.post({ entry_type: 'need', summary: 'plain need', detail: '{"type":"other"}' });
     await ws.delegate({ summary: 'real', required_capabilities: ['x'] });
     const { delegations } = await ws.delegations();
-    assert.deepEqual(delegations.map(d => d.summary), ['real']);
+    assert.deepEqual(
+      delegations.map(d => d.summary),
+      ['real'],
+    );
     assert.deepEqual(delegations[0].suggested_agents, []);
   });
 });
@@ -212,7 +287,8 @@ describe('handoff snapshot and record (§5.6, §4.5, §4.6)', () => {
   async function seeded() {
     const root = emptyProject();
     const { ws, set } = await clocked(root);
-    for (let i = 0; i < 7; i++) await ws.decide({ domain: `d${i}`, scope: i % 2 ? 'src/a/' : 'src/b/', summary: `decision ${i}`, context: 'c', rationale: 'r' });
+    for (let i = 0; i < 7; i++)
+      await ws.decide({ domain: `d${i}`, scope: i % 2 ? 'src/a/' : 'src/b/', summary: `decision ${i}`, context: 'c', rationale: 'r' });
     await ws.decide({ domain: 'd0', scope: 'src/b/x.ts', summary: 'conflicting', context: 'c', rationale: 'r' });
     for (let i = 0; i < 5; i++) await ws.post({ entry_type: 'warning', summary: `warning ${i}`, scope: i % 2 ? 'src/a/f.ts' : 'project' });
     for (let i = 0; i < 5; i++) await ws.post({ entry_type: 'finding', summary: `finding ${i}`, scope: 'src/a/' });
@@ -237,7 +313,10 @@ describe('handoff snapshot and record (§5.6, §4.5, §4.6)', () => {
     const { ws } = await seeded();
     const a = await ws.handoff({ source_agent: 'me', scope: 'src/a/f.ts', summary: 's', results: [] });
     assert.equal(a.context_snapshot.decision_ids.length, 3);
-    assert.deepEqual(a.context_snapshot.summaries.filter(x => x.startsWith('Warning')), ['Warning: warning 1', 'Warning: warning 3']);
+    assert.deepEqual(
+      a.context_snapshot.summaries.filter(x => x.startsWith('Warning')),
+      ['Warning: warning 1', 'Warning: warning 3'],
+    );
     const p = await ws.handoff({ source_agent: 'me', scope: 'project', summary: 's', results: [] });
     assert.equal(p.context_snapshot.decision_ids.length, 0);
     assert.equal(p.context_snapshot.warning_ids.length, 3);
@@ -254,7 +333,14 @@ describe('handoff snapshot and record (§5.6, §4.5, §4.6)', () => {
   test('record and index line in key order, optional fields omitted, result_status aggregated', async () => {
     const root = emptyProject();
     const { ws } = await clocked(root);
-    const h = await ws.handoff({ source_agent: 'a', summary: 'x'.repeat(300), results: [{ description: 'd', status: 'partial', notes: 'n', artifacts: ['f'] }, { description: 'e', status: 'partial' }] });
+    const h = await ws.handoff({
+      source_agent: 'a',
+      summary: 'x'.repeat(300),
+      results: [
+        { description: 'd', status: 'partial', notes: 'n', artifacts: ['f'] },
+        { description: 'e', status: 'partial' },
+      ],
+    });
     const file = readJson(root, `handoffs/${h.id}.json`);
     assert.deepEqual(Object.keys(file), ['source_agent', 'summary', 'results', 'context_snapshot', 'id', 'created_at', 'snapshot_digest']);
     assert.deepEqual(Object.keys(file.results[0]), ['description', 'status', 'artifacts', 'notes']);
@@ -262,10 +348,20 @@ describe('handoff snapshot and record (§5.6, §4.5, §4.6)', () => {
     const [line] = readLines(root, 'handoffs/index.jsonl');
     assert.deepEqual(line, { id: h.id, created_at: T0, source_agent: 'a', summary: 'x'.repeat(300), result_status: 'partial', acknowledged: false });
     await ws.handoff({ source_agent: 'a', target_agent: 'b', scope: 'src/', summary: 'y', results: [] });
-    await ws.handoff({ source_agent: 'a', summary: 'z', results: [{ description: 'd', status: 'completed' }, { description: 'e', status: 'failed' }] });
+    await ws.handoff({
+      source_agent: 'a',
+      summary: 'z',
+      results: [
+        { description: 'd', status: 'completed' },
+        { description: 'e', status: 'failed' },
+      ],
+    });
     const lines = readLines(root, 'handoffs/index.jsonl');
     assert.deepEqual(Object.keys(lines[1]), ['id', 'created_at', 'source_agent', 'target_agent', 'scope', 'summary', 'result_status', 'acknowledged']);
-    assert.deepEqual(lines.map(l => l.result_status), ['partial', 'completed', 'mixed']);
+    assert.deepEqual(
+      lines.map(l => l.result_status),
+      ['partial', 'completed', 'mixed'],
+    );
     const status = readLines(root, 'blackboard.jsonl').filter(e => e.entry_type === 'status');
     assert.equal(status[0].summary.length, 200, 'the status entry summary is cut to 200 characters');
     assert.equal(status[0].detail, 'From a to any agent. 2 result(s).');
@@ -276,7 +372,9 @@ describe('handoff snapshot and record (§5.6, §4.5, §4.6)', () => {
   test('continues must name an existing handoff', async () => {
     const root = emptyProject();
     const { ws } = await clocked(root);
-    await assert.rejects(ws.handoff({ source_agent: 'a', summary: 's', results: [], continues: '01M80HHKAVJT8FG2B08Q4NGZ4W' }), e => isTwiningError(e, 'NOT_FOUND'));
+    await assert.rejects(ws.handoff({ source_agent: 'a', summary: 's', results: [], continues: '01M80HHKAVJT8FG2B08Q4NGZ4W' }), e =>
+      isTwiningError(e, 'NOT_FOUND'),
+    );
     assert.equal(fs.existsSync(path.join(root, '.twining', 'handoffs', 'index.jsonl')), false);
   });
 });
@@ -308,17 +406,26 @@ describe('handoff listing (§4.6)', () => {
     await ws.init();
     const index = path.join(root, '.twining', 'handoffs', 'index.jsonl');
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const ids = Array.from({ length: 40 }, (_, i) => `01M80HHKAVJT8FG2B08Q4NG${String(100 + i)}`);
-    const lineFor = (id: string) => JSON.stringify({
-      id, created_at: plus(Math.floor(random() * 20) * 1000), source_agent: random() < 0.5 ? 'a' : 'b',
-      target_agent: random() < 0.5 ? 'me' : undefined, scope: 'src/', summary: id, result_status: 'completed', acknowledged: random() < 0.3,
-    });
+    const lineFor = (id: string) =>
+      JSON.stringify({
+        id,
+        created_at: plus(Math.floor(random() * 20) * 1000),
+        source_agent: random() < 0.5 ? 'a' : 'b',
+        target_agent: random() < 0.5 ? 'me' : undefined,
+        scope: 'src/',
+        summary: id,
+        result_status: 'completed',
+        acknowledged: random() < 0.3,
+      });
     // What twining-mcp's listing gives: last line per id, newest first by created_at then id.
     const expected = (filter: (h: Record<string, unknown>) => boolean, limit: number) => {
       const latest = new Map<string, Record<string, unknown>>();
       for (const l of fs.readFileSync(index, 'utf8').split('\n').filter(Boolean)) latest.set(JSON.parse(l).id, JSON.parse(l));
-      const all = [...latest.values()].filter(filter).sort((x, y) => (x.created_at === y.created_at ? (String(x.id) < String(y.id) ? 1 : -1) : String(x.created_at) < String(y.created_at) ? 1 : -1));
+      const all = [...latest.values()]
+        .filter(filter)
+        .sort((x, y) => (x.created_at === y.created_at ? (String(x.id) < String(y.id) ? 1 : -1) : String(x.created_at) < String(y.created_at) ? 1 : -1));
       return { ids: all.slice(0, limit).map(h => h.id), total: all.length };
     };
     const check = async () => {
@@ -357,7 +464,13 @@ describe('acknowledgement (§5.7)', () => {
     const before = read(root, 'handoffs/index.jsonl').split('\n');
     const id = '01M80HHKAVJT8FG2B08Q4NGZ4W';
     const result = await ws.acknowledge({ handoff_id: id, agent_id: 'tester' });
-    assert.deepEqual(result, { id, acknowledged_by: 'tester', acknowledged_at: T0, summary: 'JWT auth middleware implemented; needs tests and a security review', source_agent: 'backend-dev' });
+    assert.deepEqual(result, {
+      id,
+      acknowledged_by: 'tester',
+      acknowledged_at: T0,
+      summary: 'JWT auth middleware implemented; needs tests and a security review',
+      source_agent: 'backend-dev',
+    });
     const after = read(root, 'handoffs/index.jsonl').split('\n');
     assert.equal(after[0], before[0].replace('"acknowledged":false', '"acknowledged":true'));
     assert.equal(after[1], before[1]);
@@ -381,7 +494,13 @@ describe('acknowledgement (§5.7)', () => {
     fs.writeFileSync(path.join(root, '.twining', 'handoffs', 'index.jsonl'), read(root, 'handoffs/index.jsonl').split('\n')[1] + '\n');
     await ws.acknowledge({ handoff_id: '01M80HHKAVJT8FG2B08Q4NGZ4W', agent_id: 'x' });
     const lines = readLines(root, 'handoffs/index.jsonl');
-    assert.deepEqual(lines.map(l => [l.id, l.acknowledged, l.result_status]), [['01M80HHKBXQEDY2H6KWG27Q6EF', true, 'completed'], ['01M80HHKAVJT8FG2B08Q4NGZ4W', true, 'mixed']]);
+    assert.deepEqual(
+      lines.map(l => [l.id, l.acknowledged, l.result_status]),
+      [
+        ['01M80HHKBXQEDY2H6KWG27Q6EF', true, 'completed'],
+        ['01M80HHKAVJT8FG2B08Q4NGZ4W', true, 'mixed'],
+      ],
+    );
   });
 });
 
@@ -420,16 +539,60 @@ describe('decisions (§4.3, §4.4, §5.9)', () => {
   test('defaults and key order of record and index entry; cross-posted decision entry', async () => {
     const root = emptyProject();
     const { ws } = await clocked(root);
-    const r = await ws.decide({ domain: 'api', scope: 'src/api/', summary: 'Version under /v1', context: 'c', rationale: 'why', commit_hash: 'abcdef1234', alternatives: [{ option: 'none', reason_rejected: 'no' }] });
+    const r = await ws.decide({
+      domain: 'api',
+      scope: 'src/api/',
+      summary: 'Version under /v1',
+      context: 'c',
+      rationale: 'why',
+      commit_hash: 'abcdef1234',
+      alternatives: [{ option: 'none', reason_rejected: 'no' }],
+    });
     assert.deepEqual(Object.keys(r), ['id', 'timestamp']);
     const record = readJson(root, `decisions/${r.id}.json`);
-    assert.deepEqual(Object.keys(record), ['agent_id', 'domain', 'scope', 'summary', 'context', 'rationale', 'constraints', 'alternatives', 'depends_on', 'confidence', 'reversible', 'affected_files', 'affected_symbols', 'commit_hashes', 'assembled_before', 'id', 'timestamp', 'status']);
+    assert.deepEqual(Object.keys(record), [
+      'agent_id',
+      'domain',
+      'scope',
+      'summary',
+      'context',
+      'rationale',
+      'constraints',
+      'alternatives',
+      'depends_on',
+      'confidence',
+      'reversible',
+      'affected_files',
+      'affected_symbols',
+      'commit_hashes',
+      'assembled_before',
+      'id',
+      'timestamp',
+      'status',
+    ]);
     assert.deepEqual(record.alternatives, [{ option: 'none', pros: [], cons: [], reason_rejected: 'no' }]);
-    assert.deepEqual([record.agent_id, record.confidence, record.reversible, record.commit_hashes, record.status], ['main', 'medium', true, ['abcdef1234'], 'active']);
+    assert.deepEqual(
+      [record.agent_id, record.confidence, record.reversible, record.commit_hashes, record.status],
+      ['main', 'medium', true, ['abcdef1234'], 'active'],
+    );
     const [entry] = readJson(root, 'decisions/index.json');
-    assert.deepEqual(Object.keys(entry), ['id', 'timestamp', 'domain', 'scope', 'summary', 'confidence', 'status', 'affected_files', 'affected_symbols', 'commit_hashes']);
+    assert.deepEqual(Object.keys(entry), [
+      'id',
+      'timestamp',
+      'domain',
+      'scope',
+      'summary',
+      'confidence',
+      'status',
+      'affected_files',
+      'affected_symbols',
+      'commit_hashes',
+    ]);
     const [posted] = readLines(root, 'blackboard.jsonl');
-    assert.deepEqual([posted.entry_type, posted.summary, posted.detail, posted.tags, posted.scope], ['decision', 'Version under /v1', 'why', ['api'], 'src/api/']);
+    assert.deepEqual(
+      [posted.entry_type, posted.summary, posted.detail, posted.tags, posted.scope],
+      ['decision', 'Version under /v1', 'why', ['api'], 'src/api/'],
+    );
     assert.notEqual(posted.id, r.id);
   });
   test('a conflict makes the new decision provisional and posts a warning before the decision entry', async () => {
@@ -440,7 +603,13 @@ describe('decisions (§4.3, §4.4, §5.9)', () => {
     await ws.decide({ domain: 'other', scope: 'src/auth/', summary: 'other domain', context: 'c', rationale: 'r' });
     await ws.decide({ domain: 'security', scope: 'src/auth/', summary: 'RS256', context: 'c', rationale: 'same summary' });
     const b = await ws.decide({ domain: 'security', scope: 'src/auth/jwt.ts', summary: 'HS256', context: 'c', rationale: 'r' });
-    assert.deepEqual(b.conflicts, [{ id: a.id, summary: 'RS256' }, { id: (await ws.decisions({ status: 'active', domain: 'security', scope: 'src/auth/' })).decisions[0].id, summary: 'RS256' }].sort((x, y) => (x.id < y.id ? -1 : 1)));
+    assert.deepEqual(
+      b.conflicts,
+      [
+        { id: a.id, summary: 'RS256' },
+        { id: (await ws.decisions({ status: 'active', domain: 'security', scope: 'src/auth/' })).decisions[0].id, summary: 'RS256' },
+      ].sort((x, y) => (x.id < y.id ? -1 : 1)),
+    );
     assert.equal(readJson(root, `decisions/${b.id}.json`).status, 'provisional');
     const tail = readLines(root, 'blackboard.jsonl').slice(-2);
     assert.equal(tail[0].entry_type, 'warning');
@@ -456,17 +625,25 @@ describe('decisions (§4.3, §4.4, §5.9)', () => {
     const b = await ws.decide({ domain: 'd', scope: 's', summary: 'new', context: 'c', rationale: 'r', supersedes: a.id });
     assert.equal(b.conflicts, undefined, 'the superseded decision is not a conflict');
     assert.equal(readJson(root, `decisions/${a.id}.json`).status, 'superseded');
-    assert.deepEqual(readJson(root, 'decisions/index.json').map((d: { status: string }) => d.status), ['superseded', 'active']);
+    assert.deepEqual(
+      readJson(root, 'decisions/index.json').map((d: { status: string }) => d.status),
+      ['superseded', 'active'],
+    );
     assert.equal(readJson(root, `decisions/${b.id}.json`).supersedes, a.id);
     const before = read(root, 'decisions/index.json');
-    await assert.rejects(ws.decide({ domain: 'd', scope: 's', summary: 'x', context: 'c', rationale: 'r', supersedes: '01M80HHKAVJT8FG2B08Q4NGZ4X' }), e => isTwiningError(e, 'NOT_FOUND'));
+    await assert.rejects(ws.decide({ domain: 'd', scope: 's', summary: 'x', context: 'c', rationale: 'r', supersedes: '01M80HHKAVJT8FG2B08Q4NGZ4X' }), e =>
+      isTwiningError(e, 'NOT_FOUND'),
+    );
     assert.equal(read(root, 'decisions/index.json'), before);
   });
   test('decisions lists newest first by scope, status and domain', async () => {
     const root = referenceProject();
     const { ws } = await clocked(root);
     const all = await ws.decisions();
-    assert.deepEqual(all.decisions.map(d => d.summary.slice(0, 12)), ['Use Vitest f', 'Sign JWTs wi', 'Version all ', 'Use stateles']);
+    assert.deepEqual(
+      all.decisions.map(d => d.summary.slice(0, 12)),
+      ['Use Vitest f', 'Sign JWTs wi', 'Version all ', 'Use stateles'],
+    );
     assert.equal((await ws.decisions({ scope: 'src/auth/jwt.ts' })).total_count, 2);
     assert.equal((await ws.decisions({ status: ['superseded'] })).total_count, 0);
     assert.equal((await ws.decisions({ domain: 'api' })).decisions[0].id, '01M80HHK025WC0FGZ865H3Q5TH');
@@ -508,9 +685,18 @@ describe('verify: integrity and drift', () => {
     const v = await ws.verify({ handoff_id: h.id });
     assert.equal(v.intact, true);
     assert.deepEqual(v.drift.decisions_no_longer_active, [{ id: d1.id, summary: 'd1', now: 'superseded' }]);
-    assert.deepEqual(v.drift.entries_removed, [{ id: w1.id, now: 'dismissed' }, { id: f1.id, summary: 'f1', now: 'archived' }]);
-    assert.deepEqual(v.drift.new_decisions.map(d => d.summary), ['d2']);
-    assert.deepEqual(v.drift.new_warnings.map(w => w.summary), ['w2']);
+    assert.deepEqual(v.drift.entries_removed, [
+      { id: w1.id, now: 'dismissed' },
+      { id: f1.id, summary: 'f1', now: 'archived' },
+    ]);
+    assert.deepEqual(
+      v.drift.new_decisions.map(d => d.summary),
+      ['d2'],
+    );
+    assert.deepEqual(
+      v.drift.new_warnings.map(w => w.summary),
+      ['w2'],
+    );
     assert.equal(v.drifted, true);
   });
   test('new warnings and decisions are found by time, also when another writer appends out of time order', async () => {
@@ -529,13 +715,17 @@ describe('verify: integrity and drift', () => {
     // Another writer's clock is behind: lines stamped +1 s and -1 s arrive after the +2 s one.
     const bb = path.join(root, '.twining', 'blackboard.jsonl');
     const at = (ms: number) => new Date(Date.parse(h.created_at) + ms).toISOString();
-    const line = (summary: string, ms: number, id: string) => JSON.stringify({ entry_type: 'warning', summary, detail: '', tags: [], scope: 'src/a/x.ts', agent_id: 'other', id, timestamp: at(ms) }) + '\n';
+    const line = (summary: string, ms: number, id: string) =>
+      JSON.stringify({ entry_type: 'warning', summary, detail: '', tags: [], scope: 'src/a/x.ts', agent_id: 'other', id, timestamp: at(ms) }) + '\n';
     fs.appendFileSync(bb, line('at +1s', 1000, '01M80HHKAVJT8FG2B08Q4NGZ50') + line('at -1s', -1000, '01M80HHKAVJT8FG2B08Q4NGZ51'));
     const index = path.join(root, '.twining', 'decisions', 'index.json');
     const decisions = JSON.parse(fs.readFileSync(index, 'utf8'));
     decisions.push({ ...decisions[0], id: '01M80HHKAVJT8FG2B08Q4NGZ52', summary: 'decided at +1s', timestamp: at(1000) });
     fs.writeFileSync(index, JSON.stringify(decisions, null, 2));
-    assert.deepEqual(await newOnes(), [['at +1s', 'at +2s'], ['decided at +1s', 'decided at +2s']]);
+    assert.deepEqual(await newOnes(), [
+      ['at +1s', 'at +2s'],
+      ['decided at +1s', 'decided at +2s'],
+    ]);
   });
   test('the same Workspace follows the archive as it grows, gains files, and is rewritten', async () => {
     const root = emptyProject();
@@ -544,9 +734,20 @@ describe('verify: integrity and drift', () => {
     for (const n of [1, 2, 3]) posted.push(await ws.post({ entry_type: 'warning', summary: `w${n}`, scope: 'src/a/' }));
     const h = await ws.handoff({ source_agent: 'a', scope: 'src/a/', summary: 's', results: [] });
     const bb = path.join(root, '.twining', 'blackboard.jsonl');
-    const lineOf = (id: string) => fs.readFileSync(bb, 'utf8').split('\n').find(l => l.includes(id))! + '\n';
+    const lineOf = (id: string) =>
+      fs
+        .readFileSync(bb, 'utf8')
+        .split('\n')
+        .find(l => l.includes(id))! + '\n';
     const lines = posted.map(p => lineOf(p.id));
-    fs.writeFileSync(bb, fs.readFileSync(bb, 'utf8').split('\n').filter(l => l && !posted.some(p => l.includes(p.id))).join('\n') + '\n');
+    fs.writeFileSync(
+      bb,
+      fs
+        .readFileSync(bb, 'utf8')
+        .split('\n')
+        .filter(l => l && !posted.some(p => l.includes(p.id)))
+        .join('\n') + '\n',
+    );
     const archive = path.join(root, '.twining', 'archive');
     fs.mkdirSync(archive, { recursive: true });
     const removed = async () => Object.fromEntries((await ws.verify({ handoff_id: h.id })).drift.entries_removed.map(e => [e.summary ?? e.id, e.now]));
@@ -638,7 +839,10 @@ describe('incremental reads (jsonl.ts)', () => {
     assert.deepEqual(await f.refresh(), { changed: true, reloaded: false, appended: [{ a: 3 }] });
     fs.appendFileSync(p, '4}\n');
     assert.deepEqual((await f.refresh()).appended, [{ a: 4 }]);
-    assert.deepEqual(f.all.map(x => x.a), [1, 2, 3, 4]);
+    assert.deepEqual(
+      f.all.map(x => x.a),
+      [1, 2, 3, 4],
+    );
   });
   test('a shrunk, replaced or rewritten-in-place file is read again in full', async () => {
     const { p, f } = file();
@@ -649,7 +853,10 @@ describe('incremental reads (jsonl.ts)', () => {
     // Same inode, longer, but the already-read prefix changed (an acknowledgement rewrite + append).
     fs.writeFileSync(p, '{"a":9}\n{"a":2}\n');
     assert.equal((await f.refresh()).reloaded, true);
-    assert.deepEqual(f.all.map(x => x.a), [9, 2]);
+    assert.deepEqual(
+      f.all.map(x => x.a),
+      [9, 2],
+    );
     fs.writeFileSync(p + '.new', '{"a":5}\n');
     fs.renameSync(p + '.new', p);
     assert.deepEqual((await f.refresh()).reloaded, true);
@@ -666,7 +873,10 @@ describe('incremental reads (jsonl.ts)', () => {
     const f = new JsonlFile<{ a: number }>(p, m => warnings.push(m));
     await f.refresh();
     assert.deepEqual(f.all, [{ a: 1 }, { a: 2 }]);
-    assert.deepEqual(f.skippedLines, [{ line: 2, raw: 'not json' }, { line: 3, raw: '[1,2]' }]);
+    assert.deepEqual(f.skippedLines, [
+      { line: 2, raw: 'not json' },
+      { line: 3, raw: '[1,2]' },
+    ]);
     assert.equal(warnings.length, 2);
     assert.match(warnings[0], /line 2 is not a JSON object/);
   });
@@ -676,7 +886,10 @@ describe('config.yml (§4.7)', () => {
   test('missing or non-mapping means defaults; deep merge of known keys; bad weights fall back', () => {
     assert.equal(parseConfig(undefined, 'p').agents.liveness.idle_after_ms, 300000);
     assert.equal(parseConfig('- a list', 'p').delegations.timeouts.high_ms, 300000);
-    const c = parseConfig('agents:\n  liveness:\n    idle_after_ms: 1000\nunknown: 1\ndelegations:\n  timeouts:\n    low_ms: "soon"\ncontext_assembly:\n  priority_weights:\n    recency: 0.9\n', 'p');
+    const c = parseConfig(
+      'agents:\n  liveness:\n    idle_after_ms: 1000\nunknown: 1\ndelegations:\n  timeouts:\n    low_ms: "soon"\ncontext_assembly:\n  priority_weights:\n    recency: 0.9\n',
+      'p',
+    );
     assert.deepEqual(c.agents.liveness, { idle_after_ms: 1000, gone_after_ms: 1800000 });
     assert.equal(c.delegations.timeouts.low_ms, 14400000, 'a string cannot replace a number');
     assert.equal('unknown' in c, false);
@@ -734,7 +947,10 @@ describe('leftovers of killed writers', () => {
     await ws.register({ agent_id: 'b' });
     assert.equal(fs.existsSync(temp), false);
     assert.equal(fs.existsSync(registry + '.lock'), false);
-    assert.deepEqual(readJson(root, 'agents/registry.json').map((r: { agent_id: string }) => r.agent_id), ['a', 'b']);
+    assert.deepEqual(
+      readJson(root, 'agents/registry.json').map((r: { agent_id: string }) => r.agent_id),
+      ['a', 'b'],
+    );
   });
 });
 
@@ -756,7 +972,10 @@ describe('locks (FORMAT.md §3)', () => {
       await release();
       await posting;
       assert.ok(Date.now() - started >= 400);
-      assert.deepEqual(readLines(real, 'blackboard.jsonl').map(l => l.summary), ['first', 'waited']);
+      assert.deepEqual(
+        readLines(real, 'blackboard.jsonl').map(l => l.summary),
+        ['first', 'waited'],
+      );
     } finally {
       fs.rmSync(link);
     }
@@ -767,11 +986,17 @@ describe('locks (FORMAT.md §3)', () => {
     await ws.register({ agent_id: 'a' });
     fs.rmSync(path.join(root, '.twining', 'agents', 'registry.json'));
     await ws.register({ agent_id: 'b' });
-    assert.deepEqual(readJson(root, 'agents/registry.json').map((r: { agent_id: string }) => r.agent_id), ['b']);
+    assert.deepEqual(
+      readJson(root, 'agents/registry.json').map((r: { agent_id: string }) => r.agent_id),
+      ['b'],
+    );
     fs.rmSync(path.join(root, '.twining'), { recursive: true });
     for (const attempt of [() => ws.register({ agent_id: 'c' }), () => ws.post({ entry_type: 'status', summary: 's' })]) {
-      await assert.rejects(attempt(), (e: Error & { code?: string }) => e.code === 'NOT_FOUND' && /\.twining.* does not exist .*removed while in use.*nothing was written/.test(e.message));
+      await assert.rejects(
+        attempt(),
+        (e: Error & { code?: string }) => e.code === 'NOT_FOUND' && /\.twining.* does not exist .*removed while in use.*nothing was written/.test(e.message),
+      );
     }
-    assert.equal(fs.existsSync(path.join(root, '.twining')), false, 'not re-created behind the user\'s back');
+    assert.equal(fs.existsSync(path.join(root, '.twining')), false, "not re-created behind the user's back");
   });
 });

@@ -42,13 +42,24 @@ test('an npm script inherits the outer npm configuration (the hazard installEnv 
   const env = outerNpmEnv(tempProject('npm-env'));
   assert.equal(env.npm_config_user_agent, OUTER_AGENT);
   assert.ok(env.npm_lifecycle_event === 'dump' && env.npm_package_name === 'outer');
-  assert.ok(String(env.PATH).split(path.delimiter).some(d => d.endsWith(path.join('node_modules', '.bin'))), 'npm puts node_modules/.bin on PATH');
+  assert.ok(
+    String(env.PATH)
+      .split(path.delimiter)
+      .some(d => d.endsWith(path.join('node_modules', '.bin'))),
+    'npm puts node_modules/.bin on PATH',
+  );
 });
 
 test('installEnv drops the npm_* variables but the registry settings, NODE and INIT_CWD, and the outer npm PATH entries; Node 24 first on PATH', () => {
   const outer: NodeJS.ProcessEnv = {
     HOME: '/home/someone',
-    PATH: ['/repo/node_modules/.bin', '/node_modules/.bin', '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin', '/usr/local/bin', '/usr/bin'].join(path.delimiter),
+    PATH: [
+      '/repo/node_modules/.bin',
+      '/node_modules/.bin',
+      '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin',
+      '/usr/local/bin',
+      '/usr/bin',
+    ].join(path.delimiter),
     npm_config_user_agent: OUTER_AGENT,
     npm_config_nodedir: '/usr',
     npm_config_local_prefix: '/repo',

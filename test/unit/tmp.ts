@@ -153,7 +153,8 @@ export function startWorker(config: Record<string, unknown>): Worker {
   worker.exited = new Promise(resolve => {
     child.on('close', (code, signal) => {
       exitedFlag = true;
-      for (const w of waiters.splice(0)) w.reject(new Error(`worker exited (code ${code}, signal ${signal}) before the expected message; stderr: ${stderr.slice(-2000)}`));
+      for (const w of waiters.splice(0))
+        w.reject(new Error(`worker exited (code ${code}, signal ${signal}) before the expected message; stderr: ${stderr.slice(-2000)}`));
       resolve({ code, signal });
     });
   });

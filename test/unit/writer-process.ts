@@ -129,7 +129,7 @@ async function mix(core: Core): Promise<void> {
       let candidates = (open?.handoffs ?? []).filter(h => !acked.has(h.id));
       const others = candidates.filter(h => !String(h.source_agent).startsWith(`${W}-`));
       if (others.length) candidates = others;
-      if (candidates.length === 0) candidates = ((await run('handoffs', false, () => ws.handoffs({ limit: 100 })))?.handoffs ?? []);
+      if (candidates.length === 0) candidates = (await run('handoffs', false, () => ws.handoffs({ limit: 100 })))?.handoffs ?? [];
       if (candidates.length === 0) {
         const summary = `${W} post ${i}`;
         const res = await run('post', true, () => ws.post({ entry_type: 'status', summary, tags: [W], agent_id: own[0] }));

@@ -96,7 +96,9 @@ export async function gitSetup(projectDir: string, command: string): Promise<Git
   if (missing.length > 0) {
     const prefix = existing === undefined || existing === '' ? `${ATTRIBUTES_HEADER}\n` : existing.endsWith('\n') ? '' : '\n';
     await fs.writeFile(attributesFile, `${existing ?? ''}${prefix}${missing.join('\n')}\n`, 'utf8');
-    changed.push(`${existing === undefined ? 'created' : 'added'} ${missing.length} line(s) in ${path.relative(repository, attributesFile)}: commit it so the whole team merges .twining/ the same way`);
+    changed.push(
+      `${existing === undefined ? 'created' : 'added'} ${missing.length} line(s) in ${path.relative(repository, attributesFile)}: commit it so the whole team merges .twining/ the same way`,
+    );
   }
   for (const [key, value] of [
     [`merge.${DRIVER_NAME}.name`, 'Twining: merge .twining/ records by id'],
@@ -112,7 +114,7 @@ export async function gitSetup(projectDir: string, command: string): Promise<Git
 }
 
 export const LOCAL_CONFIG_NOTE =
-  'git runs merge drivers only from a repository\'s own configuration, never from committed files: everyone who clones the repository runs `twining git-setup` once (the .gitattributes lines travel with the commits).';
+  "git runs merge drivers only from a repository's own configuration, never from committed files: everyone who clones the repository runs `twining git-setup` once (the .gitattributes lines travel with the commits).";
 
 /**
  * Whether a configured driver should be pointed at `current`: when it runs a cli.js that no longer

@@ -14,7 +14,8 @@ const acked = (h: JsonObject) => typeof h.acknowledged_by === 'string';
 function earlierAcknowledgement(a: JsonObject, b: JsonObject): JsonObject | undefined {
   if (acked(a) !== acked(b)) return acked(a) ? a : b;
   if (!acked(a)) return undefined;
-  const order = compareStrings(String(a.acknowledged_at ?? ''), String(b.acknowledged_at ?? '')) || compareStrings(String(a.acknowledged_by), String(b.acknowledged_by));
+  const order =
+    compareStrings(String(a.acknowledged_at ?? ''), String(b.acknowledged_at ?? '')) || compareStrings(String(a.acknowledged_by), String(b.acknowledged_by));
   return order < 0 ? a : order > 0 ? b : firstOf(a, b);
 }
 
@@ -23,7 +24,9 @@ export function mergeHandoffRecord(base: JsonObject | undefined, a: JsonObject, 
   const primary = winner ?? firstOf(a, b);
   const other = primary === a ? b : a;
   if (winner && acked(other) && (other.acknowledged_at !== winner.acknowledged_at || other.acknowledged_by !== winner.acknowledged_by)) {
-    notes.push(`handoff ${String(a.id)} was acknowledged on both sides; kept the earlier acknowledgement (${String(winner.acknowledged_by)} at ${String(winner.acknowledged_at)}), not ${String(other.acknowledged_by)} at ${String(other.acknowledged_at)}`);
+    notes.push(
+      `handoff ${String(a.id)} was acknowledged on both sides; kept the earlier acknowledgement (${String(winner.acknowledged_by)} at ${String(winner.acknowledged_at)}), not ${String(other.acknowledged_by)} at ${String(other.acknowledged_at)}`,
+    );
   }
   // The acknowledgement's two fields travel together: give the other side the winner's pair.
   const aligned: JsonObject = { ...other };

@@ -30,7 +30,11 @@ export async function runMergeDriver(args: string[], err: NodeJS.WritableStream)
   const markerSize = Number(markerArg) > 0 ? Number(markerArg) : 7;
   let outcome;
   try {
-    outcome = mergeTwiningTexts(filePath, { base: () => readSide(base, 'base'), ours: () => readSide(ours, 'ours'), theirs: () => readSide(theirs, 'theirs') }, markerSize);
+    outcome = mergeTwiningTexts(
+      filePath,
+      { base: () => readSide(base, 'base'), ours: () => readSide(ours, 'ours'), theirs: () => readSide(theirs, 'theirs') },
+      markerSize,
+    );
   } catch (error) {
     err.write(`twining merge: ${filePath}: ${(error as Error).message}; ${ours} was left as it was\n`);
     return 2;
@@ -55,7 +59,9 @@ function write(file: string, outcome: MergeOutcome): void {
 
 /** git's own line merge, in place over OURS: for config.yml and anything without record rules. */
 function textMerge(base: string, ours: string, theirs: string, filePath: string, markerSize: number, err: NodeJS.WritableStream): number {
-  const r = spawnSync('git', ['merge-file', `--marker-size=${markerSize}`, '-L', 'ours', '-L', 'base', '-L', 'theirs', ours, base, theirs], { encoding: 'utf8' });
+  const r = spawnSync('git', ['merge-file', `--marker-size=${markerSize}`, '-L', 'ours', '-L', 'base', '-L', 'theirs', ours, base, theirs], {
+    encoding: 'utf8',
+  });
   if (r.error || r.status === null || r.status < 0 || r.status > 127) {
     err.write(`twining merge: ${filePath}: git merge-file failed (${r.error?.message ?? r.stderr.trim() ?? `exit ${r.status}`})\n`);
     return 2;

@@ -10,7 +10,19 @@ import { handoffIndexLines, mergeHandoffRecord } from './handoff-merge';
 import { decisionIndexEntries, mergeDecision } from './decision-merge';
 import { registryAgents } from './registry-merge';
 import { graphItems } from './graph-merge';
-import { Side, SideText, textOf, Unparseable, conflictText, readJsonArraySides, readJsonObject, readJsonlSides, writeJsonArray, writeJsonObject, writeJsonl } from './merge-text';
+import {
+  Side,
+  SideText,
+  textOf,
+  Unparseable,
+  conflictText,
+  readJsonArraySides,
+  readJsonObject,
+  readJsonlSides,
+  writeJsonArray,
+  writeJsonObject,
+  writeJsonl,
+} from './merge-text';
 import { JsonObject, same } from './json-values';
 
 export { STATUS_PRECEDENCE } from './decision-merge';
@@ -48,7 +60,8 @@ export function kindOf(filePath: string): Kind | undefined {
   if (rel === 'graph/entities.json' || rel === 'graph/relations.json') return { shape: 'array', family: graphItems, what: 'items' };
   const record = /^(handoffs|decisions)\/([^/]+)\.json$/.exec(rel);
   if (record?.[1] === 'handoffs') return { shape: 'object', merge: mergeHandoffRecord, what: `handoff ${record[2]}` };
-  if (record?.[1] === 'decisions') return { shape: 'object', merge: (b, x, y, n) => mergeDecision(b, x, y, n, `decision ${record[2]}`), what: `decision ${record[2]}` };
+  if (record?.[1] === 'decisions')
+    return { shape: 'object', merge: (b, x, y, n) => mergeDecision(b, x, y, n, `decision ${record[2]}`), what: `decision ${record[2]}` };
   return undefined;
 }
 
@@ -68,19 +81,39 @@ export function mergeTwiningTexts(filePath: string, texts: Record<Side, SideText
   const [base, ours, theirs] = kind.shape === 'jsonl' ? ['', '', ''] : [textOf(texts.base), textOf(texts.ours), textOf(texts.theirs)];
   try {
     if (kind.shape === 'object') return mergeRecordFile(kind, filePath, base, ours, theirs, notes);
-    const sides: Sides = kind.shape === 'jsonl' ? readJsonlSides(texts, filePath, notes, kind.family === blackboardEntries) : readJsonArraySides({ base, ours, theirs }, filePath, notes);
+    const sides: Sides =
+      kind.shape === 'jsonl'
+        ? readJsonlSides(texts, filePath, notes, kind.family === blackboardEntries)
+        : readJsonArraySides({ base, ours, theirs }, filePath, notes);
     const { items, stats } = mergeEntries(sides, kind.family, notes);
-    for (const item of items) if (item.value === null && kind.shape === 'array') notes.push(`${filePath}: kept an item that is not a ${kind.family.noun} record: ${item.raw.slice(0, 80)}`);
+    for (const item of items)
+      if (item.value === null && kind.shape === 'array')
+        notes.push(`${filePath}: kept an item that is not a ${kind.family.noun} record: ${item.raw.slice(0, 80)}`);
     const summary = `${filePath}: merged by record: ${stats.result} ${kind.what} (${stats.addedByOurs} new on ours, ${stats.addedByTheirs} new on theirs, ${stats.removed} removed, ${stats.combined} changed on both sides)`;
     if (kind.shape === 'array') return { text: writeJsonArray(items), clean: true, summary, notes };
-    return { lines: items.map(i => i.raw), get text() { return writeJsonl(items); }, clean: true, summary, notes };
+    return {
+      lines: items.map(i => i.raw),
+      get text() {
+        return writeJsonl(items);
+      },
+      clean: true,
+      summary,
+      notes,
+    };
   } catch (error) {
     if (!(error instanceof Unparseable)) throw error;
     return unmergeable(filePath, error, base, ours, theirs, markerSize, notes);
   }
 }
 
-function mergeRecordFile(kind: Extract<Kind, { shape: 'object' }>, filePath: string, base: string, ours: string, theirs: string, notes: string[]): MergeOutcome {
+function mergeRecordFile(
+  kind: Extract<Kind, { shape: 'object' }>,
+  filePath: string,
+  base: string,
+  ours: string,
+  theirs: string,
+  notes: string[],
+): MergeOutcome {
   let b: JsonObject | undefined;
   try {
     b = readJsonObject(base, 'base');
@@ -103,6 +136,8 @@ function mergeRecordFile(kind: Extract<Kind, { shape: 'object' }>, filePath: str
 }
 
 function unmergeable(filePath: string, error: Unparseable, base: string, ours: string, theirs: string, markerSize: number, notes: string[]): MergeOutcome {
-  notes.push(`${filePath}: ${error.side} ${error.reason}, so it cannot be merged by record. Both sides are left in full between conflict markers; nothing was dropped. Fix the file, then \`git add\` it.`);
+  notes.push(
+    `${filePath}: ${error.side} ${error.reason}, so it cannot be merged by record. Both sides are left in full between conflict markers; nothing was dropped. Fix the file, then \`git add\` it.`,
+  );
   return { text: conflictText(base, ours, theirs, markerSize), clean: false, summary: `${filePath}: CONFLICT (${error.side} ${error.reason})`, notes };
 }

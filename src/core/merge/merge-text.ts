@@ -52,18 +52,20 @@ export function readJsonlSides(texts: Record<Side, SideText>, file: string, note
   const fresh: { side: Side; line: number; entry: Entry }[] = [];
   (['base', 'ours', 'theirs'] as const).forEach((side, bit) => {
     const list: Entry[] = [];
-    textOf(texts[side]).split('\n').forEach((line, i) => {
-      if (line === '' || line === '\r' || (line.charCodeAt(0) <= 32 && line.trim() === '')) return;
-      let e = known.get(line);
-      if (!e) {
-        e = { raw: side === 'base' ? line : detach(line), seen: 0 };
-        known.set(e.raw, e);
-        if (side !== 'base') fresh.push({ side, line: i + 1, entry: e });
-      }
-      if (e.seen & (1 << bit)) counted(e, list);
-      e.seen |= 1 << bit;
-      list.push(e);
-    });
+    textOf(texts[side])
+      .split('\n')
+      .forEach((line, i) => {
+        if (line === '' || line === '\r' || (line.charCodeAt(0) <= 32 && line.trim() === '')) return;
+        let e = known.get(line);
+        if (!e) {
+          e = { raw: side === 'base' ? line : detach(line), seen: 0 };
+          known.set(e.raw, e);
+          if (side !== 'base') fresh.push({ side, line: i + 1, entry: e });
+        }
+        if (e.seen & (1 << bit)) counted(e, list);
+        e.seen |= 1 << bit;
+        list.push(e);
+      });
     lists[side] = list;
     if (side !== 'base') texts[side] = '';
   });
@@ -91,7 +93,10 @@ export function writeJsonl(lines: { raw: string }[]): string {
 }
 
 export class Unparseable extends Error {
-  constructor(readonly side: Side, readonly reason: string) {
+  constructor(
+    readonly side: Side,
+    readonly reason: string,
+  ) {
     super(`${side} ${reason}`);
   }
 }

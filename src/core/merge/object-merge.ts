@@ -34,7 +34,8 @@ function mergeField(key: string, b: Json | undefined, p: Json | undefined, o: Js
   if (same(o, b)) return p;
   const resolver = options.resolvers?.[key];
   if (resolver) return resolver(b, p, o);
-  if (isObject(p) && isObject(o)) return mergeObject(isObject(b) ? b : undefined, p, o, { ...options, resolvers: undefined, label: `${options.label}, field ${key}` });
+  if (isObject(p) && isObject(o))
+    return mergeObject(isObject(b) ? b : undefined, p, o, { ...options, resolvers: undefined, label: `${options.label}, field ${key}` });
   // Changed on both sides, no rule: a present value beats a removal, else the primary side's.
   const kept = p === undefined ? o : p;
   options.notes.push(`${options.label}: "${key}" changed on both sides; kept ${brief(kept)}, the other side had ${brief(kept === p ? o : p)}`);
@@ -54,6 +55,9 @@ export function unionList(b: Json | undefined, p: Json | undefined, o: Json | un
     }
   };
   lists[0].forEach(add);
-  [...lists[1], ...lists[2]].filter(i => !seen.has(JSON.stringify(i))).sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1)).forEach(add);
+  [...lists[1], ...lists[2]]
+    .filter(i => !seen.has(JSON.stringify(i)))
+    .sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1))
+    .forEach(add);
   return out;
 }

@@ -157,7 +157,7 @@ function settle(key: string, list: Entry[], family: Family, notes: string[], sta
     const [vo, vt] = [valueOf(o), valueOf(t)];
     if (!vo || !vt) return o; // same key, so the same text: cannot differ
     stats.combined++;
-    const value = family.combine(b ? valueOf(b) ?? undefined : undefined, vo, vt, notes);
+    const value = family.combine(b ? (valueOf(b) ?? undefined) : undefined, vo, vt, notes);
     return [o, t].find(e => canonical(valueOf(e)) === canonical(value)) ?? made(value, 6, family);
   }
   const present = (o ?? t)!;

@@ -8,7 +8,10 @@ import { conflictWarning, conflictingDecisions, statusOfNewDecision } from '../r
 import { appendEntryLocked } from './blackboard-ops';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
 
-export async function decide(ctx: EngineContext, input: InputOf<'decide'>): Promise<{ id: string; timestamp: string; conflicts?: { id: string; summary: string }[] }> {
+export async function decide(
+  ctx: EngineContext,
+  input: InputOf<'decide'>,
+): Promise<{ id: string; timestamp: string; conflicts?: { id: string; summary: string }[] }> {
   const args = ctx.validate('decide', input);
   await ctx.ready();
   const agent_id = args.agent_id ?? 'main';
@@ -49,10 +52,12 @@ export async function decide(ctx: EngineContext, input: InputOf<'decide'>): Prom
 /** Marks decision `id` superseded, in its record and in `raw` (the index items); NOT_FOUND when it does not exist. */
 async function supersede(ctx: EngineContext, raw: unknown[], id: string): Promise<void> {
   const old = await readJson(ctx.layout.decision(id), `Decision ${id}`).catch(() => undefined);
-  if (!old || typeof old !== 'object') throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${id}, which does not exist; nothing was written`);
+  if (!old || typeof old !== 'object')
+    throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${id}, which does not exist; nothing was written`);
   (old as DecisionRecord).status = 'superseded';
   await writeAtomic(ctx.layout.decision(id), toJsonText(old));
-  for (let i = 0; i < raw.length; i++) if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status: 'superseded' };
+  for (let i = 0; i < raw.length; i++)
+    if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status: 'superseded' };
 }
 
 /** The decision record, keys in twining-mcp's order. */

@@ -21,7 +21,11 @@ export async function status(ctx: EngineContext, input: InputOf<'status'> = {}) 
   const entries = ctx.blackboard.entries;
   const lastEntry = entries.length ? entries[entries.length - 1].timestamp : undefined;
   const lastDecision = index.reduce<string | undefined>((max, d) => (max === undefined || d.timestamp > max ? d.timestamp : max), undefined);
-  const last_activity = [lastEntry, lastDecision].filter((t): t is string => typeof t === 'string').sort().pop() ?? 'none';
+  const last_activity =
+    [lastEntry, lastDecision]
+      .filter((t): t is string => typeof t === 'string')
+      .sort()
+      .pop() ?? 'none';
   const threshold = config.archive.max_blackboard_entries_before_archive;
   const warnings: string[] = [];
   const weekAgo = new Date(ctx.now().getTime() - 7 * 24 * 3600 * 1000).toISOString();

@@ -32,7 +32,7 @@ export async function verify(ctx: EngineContext, input: InputOf<'verify'>): Prom
   });
 
   const chain = [handoff.id ?? args.handoff_id];
-  for (let next = handoff.continues; typeof next === 'string' && chain.length < 1000 && !chain.includes(next); ) {
+  for (let next = handoff.continues; typeof next === 'string' && chain.length < 1000 && !chain.includes(next);) {
     chain.push(next);
     // A corrupt link ends the chain; the handoff being verified is what must be readable.
     next = isUlid(next) ? (await ctx.handoffRecords.get(next).catch(() => undefined))?.continues : undefined;

@@ -16,7 +16,9 @@ export interface DecisionKey {
 export function conflictingDecisions(index: readonly unknown[], next: DecisionKey): { id: string; summary: string }[] {
   return index
     .filter((d): d is DecisionIndexEntry => d !== null && typeof d === 'object' && !Array.isArray(d))
-    .filter(d => d.domain === next.domain && typeof d.scope === 'string' && overlaps(d.scope, next.scope) && d.status === 'active' && d.summary !== next.summary)
+    .filter(
+      d => d.domain === next.domain && typeof d.scope === 'string' && overlaps(d.scope, next.scope) && d.status === 'active' && d.summary !== next.summary,
+    )
     .map(d => ({ id: d.id, summary: d.summary }));
 }
 

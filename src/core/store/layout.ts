@@ -15,17 +15,35 @@ export class Layout {
   constructor(readonly projectRoot: string) {
     this.dir = path.join(projectRoot, '.twining');
   }
-  get registry() { return path.join(this.dir, 'agents', 'registry.json'); }
-  get blackboard() { return path.join(this.dir, 'blackboard.jsonl'); }
-  get decisionIndex() { return path.join(this.dir, 'decisions', 'index.json'); }
+  get registry() {
+    return path.join(this.dir, 'agents', 'registry.json');
+  }
+  get blackboard() {
+    return path.join(this.dir, 'blackboard.jsonl');
+  }
+  get decisionIndex() {
+    return path.join(this.dir, 'decisions', 'index.json');
+  }
   /** `id` must already be checked to be a ULID. */
-  decision(id: string) { return path.join(this.dir, 'decisions', `${id}.json`); }
-  get handoffsDir() { return path.join(this.dir, 'handoffs'); }
-  get handoffIndex() { return path.join(this.dir, 'handoffs', 'index.jsonl'); }
+  decision(id: string) {
+    return path.join(this.dir, 'decisions', `${id}.json`);
+  }
+  get handoffsDir() {
+    return path.join(this.dir, 'handoffs');
+  }
+  get handoffIndex() {
+    return path.join(this.dir, 'handoffs', 'index.jsonl');
+  }
   /** `id` must already be checked to be a ULID. */
-  handoff(id: string) { return path.join(this.dir, 'handoffs', `${id}.json`); }
-  get config() { return path.join(this.dir, 'config.yml'); }
-  get archiveDir() { return path.join(this.dir, 'archive'); }
+  handoff(id: string) {
+    return path.join(this.dir, 'handoffs', `${id}.json`);
+  }
+  get config() {
+    return path.join(this.dir, 'config.yml');
+  }
+  get archiveDir() {
+    return path.join(this.dir, 'archive');
+  }
 
   /** Every entry of FORMAT.md §1.1 with its initial content (`null` marks a folder). */
   entries(): [string, string | null][] {

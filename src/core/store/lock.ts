@@ -70,12 +70,7 @@ export type CompromisedHandler = (file: string, error: Error) => void;
  * when missing (`[]` for JSON arrays, "" for JSONL). A lock that another process breaks while we
  * hold it is reported to `onCompromised` instead of crashing the process (FORMAT.md §7.15).
  */
-export async function withLock<T>(
-  file: string,
-  emptyContent: string,
-  work: () => Promise<T>,
-  onCompromised: CompromisedHandler = () => undefined,
-): Promise<T> {
+export async function withLock<T>(file: string, emptyContent: string, work: () => Promise<T>, onCompromised: CompromisedHandler = () => undefined): Promise<T> {
   // A target removed since it was resolved needs nothing: the work creates it again. Its folder
   // removed makes the lock fail (ENOENT), and the path is resolved afresh next time.
   const target = await realTarget(file, emptyContent).catch(error => {
@@ -89,7 +84,10 @@ export async function withLock<T>(
 }
 
 async function lockAndWork<T>(file: string, target: string, work: () => Promise<T>, onCompromised: CompromisedHandler): Promise<T> {
-  const leftByKilledWriter = await fs.stat(`${target}.lock`).then(st => Date.now() - st.mtimeMs > OPTIONS.update, () => false);
+  const leftByKilledWriter = await fs.stat(`${target}.lock`).then(
+    st => Date.now() - st.mtimeMs > OPTIONS.update,
+    () => false,
+  );
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(target, { ...OPTIONS, onCompromised: error => onCompromised(file, error) });
@@ -115,7 +113,10 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
 /** ENOENT around a lock: the folder was removed while in use. Other errors pass through. */
 function folderGone(file: string, error: unknown): unknown {
   if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error;
-  return new TwiningError('NOT_FOUND', `${path.dirname(file)} does not exist (was .twining/ removed while in use? "init" creates it again); nothing was written`);
+  return new TwiningError(
+    'NOT_FOUND',
+    `${path.dirname(file)} does not exist (was .twining/ removed while in use? "init" creates it again); nothing was written`,
+  );
 }
 
 /**

@@ -71,7 +71,9 @@ async function agents(ctx: TwiningContext, folder: TwiningFolder, stream: vscode
   }
   stream.markdown(`**${agents.length} agents** in ${folder.name}:\n\n`);
   for (const a of agents) {
-    stream.markdown(`- **${a.agent_id}** — ${a.liveness}${a.role ? `, ${a.role}` : ''}; ${list(strings(a.capabilities), 'no capabilities')}; last active ${relative(a.last_seen, now)}\n`);
+    stream.markdown(
+      `- **${a.agent_id}** — ${a.liveness}${a.role ? `, ${a.role}` : ''}; ${list(strings(a.capabilities), 'no capabilities')}; last active ${relative(a.last_seen, now)}\n`,
+    );
   }
   return {};
 }
@@ -106,7 +108,11 @@ async function handoffs(ctx: TwiningContext, folder: TwiningFolder, stream: vsco
   if (total_count > handoffs.length) stream.markdown(`\n…and ${total_count - handoffs.length} older.`);
   const mine = handoffs.filter(h => !h.acknowledged && h.target_agent === me);
   for (const h of mine.slice(0, 3)) {
-    stream.button({ command: 'twining.acknowledgeHandoff', title: `Acknowledge "${h.summary.slice(0, 40)}"`, arguments: [{ handoff_id: h.id, folder: folder.root }] });
+    stream.button({
+      command: 'twining.acknowledgeHandoff',
+      title: `Acknowledge "${h.summary.slice(0, 40)}"`,
+      arguments: [{ handoff_id: h.id, folder: folder.root }],
+    });
   }
   return {};
 }
@@ -119,7 +125,9 @@ async function handoff(ctx: TwiningContext, folder: TwiningFolder, request: vsco
   }
   const scope = activeFile(folder);
   const record = await folder.write('/handoff', engine => engine.handoff({ source_agent: ctx.agentId(), summary, results: [], ...(scope ? { scope } : {}) }));
-  stream.markdown(`Handoff created from **${record.source_agent}** to any agent, scope ${scope ? `\`${scope}\`` : 'whole project'}, with ${snapshotCounts(record.context_snapshot)} attached.\n\n`);
+  stream.markdown(
+    `Handoff created from **${record.source_agent}** to any agent, scope ${scope ? `\`${scope}\`` : 'whole project'}, with ${snapshotCounts(record.context_snapshot)} attached.\n\n`,
+  );
   for (const s of record.context_snapshot.summaries) stream.markdown(`- ${s}\n`);
   stream.button({ command: 'twining.openHandoff', title: 'Open Handoff', arguments: [{ handoff_id: record.id, folder: folder.root }] });
   return {};
@@ -147,7 +155,9 @@ async function freeForm(
         'Use the twining_* tools to read and change it; answer briefly, in Markdown.',
         `The user's own agent id is "${me}": use it as source_agent, agent_id or acknowledging agent when the user acts themselves.`,
         `The current time is ${ctx.clock.now().toISOString()}.`,
-        file ? `The active editor shows ${file}; use it (or its folder, ending in "/") as the scope when the user means "this file".` : 'No file is open in the editor.',
+        file
+          ? `The active editor shows ${file}; use it (or its folder, ending in "/") as the scope when the user means "this file".`
+          : 'No file is open in the editor.',
       ].join(' '),
     ),
   ];

@@ -21,21 +21,33 @@ export async function registerAgent(inv: Invocation, ctx: TwiningContext) {
   }
   const folder = inv.mode === 'node' ? inv.node.folder : await pickFolder(ctx, { title });
   const preset = inv.mode === 'node' && inv.node.kind === 'agent' ? inv.node.agent : undefined;
-  const agentId = await askText({ title, step: 1, total: 4 }, {
-    prompt: 'Agent id (your own id is preset; any file-name-safe name works)',
-    value: preset?.agent_id ?? ctx.agentId(),
-    max: 128,
-  });
-  const capabilities = csv(
-    await askText({ title, step: 2, total: 4 }, {
-      prompt: 'Capabilities to add, comma-separated (they are merged with the stored ones)',
-      placeHolder: 'e.g. typescript, review, testing',
-      value: preset ? strings(preset.capabilities).join(', ') : undefined,
-      optional: true,
-    }),
+  const agentId = await askText(
+    { title, step: 1, total: 4 },
+    {
+      prompt: 'Agent id (your own id is preset; any file-name-safe name works)',
+      value: preset?.agent_id ?? ctx.agentId(),
+      max: 128,
+    },
   );
-  const role = await askText({ title, step: 3, total: 4 }, { prompt: 'Role (optional)', placeHolder: 'e.g. implementer, reviewer, tester', value: preset?.role, optional: true, max: 200 });
-  const description = await askText({ title, step: 4, total: 4 }, { prompt: 'What does this agent do? (optional)', value: preset?.description, optional: true, max: 2000 });
+  const capabilities = csv(
+    await askText(
+      { title, step: 2, total: 4 },
+      {
+        prompt: 'Capabilities to add, comma-separated (they are merged with the stored ones)',
+        placeHolder: 'e.g. typescript, review, testing',
+        value: preset ? strings(preset.capabilities).join(', ') : undefined,
+        optional: true,
+      },
+    ),
+  );
+  const role = await askText(
+    { title, step: 3, total: 4 },
+    { prompt: 'Role (optional)', placeHolder: 'e.g. implementer, reviewer, tester', value: preset?.role, optional: true, max: 200 },
+  );
+  const description = await askText(
+    { title, step: 4, total: 4 },
+    { prompt: 'What does this agent do? (optional)', value: preset?.description, optional: true, max: 2000 },
+  );
   const input: Record<string, unknown> = { agent_id: agentId, capabilities };
   if (role) input.role = role;
   if (description) input.description = description;

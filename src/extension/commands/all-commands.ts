@@ -31,5 +31,3 @@ const HANDLERS: Record<CommandId, Handler> = {
 export function registerCommands(ctx: TwiningContext): vscode.Disposable[] {
   return (Object.keys(HANDLERS) as CommandId[]).map(id => registerCommand(id, HANDLERS[id], ctx));
 }
-
-

@@ -42,17 +42,23 @@ function postCommand(entryType: 'warning' | 'finding', title: string) {
       return result;
     }
     const folder = await interactiveFolder(inv, ctx, title);
-    const summary = await askText({ title, step: 1, total: 3 }, {
-      prompt: entryType === 'warning' ? 'What should others watch out for? (one line)' : 'What did you find out? (one line)',
-      max: 200,
-    });
+    const summary = await askText(
+      { title, step: 1, total: 3 },
+      {
+        prompt: entryType === 'warning' ? 'What should others watch out for? (one line)' : 'What did you find out? (one line)',
+        max: 200,
+      },
+    );
     const detail = await askText({ title, step: 2, total: 3 }, { prompt: 'Details (optional)', optional: true, max: 65536 });
     const scope = await pickScope({ title, step: 3, total: 3 }, folderAndFile(inv, folder), 'project');
     const input: Record<string, unknown> = { entry_type: entryType, summary, agent_id: ctx.agentId(), scope: scope ?? 'project' };
     if (detail) input.detail = detail;
     const result = await folder.write(title, engine => engine.post(input as never));
     followUp(
-      vscode.window.showInformationMessage(`${entryType === 'warning' ? 'Warning' : 'Finding'} posted to the blackboard (scope ${scope ?? 'project'}).`, 'Open'),
+      vscode.window.showInformationMessage(
+        `${entryType === 'warning' ? 'Warning' : 'Finding'} posted to the blackboard (scope ${scope ?? 'project'}).`,
+        'Open',
+      ),
       () => showDocument(documentUri(folder, 'entry', result.id)),
     );
     return result;
@@ -80,10 +86,13 @@ export async function postDelegation(inv: Invocation, ctx: TwiningContext) {
     return [...caps];
   });
   const capabilities = csv(
-    await askText({ title, step: 2, total: 4 }, {
-      prompt: 'Required capabilities, comma-separated',
-      placeHolder: known.length ? `known: ${list(known)}` : 'e.g. testing, typescript',
-    }),
+    await askText(
+      { title, step: 2, total: 4 },
+      {
+        prompt: 'Required capabilities, comma-separated',
+        placeHolder: known.length ? `known: ${list(known)}` : 'e.g. testing, typescript',
+      },
+    ),
   );
   const timeouts = await folder.run(async engine => (await engine.config()).delegations.timeouts);
   const urgency = (
@@ -116,17 +125,24 @@ export async function recordDecision(inv: Invocation, ctx: TwiningContext) {
   const folder = await interactiveFolder(inv, ctx, title);
   const total = 7;
   const domains = await folder.run(async engine => [...new Set((await engine.decisions({})).decisions.map(d => d.domain))]);
-  const domain = await askText({ title, step: 1, total }, {
-    prompt: 'Domain',
-    placeHolder: domains.length ? `e.g. ${list(domains.slice(0, 6))}` : 'e.g. architecture, security, api',
-    max: 200,
-  });
+  const domain = await askText(
+    { title, step: 1, total },
+    {
+      prompt: 'Domain',
+      placeHolder: domains.length ? `e.g. ${list(domains.slice(0, 6))}` : 'e.g. architecture, security, api',
+      max: 200,
+    },
+  );
   const summary = await askText({ title, step: 2, total }, { prompt: 'The decision, in one line', max: 200 });
   const context = await askText({ title, step: 3, total }, { prompt: 'Context: what made a decision necessary?', max: 20000 });
   const rationale = await askText({ title, step: 4, total }, { prompt: 'Rationale: why this option?', max: 20000 });
   const scope = (await pickScope({ title, step: 5, total }, folderAndFile(inv, folder), 'project')) ?? 'project';
   const confidence = (
-    await pickOne({ title, step: 6, total }, core().CONFIDENCES.map(c => ({ label: c, confidence: c, picked: c === 'medium' })), 'Confidence')
+    await pickOne(
+      { title, step: 6, total },
+      core().CONFIDENCES.map(c => ({ label: c, confidence: c, picked: c === 'medium' })),
+      'Confidence',
+    )
   ).confidence;
   // Offer to supersede an active decision in the same domain whose scope overlaps.
   const overlapping = await folder.run(async engine =>

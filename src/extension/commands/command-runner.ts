@@ -17,10 +17,7 @@ import { isNode, Node } from '../views/tree-base';
 import { COMMANDS, CommandId, commandWrites } from './command-table';
 
 export type Invocation =
-  | { mode: 'args'; args: Record<string, unknown> }
-  | { mode: 'node'; node: Node }
-  | { mode: 'uri'; uri: vscode.Uri }
-  | { mode: 'interactive' };
+  { mode: 'args'; args: Record<string, unknown> } | { mode: 'node'; node: Node } | { mode: 'uri'; uri: vscode.Uri } | { mode: 'interactive' };
 
 /** The user closed a prompt: the command ends quietly. */
 export class Cancelled extends Error {
@@ -34,7 +31,10 @@ export function invocationOf(first: unknown): Invocation {
   if (first instanceof vscode.Uri) return { mode: 'uri', uri: first };
   if (first !== null && typeof first === 'object' && !Array.isArray(first)) return { mode: 'args', args: { ...(first as Record<string, unknown>) } };
   if (first !== undefined && first !== null) {
-    throw new (core().TwiningError)('INVALID_INPUT', `the argument must be an object with the operation's fields, not ${Array.isArray(first) ? 'an array' : typeof first}`);
+    throw new (core().TwiningError)(
+      'INVALID_INPUT',
+      `the argument must be an object with the operation's fields, not ${Array.isArray(first) ? 'an array' : typeof first}`,
+    );
   }
   return { mode: 'interactive' };
 }

@@ -25,7 +25,9 @@ export async function initialize(inv: Invocation, ctx: TwiningContext) {
   const result = await folder.run(engine => engine.init());
   await ctx.folders.recheck(folder);
   log.info(`${folder.name}: ${result.created ? 'created' : 'completed'} ${result.dir}`);
-  const message = result.created ? `Twining initialized: created .twining/ in ${folder.name}.` : `.twining/ already existed in ${folder.name}; missing entries were added.`;
+  const message = result.created
+    ? `Twining initialized: created .twining/ in ${folder.name}.`
+    : `.twining/ already existed in ${folder.name}; missing entries were added.`;
   if (inv.mode === 'args') quietly(message);
   else {
     void vscode.window.showInformationMessage(message);

@@ -28,7 +28,10 @@ async function setUp(folder: TwiningFolder, quiet: boolean) {
     ? `Twining: git now merges .twining/ record by record in ${folder.name}. Commit .twining/.gitattributes so your team shares it; each clone runs this set-up once (git never runs a merge driver from committed files).`
     : `Twining: git merging of .twining/ was already set up in ${folder.name}.`;
   if (quiet) quietly(message.replace(/^Twining: /, ''));
-  else followUp(vscode.window.showInformationMessage(message, 'Open .gitattributes'), () => vscode.window.showTextDocument(vscode.Uri.file(result.attributesFile)));
+  else
+    followUp(vscode.window.showInformationMessage(message, 'Open .gitattributes'), () =>
+      vscode.window.showTextDocument(vscode.Uri.file(result.attributesFile)),
+    );
   return result;
 }
 
@@ -64,14 +67,18 @@ const SUGGESTED = 'twining.gitMerging.suggested';
  */
 export async function checkGitMerging(folders: readonly TwiningFolder[], memento: vscode.Memento, trusted: boolean): Promise<void> {
   for (const folder of folders) {
-    const state = await core().gitMergeState(folder.root).catch(() => undefined);
+    const state = await core()
+      .gitMergeState(folder.root)
+      .catch(() => undefined);
     if (!state?.repository) continue;
     const current = ourDriverCommand();
     if (trusted && core().driverNeedsUpdate(state.driver, current, file => fs.existsSync(file))) {
-      await core().gitSetup(folder.root, current).then(
-        r => log.info(`${folder.name}: the git merge driver now runs this version's CLI (${r.changed.join('; ') || 'unchanged'}).`),
-        error => log.warn(`${folder.name}: could not update the git merge driver: ${(error as Error).message}`),
-      );
+      await core()
+        .gitSetup(folder.root, current)
+        .then(
+          r => log.info(`${folder.name}: the git merge driver now runs this version's CLI (${r.changed.join('; ') || 'unchanged'}).`),
+          error => log.warn(`${folder.name}: could not update the git merge driver: ${(error as Error).message}`),
+        );
       continue;
     }
     const asked = memento.get<string[]>(SUGGESTED, []);

@@ -47,8 +47,11 @@ export async function createHandoff(inv: Invocation, ctx: TwiningContext): Promi
   let scope: string | undefined;
   let autoSnapshot = true;
   for (;;) {
-    scope = await pickScope({ title: TITLE, step: 1, total }, file, undefined, async s =>
-      `Attaches ${snapshotCounts(await folder.run(engine => engine.previewSnapshot(s)))}`,
+    scope = await pickScope(
+      { title: TITLE, step: 1, total },
+      file,
+      undefined,
+      async s => `Attaches ${snapshotCounts(await folder.run(engine => engine.previewSnapshot(s)))}`,
     );
     const choice = await confirmSnapshot(folder, scope, { title: TITLE, step: 2, total });
     if (choice === 'back') continue;
@@ -57,11 +60,14 @@ export async function createHandoff(inv: Invocation, ctx: TwiningContext): Promi
   }
 
   // 3. Summary.
-  const summary = await askText({ title: TITLE, step: 3, total }, {
-    prompt: 'What are you handing over?',
-    placeHolder: 'e.g. JWT middleware done; needs tests for token refresh',
-    max: 4000,
-  });
+  const summary = await askText(
+    { title: TITLE, step: 3, total },
+    {
+      prompt: 'What are you handing over?',
+      placeHolder: 'e.g. JWT middleware done; needs tests for token refresh',
+      max: 4000,
+    },
+  );
 
   // 4. Results, one or more.
   const results = await askResults({ title: TITLE, step: 4, total });
@@ -102,7 +108,11 @@ async function confirmSnapshot(folder: TwiningFolder, scope: string | undefined,
       choice: 'attach',
     },
   ];
-  for (const [title, kind, icon] of [['Decisions', 'decision', 'law'], ['Warnings', 'warning', 'warning'], ['Findings', 'finding', 'lightbulb']] as const) {
+  for (const [title, kind, icon] of [
+    ['Decisions', 'decision', 'law'],
+    ['Warnings', 'warning', 'warning'],
+    ['Findings', 'finding', 'lightbulb'],
+  ] as const) {
     const of = resolved.filter(r => r.item === kind);
     if (of.length === 0) continue;
     items.push({ label: `${title} (${of.length})`, kind: vscode.QuickPickItemKind.Separator });
@@ -140,7 +150,12 @@ async function askResults(s: Step): Promise<HandoffResult[]> {
 
 // ---------------------------------------------------------------------------------------------
 
-async function handoffTarget(inv: Invocation, ctx: TwiningContext, title: string, options: { unacknowledged?: boolean } = {}): Promise<{ folder: TwiningFolder; id: string; args?: Record<string, unknown> }> {
+async function handoffTarget(
+  inv: Invocation,
+  ctx: TwiningContext,
+  title: string,
+  options: { unacknowledged?: boolean } = {},
+): Promise<{ folder: TwiningFolder; id: string; args?: Record<string, unknown> }> {
   if (inv.mode === 'node' && inv.node.kind === 'handoff') return { folder: inv.node.folder, id: inv.node.line.id };
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
@@ -162,7 +177,11 @@ export async function acknowledgeHandoff(inv: Invocation, ctx: TwiningContext) {
 export async function openHandoff(inv: Invocation, ctx: TwiningContext): Promise<HandoffRecord | undefined> {
   const { folder, id, args } = await handoffTarget(inv, ctx, 'Open Handoff');
   if (args && Object.keys(args).some(k => k !== 'handoff_id')) {
-    throw new Error(`Open Handoff: unknown field(s) ${Object.keys(args).filter(k => k !== 'handoff_id').join(', ')} (it takes handoff_id and folder)`);
+    throw new Error(
+      `Open Handoff: unknown field(s) ${Object.keys(args)
+        .filter(k => k !== 'handoff_id')
+        .join(', ')} (it takes handoff_id and folder)`,
+    );
   }
   const record = await folder.run(engine => engine.getHandoff(id));
   if (!record) throw new Error(`Handoff not found: ${id}`);
@@ -182,4 +201,3 @@ export async function verifyHandoff(inv: Invocation, ctx: TwiningContext) {
   }
   return result;
 }
-

@@ -21,10 +21,7 @@ function titleOf(s: Step): string {
   return s.step && s.total ? `${s.title} (${s.step}/${s.total})` : s.title;
 }
 
-export async function askText(
-  s: Step,
-  options: { prompt: string; placeHolder?: string; value?: string; optional?: boolean; max?: number },
-): Promise<string> {
+export async function askText(s: Step, options: { prompt: string; placeHolder?: string; value?: string; optional?: boolean; max?: number }): Promise<string> {
   const value = await vscode.window.showInputBox({
     title: titleOf(s),
     prompt: options.prompt,
@@ -41,7 +38,12 @@ export async function askText(
   return value.trim();
 }
 
-export async function pickOne<T extends vscode.QuickPickItem>(s: Step, items: readonly T[], placeHolder: string, options: { matchOnDescription?: boolean } = {}): Promise<T> {
+export async function pickOne<T extends vscode.QuickPickItem>(
+  s: Step,
+  items: readonly T[],
+  placeHolder: string,
+  options: { matchOnDescription?: boolean } = {},
+): Promise<T> {
   const picked = await vscode.window.showQuickPick(items, {
     title: titleOf(s),
     placeHolder,
@@ -55,7 +57,10 @@ export async function pickOne<T extends vscode.QuickPickItem>(s: Step, items: re
 
 /** "a, b ,c" → ["a", "b", "c"]. */
 export function csv(text: string): string[] {
-  return text.split(',').map(s => s.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map(s => s.trim())
+    .filter(Boolean);
 }
 
 /** The workspace folder to work in: by the one folder rule, asking when several qualify (active editor's first). */
@@ -149,4 +154,3 @@ export async function pickAgent(folder: TwiningFolder, s: Step, options: { any?:
   }
   return (await pickOne(s, items, options.placeHolder)).agent;
 }
-

@@ -32,7 +32,8 @@ export async function applyFolderRule(folders: Folders, rule: FolderRule = {}): 
     else if (typeof spec === 'string') folder = folders.folderOf(spec) ?? folders.all().find(f => f.name === spec);
     else throw inputError('INVALID_INPUT', 'folder: must be a path, a URI or the name of a workspace folder');
     if (!folder) throw inputError('NOT_FOUND', `folder: "${String(spec)}" is not in a workspace folder`);
-    if (wantDir === true && !folder.hasTwiningDir) throw inputError('NOT_FOUND', `folder: ${folder.name} has no .twining/ folder (run "Twining: Initialize" first)`);
+    if (wantDir === true && !folder.hasTwiningDir)
+      throw inputError('NOT_FOUND', `folder: ${folder.name} has no .twining/ folder (run "Twining: Initialize" first)`);
     return folder;
   }
   const candidates = wantDir === 'any' ? folders.all() : wantDir ? folders.withTwiningDir() : folders.all().filter(f => !f.hasTwiningDir);

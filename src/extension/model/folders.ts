@@ -210,9 +210,7 @@ export class Folders implements vscode.Disposable, FolderHost {
   /** Resolves when no watcher report is pending and no refresh is running. */
   async whenIdle(): Promise<void> {
     for (let round = 0; round < 100; round++) {
-      const waiting = [...this.inFlight, ...[...this.watchers.values()].map(w => w.idle)].filter(
-        (p): p is Promise<unknown> => p !== undefined,
-      );
+      const waiting = [...this.inFlight, ...[...this.watchers.values()].map(w => w.idle)].filter((p): p is Promise<unknown> => p !== undefined);
       if (waiting.length === 0) return;
       await Promise.allSettled(waiting);
     }

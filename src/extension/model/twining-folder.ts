@@ -78,8 +78,12 @@ export class TwiningFolder {
     const dir = this.gitDir();
     if (!dir) return;
     const lock = path.join(dir, 'index.lock');
-    const exists = () => fs.stat(lock).then(() => true, () => false);
-    for (const deadline = Date.now() + maxMs; Date.now() < deadline && (await exists()); ) await new Promise(r => setTimeout(r, 50));
+    const exists = () =>
+      fs.stat(lock).then(
+        () => true,
+        () => false,
+      );
+    for (const deadline = Date.now() + maxMs; Date.now() < deadline && (await exists());) await new Promise(r => setTimeout(r, 50));
   }
 
   /** Re-creates the engine when the trust changes (engines fix read-only at creation). */

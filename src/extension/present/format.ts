@@ -43,7 +43,10 @@ export function absolute(time: string | undefined): string {
   if (!time) return 'unknown';
   const at = Date.parse(time);
   if (Number.isNaN(at)) return time;
-  return new Date(at).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+  return new Date(at)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, ' UTC');
 }
 
 /** Both, for tooltips: "2026-11-22 02:32:11 UTC (3 min ago)". */
@@ -80,9 +83,7 @@ export function oneLine(text: string, max = 120): string {
  * theme icons (`$(...)`) and what would start a block at the beginning of a line.
  */
 export function md(text: string): string {
-  return text
-    .replace(/[\\`*_[\]<>|~$]/g, ch => `\\${ch}`)
-    .replace(/^(\s*)([#>+-]|\d+\.)/gm, (_, space: string, mark: string) => `${space}\\${mark}`);
+  return text.replace(/[\\`*_[\]<>|~$]/g, ch => `\\${ch}`).replace(/^(\s*)([#>+-]|\d+\.)/gm, (_, space: string, mark: string) => `${space}\\${mark}`);
 }
 
 /** How each result status shows: a codicon and its colour (views, pickers), a mark (documents). */

@@ -34,7 +34,10 @@ export async function resolveSnapshot(engine: TwiningEngine, snapshot: unknown):
       items.push({ item: 'decision', id, summary: d?.summary ?? fallback[i], scope: d?.scope, status: d?.status ?? 'missing' });
     });
   }
-  for (const [item, key, prefix] of [['warning', 'warning_ids', 'Warning: '], ['finding', 'finding_ids', 'Finding: ']] as const) {
+  for (const [item, key, prefix] of [
+    ['warning', 'warning_ids', 'Warning: '],
+    ['finding', 'finding_ids', 'Finding: '],
+  ] as const) {
     const fallback = stored(prefix);
     for (const [i, id] of strings(s[key]).entries()) {
       const entry = await engine.getEntry(id);

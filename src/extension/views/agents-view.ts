@@ -27,7 +27,10 @@ export class AgentsProvider extends FolderTreeProvider {
       .map(({ agent }) => makeNode<AgentNode>({ kind: 'agent', folder, agent, isMe: agent.agent_id === me }));
     return {
       items: sorted,
-      nextTransition: earliest(agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)), now.getTime()),
+      nextTransition: earliest(
+        agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)),
+        now.getTime(),
+      ),
     };
   }
 

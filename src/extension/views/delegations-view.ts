@@ -8,9 +8,7 @@ import { core } from '../model/engine-loader';
 import type { Urgency } from '../../core/schemas';
 import type { TwiningFolder } from '../model/folders';
 import type { ChangeKind } from '../model/change-kinds';
-import {
-  DelegationNode, ExpiredGroupNode, FolderTreeProvider, LIVENESS_ICON, Node, SuggestionNode, earliest, makeNode, messageNode,
-} from './tree-base';
+import { DelegationNode, ExpiredGroupNode, FolderTreeProvider, LIVENESS_ICON, Node, SuggestionNode, earliest, makeNode, messageNode } from './tree-base';
 import { expiry, list, md, score, strings, when } from '../present/format';
 
 const URGENCY_ICON: Record<Urgency, vscode.ThemeIcon> = {
@@ -61,12 +59,9 @@ export class DelegationsProvider extends FolderTreeProvider {
     switch (element.kind) {
       case 'delegation': {
         const d = element.delegation;
-        const item = new vscode.TreeItem(
-          d.summary,
-          d.expired ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed,
-        );
+        const item = new vscode.TreeItem(d.summary, d.expired ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `${element.folder.key}#delegation:${d.entry_id}${d.expired ? ':expired' : ''}`;
-        item.iconPath = d.expired ? EXPIRED_ICON : URGENCY_ICON[d.urgency] ?? URGENCY_ICON.normal;
+        item.iconPath = d.expired ? EXPIRED_ICON : (URGENCY_ICON[d.urgency] ?? URGENCY_ICON.normal);
         item.description = `${expiry(d.expires_at, now)} · ${list(strings(d.required_capabilities), 'no capabilities')}`;
         item.contextValue = d.expired ? 'twining.delegation.expired' : 'twining.delegation';
         item.accessibilityInformation = { label: `${d.urgency} urgency: ${d.summary}, ${item.description}` };
@@ -117,7 +112,9 @@ export class DelegationsProvider extends FolderTreeProvider {
       const a = element.agent;
       const tip = new vscode.MarkdownString(undefined, true);
       tip.appendMarkdown(`**${md(a.agent_id)}** — ${a.liveness}${a.role ? `, ${md(a.role)}` : ''}\n\n`);
-      tip.appendMarkdown(`Score ${score(a.total_score)} = 0.7 × capability overlap ${score(a.capability_overlap)} + 0.3 × liveness ${score(a.liveness_score)}  \n`);
+      tip.appendMarkdown(
+        `Score ${score(a.total_score)} = 0.7 × capability overlap ${score(a.capability_overlap)} + 0.3 × liveness ${score(a.liveness_score)}  \n`,
+      );
       tip.appendMarkdown(`Matches: ${md(list(a.matched_capabilities))}  \n`);
       tip.appendMarkdown(`Capabilities: ${md(list(strings(a.capabilities)))}`);
       if (a.description) tip.appendMarkdown(`\n\n${md(a.description)}`);
@@ -126,4 +123,3 @@ export class DelegationsProvider extends FolderTreeProvider {
     return undefined;
   }
 }
-

@@ -12,8 +12,16 @@ import type { TwiningFolder } from '../model/folders';
 import type { ChangeKind } from '../model/change-kinds';
 import { log, messageOf } from '../log';
 import {
-  DriftItemNode, DriftNode, FolderTreeProvider, HandoffNode, Node, ResultNode, SnapshotItemNode, SnapshotNode,
-  makeNode, messageNode,
+  DriftItemNode,
+  DriftNode,
+  FolderTreeProvider,
+  HandoffNode,
+  Node,
+  ResultNode,
+  SnapshotItemNode,
+  SnapshotNode,
+  makeNode,
+  messageNode,
 } from './tree-base';
 import { RESULT_STATUS_LOOK, md, oneLine, plural, relative, strings, when } from '../present/format';
 import { resolveSnapshot } from '../present/snapshot-contents';
@@ -79,7 +87,18 @@ export class HandoffsProvider extends FolderTreeProvider {
     this.nodes.set(folder.key, next);
     this.computeDrift(folder);
     if (total_count > items.length) {
-      return { items: [...items, messageNode(folder, 'older', `${total_count - items.length} older handoffs not shown`, `The newest ${items.length} of ${total_count} are listed.`, 'info')] };
+      return {
+        items: [
+          ...items,
+          messageNode(
+            folder,
+            'older',
+            `${total_count - items.length} older handoffs not shown`,
+            `The newest ${items.length} of ${total_count} are listed.`,
+            'info',
+          ),
+        ],
+      };
     }
     return { items };
   }
@@ -150,9 +169,7 @@ export class HandoffsProvider extends FolderTreeProvider {
         const record = await folder.run(engine => engine.getHandoff(element.line.id));
         if (!record) return [messageNode(folder, `${element.line.id}:missing`, 'The handoff record file is missing')];
         const results = Array.isArray(record.results) ? record.results : [];
-        const children: Node[] = results.map((result, index) =>
-          makeNode<ResultNode>({ kind: 'result', folder, handoffId: element.line.id, result, index }),
-        );
+        const children: Node[] = results.map((result, index) => makeNode<ResultNode>({ kind: 'result', folder, handoffId: element.line.id, result, index }));
         if (results.length === 0) children.push(messageNode(folder, `${element.line.id}:noresults`, 'No results', undefined, 'info'));
         const snapshot = (record.context_snapshot ?? {}) as Partial<HandoffRecord['context_snapshot']>;
         const counts = {

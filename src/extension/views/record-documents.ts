@@ -103,11 +103,7 @@ async function renderHandoff(engine: TwiningEngine, id: string): Promise<string>
   out.push(`- **To:** ${h.target_agent ?? 'any agent'}`);
   out.push(`- **Scope:** ${h.scope ? `\`${h.scope}\`` : 'whole project'}`);
   out.push(`- **Created:** ${absolute(h.created_at)}`);
-  out.push(
-    h.acknowledged_by
-      ? `- **Acknowledged:** by ${h.acknowledged_by}, ${absolute(h.acknowledged_at)}`
-      : '- **Acknowledged:** not yet',
-  );
+  out.push(h.acknowledged_by ? `- **Acknowledged:** by ${h.acknowledged_by}, ${absolute(h.acknowledged_at)}` : '- **Acknowledged:** not yet');
   if (h.continues) out.push(`- **Continues:** handoff ${h.continues}`);
   out.push(`- **Id:** ${h.id}`, '');
   const results = Array.isArray(h.results) ? h.results : [];
@@ -136,7 +132,11 @@ async function renderHandoff(engine: TwiningEngine, id: string): Promise<string>
 async function renderSnapshot(engine: TwiningEngine, h: HandoffRecord): Promise<string[]> {
   const resolved = await resolveSnapshot(engine, h.context_snapshot);
   const out = ['## Context snapshot', ''];
-  for (const [title, kind] of [['Decisions', 'decision'], ['Warnings', 'warning'], ['Findings', 'finding']] as const) {
+  for (const [title, kind] of [
+    ['Decisions', 'decision'],
+    ['Warnings', 'warning'],
+    ['Findings', 'finding'],
+  ] as const) {
     const of = resolved.filter(r => r.item === kind);
     if (kind !== 'decision') out.push('');
     out.push(`### ${title} (${of.length})`, '');
@@ -166,7 +166,9 @@ function renderEntry(e: BlackboardEntry): string {
 
 export function renderStatus(name: string, s: Awaited<ReturnType<TwiningEngine['status']>>): string {
   const out = [`# Twining status: ${name}`, '', s.summary, ''];
-  out.push(`- **Agents:** ${s.registered_agents} registered: ${s.agents_by_liveness.active} active, ${s.agents_by_liveness.idle} idle, ${s.agents_by_liveness.gone} gone`);
+  out.push(
+    `- **Agents:** ${s.registered_agents} registered: ${s.agents_by_liveness.active} active, ${s.agents_by_liveness.idle} idle, ${s.agents_by_liveness.gone} gone`,
+  );
   out.push(`- **Delegations:** ${s.open_delegations} open, ${s.expired_delegations} expired`);
   out.push(`- **Handoffs:** ${s.handoffs}, ${s.unacknowledged_handoffs} not acknowledged`);
   out.push(`- **Decisions:** ${s.active_decisions} active, ${s.provisional_decisions} provisional`);

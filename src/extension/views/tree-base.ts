@@ -4,9 +4,7 @@
  * liveness or expiry transition, and a slow tick for "expires in" texts while a view is visible.
  */
 import * as vscode from 'vscode';
-import type {
-  AgentScore, AgentWithLiveness, Delegation, HandoffIndexLine, HandoffResult, Liveness, VerifyResult,
-} from '../../core';
+import type { AgentScore, AgentWithLiveness, Delegation, HandoffIndexLine, HandoffResult, Liveness, VerifyResult } from '../../core';
 import type { TwiningFolder, FolderChange } from '../model/folders';
 import type { TwiningContext } from '../twining-context';
 import type { ChangeKind } from '../model/change-kinds';
@@ -20,12 +18,34 @@ interface Base {
   readonly folder: TwiningFolder;
 }
 
-export interface FolderNode extends Base { kind: 'folder' }
-export interface MessageNode extends Base { kind: 'message'; id: string; text: string; detail?: string; severity: 'warning' | 'info' }
-export interface AgentNode extends Base { kind: 'agent'; agent: AgentWithLiveness; isMe: boolean }
-export interface DelegationNode extends Base { kind: 'delegation'; delegation: Delegation }
-export interface ExpiredGroupNode extends Base { kind: 'expiredGroup'; delegations: Delegation[] }
-export interface SuggestionNode extends Base { kind: 'suggestion'; delegation: Delegation; agent: AgentScore }
+export interface FolderNode extends Base {
+  kind: 'folder';
+}
+export interface MessageNode extends Base {
+  kind: 'message';
+  id: string;
+  text: string;
+  detail?: string;
+  severity: 'warning' | 'info';
+}
+export interface AgentNode extends Base {
+  kind: 'agent';
+  agent: AgentWithLiveness;
+  isMe: boolean;
+}
+export interface DelegationNode extends Base {
+  kind: 'delegation';
+  delegation: Delegation;
+}
+export interface ExpiredGroupNode extends Base {
+  kind: 'expiredGroup';
+  delegations: Delegation[];
+}
+export interface SuggestionNode extends Base {
+  kind: 'suggestion';
+  delegation: Delegation;
+  agent: AgentScore;
+}
 export interface HandoffNode extends Base {
   kind: 'handoff';
   line: HandoffIndexLine;
@@ -34,7 +54,12 @@ export interface HandoffNode extends Base {
   /** The drift report, once computed (lazily, in the background). */
   verify?: VerifyResult;
 }
-export interface ResultNode extends Base { kind: 'result'; handoffId: string; result: HandoffResult; index: number }
+export interface ResultNode extends Base {
+  kind: 'result';
+  handoffId: string;
+  result: HandoffResult;
+  index: number;
+}
 export interface SnapshotNode extends Base {
   kind: 'snapshot';
   handoffId: string;
@@ -49,7 +74,11 @@ export interface SnapshotItemNode extends Base {
   /** For decisions: the status now; for entries: whether the entry is still on the blackboard. */
   status?: string;
 }
-export interface DriftNode extends Base { kind: 'drift'; handoffId: string; verify: VerifyResult }
+export interface DriftNode extends Base {
+  kind: 'drift';
+  handoffId: string;
+  verify: VerifyResult;
+}
 export interface DriftItemNode extends Base {
   kind: 'driftItem';
   handoffId: string;
@@ -60,8 +89,18 @@ export interface DriftItemNode extends Base {
 }
 
 export type Node =
-  | FolderNode | MessageNode | AgentNode | DelegationNode | ExpiredGroupNode | SuggestionNode
-  | HandoffNode | ResultNode | SnapshotNode | SnapshotItemNode | DriftNode | DriftItemNode;
+  | FolderNode
+  | MessageNode
+  | AgentNode
+  | DelegationNode
+  | ExpiredGroupNode
+  | SuggestionNode
+  | HandoffNode
+  | ResultNode
+  | SnapshotNode
+  | SnapshotItemNode
+  | DriftNode
+  | DriftItemNode;
 
 type Fields<T> = Omit<T, typeof NODE>;
 
@@ -230,9 +269,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
         const item = new vscode.TreeItem(element.text, vscode.TreeItemCollapsibleState.None);
         item.id = `${element.folder.key}#message:${element.id}`;
         item.iconPath =
-          element.severity === 'warning'
-            ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
-            : new vscode.ThemeIcon('info');
+          element.severity === 'warning' ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon('info');
         item.tooltip = element.detail ? `${element.text}\n\n${element.detail}` : element.text;
         item.description = element.detail;
         item.contextValue = 'twining.message';
