@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace, normaliseTags } from '../../src/core';
-import { fixtureProject, tw, parseJsonl, lockDirs, snapshotTree, changedFiles, startWorker, sleep, Worker, WorkerMessage } from './tmp';
+import { fixtureProject, tw, parseJsonl, lockDirs, ownerRecords, snapshotTree, changedFiles, startWorker, sleep, Worker, WorkerMessage } from './tmp';
 
 const FIXTURE_ENTRIES = 14;
 const FIXTURE_HANDOFFS = ['01M80HHKAVJT8FG2B08Q4NGZ4W', '01M80HHKBXQEDY2H6KWG27Q6EF'];
@@ -58,6 +58,7 @@ function loadFolder(root: string, { allowTornTail = false } = {}): FolderState {
     handoffFiles.set(name.slice(0, 26), JSON.parse(fs.readFileSync(tw(root, 'handoffs', name), 'utf8')));
   }
   assert.deepEqual(lockDirs(root), [], 'no lock directory is left behind');
+  assert.deepEqual(ownerRecords(root), [], 'no lock owner record is left behind');
   const temps = [...snapshotTree(root).keys()].filter(k => k.endsWith('.tmp'));
   assert.deepEqual(temps, [], 'no temporary file of an atomic rewrite is left behind');
   return { registry, decisionIndex, blackboard, blackboardTail, handoffIndex, handoffFiles };
@@ -371,7 +372,7 @@ describe('a writer killed with SIGKILL', () => {
     );
   });
 
-  test('while it holds a lock: the stale lock delays the next write by at most ~10 s, then the write completes', async () => {
+  test('while it holds a lock: the next writer takes the dead writer\'s lock over at once', async () => {
     const root = fixtureProject();
     const candidates = Object.fromEntries((['blackboard', 'registry', 'handoffs'] as LockKind[]).map(k => [tw(root, `${LOCK_FILES[k]}.lock`), k])) as Record<
       string,
@@ -379,36 +380,38 @@ describe('a writer killed with SIGKILL', () => {
     >;
     let left: string | undefined;
     const victims: Worker[] = [];
-    for (let attempt = 0; attempt < 10 && !left; attempt++) {
+    // The owner is recorded just after the lock directory is made: a kill in between leaves a
+    // lock without an owner (the 10 s rule, tested with twining-mcp's locks), so kill again.
+    for (let attempt = 0; attempt < 20 && !left; attempt++) {
       const victim = startWorker({ mode: 'mix', root, name: `k${attempt}`, ops: 1_000_000, seed: 500 + attempt, retryLocked: true });
       victims.push(victim);
       await victim.waitFor(m => m.op !== undefined && m.i >= 10);
       const seen = killWhileLocking(victim, Object.keys(candidates));
       await victim.exited;
-      if (seen && fs.existsSync(seen)) left = seen;
+      if (seen && fs.existsSync(seen) && fs.existsSync(`${seen}.owner`)) left = seen;
+      else if (seen && fs.existsSync(seen)) await reclaimLeftLocks(await openWorkspace(root, { warn: () => undefined }), root, Date.now());
     }
-    assert.ok(left, 'a writer was killed while it held a lock (10 attempts)');
+    assert.ok(left, 'a writer was killed while it held a lock whose owner it had recorded (20 attempts)');
+    const owner = JSON.parse(fs.readFileSync(`${left}.owner`, 'utf8'));
+    assert.equal(owner.pid, victims[victims.length - 1].child.pid, 'the owner record names the killed writer');
     const killedAt = Date.now();
     const which = candidates[left!];
 
-    // A new process-level client writes the file behind that lock, retrying on LOCKED.
+    // A new process-level client writes the file behind that lock.
     const ws = await openWorkspace(root, { warn: () => undefined });
-    const { lockedErrors, message } = await writeUntilDone(ws, which, killedAt);
-    if (message) assert.match(message, new RegExp(path.basename(left!, '.lock').replace('.', '\\.')), 'the LOCKED error names the locked file');
+    const { lockedErrors } = await writeUntilDone(ws, which, killedAt);
     const waited = Date.now() - killedAt;
-    process.stdout.write(
-      `# stale ${which} lock: the next write completed ${waited} ms after the SIGKILL (${lockedErrors} LOCKED attempt(s) of ~4.5 s first)\n`,
-    );
-    assert.ok(lockedErrors >= 1, 'the stale lock was honoured until proper-lockfile considered it stale');
-    assert.ok(waited >= 5_000 && waited <= 16_000, `waited ${waited} ms (stale after 10 s, at most one more retry period)`);
-    // The victim may have died holding a second lock (handoffs and decisions lock two files);
-    // the next write that needs it takes it over as well.
+    process.stdout.write(`# dead writer's ${which} lock: the next write completed ${waited} ms after the SIGKILL\n`);
+    assert.equal(lockedErrors, 0, 'no LOCKED error: the lock of a dead process is taken over, not waited out');
+    // Generous for a loaded 2-core machine; proper-lockfile's rule alone makes it 10 s (bench: median).
+    assert.ok(waited < 3_000, `waited ${waited} ms`);
     const others = await reclaimLeftLocks(ws, root, killedAt);
-    if (others.length) process.stdout.write(`# also reclaimed the stale ${others.join(', ')} lock(s)\n`);
+    if (others.length) process.stdout.write(`# also reclaimed the dead ${others.join(', ')} lock(s)\n`);
 
     const state = loadFolder(root, { allowTornTail: true });
     assert.equal(state.blackboardTail, '', 'a single append is never torn by SIGKILL');
     checkReportedOps(state, reported(victims));
+    assert.deepEqual(ownerRecords(root), [], 'no owner record is left once the locks are released');
     if (which === 'blackboard' || others.includes('blackboard')) assert.ok(state.blackboard.some(e => e.summary === 'after the crash'));
     if (which === 'registry' || others.includes('registry')) assert.ok(state.registry.some(a => a.agent_id === 'survivor'));
     if (which === 'handoffs' || others.includes('handoffs')) assert.equal(state.handoffFiles.get(FIXTURE_HANDOFFS[0])!.acknowledged_by, 'survivor');

@@ -87,6 +87,11 @@ export function lockDirs(root: string): string[] {
   return [...snapshotTree(root).keys()].filter(k => k.endsWith('.lock/'));
 }
 
+/** Lock owner records (`X.lock.owner`) and claimed ones, which exist only while a lock is held or taken over. */
+export function ownerRecords(root: string): string[] {
+  return [...snapshotTree(root).keys()].filter(k => /\.lock\.owner(\..*\.claim)?$/.test(k));
+}
+
 export const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------

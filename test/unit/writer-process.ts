@@ -12,6 +12,7 @@
  *  - decide: `ops` decisions in one domain with overlapping scopes and distinct summaries.
  *  - hold:   takes proper-lockfile locks on `files` exactly as twining-mcp does, optionally appends
  *            `appendLine` to the first file while holding, holds `holdMs`, releases.
+ *  - ourlock: takes the engine's own lock (src/core/lock.ts) on `files[0]`, holds `holdMs`, releases.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -21,7 +22,7 @@ import { prng } from './prng';
 type Core = typeof import('../../src/core');
 
 interface Config {
-  mode: 'mix' | 'decide' | 'hold';
+  mode: 'mix' | 'decide' | 'hold' | 'ourlock';
   root: string;
   name: string;
   ops?: number;
@@ -34,6 +35,8 @@ interface Config {
   files?: string[];
   holdMs?: number;
   appendLine?: string;
+  /** hold: false to fail at once on a busy lock instead of retrying as twining-mcp does. */
+  retries?: boolean;
   domain?: string;
 }
 
@@ -177,7 +180,9 @@ async function hold(): Promise<void> {
   const lockfile = require('proper-lockfile') as typeof import('proper-lockfile');
   const releases: (() => Promise<void>)[] = [];
   for (const file of config.files ?? []) {
-    releases.push(await lockfile.lock(file, { stale: 10000, update: 5000, realpath: true }));
+    // twining-mcp's options (FORMAT.md §3): it waits for a busy lock up to 10 retries (~4.5 s).
+    const retries = config.retries === false ? 0 : { retries: 10, factor: 1.5, minTimeout: 50, maxTimeout: 1000, randomize: false };
+    releases.push(await lockfile.lock(file, { stale: 10000, update: 5000, realpath: true, retries }));
   }
   emit({ locked: true, at: Date.now() });
   if (config.appendLine !== undefined) {
@@ -190,14 +195,25 @@ async function hold(): Promise<void> {
   emit({ released: true, at: releasing });
 }
 
+async function ourLock(): Promise<void> {
+  const { withLock } = require('../../src/core/store/lock') as typeof import('../../src/core/store/lock');
+  await withLock(config.files![0], '', async () => {
+    emit({ locked: true, at: Date.now() });
+    await sleep(config.holdMs ?? 1000);
+    emit({ releasing: true, at: Date.now() });
+  });
+  emit({ released: true, at: Date.now() });
+}
+
 async function main(): Promise<void> {
   // Child processes use the built library, as the extension's users would.
-  const core: Core = config.mode === 'hold' ? (undefined as unknown as Core) : require(path.resolve(__dirname, '../../dist/core.js'));
+  const core: Core = config.mode === 'hold' || config.mode === 'ourlock' ? (undefined as unknown as Core) : require(path.resolve(__dirname, '../../dist/core.js'));
   emit({ ready: true, pid: process.pid });
   await waitForGo();
   emit({ started: true, at: Date.now() });
   if (config.mode === 'mix') await mix(core);
   else if (config.mode === 'decide') await decide(core);
+  else if (config.mode === 'ourlock') await ourLock();
   else await hold();
   process.exit(0);
 }

@@ -8,6 +8,7 @@ import * as path from 'path';
 import * as lockfile from 'proper-lockfile';
 import { createExclusive, sweepTemporaryFiles } from './files';
 import { TwiningError } from '../errors';
+import { describeOwner, forgetOwner, recordOwner } from './lock-owner';
 
 const OPTIONS = {
   stale: 10_000,
@@ -15,8 +16,17 @@ const OPTIONS = {
   // twining-mcp locks the real path (proper-lockfile's default); we resolve it ourselves, once
   // per file, and pass it resolved: the lock directory is the same, with two fewer calls a lock.
   realpath: false,
-  retries: { retries: 10, factor: 1.5, minTimeout: 50, maxTimeout: 1_000, randomize: false },
 } as const;
+
+/**
+ * twining-mcp's retry schedule (FORMAT.md §3 rule 5: round(50 × 1.5ⁿ) capped at 1 000 ms, no
+ * jitter): 11 attempts in about 4.5 s. We run the attempts ourselves rather than through
+ * proper-lockfile's `retries`, to record ourselves beside the lock before each attempt and to look
+ * at the recorded holder between attempts: a lock whose holder is a dead process of this machine
+ * is taken over at once (lock-owner.ts) instead of after 10 s.
+ */
+const RETRY_DELAYS = [50, 75, 113, 169, 253, 380, 570, 854, 1000, 1000];
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 /** Real paths of lock targets that exist (or existed: a write re-creates them). */
 const resolved = new Map<string, string>();
@@ -35,7 +45,7 @@ async function realTarget(file: string, emptyContent: string): Promise<string> {
 const queues = new Map<string, Promise<boolean>>();
 
 const lockedOut = (file: string, detail = '', details?: unknown) =>
-  new TwiningError('LOCKED', `${file} stayed locked by another writer for the whole retry period (about 4.5 s)${detail}; nothing was written`, details);
+  new TwiningError('LOCKED', `${file} stayed locked by another writer${detail} for the whole retry period (about 4.5 s); nothing was written`, details);
 
 /**
  * Runs `fn` when this process's earlier callers for `target` are done. Callers in one process
@@ -52,7 +62,7 @@ async function inTurn<T>(file: string, target: string, fn: () => Promise<T>): Pr
   queues.set(target, tail);
   let wasLockedOut = await previous;
   try {
-    if (wasLockedOut) throw lockedOut(file, ' while this call waited its turn');
+    if (wasLockedOut) throw lockedOut(file, ' (all the while this call waited its turn)');
     return await fn();
   } catch (error) {
     if ((error as TwiningError).details === target) wasLockedOut = true;
@@ -84,29 +94,50 @@ export async function withLock<T>(file: string, emptyContent: string, work: () =
 }
 
 async function lockAndWork<T>(file: string, target: string, work: () => Promise<T>, onCompromised: CompromisedHandler): Promise<T> {
-  const leftByKilledWriter = await fs.stat(`${target}.lock`).then(
-    st => Date.now() - st.mtimeMs > OPTIONS.update,
-    () => false,
-  );
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(target, { ...OPTIONS, onCompromised: error => onCompromised(file, error) });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      resolved.delete(file);
-      throw folderGone(file, error);
+  const leftByKilledWriter = await fs.stat(`${target}.lock`).then(st => Date.now() - st.mtimeMs > OPTIONS.update, () => false);
+  let release: () => Promise<void> = async () => undefined;
+  let recorded = false;
+  let takeovers = 0;
+  for (let attempt = 0; ; attempt++) {
+    // Our writers record themselves beside the lock first (lock-owner.ts); a dead one's record and
+    // lock are removed there, and the next attempt follows at once.
+    const claim = await recordOwner(target);
+    if (claim === 'retry' && takeovers < 3) {
+      takeovers++;
+      attempt--;
+      continue;
     }
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+    recorded = claim === 'recorded';
+    let locked = false;
+    if (claim === 'recorded' || claim === 'unrecorded') {
+      try {
+        release = await lockfile.lock(target, { ...OPTIONS, onCompromised: error => onCompromised(file, error) });
+        locked = true;
+      } catch (error) {
+        if (recorded) await forgetOwner(target);
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') {
+          resolved.delete(file);
+          throw folderGone(file, error);
+        }
+        if (code !== 'ELOCKED') throw error;
+      }
+    }
+    if (locked) break;
+    if (attempt >= RETRY_DELAYS.length) {
+      const holder = await describeOwner(target);
       // `details` marks the lock itself as the one not had (not a lock taken inside `work`).
-      throw lockedOut(file, '', target);
+      throw lockedOut(file, holder ? ` (${holder})` : '', target);
     }
-    throw error;
+    await sleep(RETRY_DELAYS[attempt]);
   }
   try {
-    if (leftByKilledWriter) await sweepTemporaryFiles(path.dirname(file));
+    if (leftByKilledWriter || takeovers > 0) await sweepTemporaryFiles(path.dirname(file));
     return await work();
   } finally {
     await release().catch(() => undefined);
+    // The record goes last: a writer killed in between leaves a record without a lock, removed at once.
+    if (recorded) await forgetOwner(target);
   }
 }
 

@@ -1,0 +1,146 @@
+/**
+ * Who holds a lock, recorded beside the lock directory, so that a lock left by a killed writer is
+ * taken over at once instead of after proper-lockfile's 10 s staleness.
+ *
+ * `X.lock/` stays an empty directory, exactly as proper-lockfile and twining-mcp make it, so
+ * twining-mcp can still `rmdir` a stale lock of ours. Beside it, `X.lock.owner` names the writer
+ * (`{host, pidns, pid, at}`: machine, pid namespace, process). Our writers create it *before* they
+ * make the directory, in one atomic step (a hard link of a fully written temporary file: it exists
+ * complete or not at all, and only one writer can create it), and remove it only after removing the
+ * directory. So whenever a writer of ours holds `X.lock/`, or was killed holding it, the record is
+ * there, with no gap between the two.
+ *
+ * A writer that finds the record of a process of this machine and pid namespace that no longer
+ * exists claims the record (renaming it to a name of its own, which only one rename can do) and
+ * removes `X.lock/` when that directory was made just after the record (within `WINDOW_MS`): the
+ * dead writer's own. A directory made at another time (twining-mcp broke the dead lock after 10 s
+ * and holds its own) is left alone. Anything else (no record: twining-mcp's lock; another machine;
+ * a live process) falls back to the 10 s rule.
+ */
+import { promises as fs, readlinkSync } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { randomBytes } from 'crypto';
+
+interface OwnerRecord {
+  host: string;
+  pidns: string;
+  pid: number;
+  at: string;
+}
+
+/** This process's pid namespace: pids of another namespace (a container) cannot be checked from here. */
+const PID_NAMESPACE = (() => {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return '';
+  }
+})();
+
+/** A lock directory made this long after its owner record (or less) is that owner's. */
+const WINDOW_MS = 2_000;
+/** A record older than proper-lockfile's staleness no longer keeps our writers out by itself. */
+const STALE_MS = 10_000;
+
+const ownerFile = (target: string) => `${target}.lock.owner`;
+const unique = () => `${process.pid}.${randomBytes(4).toString('hex')}`;
+
+export type OwnerClaim = 'recorded' | 'busy' | 'retry' | 'unrecorded';
+
+/**
+ * Records this process as the writer about to take the lock on `target`: 'recorded'. When another
+ * writer of ours is recorded: 'busy' (it is alive), or 'retry' (it was dead and its record, and its
+ * lock directory if it had made it, were removed: try again at once). 'unrecorded' when the folder
+ * cannot hold the record (full disk, no hard links): the lock still works, with the 10 s rule.
+ */
+export async function recordOwner(target: string): Promise<OwnerClaim> {
+  const record: OwnerRecord = { host: os.hostname(), pidns: PID_NAMESPACE, pid: process.pid, at: new Date().toISOString() };
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.lock.owner.${unique()}.tmp`);
+  try {
+    await fs.writeFile(temp, JSON.stringify(record), { flag: 'wx' });
+    await fs.link(temp, ownerFile(target));
+    return 'recorded';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'unrecorded';
+    return (await removeIfDead(target)) ? 'retry' : 'busy';
+  } finally {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+  }
+}
+
+/** Removes our record, after the lock directory is gone. */
+export async function forgetOwner(target: string): Promise<void> {
+  const record = await readRecord(ownerFile(target));
+  if (record && isOurs(record)) await fs.rm(ownerFile(target), { force: true }).catch(() => undefined);
+}
+
+const isOurs = (record: OwnerRecord) => record.pid === process.pid && record.host === os.hostname() && record.pidns === PID_NAMESPACE;
+
+async function readRecord(file: string): Promise<OwnerRecord | undefined> {
+  try {
+    const value = JSON.parse(await fs.readFile(file, 'utf8'));
+    if (value && typeof value.host === 'string' && typeof value.pidns === 'string' && Number.isInteger(value.pid) && value.pid > 0) return value as OwnerRecord;
+  } catch {
+    // missing or not ours: no owner known
+  }
+  return undefined;
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether `record` names a process of this machine and pid namespace that no longer exists. */
+function ownerIsDead(record: OwnerRecord): boolean {
+  return record.host === os.hostname() && record.pidns === PID_NAMESPACE && PID_NAMESPACE !== '' && record.pid !== process.pid && !processExists(record.pid);
+}
+
+/**
+ * When the recorded owner of `target`'s lock is dead (or the record is older than the staleness),
+ * removes the record and, for a dead owner, the lock directory it made. Returns whether it removed anything.
+ */
+async function removeIfDead(target: string): Promise<boolean> {
+  const file = ownerFile(target);
+  const seen = await readRecord(file);
+  const seenStat = await fs.stat(file).catch(() => undefined);
+  if (!seenStat) return true; // gone meanwhile: try again
+  const stale = Date.now() - seenStat.mtimeMs > STALE_MS;
+  if (!stale && (!seen || !ownerIsDead(seen))) return false;
+  const claimed = `${file}.${unique()}.claim`;
+  try {
+    await fs.rename(file, claimed);
+  } catch {
+    return true; // another writer claimed it first; try again
+  }
+  try {
+    const record = await readRecord(claimed);
+    const recorded = await fs.stat(claimed);
+    if (record && !ownerIsDead(record) && Date.now() - recorded.mtimeMs <= STALE_MS) {
+      // Renamed from under a live writer (it changed between our two reads): put it back unless a
+      // newer record took its place.
+      await fs.link(claimed, file).catch(() => undefined);
+      return false;
+    }
+    if (record && ownerIsDead(record)) {
+      const dir = await fs.stat(`${target}.lock`).catch(() => undefined);
+      const madeAfter = dir && dir.birthtimeMs > 0 ? dir.birthtimeMs - recorded.mtimeMs : NaN;
+      // Only the dead writer's own directory: made just after its record (clock granularity aside).
+      if (madeAfter >= -10 && madeAfter <= WINDOW_MS) await fs.rmdir(`${target}.lock`).catch(() => undefined);
+    }
+    return true;
+  } finally {
+    await fs.rm(claimed, { force: true }).catch(() => undefined);
+  }
+}
+
+/** "process 123 on host-a, since …" for a LOCKED message, when one of our writers is recorded. */
+export async function describeOwner(target: string): Promise<string | undefined> {
+  const record = await readRecord(ownerFile(target));
+  return record ? `process ${record.pid} on ${record.host}, since ${record.at}` : undefined;
+}
