@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import { OPERATION_NAMES, OperationName, inputs } from './core/schemas';
 import { openWorkspace, Workspace } from './core/engine';
 import { TwiningError, isTwiningError } from './core/errors';
+import { TIMESTAMP_RULE, canonicalTimestamp } from './core/timestamps';
 import { version } from '../package.json';
 import type { AgentScore, Delegation, HandoffIndexLine, HandoffRecord, VerifyResult } from './core/records';
 import { GIT_COMMANDS, isGitCommand, runGitCommand } from './git-commands';
@@ -327,11 +328,12 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   }
   let clock: (() => Date) | undefined;
   if (parsed.now !== undefined) {
-    const fixed = new Date(parsed.now);
-    if (Number.isNaN(fixed.getTime())) {
-      err.write(`twining: --now must be a date, not "${parsed.now}"\n`);
+    const canonical = canonicalTimestamp(parsed.now);
+    if (canonical === undefined) {
+      err.write(`twining: --now ${TIMESTAMP_RULE}, not "${parsed.now}"\n`);
       return 1;
     }
+    const fixed = new Date(canonical);
     clock = () => fixed;
   }
   try {

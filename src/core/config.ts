@@ -4,6 +4,7 @@
  * whenever it changes, not only at start-up.
  */
 import * as yaml from 'js-yaml';
+import { z } from 'zod';
 
 export interface Config {
   version: number;
@@ -47,26 +48,66 @@ export function defaultConfigYaml(projectName: string): string {
 
 const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Takes only keys that exist in the defaults; nested mappings merge, scalars and arrays replace. */
-function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+const count = z.number().int({ message: 'must be a whole number' }).positive({ message: 'must be greater than 0' });
+/** Milliseconds: at least 1 s and at most a year (a timeout of 0 would expire every delegation). */
+const ms = count.min(1000, { message: 'must be at least 1000 (ms)' }).max(365 * 24 * 3600 * 1000, { message: 'must be at most a year in ms' });
+const weight = z.number().min(0, { message: 'must be between 0 and 1' }).max(1, { message: 'must be between 0 and 1' });
+
+/** What each key of config.yml may hold; a value that breaks its rule is replaced by the default, with a warning. */
+const CONFIG_RULES = {
+  version: count,
+  project_name: z.string(),
+  embedding_model: z.string(),
+  archive: { auto_archive_on_commit: z.boolean(), auto_archive_on_context_switch: z.boolean(), max_blackboard_entries_before_archive: count },
+  context_assembly: {
+    default_max_tokens: count,
+    priority_weights: { recency: weight, relevance: weight, decision_confidence: weight, warning_boost: weight, graph_reachability: weight },
+  },
+  conflict_resolution: z.string(),
+  agents: { liveness: { idle_after_ms: ms, gone_after_ms: ms } },
+  delegations: { timeouts: { high_ms: ms, normal_ms: ms, low_ms: ms } },
+  analytics: { metrics: { enabled: z.boolean() }, telemetry: { enabled: z.boolean(), posthog_api_key: z.string(), posthog_host: z.string() } },
+  instructions: { auto_inject: z.boolean() },
+  tools: { mode: z.enum(['full', 'lite'], { message: 'must be full or lite' }) },
+};
+type Rules = { [key: string]: z.ZodType | Rules };
+
+const shown = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' || typeof v === 'boolean' || v === null ? String(v) : JSON.stringify(v) ?? String(v));
+
+const ruleOf = (issue: z.core.$ZodIssue | undefined) =>
+  !issue ? 'is not allowed' : issue.code === 'invalid_type' ? `must be a ${issue.expected}` : issue.message;
+
+/**
+ * Takes only keys that exist in the defaults; nested mappings merge, scalars and arrays replace.
+ * A value that breaks its key's rule keeps the default, and `warn` names the key, the value found
+ * and the value used.
+ */
+function merge(base: Record<string, unknown>, over: Record<string, unknown>, rules: Rules, warn: (m: string) => void, prefix = ''): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const key of Object.keys(base)) {
     if (!(key in over)) continue;
+    const name = prefix + key;
     const b = base[key];
     const o = over[key];
+    const rule = rules[key];
     if (isMapping(b)) {
-      if (isMapping(o)) out[key] = merge(b, o);
-    } else if (o !== undefined && o !== null && typeof o === typeof b) {
-      out[key] = o;
+      if (isMapping(o)) out[key] = merge(b, o, rule as Rules, warn, `${name}.`);
+      else if (o !== null) warn(`config.yml: ${name} is ${shown(o)}, not a mapping; using the defaults for ${name}`);
+      continue;
     }
+    if (o === null || o === undefined) continue; // an empty key: the default, as in twining-mcp
+    const checked = (rule as z.ZodType).safeParse(o);
+    if (checked.success) out[key] = o;
+    else warn(`config.yml: ${name} is ${shown(o)}, but it ${ruleOf(checked.error.issues[0])}; using ${shown(b)}`);
   }
   return out;
 }
 
 /**
- * Parses a config file's text. Missing, empty or non-mapping ⇒ defaults. A value of the wrong type
- * keeps its default (a string where a number belongs cannot become a timeout). Priority weights
- * that do not sum to 1 ± 0.01 fall back to the defaults, as in twining-mcp.
+ * Parses a config file's text. Missing, empty or non-mapping ⇒ defaults. A value of the wrong
+ * type or out of range keeps its default, with a warning naming the key (a string or a negative
+ * number cannot become a timeout). Priority weights that do not sum to 1 ± 0.01 fall back to the
+ * defaults, as in twining-mcp; so do liveness thresholds where idle does not come before gone.
  */
 export function parseConfig(text: string | undefined, projectName: string, warn: (m: string) => void = () => undefined): Config {
   const defaults = defaultConfig(projectName);
@@ -78,10 +119,18 @@ export function parseConfig(text: string | undefined, projectName: string, warn:
     warn(`config.yml is not valid YAML; using the defaults: ${(error as Error).message}`);
     return defaults;
   }
-  if (!isMapping(loaded)) return defaults;
-  const config = merge(defaults as unknown as Record<string, unknown>, loaded) as unknown as Config;
+  if (!isMapping(loaded)) {
+    warn(`config.yml does not hold a mapping of settings; using the defaults`);
+    return defaults;
+  }
+  const config = merge(defaults as unknown as Record<string, unknown>, loaded, CONFIG_RULES, warn) as unknown as Config;
   const weights = Object.values(config.context_assembly.priority_weights);
   const sum = weights.reduce((a, b) => a + b, 0);
   if (Math.abs(sum - 1) > 0.01) config.context_assembly.priority_weights = defaults.context_assembly.priority_weights;
+  const { idle_after_ms, gone_after_ms } = config.agents.liveness;
+  if (idle_after_ms >= gone_after_ms) {
+    warn(`config.yml: agents.liveness.idle_after_ms (${idle_after_ms}) must be less than gone_after_ms (${gone_after_ms}); using ${defaults.agents.liveness.idle_after_ms} and ${defaults.agents.liveness.gone_after_ms}`);
+    config.agents.liveness = { ...defaults.agents.liveness };
+  }
   return config;
 }

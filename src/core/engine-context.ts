@@ -14,6 +14,7 @@ import { Config, parseConfig } from './config';
 import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from './store/caches';
 import { HandoffRecords } from './store/handoff-records';
 import { TwiningError } from './errors';
+import { isWritableDate } from './timestamps';
 import { OperationName, ParsedInputOf, parseInput } from './schemas';
 import { writes } from './operation-writes';
 import type { AgentRecord, DecisionIndexEntry } from './records';
@@ -91,10 +92,23 @@ export class EngineContext {
     return this.nextId(this.clock().getTime());
   }
 
-  /** Validates an operation's input; a writing operation on a read-only context fails first. */
+  /** Validates an operation's input and the clock; a writing operation on a read-only context fails first. */
   validate<K extends OperationName>(op: K, input: unknown): ParsedInputOf<K> {
     if (writes(op)) this.assertWritable(op);
-    return parseInput(op, input);
+    const parsed = parseInput(op, input);
+    this.checkClock(op);
+    return parsed;
+  }
+
+  /**
+   * Every timestamp is written in the 24-character form and compared as a string, so a clock that
+   * gives an invalid date, or one outside 1970 to 9999, is refused before anything is written.
+   */
+  checkClock(op: string): void {
+    const now: unknown = this.clock();
+    if (isWritableDate(now)) return;
+    const shown = now instanceof Date ? (Number.isNaN(now.getTime()) ? 'an invalid Date' : `year ${now.getUTCFullYear()}`) : String(now);
+    throw new TwiningError('INVALID_INPUT', `${op}: the clock gives ${shown}; timestamps must fall between 1970 and 9999 to be written as 2026-11-22T02:32:12.379Z; nothing was written`);
   }
 
   assertWritable(op: string): void {
@@ -112,17 +126,18 @@ export class EngineContext {
     }
   }
 
-  /** Makes sure the folder exists before the first write, and clears what killed writers left. */
-  ready(): Promise<boolean> {
+  /**
+   * Makes sure the folder exists before the first write (with every entry when `complete`: init),
+   * and clears what killed writers left.
+   */
+  ready(complete = false): Promise<boolean> {
     if (!this.folderReady) {
-      const pending = this.gate()
-        .then(() => ensureFolder(this.layout))
-        .then(async created => {
-          const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
-          const removed = (await Promise.all(dirs.map(sweepTemporaryFiles))).reduce((a, b) => a + b, 0);
-          if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
-          return created;
-        });
+      const pending = this.gate().then(() => ensureFolder(this.layout, { complete, warn: this.warn })).then(async created => {
+        const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
+        const removed = (await Promise.all(dirs.map(dir => sweepTemporaryFiles(dir).catch(() => 0)))).reduce((a, b) => a + b, 0);
+        if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
+        return created;
+      });
       // A failure is reported to the caller and tried again by the next write.
       pending.catch(() => {
         if (this.folderReady === pending) this.folderReady = undefined;

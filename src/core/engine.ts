@@ -70,7 +70,7 @@ export class TwiningEngine {
   async init(): Promise<{ created: boolean; dir: string }> {
     this.ctx.assertWritable('init');
     this.ctx.forgetReady();
-    const created = await this.ctx.ready();
+    const created = await this.ctx.ready(true);
     return { created, dir: this.ctx.layout.dir };
   }
 

@@ -5,8 +5,9 @@
 export type TwiningErrorCode =
   | 'INVALID_INPUT' // the caller's input broke a rule (exit 1)
   | 'NOT_FOUND' // something named does not exist (exit 2)
-  | 'CORRUPT' // a file on disk cannot be parsed and will not be overwritten
-  | 'LOCKED'; // another writer held the lock for the whole retry period
+  | 'CORRUPT' // a file on disk cannot be parsed, or is not a regular file, and will not be overwritten
+  | 'LOCKED' // another writer held the lock for the whole retry period
+  | 'IO'; // the file system refused a read or write (full disk, no permission, a file where a folder belongs)
 
 export class TwiningError extends Error {
   constructor(

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { TwiningError } from './errors';
+import { TIMESTAMP_RULE, canonicalTimestamp } from './timestamps';
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -42,10 +43,10 @@ const tag = nonEmptyText(100);
 /** A scope: a file path, a folder prefix (ending in "/") or "project". */
 export const scope = text(1000).describe('A file path, a folder prefix ending in "/", or "project".');
 
-/** Any date JavaScript can parse; compared as its canonical toISOString form. */
+/** A strict ISO 8601 date (timestamps.ts); compared as its canonical toISOString form. */
 export const since = z
   .string()
-  .refine(s => !Number.isNaN(Date.parse(s)), { message: 'must be a date, e.g. 2026-11-22T02:32:12.379Z' })
+  .refine(s => canonicalTimestamp(s) !== undefined, { message: TIMESTAMP_RULE })
   .describe('Only items at or after this time (ISO 8601).');
 
 export const ENTRY_TYPES = ['need', 'offer', 'finding', 'decision', 'constraint', 'question', 'answer', 'status', 'artifact', 'warning'] as const;

@@ -470,7 +470,7 @@ describe('the CLI', () => {
     expectFailure(root, ['acknowledge', H0.toLowerCase(), '--agent-id', 'a'], 1, [/handoff_id/]);
     expectFailure(root, ['post', '--input', '{"entry_type": "finding",'], 1, [/--input is not valid JSON/]);
     expectFailure(root, ['post', '--input', '[1]'], 1, [/--input must be a JSON object/]);
-    expectFailure(root, ['status', '--now', 'teatime'], 1, [/--now must be a date/]);
+    expectFailure(root, ['status', '--now', 'teatime'], 1, [/--now must be an ISO 8601 date/]);
     expectFailure(root, ['post', '--summary'], 1, [/--summary needs a value/]);
     expectFailure(root, ['handoff', '--source-agent', 'a', '--summary', 's'], 1, [/^twining: handoff: results: required \(array\)$/m]);
     expectFailure(root, ['decide', '--domain', 'd', '--scope', 's', '--summary', 'x', '--context', 'c'], 1, [/rationale: required \(string\)/]);

@@ -77,8 +77,12 @@ function reported(workers: Worker[]) {
   return { all, posts: of('post'), registers: of('register'), handoffs: of('handoff'), acks: of('ack'), errors: of('error'), warnings: of('warning') };
 }
 
-/** Checks every reported operation against the folder. */
-function checkReportedOps(state: FolderState, ops: ReturnType<typeof reported>) {
+/**
+ * Checks every reported operation against the folder. `killed` names workers killed mid-loop: each
+ * may have finished one last operation on disk without living to report it, so a registration of
+ * theirs may show up unreported (in-flight writes of other kinds are checked by their own tests).
+ */
+function checkReportedOps(state: FolderState, ops: ReturnType<typeof reported>, killed: string[] = []) {
   // Every posted entry is in the blackboard exactly once.
   const ids = countBy(state.blackboard, e => e.id);
   for (const p of ops.posts) assert.equal(ids.get(p.id), 1, `posted entry ${p.id} (${p.summary}) is in blackboard.jsonl exactly once`);
@@ -114,8 +118,12 @@ function checkReportedOps(state: FolderState, ops: ReturnType<typeof reported>) 
   for (const [agent, expected] of caps) {
     assert.equal(byAgent.get(agent), 1, `agent ${agent} is in the registry exactly once`);
     const record = state.registry.find(a => a.agent_id === agent)!;
-    assert.deepEqual(new Set(record.capabilities), expected, `agent ${agent}: capabilities are the union of every registration`);
-    assert.equal(record.capabilities.length, expected.size, `agent ${agent}: no duplicate capability`);
+    const unreported = (record.capabilities as string[]).filter(c => !expected.has(c));
+    // Capabilities are named `{worker}-cap-{i}` / `{worker}-shared-{i}`: one unreported registration is one (worker, i).
+    const inFlight = new Set(unreported.map(c => killed.map(w => /^(.+)-(?:cap|shared)-(\d+)$/.exec(c)).find(m => m && killed.includes(m[1]))?.slice(1).join(':')));
+    assert.ok(unreported.length === 0 || (inFlight.size === 1 && !inFlight.has(undefined)), `agent ${agent}: no capability beyond the reported registrations (but a killed writer's last one): ${unreported.join(', ')}`);
+    for (const c of expected) assert.ok(record.capabilities.includes(c), `agent ${agent}: reported capability ${c} is stored`);
+    assert.equal(new Set(record.capabilities).size, record.capabilities.length, `agent ${agent}: no duplicate capability`);
     assert.ok(record.registered_at <= record.last_active, `agent ${agent}: registered_at <= last_active`);
   }
   return { ackers, caps };
@@ -336,6 +344,7 @@ describe('a writer killed with SIGKILL', () => {
     const stalled = Date.now() - killedAt;
 
     const ops = reported([...survivors, victim]);
+    const killed = ['w2'];
     // Survivors retry LOCKED register/post/acknowledge (nothing was written); only a handoff can
     // fail with LOCKED after a stale lock (see the interop tests), and nothing else may fail.
     assert.deepEqual(
@@ -354,7 +363,7 @@ describe('a writer killed with SIGKILL', () => {
     const listed = await ws.handoffs({ limit: 100000 });
 
     const state = loadFolder(root, { allowTornTail: true });
-    checkReportedOps(state, ops);
+    checkReportedOps(state, ops, killed);
     // Every record is now indexed exactly once, and every line has its record.
     const lines = countBy(state.handoffIndex, l => l.id);
     for (const id of state.handoffFiles.keys()) assert.equal(lines.get(id), 1, `record ${id} has exactly one index line`);
@@ -410,7 +419,7 @@ describe('a writer killed with SIGKILL', () => {
 
     const state = loadFolder(root, { allowTornTail: true });
     assert.equal(state.blackboardTail, '', 'a single append is never torn by SIGKILL');
-    checkReportedOps(state, reported(victims));
+    checkReportedOps(state, reported(victims), victims.map((_, i) => `k${i}`));
     assert.deepEqual(ownerRecords(root), [], 'no owner record is left once the locks are released');
     if (which === 'blackboard' || others.includes('blackboard')) assert.ok(state.blackboard.some(e => e.summary === 'after the crash'));
     if (which === 'registry' || others.includes('registry')) assert.ok(state.registry.some(a => a.agent_id === 'survivor'));

@@ -4,6 +4,7 @@ import { appendLineSafely, toJsonlLine } from '../store/files';
 import type { InputOf } from '../schemas';
 import { overlaps } from '../scope';
 import type { BlackboardEntry } from '../records';
+import { canonicalTimestamp } from '../timestamps';
 
 export type NewEntry = Omit<BlackboardEntry, 'id' | 'timestamp'>;
 
@@ -49,7 +50,7 @@ export async function read(ctx: EngineContext, input: InputOf<'read'> = {}): Pro
   await ctx.blackboard.refresh();
   const types = args.entry_types?.length ? new Set<string>(args.entry_types) : undefined;
   const tags = args.tags?.length ? new Set(args.tags) : undefined;
-  const since = args.since ? new Date(args.since).toISOString() : undefined;
+  const since = args.since !== undefined ? canonicalTimestamp(args.since) : undefined;
   // Without a filter, the last N entries are a slice: O(limit), not O(blackboard).
   if (!types && !tags && !args.scope && !since) {
     const all = ctx.blackboard.entries;

@@ -13,6 +13,7 @@ import { overlaps } from '../scope';
 import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from '../rules/snapshot';
 import { appendEntryLocked } from './blackboard-ops';
 import type { ContextSnapshot, HandoffIndexLine, HandoffRecord, HandoffResult } from '../records';
+import { canonicalTimestamp } from '../timestamps';
 
 /** Handoff files older than this with no index line are taken as left by a crash and indexed. */
 const ORPHAN_AGE_MS = 30_000;
@@ -83,7 +84,7 @@ export async function handoffs(ctx: EngineContext, input: InputOf<'handoffs'> = 
   const args = ctx.validate('handoffs', input);
   await ctx.handoffIndex.refresh();
   if (!ctx.orphansChecked) await indexOrphans(ctx);
-  const since = args.since ? new Date(args.since).toISOString() : undefined;
+  const since = args.since !== undefined ? canonicalTimestamp(args.since) : undefined;
   const limit = args.limit ?? 50;
   const all = ctx.handoffIndex.sorted();
   const filtered = args.source_agent !== undefined || args.target_agent !== undefined || !!args.scope || !!since || args.acknowledged !== undefined;

@@ -2,7 +2,7 @@
  * File primitives: exact serialisation (FORMAT.md §2.3), atomic whole-file rewrites, exclusive
  * creation, and tolerant reads of `.json` files that another program may be rewriting in place.
  */
-import { promises as fs } from 'fs';
+import { promises as fs, constants as fsConstants, Stats } from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { TwiningError } from '../errors';
@@ -29,7 +29,7 @@ export async function writeAtomic(target: string, content: string): Promise<void
     await fs.rename(temp, target);
   } catch (error) {
     await fs.rm(temp, { force: true }).catch(() => undefined);
-    throw error;
+    throw ioError(error, target, `${path.basename(target)} is unchanged (nothing was written)`);
   }
 }
 
@@ -44,12 +44,56 @@ export async function createExclusive(target: string, content: string): Promise<
   }
 }
 
-export async function readTextIfExists(target: string): Promise<string | undefined> {
+/** "a FIFO", "a directory", … for a message about a path that is not a regular file. */
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * Opens `target` for reading if it is a regular file; undefined when it does not exist. A FIFO, a
+ * device or a directory is refused with CORRUPT naming it: opened without blocking, so a FIFO
+ * cannot hang the reader, and never read, so `/dev/zero` cannot fill the memory.
+ */
+export async function openRegular(target: string): Promise<fs.FileHandle | undefined> {
+  let handle: fs.FileHandle;
   try {
-    return await fs.readFile(target, 'utf8');
+    handle = await fs.open(target, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+  const st = await handle.stat().catch(async error => {
+    await handle.close();
+    throw error;
+  });
+  if (!st.isFile()) {
+    await handle.close();
+    throw new TwiningError('CORRUPT', `${target} is ${kindOf(st)}, not a regular file; Twining neither reads nor writes it (replace it with a regular file)`);
+  }
+  return handle;
+}
+
+const BOM = 0xfeff;
+/** Text without a leading byte-order mark (an editor may add one; FORMAT.md §2.3 writes none). */
+export const withoutBom = (text: string) => (text.charCodeAt(0) === BOM ? text.slice(1) : text);
+
+/** The text of a regular file without its BOM; undefined when it does not exist (see openRegular). */
+export async function readTextIfExists(target: string): Promise<string | undefined> {
+  const handle = await openRegular(target);
+  if (!handle) return undefined;
+  try {
+    return withoutBom(await handle.readFile('utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') {
+      throw new TwiningError('CORRUPT', `${target} is too large to read as text (${(await handle.stat()).size} bytes); it was left untouched`);
+    }
+    throw error;
+  } finally {
+    await handle.close();
   }
 }
 
@@ -66,7 +110,7 @@ export async function readJson(target: string, what: string): Promise<unknown> {
     const text = await readTextIfExists(target);
     if (text === undefined) return undefined;
     try {
-      return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      return JSON.parse(text);
     } catch (error) {
       lastError = error;
       await sleep(25);
@@ -90,18 +134,66 @@ export async function readJsonArray(target: string, what: string): Promise<unkno
 
 export const isRecord = (item: unknown): item is Record<string, unknown> => item !== null && typeof item === 'object' && !Array.isArray(item);
 
-/** Appends one complete line in a single write, first ending a torn last line (a writer killed mid-append) so the new line stays whole. */
-export async function appendLineSafely(target: string, line: string): Promise<void> {
-  const handle = await fs.open(target, 'a+');
+/** What the common file system errors mean, for a message a person can act on. */
+const CAUSES: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  EISDIR: 'it is a directory where a file belongs',
+  ENOTDIR: 'a part of its path is a file where a folder belongs',
+  EEXIST: 'something already exists there',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the path is too long',
+  EMFILE: 'too many open files',
+  EIO: 'an input/output error of the device',
+};
+
+/**
+ * An error of the file system as a TwiningError IO that names the file, the cause and `outcome`
+ * (what was or was not written). TwiningErrors and unknown errors pass through unchanged.
+ */
+export function ioError(error: unknown, file: string, outcome: string): unknown {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (!code || !(code in CAUSES) || (error as Error).name === 'TwiningError') return error;
+  const where = (error as NodeJS.ErrnoException).path;
+  const about = where && where !== file && !where.includes(`${path.basename(file)}.`) ? `${file} (at ${where})` : file;
+  return new TwiningError('IO', `${about}: ${CAUSES[code]} (${code}); ${outcome}`, { errno: code });
+}
+
+/**
+ * Appends `text` (complete lines) to a JSONL file, all or nothing: first ending a torn last line
+ * (a writer killed mid-append) so the new line stays whole; if the write fails part-way (a full
+ * disk), the file is cut back to its previous length, so it is exactly as it was. Callers hold the
+ * file's lock. A FIFO, a device or a directory is refused before anything is written.
+ */
+export async function appendLineSafely(target: string, text: string): Promise<void> {
+  let handle: fs.FileHandle;
   try {
-    const { size } = await handle.stat();
+    handle = await fs.open(target, fsConstants.O_RDWR | fsConstants.O_APPEND | fsConstants.O_CREAT | (fsConstants.O_NONBLOCK ?? 0), 0o666);
+  } catch (error) {
+    throw ioError(error, target, 'nothing was written');
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new TwiningError('CORRUPT', `${target} is ${kindOf(st)}, not a regular file; Twining neither reads nor writes it (replace it with a regular file); nothing was written`);
+    const size = st.size;
     let prefix = '';
     if (size > 0) {
       const last = Buffer.alloc(1);
       await handle.read(last, 0, 1, size - 1);
       if (last[0] !== 0x0a) prefix = '\n';
     }
-    await handle.appendFile(prefix + line, 'utf8');
+    try {
+      await handle.appendFile(prefix + text, 'utf8');
+    } catch (error) {
+      const restored = await handle.truncate(size).then(
+        () => `the file was cut back to its previous ${size} bytes, so nothing was written`,
+        () => 'and the part written could not be removed: readers skip the incomplete last line, and the next append ends it',
+      );
+      throw ioError(error, target, restored);
+    }
   } finally {
     await handle.close();
   }

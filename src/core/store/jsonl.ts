@@ -12,6 +12,7 @@
  * the file under its lock and keep them). A last line without its `\n` is a write in progress and is left for the next refresh.
  */
 import { promises as fs } from 'fs';
+import { openRegular, withoutBom } from './files';
 
 const HEAD_SAMPLE = 4096;
 const TAIL_SAMPLE = 512;
@@ -87,11 +88,8 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
   }
 
   private async read(): Promise<RefreshResult<T>> {
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(this.file, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const handle = await openRegular(this.file);
+    if (!handle) {
       const changed = this.offset > 0 || this.records.length > 0 || this.skipped.length > 0;
       this.reset();
       return { changed, reloaded: changed, appended: [] };
@@ -151,7 +149,9 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
     if (lastNewline < 0) return [];
     const complete = buffer.subarray(0, lastNewline + 1);
     const appended: T[] = [];
-    const parts = complete.toString('utf8').split('\n');
+    // A byte-order mark at the start of the file would hide the first record.
+    const text = complete.toString('utf8');
+    const parts = (start === 0 ? withoutBom(text) : text).split('\n');
     parts.pop(); // the empty string after the final `\n`
     for (const raw of parts) {
       this.lineNumber++;

@@ -5,7 +5,8 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
-import { createExclusive } from './files';
+import { createExclusive, ioError } from './files';
+import { TwiningError } from '../errors';
 import { defaultConfigYaml } from '../config';
 
 export const GITIGNORE = 'embeddings/*.index\narchive/\nmodels/\nmetrics.jsonl\n';
@@ -73,14 +74,24 @@ async function isDirectory(p: string): Promise<boolean> {
   }
 }
 
+/** What a write needs in an existing folder (FORMAT.md §1.3: `decisions/index.json` repairs the worst case). */
+const NEEDED_FOR_WRITES = new Set(['decisions', 'decisions/index.json', 'agents', 'handoffs']);
+
 /**
- * Makes sure `.twining/` exists with every required entry. A missing folder is built under a
- * temporary sibling name and renamed into place in one step; if another process created it
- * meanwhile, our copy is discarded and theirs is used. In an existing folder, missing entries are
- * added with exclusive create; nothing is ever overwritten. Returns whether the folder was created.
+ * Makes sure `.twining/` exists with the entries it needs. A missing folder is built with every
+ * entry of FORMAT.md §1.1 under a temporary sibling name and renamed into place in one step; if
+ * another process created it meanwhile, our copy is discarded and theirs is used. In an existing
+ * folder, missing entries are added with exclusive create, never overwriting: all of them when
+ * `complete` (init), otherwise only what writes need, so an optional folder that cannot be made
+ * (a stray `graph` file, a read-only `embeddings/`) never stops a write; what could not be added
+ * is reported to `warn`. Returns whether the folder was created.
  */
-export async function ensureFolder(layout: Layout): Promise<boolean> {
-  if (!(await isDirectory(layout.dir))) {
+export async function ensureFolder(layout: Layout, { complete = true, warn = (_: string): void => undefined } = {}): Promise<boolean> {
+  const existing = await fs.stat(layout.dir).catch(() => undefined);
+  if (existing && !existing.isDirectory()) {
+    throw new TwiningError('CORRUPT', `${layout.dir} is a file, not a folder; Twining keeps its state in a folder of that name, so nothing was written (move the file away and run init)`);
+  }
+  if (!existing) {
     const temp = path.join(layout.projectRoot, `.twining.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     try {
       await fs.mkdir(temp);
@@ -93,14 +104,24 @@ export async function ensureFolder(layout: Layout): Promise<boolean> {
       return true;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      await fs.rm(temp, { recursive: true, force: true });
-      if (!(code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EISDIR') || !(await isDirectory(layout.dir))) throw error;
+      await fs.rm(temp, { recursive: true, force: true }).catch(() => undefined);
+      if (!(code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EISDIR') || !(await isDirectory(layout.dir))) {
+        throw ioError(error, layout.dir, `${layout.dir} was not created (nothing was written)`);
+      }
     }
   }
   for (const [name, content] of layout.entries()) {
+    const needed = NEEDED_FOR_WRITES.has(name);
+    if (!complete && !needed) continue;
     const target = path.join(layout.dir, name);
-    if (content === null) await fs.mkdir(target, { recursive: true });
-    else await createExclusive(target, content);
+    try {
+      if (content === null) await fs.mkdir(target, { recursive: true });
+      else await createExclusive(target, content);
+    } catch (error) {
+      const problem = ioError(error, target, needed ? 'it could not be added, and the operations that need it fail' : 'it could not be added; nothing needs it');
+      if (needed) throw problem;
+      warn((problem as Error).message);
+    }
   }
   return false;
 }
