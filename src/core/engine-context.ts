@@ -7,7 +7,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
-import { Layout, ensureFolder } from './store/layout';
+import { Layout, assertWritesStayInside, ensureFolder } from './store/layout';
 import { withLocks } from './store/lock';
 import { readTextIfExists, sweepTemporaryFiles } from './store/files';
 import { Config, parseConfig } from './config';
@@ -165,6 +165,8 @@ export class EngineContext {
   /** Holds the locks of these files (in the order of `locks`) while `work` runs. */
   async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
     await this.gate();
+    // The files written under these locks live in the locked files' folders: none may lead out of .twining/.
+    await Promise.all(files.map(([file]) => assertWritesStayInside(this.layout.dir, file)));
     return withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
   }
 

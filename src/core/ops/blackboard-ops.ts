@@ -1,6 +1,7 @@
 /** Blackboard operations: post and read, one entry by id, and the append every writer uses. */
 import type { EngineContext } from '../engine-context';
 import { appendLineSafely, toJsonlLine } from '../store/files';
+import type { Transaction } from '../store/transaction';
 import type { InputOf } from '../schemas';
 import { overlaps } from '../scope';
 import type { BlackboardEntry } from '../records';
@@ -28,8 +29,8 @@ export async function appendEntry(ctx: EngineContext, fields: NewEntry): Promise
   return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields));
 }
 
-/** Appends one blackboard line, keys in twining-mcp's order; the caller holds the blackboard lock. */
-export async function appendEntryLocked(ctx: EngineContext, fields: NewEntry): Promise<BlackboardEntry> {
+/** Appends one blackboard line, keys in twining-mcp's order (as a step of `tx` when given); the caller holds the blackboard lock. */
+export async function appendEntryLocked(ctx: EngineContext, fields: NewEntry, tx?: Transaction): Promise<BlackboardEntry> {
   const entry: Record<string, unknown> = {
     entry_type: fields.entry_type,
     summary: fields.summary,
@@ -41,7 +42,8 @@ export async function appendEntryLocked(ctx: EngineContext, fields: NewEntry): P
   entry.agent_id = fields.agent_id;
   entry.id = ctx.id();
   entry.timestamp = ctx.timestamp();
-  await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
+  if (tx) await tx.append(ctx.layout.blackboard, toJsonlLine(entry));
+  else await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
   return entry as BlackboardEntry;
 }
 

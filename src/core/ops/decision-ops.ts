@@ -1,6 +1,7 @@
 /** Decisions: decide (conflicts found inside the index lock, rules/conflicts.ts), decisions, and one decision record. */
 import type { EngineContext } from '../engine-context';
-import { isRecord, readJson, toJsonText, writeAtomic } from '../store/files';
+import { isRecord, readJson, toJsonText } from '../store/files';
+import { Transaction, allOrNothing } from '../store/transaction';
 import { TwiningError } from '../errors';
 import { InputOf, ParsedInputOf, checkUlid } from '../schemas';
 import { overlaps } from '../scope';
@@ -16,9 +17,10 @@ export async function decide(
   await ctx.ready();
   const agent_id = args.agent_id ?? 'main';
   // Index and blackboard locks first: a LOCKED decision writes nothing.
-  return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], async () => {
+  // Every step after the first is undone if a later one fails: a full disk records nothing.
+  return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () => allOrNothing(async tx => {
     const raw = (await ctx.decisionIndex.fresh()).raw.slice();
-    if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes);
+    if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx);
     // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
     const conflicts = conflictingDecisions(raw, args);
     const id = ctx.id();
@@ -38,26 +40,25 @@ export async function decide(
       affected_symbols: args.affected_symbols ?? [],
       commit_hashes,
     });
-    await writeAtomic(ctx.layout.decision(id), toJsonText(record));
-    await writeAtomic(ctx.layout.decisionIndex, toJsonText(raw));
+    await tx.replace(ctx.layout.decision(id), toJsonText(record));
+    await tx.replace(ctx.layout.decisionIndex, toJsonText(raw));
     if (conflicts.length) {
       const warning = conflictWarning(args.summary, conflicts);
-      await appendEntryLocked(ctx, { entry_type: 'warning', ...warning, tags: [args.domain], scope: args.scope, agent_id });
+      await appendEntryLocked(ctx, { entry_type: 'warning', ...warning, tags: [args.domain], scope: args.scope, agent_id }, tx);
     }
-    await appendEntryLocked(ctx, { entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id });
+    await appendEntryLocked(ctx, { entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id }, tx);
     return conflicts.length ? { id, timestamp, conflicts } : { id, timestamp };
-  });
+  }));
 }
 
 /** Marks decision `id` superseded, in its record and in `raw` (the index items); NOT_FOUND when it does not exist. */
-async function supersede(ctx: EngineContext, raw: unknown[], id: string): Promise<void> {
+async function supersede(ctx: EngineContext, raw: unknown[], id: string, tx: Transaction): Promise<void> {
   const old = await readJson(ctx.layout.decision(id), `Decision ${id}`).catch(() => undefined);
   if (!old || typeof old !== 'object')
     throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${id}, which does not exist; nothing was written`);
   (old as DecisionRecord).status = 'superseded';
-  await writeAtomic(ctx.layout.decision(id), toJsonText(old));
-  for (let i = 0; i < raw.length; i++)
-    if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status: 'superseded' };
+  await tx.replace(ctx.layout.decision(id), toJsonText(old));
+  for (let i = 0; i < raw.length; i++) if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status: 'superseded' };
 }
 
 /** The decision record, keys in twining-mcp's order. */

@@ -25,6 +25,9 @@ export async function delegate(
     expires_at: new Date(start.getTime() + timeout_ms).toISOString(),
     timeout_ms,
   };
+  // Everything that can fail is read before the need is posted: an unreadable registry fails the
+  // delegation with nothing written, instead of posting the need and then failing (a retry would post it twice).
+  await ctx.registry.get();
   const entry = await appendEntry(ctx, {
     entry_type: 'need',
     summary: args.summary,
@@ -33,7 +36,14 @@ export async function delegate(
     scope: args.scope ?? 'project',
     agent_id: args.agent_id ?? 'main',
   });
-  const { agents } = await discover(ctx, { required_capabilities: required, include_gone: false });
+  // The need is written: suggestions are derived from it, and a registry broken since is a warning, not a failure.
+  const agents = await discover(ctx, { required_capabilities: required, include_gone: false }).then(
+    r => r.agents,
+    (error: Error) => {
+      ctx.warn(`delegate: need ${entry.id} was posted, but no agents could be suggested: ${error.message}`);
+      return [] as AgentScore[];
+    },
+  );
   return { entry_id: entry.id, timestamp: entry.timestamp, expires_at: detail.expires_at, suggested_agents: agents };
 }
 

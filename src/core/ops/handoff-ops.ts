@@ -7,6 +7,7 @@ import * as path from 'path';
 import type { EngineContext } from '../engine-context';
 import { appendLineSafely, readJson, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
 import { joinLines } from '../store/jsonl';
+import { allOrNothing } from '../store/transaction';
 import { TwiningError } from '../errors';
 import { InputOf, isUlid } from '../schemas';
 import { overlaps } from '../scope';
@@ -63,11 +64,12 @@ export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Pr
   const created = record as HandoffRecord;
 
   // Both locks first, so a LOCKED handoff writes nothing. The record appears whole (temp file +
-  // rename), then its index line and the status entry. A crash between the steps leaves a record
-  // without a line at worst; listings find and index it.
-  await ctx.lock([ctx.locks.handoffIndex, ctx.locks.blackboard], async () => {
-    await ctx.handoffRecords.write(created.id, created);
-    await appendLineSafely(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
+  // rename), then its index line and the status entry; a failed step undoes the earlier ones (a
+  // full disk writes nothing). A crash between the steps leaves a record without a line at worst;
+  // listings find and index it.
+  await ctx.lock([ctx.locks.handoffIndex, ctx.locks.blackboard], () => allOrNothing(async tx => {
+    await ctx.handoffRecords.write(created.id, created, (file, text) => tx.replace(file, text));
+    await tx.append(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
     await appendEntryLocked(ctx, {
       entry_type: 'status',
       summary: `Handoff created: ${created.summary}`.slice(0, 200),
@@ -75,8 +77,8 @@ export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Pr
       tags: ['handoff'],
       scope: created.scope ?? 'project',
       agent_id: created.source_agent,
-    });
-  });
+    }, tx);
+  }));
   return created;
 }
 
@@ -160,8 +162,11 @@ export async function acknowledge(
     }
     // An id missing from the index (an interrupted writer) gets its line now instead of staying invisible.
     if (!found) lines.push({ raw: JSON.stringify(indexLineOf(record, true)), value: undefined });
-    await ctx.handoffRecords.write(args.handoff_id, record);
-    await writeAtomic(ctx.layout.handoffIndex, joinLines(lines));
+    // The record first, then the index; a failed index write puts the record back.
+    await allOrNothing(async tx => {
+      await ctx.handoffRecords.write(args.handoff_id, record, (file, text) => tx.replace(file, text));
+      await tx.replace(ctx.layout.handoffIndex, joinLines(lines));
+    });
     return {
       id: record.id ?? args.handoff_id,
       acknowledged_by: record.acknowledged_by,

@@ -53,10 +53,10 @@ export class HandoffRecords {
     return readHandoffRecord(this.layout.handoff(id), id);
   }
 
-  /** Writes a record whole and remembers it with its new stat: reports of this write change nothing. */
-  async write(id: string, record: HandoffRecord): Promise<void> {
+  /** Writes a record whole (by `replace`: a transaction's step) and remembers it with its new stat: reports of this write change nothing. */
+  async write(id: string, record: HandoffRecord, replace: (file: string, text: string) => Promise<void> = writeAtomic): Promise<void> {
     const file = this.layout.handoff(id);
-    await writeAtomic(file, toJsonText(record));
+    await replace(file, toJsonText(record));
     const st = await fs.stat(file).catch(() => undefined);
     if (st) this.known.set(id, { key: statKey(st), record });
     this.bump(id);

@@ -125,3 +125,29 @@ export async function ensureFolder(layout: Layout, { complete = true, warn = (_:
   }
   return false;
 }
+
+const within = (root: string, p: string) => p === root || p.startsWith(root + path.sep);
+
+/**
+ * Refuses a write to `file` that a symbolic link would carry out of `.twining/`: a linked
+ * `blackboard.jsonl`, `handoffs/` or registry pointing elsewhere. `.twining` itself may be a link
+ * (a user may keep the folder elsewhere): containment is judged against its real path. A link that
+ * stays inside the folder is followed. A missing parent folder passes (the write then fails by name).
+ */
+export async function assertWritesStayInside(dir: string, file: string): Promise<void> {
+  const root = await fs.realpath(dir).catch(() => undefined);
+  if (!root) return;
+  const parent = await fs.realpath(path.dirname(file)).catch(() => undefined);
+  if (parent && !within(root, parent)) throw leavesFolder(path.dirname(file), parent, dir);
+  const st = await fs.lstat(file).catch(() => undefined);
+  if (!st?.isSymbolicLink()) return;
+  const real = await fs.realpath(file).catch(() => undefined);
+  if (!real || !within(root, real)) throw leavesFolder(file, real ?? `${await fs.readlink(file).catch(() => '?')} (missing)`, dir);
+}
+
+function leavesFolder(link: string, real: string, dir: string): TwiningError {
+  return new TwiningError(
+    'CORRUPT',
+    `${link} is a symbolic link to ${real}, outside ${dir}; Twining does not write through it, so nothing was written (replace the link with the real file or folder, or link .twining itself)`,
+  );
+}
