@@ -14,9 +14,8 @@ import { openWorkspace, Workspace } from './core/engine';
 import { TwiningError, isTwiningError } from './core/errors';
 import { TIMESTAMP_RULE, canonicalTimestamp } from './core/timestamps';
 import { version } from '../package.json';
-import type { AgentScore, Delegation, HandoffIndexLine, HandoffRecord, VerifyResult } from './core/records';
+import { renderText } from './cli-text';
 import { GIT_COMMANDS, isGitCommand, runGitCommand } from './git-commands';
-import { driftItems } from './core/drift-text';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 interface Field {
@@ -120,11 +119,9 @@ function parseArgs(argv: string[]): Parsed {
       const negated = flag.startsWith('no-') && byFlag.get(flag.slice(3))?.kind === 'boolean';
       const field = byFlag.get(negated ? flag.slice(3) : flag);
       if (!field) throw new UsageError(`${op}: unknown option --${flag}; see \`twining ${op} --help\``);
-      parsed.input[field.name] = convert(
-        field,
-        negated ? 'false' : field.kind === 'boolean' && inline === undefined ? 'true' : value(),
-        parsed.input[field.name],
-      );
+      // A switch: `--acknowledged`, `--no-acknowledged`, `--acknowledged=false` or `--acknowledged false`.
+      const switchValue = () => (rest[i + 1] === 'true' || rest[i + 1] === 'false' ? rest[++i] : 'true');
+      parsed.input[field.name] = convert(field, negated ? 'false' : field.kind === 'boolean' && inline === undefined ? switchValue() : value(), parsed.input[field.name]);
     }
   }
   const positional = op === 'init' ? undefined : POSITIONAL[op];
@@ -223,94 +220,6 @@ const COMMON = [
 ].join('\n');
 
 // ---------------------------------------------------------------------------------------------
-// Human-readable output
-
-const ago = (iso: string, now: Date) => {
-  const ms = now.getTime() - Date.parse(iso);
-  if (Number.isNaN(ms)) return iso;
-  const s = Math.round(Math.abs(ms) / 1000);
-  const text = s < 60 ? `${s}s` : s < 3600 ? `${Math.round(s / 60)}m` : s < 86400 ? `${Math.round(s / 3600)}h` : `${Math.round(s / 86400)}d`;
-  return ms >= 0 ? `${text} ago` : `in ${text}`;
-};
-
-const score = (a: AgentScore) =>
-  `${a.agent_id} ${a.total_score.toFixed(2)} (${a.liveness}; ${a.matched_capabilities.join(', ') || 'no matching capabilities'})`;
-
-function render(op: Parsed['op'], result: unknown, now: Date): string {
-  const r = result as Record<string, unknown>;
-  switch (op) {
-    case 'init':
-      return r.created ? `Created ${r.dir}` : `${r.dir} already exists; missing entries were added`;
-    case 'register':
-      return `Registered ${r.agent_id} [${(r.capabilities as string[]).join(', ')}]`;
-    case 'agents': {
-      const agents = r.agents as { agent_id: string; liveness: string; capabilities: string[]; role?: string; last_seen: string }[];
-      if (agents.length === 0) return 'No agents registered.';
-      return (
-        agents
-          .map(a => `${a.liveness.padEnd(7)} ${a.agent_id}${a.role ? ` (${a.role})` : ''} [${a.capabilities.join(', ')}] last active ${ago(a.last_seen, now)}`)
-          .join('\n') + `\n${r.active_count} active of ${r.total_registered}`
-      );
-    }
-    case 'discover':
-      return (r.agents as AgentScore[]).map(score).join('\n') || 'No agents.';
-    case 'delegate':
-      return `Posted delegation ${r.entry_id}, expires ${r.expires_at}\nSuggested: ${(r.suggested_agents as AgentScore[]).map(score).join('; ') || 'nobody available'}`;
-    case 'delegations': {
-      const list = r.delegations as Delegation[];
-      const lines = list.map(
-        d =>
-          `${d.expired ? 'EXPIRED' : d.urgency.toUpperCase().padEnd(7)} ${d.entry_id} ${d.summary} [${d.required_capabilities.join(', ')}] ${d.expired ? 'expired' : 'expires'} ${ago(d.expires_at, now)}${d.suggested_agents.length ? `\n        suggested: ${d.suggested_agents.slice(0, 3).map(score).join('; ')}` : ''}`,
-      );
-      return [...lines, `${r.open_count} open, ${r.expired_count} expired`].join('\n');
-    }
-    case 'handoff': {
-      const h = result as HandoffRecord;
-      const s = h.context_snapshot;
-      return `Handoff ${h.id} created (${s.decision_ids.length} decisions, ${s.warning_ids.length} warnings, ${s.finding_ids.length} findings in the snapshot)`;
-    }
-    case 'handoffs': {
-      const list = r.handoffs as HandoffIndexLine[];
-      if (list.length === 0) return 'No handoffs.';
-      return (
-        list
-          .map(h => `${h.acknowledged ? 'ack ' : 'NEW '} ${h.id} ${h.source_agent} → ${h.target_agent ?? 'any'} [${h.result_status}] ${h.summary}`)
-          .join('\n') + (Number(r.total_count) > list.length ? `\n(${list.length} of ${r.total_count})` : '')
-      );
-    }
-    case 'acknowledge':
-      return `Acknowledged ${r.id} as ${r.acknowledged_by}`;
-    case 'post':
-      return `Posted ${r.id}`;
-    case 'read': {
-      const entries = r.entries as { timestamp: string; entry_type: string; scope: string; summary: string; agent_id: string }[];
-      return (
-        entries.map(e => `${e.timestamp} ${e.entry_type.padEnd(10)} ${e.scope}: ${e.summary} (${e.agent_id})`).join('\n') +
-        `\n${entries.length} of ${r.total_count}`
-      );
-    }
-    case 'decide':
-      return `Recorded decision ${r.id}${Array.isArray(r.conflicts) ? ` as provisional: it conflicts with ${(r.conflicts as { id: string; summary: string }[]).map(c => `${c.id} "${c.summary}"`).join(', ')}` : ''}`;
-    case 'decisions': {
-      const list = r.decisions as { id: string; status: string; domain: string; scope: string; summary: string }[];
-      return list.map(d => `${d.status.padEnd(11)} ${d.id} [${d.domain}] ${d.scope}: ${d.summary}`).join('\n') || 'No decisions.';
-    }
-    case 'status':
-      return `${r.summary}\nDelegations: ${r.open_delegations} open, ${r.expired_delegations} expired. Handoffs: ${r.unacknowledged_handoffs} unacknowledged of ${r.handoffs}.`;
-    case 'verify': {
-      const v = result as VerifyResult;
-      const lines = [`Snapshot ${v.intact ? (v.has_digest ? 'intact' : 'has no digest (written by another program)') : 'ALTERED: its digest does not match'}`];
-      for (const d of driftItems(v)) if (d.id) lines.push(`  ${d.sentence} [${d.id}]`);
-      if (!v.drifted) lines.push('No drift since the handoff was created.');
-      if (v.chain.length > 1) lines.push(`Chain: ${v.chain.join(' ← ')}`);
-      return lines.join('\n');
-    }
-    default:
-      return JSON.stringify(result, null, 2);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   if (argv[0] === 'mcp') return mcp(argv.slice(1), out, err);
@@ -323,6 +232,11 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
     return 1;
   }
   if (parsed.op === 'help') {
+    // `twining` alone is a usage error (exit 1, usage on stderr); asking for help is not.
+    if (argv.length === 0) {
+      err.write(help() + '\n');
+      return 1;
+    }
     out.write(help(parsed.input.op as string | undefined) + '\n');
     return 0;
   }
@@ -338,9 +252,8 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   }
   try {
     const workspace: Workspace = await openWorkspace(path.resolve(parsed.dir), { now: clock, warn: m => err.write(`twining: warning: ${m}\n`) });
-    const result =
-      parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
-    out.write((parsed.json ? JSON.stringify(result, null, 2) : render(parsed.op, result, workspace.now())) + '\n');
+    const result = parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
+    out.write((parsed.json ? JSON.stringify(result, null, 2) : renderText(parsed.op, result, workspace.now())) + '\n');
     return 0;
   } catch (error) {
     err.write(`twining: ${(error as Error).message}\n`);
