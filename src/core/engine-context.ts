@@ -54,6 +54,8 @@ export class EngineContext {
   private readonly writeGateMs: number;
   /** Set once the handoff records without an index line have been looked for. */
   orphansChecked = false;
+  /** Set once the decision records without an index entry have been looked for. */
+  decisionOrphansChecked = false;
   /** Increases whenever config.yml is parsed again (it changed on disk). */
   configVersion = 0;
   private readonly clock: () => Date;

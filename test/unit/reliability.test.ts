@@ -300,11 +300,12 @@ async function writeUntilDone(ws: Awaited<ReturnType<typeof openWorkspace>>, kin
   }
 }
 
-/** Takes over every lock directory a killed writer left behind, with a write that needs it. */
+/** Takes over every lock directory (or owner record) a killed writer left behind, with a write that needs it. */
 async function reclaimLeftLocks(ws: Awaited<ReturnType<typeof openWorkspace>>, root: string, since: number): Promise<LockKind[]> {
   const reclaimed: LockKind[] = [];
   for (const kind of Object.keys(LOCK_FILES) as LockKind[]) {
-    if (!fs.existsSync(tw(root, `${LOCK_FILES[kind]}.lock`))) continue;
+    // A writer killed between releasing the lock and removing its owner record leaves only the record.
+    if (!fs.existsSync(tw(root, `${LOCK_FILES[kind]}.lock`)) && !fs.existsSync(tw(root, `${LOCK_FILES[kind]}.lock.owner`))) continue;
     await writeUntilDone(ws, kind, since);
     reclaimed.push(kind);
   }

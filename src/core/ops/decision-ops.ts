@@ -1,9 +1,11 @@
 /** Decisions: decide (conflicts found inside the index lock, rules/conflicts.ts), decisions, and one decision record. */
 import type { EngineContext } from '../engine-context';
-import { isRecord, readJson, toJsonText } from '../store/files';
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { isRecord, readJson, toJsonText, writeAtomic } from '../store/files';
 import { Transaction, allOrNothing } from '../store/transaction';
 import { TwiningError } from '../errors';
-import { InputOf, ParsedInputOf, checkUlid } from '../schemas';
+import { InputOf, ParsedInputOf, checkUlid, isUlid } from '../schemas';
 import { overlaps } from '../scope';
 import { conflictWarning, conflictingDecisions, statusOfNewDecision } from '../rules/conflicts';
 import { appendEntryLocked } from './blackboard-ops';
@@ -28,18 +30,7 @@ export async function decide(
     const status = statusOfNewDecision(conflicts);
     const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
     const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes });
-    raw.push({
-      id,
-      timestamp,
-      domain: args.domain,
-      scope: args.scope,
-      summary: args.summary,
-      confidence: args.confidence ?? 'medium',
-      status,
-      affected_files: args.affected_files ?? [],
-      affected_symbols: args.affected_symbols ?? [],
-      commit_hashes,
-    });
+    raw.push(indexEntryOf(record));
     await tx.replace(ctx.layout.decision(id), toJsonText(record));
     await tx.replace(ctx.layout.decisionIndex, toJsonText(raw));
     if (conflicts.length) {
@@ -91,8 +82,58 @@ function decisionRecordOf(
   });
 }
 
+/** A decision's index entry (FORMAT.md §4.3, keys in table order), from its record. */
+function indexEntryOf(record: Record<string, unknown>): Record<string, unknown> {
+  const list = (v: unknown) => (Array.isArray(v) ? v : []);
+  return {
+    id: record.id,
+    timestamp: record.timestamp,
+    domain: record.domain,
+    scope: record.scope,
+    summary: record.summary,
+    confidence: record.confidence ?? 'medium',
+    status: record.status ?? 'active',
+    affected_files: list(record.affected_files),
+    affected_symbols: list(record.affected_symbols),
+    commit_hashes: list(record.commit_hashes),
+  };
+}
+
+/**
+ * Indexes decision records that have no index entry: a writer killed (or another program failing)
+ * between writing the record and rewriting the index leaves one, invisible to every listing. Done
+ * once per engine, under the index lock (a writer holds it for both steps, so none is half done
+ * then), unless read-only; says what it repaired.
+ */
+export async function indexOrphanDecisions(ctx: EngineContext): Promise<void> {
+  if (ctx.decisionOrphansChecked || ctx.readOnly) return;
+  ctx.decisionOrphansChecked = true;
+  const names = await fs.readdir(path.dirname(ctx.layout.decisionIndex)).catch(() => [] as string[]);
+  const indexed = new Set((await ctx.decisionIndex.get()).map(d => d.id));
+  if (!names.some(n => isRecordName(n) && !indexed.has(n.slice(0, 26)))) return;
+  await ctx.lock([ctx.locks.decisionIndex], async () => {
+    const raw = (await ctx.decisionIndex.fresh()).raw.slice();
+    const known = new Set(raw.filter(isRecord).map(d => d.id));
+    const found: Record<string, unknown>[] = [];
+    for (const name of names.filter(n => isRecordName(n) && !known.has(n.slice(0, 26)))) {
+      const record = await readJson(ctx.layout.decision(name.slice(0, 26)), `Decision ${name.slice(0, 26)}`).catch(error => {
+        ctx.warn(`decision record ${name} has no index entry and cannot be read, so it stays unindexed: ${(error as Error).message}`);
+        return undefined;
+      });
+      if (isRecord(record) && record.id === name.slice(0, 26) && typeof record.timestamp === 'string') found.push(record);
+    }
+    if (found.length === 0) return;
+    found.sort((a, b) => (String(a.timestamp) < String(b.timestamp) ? -1 : 1));
+    await writeAtomic(ctx.layout.decisionIndex, toJsonText([...raw, ...found.map(indexEntryOf)]));
+    ctx.warn(`indexed ${found.length} decision record(s) that had no index entry (left by an interrupted writer): ${found.map(r => r.id).join(', ')}`);
+  });
+}
+
+const isRecordName = (name: string) => name.length === 31 && name.endsWith('.json') && isUlid(name.slice(0, 26));
+
 export async function decisions(ctx: EngineContext, input: InputOf<'decisions'> = {}): Promise<{ decisions: DecisionIndexEntry[]; total_count: number }> {
   const args = ctx.validate('decisions', input);
+  await indexOrphanDecisions(ctx);
   const statuses = args.status === undefined ? undefined : new Set<string>(Array.isArray(args.status) ? args.status : [args.status]);
   const matching = (await ctx.decisionIndex.get()).filter(
     d =>

@@ -112,6 +112,7 @@ export async function handoffs(ctx: EngineContext, input: InputOf<'handoffs'> = 
  */
 async function indexOrphans(ctx: EngineContext): Promise<void> {
   ctx.orphansChecked = true;
+  await repairAcknowledgements(ctx);
   const names = await fs.readdir(ctx.layout.handoffsDir).catch(() => [] as string[]);
   const indexed = new Set(ctx.handoffIndex.lines.map(l => l.id));
   const candidates = names.filter(n => n.length === 31 && n.endsWith('.json') && isUlid(n.slice(0, 26)) && !indexed.has(n.slice(0, 26)));
@@ -175,6 +176,41 @@ export async function acknowledge(
       source_agent: record.source_agent,
     };
   });
+}
+
+/**
+ * Brings index lines that say "not acknowledged" in step with records that were acknowledged: an
+ * acknowledgement rewrites the record first, then the index, so a writer killed in between (or a
+ * program without our transaction) leaves the record right and the index behind. The record wins.
+ * Looks at unacknowledged handoffs only (few), once per engine, unless read-only.
+ */
+async function repairAcknowledgements(ctx: EngineContext): Promise<void> {
+  if (ctx.readOnly) return;
+  const behind: string[] = [];
+  for (const line of ctx.handoffIndex.sorted()) {
+    if (line.acknowledged === true || !isUlid(line.id)) continue;
+    const record = await ctx.handoffRecords.get(line.id).catch(() => undefined);
+    if (record && typeof record.acknowledged_by === 'string') behind.push(line.id);
+  }
+  if (behind.length === 0) return;
+  await ctx.lock([ctx.locks.handoffIndex], async () => {
+    const text = (await readTextIfExists(ctx.layout.handoffIndex)) ?? '';
+    const lines = text.split('\n').filter(l => l.trim() !== '').map(raw => ({ raw, value: parseLine(raw) }));
+    const fixed = new Set<string>();
+    for (const line of lines) {
+      const id = line.value?.id;
+      if (typeof id !== 'string' || !behind.includes(id) || line.value!.acknowledged === true) continue;
+      const record = await ctx.handoffRecords.fresh(id).catch(() => undefined);
+      if (!record || typeof record.acknowledged_by !== 'string') continue;
+      line.value!.acknowledged = true;
+      line.raw = JSON.stringify(line.value);
+      fixed.add(id);
+    }
+    if (fixed.size === 0) return;
+    await writeAtomic(ctx.layout.handoffIndex, joinLines(lines));
+    ctx.warn(`marked ${fixed.size} handoff(s) acknowledged in handoffs/index.jsonl, as their records say (an acknowledgement was interrupted between record and index): ${[...fixed].join(', ')}`);
+  });
+  await ctx.handoffIndex.refresh();
 }
 
 function indexLineOf(record: HandoffRecord, acknowledged: boolean): HandoffIndexLine {

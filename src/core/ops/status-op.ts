@@ -5,9 +5,11 @@ import { readJson } from '../store/files';
 import type { InputOf } from '../schemas';
 import { livenessReader } from './agent-ops';
 import { delegations } from './delegation-ops';
+import { indexOrphanDecisions } from './decision-ops';
 
 export async function status(ctx: EngineContext, input: InputOf<'status'> = {}) {
   ctx.validate('status', input);
+  await indexOrphanDecisions(ctx);
   const config = await ctx.config();
   const [liveness] = await Promise.all([livenessReader(ctx, config.agents.liveness), ctx.handoffIndex.refresh()]);
   const [registry, index] = await Promise.all([ctx.registry.get(), ctx.decisionIndex.get()]);

@@ -20,22 +20,31 @@ export function snapshotSources(
 ): { decisions: DecisionIndexEntry[]; warnings: BlackboardEntry[]; findings: BlackboardEntry[] } {
   const inScope = (s: unknown) => !scope || (typeof s === 'string' && overlaps(s, scope));
   return {
-    decisions: decisions.filter(d => d.status === 'active' && inScope(d.scope)),
-    warnings: warnings.filter(w => inScope(w.scope)),
-    findings: findings.filter(f => inScope(f.scope)),
+    decisions: decisions.filter(d => hasId(d) && d.status === 'active' && inScope(d.scope)),
+    warnings: warnings.filter(w => hasId(w) && inScope(w.scope)),
+    findings: findings.filter(f => hasId(f) && inScope(f.scope)),
   };
 }
 
+/**
+ * A record without an id (hand-edited, or written by another program) cannot be referred to: a
+ * snapshot would store `null` for it and never verify as intact. Such records are left out.
+ */
+const hasId = (item: { id?: unknown }) => typeof item.id === 'string' && item.id !== '';
+
+const textOf = (value: unknown) => (typeof value === 'string' ? value : value === undefined || value === null ? '(no summary)' : JSON.stringify(value));
+
 /** Every id goes in; summaries are the first 5 decisions, 3 warnings and 3 findings, oldest first. */
-export function buildSnapshot(sources: ReturnType<typeof snapshotSources>): ContextSnapshot {
+export function buildSnapshot(all: ReturnType<typeof snapshotSources>): ContextSnapshot {
+  const sources = { decisions: all.decisions.filter(hasId), warnings: all.warnings.filter(hasId), findings: all.findings.filter(hasId) };
   return {
     decision_ids: sources.decisions.map(d => d.id),
     warning_ids: sources.warnings.map(w => w.id),
     finding_ids: sources.findings.map(f => f.id),
     summaries: [
-      ...sources.decisions.slice(0, 5).map(d => `Decision: ${d.summary}`),
-      ...sources.warnings.slice(0, 3).map(w => `Warning: ${w.summary}`),
-      ...sources.findings.slice(0, 3).map(f => `Finding: ${f.summary}`),
+      ...sources.decisions.slice(0, 5).map(d => `Decision: ${textOf(d.summary)}`),
+      ...sources.warnings.slice(0, 3).map(w => `Warning: ${textOf(w.summary)}`),
+      ...sources.findings.slice(0, 3).map(f => `Finding: ${textOf(f.summary)}`),
     ],
   };
 }
