@@ -183,7 +183,13 @@ export class EngineContext {
     const st = await fs.stat(this.layout.config).catch(() => undefined);
     const key = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing';
     if (this.configCache?.key !== key) {
-      const text = st ? await readTextIfExists(this.layout.config) : undefined;
+      // A config.yml that cannot be read (a directory, a FIFO, no permission) means the defaults, with a warning.
+      const text = st
+        ? await readTextIfExists(this.layout.config).catch((error: Error) => {
+            this.warn(`${error.message.replace(/; Twining neither reads nor writes it.*$/, '')}; using the default configuration`);
+            return undefined;
+          })
+        : undefined;
       // The first read is where the counter starts, not a change.
       if (this.configCache) this.configVersion++;
       this.configCache = { key, config: parseConfig(text, path.basename(this.root), this.warn) };

@@ -11,17 +11,9 @@ import { execFileSync } from 'child_process';
 import { openWorkspace } from '../../src/core';
 import { canonicalTimestamp } from '../../src/core/timestamps';
 import { parseConfig } from '../../src/core/config';
-import { fixtureProject, tempProject, tw, snapshotTree, changedFiles } from './tmp';
+import { fixtureProject, tempProject, tw, snapshotTree, changedFiles, rejectsWith as rejects } from './tmp';
 
 const FIXTURE_ENTRIES = 14;
-
-async function rejects(work: Promise<unknown>, code: string, pattern: RegExp): Promise<void> {
-  await assert.rejects(work, (error: any) => {
-    assert.equal(error.code, code, error.message);
-    assert.match(error.message, pattern);
-    return true;
-  });
-}
 
 describe('dates at the boundary', () => {
   test('ISO 8601 dates are taken in their canonical 24-character form', () => {

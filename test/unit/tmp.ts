@@ -3,6 +3,7 @@
  * reference fixture, byte snapshots of a `.twining/` folder, and worker processes
  * (writer-process.ts) with a line-based JSON protocol on stdout.
  */
+import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -66,7 +67,8 @@ export function snapshotTree(root: string): Map<string, Buffer> {
   const walk = (dir: string, rel: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const r = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
+      if (entry.isSymbolicLink()) files.set(r, Buffer.from(`-> ${fs.readlinkSync(path.join(dir, entry.name))}`));
+      else if (entry.isDirectory()) {
         if (entry.name.endsWith('.lock')) files.set(`${r}/`, Buffer.alloc(0));
         else walk(path.join(dir, entry.name), r);
       } else files.set(r, fs.readFileSync(path.join(dir, entry.name)));
@@ -90,6 +92,15 @@ export function lockDirs(root: string): string[] {
 /** Lock owner records (`X.lock.owner`) and claimed ones, which exist only while a lock is held or taken over. */
 export function ownerRecords(root: string): string[] {
   return [...snapshotTree(root).keys()].filter(k => /\.lock\.owner(\..*\.claim)?$/.test(k));
+}
+
+/** Asserts that `work` fails with a TwiningError of `code` whose message matches `pattern`. */
+export async function rejectsWith(work: Promise<unknown>, code: string, pattern: RegExp): Promise<void> {
+  await assert.rejects(work, (error: any) => {
+    assert.equal(error.code, code, error.message);
+    assert.match(error.message, pattern);
+    return true;
+  });
 }
 
 export const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));

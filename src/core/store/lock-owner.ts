@@ -59,11 +59,21 @@ export async function recordOwner(target: string): Promise<OwnerClaim> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.lock.owner.${unique()}.tmp`);
   try {
     await fs.writeFile(temp, JSON.stringify(record), { flag: 'wx' });
-    await fs.link(temp, ownerFile(target));
-    return 'recorded';
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'unrecorded';
-    return (await removeIfDead(target)) ? 'retry' : 'busy';
+    // A record that vanishes as we look at it (its writer just finished) is simply tried again.
+    for (let tries = 0; tries < 3; tries++) {
+      try {
+        await fs.link(temp, ownerFile(target));
+        return 'recorded';
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'unrecorded';
+      }
+      const found = await removeIfDead(target);
+      if (found === 'alive') return 'busy';
+      if (found === 'removed') return 'retry';
+    }
+    return 'busy';
+  } catch {
+    return 'unrecorded';
   } finally {
     await fs.rm(temp, { force: true }).catch(() => undefined);
   }
@@ -71,11 +81,10 @@ export async function recordOwner(target: string): Promise<OwnerClaim> {
 
 /** Removes our record, after the lock directory is gone. */
 export async function forgetOwner(target: string): Promise<void> {
-  const record = await readRecord(ownerFile(target));
-  if (record && isOurs(record)) await fs.rm(ownerFile(target), { force: true }).catch(() => undefined);
+  // Ours while we held the lock (only a record older than the staleness is ever claimed by another
+  // writer); removed without reading it, as this runs on every release.
+  await fs.rm(ownerFile(target), { force: true }).catch(() => undefined);
 }
-
-const isOurs = (record: OwnerRecord) => record.pid === process.pid && record.host === os.hostname() && record.pidns === PID_NAMESPACE;
 
 async function readRecord(file: string): Promise<OwnerRecord | undefined> {
   try {
@@ -103,20 +112,21 @@ function ownerIsDead(record: OwnerRecord): boolean {
 
 /**
  * When the recorded owner of `target`'s lock is dead (or the record is older than the staleness),
- * removes the record and, for a dead owner, the lock directory it made. Returns whether it removed anything.
+ * removes the record and, for a dead owner, the lock directory it made: 'removed'. 'alive' when the
+ * owner lives; 'gone' when the record went away meanwhile (its writer finished, or another claimed it).
  */
-async function removeIfDead(target: string): Promise<boolean> {
+async function removeIfDead(target: string): Promise<'alive' | 'removed' | 'gone'> {
   const file = ownerFile(target);
   const seen = await readRecord(file);
   const seenStat = await fs.stat(file).catch(() => undefined);
-  if (!seenStat) return true; // gone meanwhile: try again
+  if (!seenStat) return 'gone'; // its writer finished meanwhile
   const stale = Date.now() - seenStat.mtimeMs > STALE_MS;
-  if (!stale && (!seen || !ownerIsDead(seen))) return false;
+  if (!stale && (!seen || !ownerIsDead(seen))) return 'alive';
   const claimed = `${file}.${unique()}.claim`;
   try {
     await fs.rename(file, claimed);
   } catch {
-    return true; // another writer claimed it first; try again
+    return 'gone'; // another writer claimed it first
   }
   try {
     const record = await readRecord(claimed);
@@ -125,7 +135,7 @@ async function removeIfDead(target: string): Promise<boolean> {
       // Renamed from under a live writer (it changed between our two reads): put it back unless a
       // newer record took its place.
       await fs.link(claimed, file).catch(() => undefined);
-      return false;
+      return 'alive';
     }
     if (record && ownerIsDead(record)) {
       const dir = await fs.stat(`${target}.lock`).catch(() => undefined);
@@ -133,7 +143,7 @@ async function removeIfDead(target: string): Promise<boolean> {
       // Only the dead writer's own directory: made just after its record (clock granularity aside).
       if (madeAfter >= -10 && madeAfter <= WINDOW_MS) await fs.rmdir(`${target}.lock`).catch(() => undefined);
     }
-    return true;
+    return 'removed';
   } finally {
     await fs.rm(claimed, { force: true }).catch(() => undefined);
   }

@@ -6,7 +6,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import * as lockfile from 'proper-lockfile';
-import { createExclusive, sweepTemporaryFiles } from './files';
+import { createExclusive, ioError, sweepTemporaryFiles } from './files';
 import { TwiningError } from '../errors';
 import { describeOwner, forgetOwner, recordOwner } from './lock-owner';
 
@@ -84,7 +84,7 @@ export async function withLock<T>(file: string, emptyContent: string, work: () =
   // A target removed since it was resolved needs nothing: the work creates it again. Its folder
   // removed makes the lock fail (ENOENT), and the path is resolved afresh next time.
   const target = await realTarget(file, emptyContent).catch(error => {
-    throw folderGone(file, error);
+    throw ioError(folderGone(file, error), file, 'it could not be created for its lock, so nothing was written');
   });
   // A live holder refreshes its lock every `update` ms, so a lock older than that when we come was
   // most likely left by a killed writer, and we can only get it once it is stale and taken over.
@@ -120,7 +120,7 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
           resolved.delete(file);
           throw folderGone(file, error);
         }
-        if (code !== 'ELOCKED') throw error;
+        if (code !== 'ELOCKED') throw ioError(error, file, 'its lock could not be taken, so nothing was written');
       }
     }
     if (locked) break;
