@@ -12,7 +12,13 @@ type Row = Record<string, unknown>;
 
 /** A field as text: strings as they are, nothing as `?`, anything else as JSON. */
 const str = (value: unknown, missing = '?'): string =>
-  typeof value === 'string' ? value : value === undefined || value === null ? missing : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  typeof value === 'string'
+    ? value
+    : value === undefined || value === null
+      ? missing
+      : typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : JSON.stringify(value);
 /** A list field as text items (a lone string counts as one item). */
 const strs = (value: unknown): string[] => (Array.isArray(value) ? value.map(v => str(v)) : value === undefined || value === null ? [] : [str(value)]);
 const rows = (value: unknown): Row[] => (Array.isArray(value) ? value.map(v => (v !== null && typeof v === 'object' ? (v as Row) : { value: v })) : []);
@@ -42,7 +48,10 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
     case 'agents': {
       const agents = rows(r.agents);
       if (agents.length === 0) return 'No agents registered.';
-      const lines = agents.map(a => `${str(a.liveness).padEnd(7)} ${str(a.agent_id)}${a.role ? ` (${str(a.role)})` : ''} [${strs(a.capabilities).join(', ')}] last active ${ago(a.last_seen, now)}`);
+      const lines = agents.map(
+        a =>
+          `${str(a.liveness).padEnd(7)} ${str(a.agent_id)}${a.role ? ` (${str(a.role)})` : ''} [${strs(a.capabilities).join(', ')}] last active ${ago(a.last_seen, now)}`,
+      );
       return `${lines.join('\n')}\n${str(r.active_count)} active of ${str(r.total_registered)}`;
     }
     case 'discover':
@@ -64,7 +73,10 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
     case 'handoffs': {
       const list = rows(r.handoffs);
       if (list.length === 0) return 'No handoffs.';
-      const lines = list.map(h => `${h.acknowledged === true ? 'ack ' : 'NEW '} ${str(h.id)} ${str(h.source_agent)} → ${str(h.target_agent, 'any')} [${str(h.result_status)}] ${str(h.summary)}`);
+      const lines = list.map(
+        h =>
+          `${h.acknowledged === true ? 'ack ' : 'NEW '} ${str(h.id)} ${str(h.source_agent)} → ${str(h.target_agent, 'any')} [${str(h.result_status)}] ${str(h.summary)}`,
+      );
       return lines.join('\n') + (Number(r.total_count) > list.length ? `\n(${list.length} of ${str(r.total_count)})` : '');
     }
     case 'acknowledge':
@@ -81,7 +93,11 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       return `Recorded decision ${str(r.id)}${Array.isArray(r.conflicts) ? ` as provisional: it conflicts with ${conflicts.map(c => `${str(c.id)} "${str(c.summary)}"`).join(', ')}` : ''}`;
     }
     case 'decisions':
-      return rows(r.decisions).map(d => `${str(d.status).padEnd(11)} ${str(d.id)} [${str(d.domain)}] ${str(d.scope)}: ${str(d.summary)}`).join('\n') || 'No decisions.';
+      return (
+        rows(r.decisions)
+          .map(d => `${str(d.status).padEnd(11)} ${str(d.id)} [${str(d.domain)}] ${str(d.scope)}: ${str(d.summary)}`)
+          .join('\n') || 'No decisions.'
+      );
     case 'status':
       return `${str(r.summary)}\nDelegations: ${str(r.open_delegations)} open, ${str(r.expired_delegations)} expired. Handoffs: ${str(r.unacknowledged_handoffs)} unacknowledged of ${str(r.handoffs)}.`;
     case 'verify': {

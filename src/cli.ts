@@ -121,7 +121,11 @@ function parseArgs(argv: string[]): Parsed {
       if (!field) throw new UsageError(`${op}: unknown option --${flag}; see \`twining ${op} --help\``);
       // A switch: `--acknowledged`, `--no-acknowledged`, `--acknowledged=false` or `--acknowledged false`.
       const switchValue = () => (rest[i + 1] === 'true' || rest[i + 1] === 'false' ? rest[++i] : 'true');
-      parsed.input[field.name] = convert(field, negated ? 'false' : field.kind === 'boolean' && inline === undefined ? switchValue() : value(), parsed.input[field.name]);
+      parsed.input[field.name] = convert(
+        field,
+        negated ? 'false' : field.kind === 'boolean' && inline === undefined ? switchValue() : value(),
+        parsed.input[field.name],
+      );
     }
   }
   const positional = op === 'init' ? undefined : POSITIONAL[op];
@@ -252,7 +256,8 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   }
   try {
     const workspace: Workspace = await openWorkspace(path.resolve(parsed.dir), { now: clock, warn: m => err.write(`twining: warning: ${m}\n`) });
-    const result = parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
+    const result =
+      parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
     out.write((parsed.json ? JSON.stringify(result, null, 2) : renderText(parsed.op, result, workspace.now())) + '\n');
     return 0;
   } catch (error) {

@@ -72,7 +72,8 @@ const CONFIG_RULES = {
 };
 type Rules = { [key: string]: z.ZodType | Rules };
 
-const shown = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' || typeof v === 'boolean' || v === null ? String(v) : JSON.stringify(v) ?? String(v));
+const shown = (v: unknown) =>
+  typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' || typeof v === 'boolean' || v === null ? String(v) : (JSON.stringify(v) ?? String(v));
 
 const ruleOf = (issue: z.core.$ZodIssue | undefined) =>
   !issue ? 'is not allowed' : issue.code === 'invalid_type' ? `must be a ${issue.expected}` : issue.message;
@@ -129,7 +130,9 @@ export function parseConfig(text: string | undefined, projectName: string, warn:
   if (Math.abs(sum - 1) > 0.01) config.context_assembly.priority_weights = defaults.context_assembly.priority_weights;
   const { idle_after_ms, gone_after_ms } = config.agents.liveness;
   if (idle_after_ms >= gone_after_ms) {
-    warn(`config.yml: agents.liveness.idle_after_ms (${idle_after_ms}) must be less than gone_after_ms (${gone_after_ms}); using ${defaults.agents.liveness.idle_after_ms} and ${defaults.agents.liveness.gone_after_ms}`);
+    warn(
+      `config.yml: agents.liveness.idle_after_ms (${idle_after_ms}) must be less than gone_after_ms (${gone_after_ms}); using ${defaults.agents.liveness.idle_after_ms} and ${defaults.agents.liveness.gone_after_ms}`,
+    );
     config.agents.liveness = { ...defaults.agents.liveness };
   }
   return config;

@@ -110,7 +110,10 @@ export class EngineContext {
     const now: unknown = this.clock();
     if (isWritableDate(now)) return;
     const shown = now instanceof Date ? (Number.isNaN(now.getTime()) ? 'an invalid Date' : `year ${now.getUTCFullYear()}`) : String(now);
-    throw new TwiningError('INVALID_INPUT', `${op}: the clock gives ${shown}; timestamps must fall between 1970 and 9999 to be written as 2026-11-22T02:32:12.379Z; nothing was written`);
+    throw new TwiningError(
+      'INVALID_INPUT',
+      `${op}: the clock gives ${shown}; timestamps must fall between 1970 and 9999 to be written as 2026-11-22T02:32:12.379Z; nothing was written`,
+    );
   }
 
   assertWritable(op: string): void {
@@ -134,12 +137,14 @@ export class EngineContext {
    */
   ready(complete = false): Promise<boolean> {
     if (!this.folderReady) {
-      const pending = this.gate().then(() => ensureFolder(this.layout, { complete, warn: this.warn })).then(async created => {
-        const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
-        const removed = (await Promise.all(dirs.map(dir => sweepTemporaryFiles(dir).catch(() => 0)))).reduce((a, b) => a + b, 0);
-        if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
-        return created;
-      });
+      const pending = this.gate()
+        .then(() => ensureFolder(this.layout, { complete, warn: this.warn }))
+        .then(async created => {
+          const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
+          const removed = (await Promise.all(dirs.map(dir => sweepTemporaryFiles(dir).catch(() => 0)))).reduce((a, b) => a + b, 0);
+          if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
+          return created;
+        });
       // A failure is reported to the caller and tried again by the next write.
       pending.catch(() => {
         if (this.folderReady === pending) this.folderReady = undefined;

@@ -262,7 +262,10 @@ describe('corrupt and hand-edited files', () => {
   test('decisions/index.json missing: status and decisions work, the records are indexed again, decide adds to it', async () => {
     const root = fixtureProject();
     fs.rmSync(tw(root, 'decisions/index.json'));
-    const records = fs.readdirSync(tw(root, 'decisions')).filter(n => /^[0-9A-HJKMNP-TV-Z]{26}\.json$/.test(n)).map(n => JSON.parse(readText(root, `decisions/${n}`)));
+    const records = fs
+      .readdirSync(tw(root, 'decisions'))
+      .filter(n => /^[0-9A-HJKMNP-TV-Z]{26}\.json$/.test(n))
+      .map(n => JSON.parse(readText(root, `decisions/${n}`)));
     const ws = await open(root);
     const status = await ws.status();
     // A lost index is rebuilt from the records (they are orphans), not taken as "no decisions".

@@ -60,7 +60,11 @@ describe('dates at the boundary', () => {
       const before = snapshotTree(root);
       const ws = await openWorkspace(root, { now: clock as () => Date });
       await rejects(ws.post({ entry_type: 'finding', summary: 'never written' }), 'INVALID_INPUT', shown);
-      await rejects(ws.decide({ domain: 'd', scope: 'src/', summary: 's', context: 'c', rationale: 'r', supersedes: '01M80HHKAVJT8FG2B08Q4NGZ4W' }), 'INVALID_INPUT', /nothing was written/);
+      await rejects(
+        ws.decide({ domain: 'd', scope: 'src/', summary: 's', context: 'c', rationale: 'r', supersedes: '01M80HHKAVJT8FG2B08Q4NGZ4W' }),
+        'INVALID_INPUT',
+        /nothing was written/,
+      );
       await rejects(ws.register({ agent_id: 'a' }), 'INVALID_INPUT', shown);
       assert.deepEqual(changedFiles(before, snapshotTree(root)), []);
     });
@@ -75,7 +79,10 @@ describe('dates at the boundary', () => {
     assert.equal(a.timestamp.length, 24);
     assert.equal(b.timestamp.length, 24);
     const since = await early.read({ since: '2000-01-01', limit: 0 });
-    assert.deepEqual(since.entries.map(e => e.summary), ['late']);
+    assert.deepEqual(
+      since.entries.map(e => e.summary),
+      ['late'],
+    );
   });
 });
 
@@ -117,7 +124,11 @@ describe('config.yml values', () => {
       /tools\.mode is "fast", but it must be full or lite; using "full"/,
       /analytics\.metrics\.enabled is "yes", but it must be a boolean; using true/,
     ];
-    for (const pattern of expected) assert.ok(warnings.some(w => pattern.test(w)), `a warning matches ${pattern}: ${warnings.join(' | ')}`);
+    for (const pattern of expected)
+      assert.ok(
+        warnings.some(w => pattern.test(w)),
+        `a warning matches ${pattern}: ${warnings.join(' | ')}`,
+      );
     assert.equal(warnings.length, expected.length);
   });
 
@@ -130,7 +141,10 @@ describe('config.yml values', () => {
 
   test('with negative thresholds and timeouts on disk, agents are not all gone and delegate works', async () => {
     const root = fixtureProject();
-    fs.writeFileSync(tw(root, 'config.yml'), 'agents:\n  liveness:\n    idle_after_ms: -1\n    gone_after_ms: -1\ndelegations:\n  timeouts:\n    normal_ms: -1000\n');
+    fs.writeFileSync(
+      tw(root, 'config.yml'),
+      'agents:\n  liveness:\n    idle_after_ms: -1\n    gone_after_ms: -1\ndelegations:\n  timeouts:\n    normal_ms: -1000\n',
+    );
     const warnings: string[] = [];
     const now = new Date();
     const ws = await openWorkspace(root, { warn: m => warnings.push(m), now: () => now });

@@ -31,14 +31,16 @@ function readmeExamples(): string[] {
   return block.split('\n').filter(l => l.startsWith('twining '));
 }
 
-describe('the README\'s command-line examples', () => {
+describe("the README's command-line examples", () => {
   const examples = readmeExamples();
   test('there are examples to run', () => assert.ok(examples.length >= 5, examples.join('\n')));
   for (const example of examples) {
     test(`runs as written: ${example}`, () => {
       const root = fixtureProject();
       // Run from the project folder; an example's own --dir names a placeholder project.
-      const args = words(example).slice(1).map(w => (w === 'path/to/project' ? root : w));
+      const args = words(example)
+        .slice(1)
+        .map(w => (w === 'path/to/project' ? root : w));
       const r = run(root, args);
       assert.equal(r.status, 0, `exit ${r.status}: ${r.stderr}`);
       assert.equal(r.stderr, '');
@@ -83,7 +85,16 @@ describe('plain-text output of records with missing or mistyped fields', () => {
     [
       { summary: 'a line without id, type or timestamp' },
       { entry_type: 7, summary: null, tags: 'not-a-list', scope: 3, id: 12 },
-      { entry_type: 'need', summary: 'a delegation with a broken detail', detail: '{"type":"delegation","required_capabilities":"typescript"}', id: '01M80HHKZZZZZZZZZZZZZZZZZA', timestamp: '2026-11-22T02:40:00.000Z', agent_id: 'x', tags: ['delegation'], scope: 'project' },
+      {
+        entry_type: 'need',
+        summary: 'a delegation with a broken detail',
+        detail: '{"type":"delegation","required_capabilities":"typescript"}',
+        id: '01M80HHKZZZZZZZZZZZZZZZZZA',
+        timestamp: '2026-11-22T02:40:00.000Z',
+        agent_id: 'x',
+        tags: ['delegation'],
+        scope: 'project',
+      },
     ]
       .map(l => JSON.stringify(l) + '\n')
       .join(''),
@@ -96,7 +107,15 @@ describe('plain-text output of records with missing or mistyped fields', () => {
   registry.push({ agent_id: 'odd', capabilities: 'typescript', last_active: 'never' }, { capabilities: ['x'] });
   fs.writeFileSync(tw(root, 'agents/registry.json'), JSON.stringify(registry, null, 2));
 
-  const commands = [['read', '--limit', '0'], ['handoffs'], ['decisions'], ['agents'], ['discover', 'typescript'], ['delegations', '--include-expired'], ['status']];
+  const commands = [
+    ['read', '--limit', '0'],
+    ['handoffs'],
+    ['decisions'],
+    ['agents'],
+    ['discover', 'typescript'],
+    ['delegations', '--include-expired'],
+    ['status'],
+  ];
   for (const command of commands) {
     test(`${command.join(' ')}: text and --json both succeed`, () => {
       const json = run(root, [...command, '--json']);

@@ -31,7 +31,10 @@ describe('entries of the wrong kind', () => {
     await ws.register({ agent_id: 'still-works' });
     assert.deepEqual(warnings, []);
     await ws.init();
-    assert.ok(warnings.some(w => /graph.*(EEXIST|ENOTDIR)/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some(w => /graph.*(EEXIST|ENOTDIR)/.test(w)),
+      warnings.join('\n'),
+    );
     assert.equal(fs.readFileSync(tw(root, 'graph'), 'utf8'), 'stray');
   });
 
@@ -43,7 +46,10 @@ describe('entries of the wrong kind', () => {
     const ws = await openWorkspace(root, { warn: m => warnings.push(m) });
     const d = await ws.delegate({ summary: 'help', required_capabilities: [] });
     assert.ok(d.entry_id);
-    assert.ok(warnings.some(w => /config\.yml is a directory.*using the default configuration/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some(w => /config\.yml is a directory.*using the default configuration/.test(w)),
+      warnings.join('\n'),
+    );
   });
 });
 
@@ -60,11 +66,15 @@ describe('symbolic links', () => {
       const outside = path.join(path.dirname(root), `outside-${path.basename(rel)}`);
       fs.renameSync(tw(root, rel), outside);
       fs.symlinkSync(outside, tw(root, rel));
-      const before = fs.statSync(outside).isDirectory() ? fs.readdirSync(outside).map(n => fs.readFileSync(path.join(outside, n), 'utf8')) : [fs.readFileSync(outside, 'utf8')];
+      const before = fs.statSync(outside).isDirectory()
+        ? fs.readdirSync(outside).map(n => fs.readFileSync(path.join(outside, n), 'utf8'))
+        : [fs.readFileSync(outside, 'utf8')];
       const snapshot = snapshotTree(root);
       const ws = await openWorkspace(root, { warn: () => undefined });
       await rejects(write(ws), 'CORRUPT', new RegExp(`${rel.replace('.', '\\.')} is a symbolic link to .*outside .*nothing was written`));
-      const after = fs.statSync(outside).isDirectory() ? fs.readdirSync(outside).map(n => fs.readFileSync(path.join(outside, n), 'utf8')) : [fs.readFileSync(outside, 'utf8')];
+      const after = fs.statSync(outside).isDirectory()
+        ? fs.readdirSync(outside).map(n => fs.readFileSync(path.join(outside, n), 'utf8'))
+        : [fs.readFileSync(outside, 'utf8')];
       assert.deepEqual(after, before);
       assert.deepEqual(changedFiles(snapshot, snapshotTree(root)), []);
     });

@@ -74,11 +74,22 @@ function fillLeaving(root: string, pages: number): string {
 /** Every file parses, no temporary file, lock or owner record is left, and records and indexes agree. */
 function assertConsistent(root: string): { entries: number; handoffs: number; decisions: number } {
   const names = [...snapshotTree(root).keys()];
-  assert.deepEqual(names.filter(n => n.endsWith('.tmp') || n.endsWith('.lock/') || n.includes('.lock.owner')), [], 'nothing temporary is left');
+  assert.deepEqual(
+    names.filter(n => n.endsWith('.tmp') || n.endsWith('.lock/') || n.includes('.lock.owner')),
+    [],
+    'nothing temporary is left',
+  );
   const bb = fs.readFileSync(tw(root, 'blackboard.jsonl'), 'utf8');
   assert.ok(bb === '' || bb.endsWith('\n'), 'blackboard.jsonl ends with a complete line');
-  const entries = bb.split('\n').filter(Boolean).map(l => JSON.parse(l));
-  const index = fs.readFileSync(tw(root, 'handoffs/index.jsonl'), 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l));
+  const entries = bb
+    .split('\n')
+    .filter(Boolean)
+    .map(l => JSON.parse(l));
+  const index = fs
+    .readFileSync(tw(root, 'handoffs/index.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map(l => JSON.parse(l));
   const records = fs.readdirSync(tw(root, 'handoffs')).filter(n => n !== 'index.jsonl');
   assert.deepEqual(new Set(index.map(l => `${l.id}.json`)), new Set(records), 'one index line per handoff record, and a record per line');
   for (const line of index) {
@@ -88,7 +99,8 @@ function assertConsistent(root: string): { entries: number; handoffs: number; de
   const decisions = JSON.parse(fs.readFileSync(tw(root, 'decisions/index.json'), 'utf8'));
   const decisionFiles = fs.readdirSync(tw(root, 'decisions')).filter(n => n !== 'index.json');
   assert.deepEqual(new Set(decisions.map((d: { id: string }) => `${d.id}.json`)), new Set(decisionFiles), 'one index entry per decision record');
-  for (const d of decisions) assert.equal(JSON.parse(fs.readFileSync(tw(root, 'decisions', `${d.id}.json`), 'utf8')).status, d.status, `decision ${d.id}: record and index agree`);
+  for (const d of decisions)
+    assert.equal(JSON.parse(fs.readFileSync(tw(root, 'decisions', `${d.id}.json`), 'utf8')).status, d.status, `decision ${d.id}: record and index agree`);
   JSON.parse(fs.readFileSync(tw(root, 'agents/registry.json'), 'utf8'));
   return { entries: entries.length, handoffs: index.length, decisions: decisions.length };
 }
@@ -125,7 +137,11 @@ async function ladder(
       assert.match(e.message, /\.twining\//, 'the message names the file');
       assert.match(e.message, /nothing was written/);
       assert.doesNotMatch(e.message, /could not all be undone/);
-      assert.deepEqual(changedFiles(before, snapshotTree(root)).filter(n => !n.startsWith('../')), [], `${name} with ${k} page(s) free changed nothing`);
+      assert.deepEqual(
+        changedFiles(before, snapshotTree(root)).filter(n => !n.startsWith('../')),
+        [],
+        `${name} with ${k} page(s) free changed nothing`,
+      );
       fs.rmSync(filler);
       assert.deepEqual(assertConsistent(root), state);
     }
@@ -150,7 +166,11 @@ describe('a full disk (tmpfs filled to the last pages)', { skip }, () => {
     await ladder(
       'register',
       4,
-      async root => (await openWorkspace(root, { warn: () => undefined })).register({ agent_id: `agent-${n++}`, capabilities: Array.from({ length: 100 }, (_, i) => `capability-number-${i}-${'y'.repeat(60)}`) }),
+      async root =>
+        (await openWorkspace(root, { warn: () => undefined })).register({
+          agent_id: `agent-${n++}`,
+          capabilities: Array.from({ length: 100 }, (_, i) => `capability-number-${i}-${'y'.repeat(60)}`),
+        }),
       () => undefined,
     );
   });

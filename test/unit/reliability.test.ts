@@ -120,8 +120,16 @@ function checkReportedOps(state: FolderState, ops: ReturnType<typeof reported>, 
     const record = state.registry.find(a => a.agent_id === agent)!;
     const unreported = (record.capabilities as string[]).filter(c => !expected.has(c));
     // Capabilities are named `{worker}-cap-{i}` / `{worker}-shared-{i}`: one unreported registration is one (worker, i).
-    const inFlight = new Set(unreported.map(c => killed.map(w => /^(.+)-(?:cap|shared)-(\d+)$/.exec(c)).find(m => m && killed.includes(m[1]))?.slice(1).join(':')));
-    assert.ok(unreported.length === 0 || (inFlight.size === 1 && !inFlight.has(undefined)), `agent ${agent}: no capability beyond the reported registrations (but a killed writer's last one): ${unreported.join(', ')}`);
+    const inFlight = new Set(
+      unreported.map(c => {
+        const m = /^(.+)-(?:cap|shared)-(\d+)$/.exec(c);
+        return m && killed.includes(m[1]) ? `${m[1]}:${m[2]}` : undefined;
+      }),
+    );
+    assert.ok(
+      unreported.length === 0 || (inFlight.size === 1 && !inFlight.has(undefined)),
+      `agent ${agent}: no capability beyond the reported registrations (but a killed writer's last one): ${unreported.join(', ')}`,
+    );
     for (const c of expected) assert.ok(record.capabilities.includes(c), `agent ${agent}: reported capability ${c} is stored`);
     assert.equal(new Set(record.capabilities).size, record.capabilities.length, `agent ${agent}: no duplicate capability`);
     assert.ok(record.registered_at <= record.last_active, `agent ${agent}: registered_at <= last_active`);
@@ -382,7 +390,7 @@ describe('a writer killed with SIGKILL', () => {
     );
   });
 
-  test('while it holds a lock: the next writer takes the dead writer\'s lock over at once', async () => {
+  test("while it holds a lock: the next writer takes the dead writer's lock over at once", async () => {
     const root = fixtureProject();
     const candidates = Object.fromEntries((['blackboard', 'registry', 'handoffs'] as LockKind[]).map(k => [tw(root, `${LOCK_FILES[k]}.lock`), k])) as Record<
       string,
@@ -420,7 +428,11 @@ describe('a writer killed with SIGKILL', () => {
 
     const state = loadFolder(root, { allowTornTail: true });
     assert.equal(state.blackboardTail, '', 'a single append is never torn by SIGKILL');
-    checkReportedOps(state, reported(victims), victims.map((_, i) => `k${i}`));
+    checkReportedOps(
+      state,
+      reported(victims),
+      victims.map((_, i) => `k${i}`),
+    );
     assert.deepEqual(ownerRecords(root), [], 'no owner record is left once the locks are released');
     if (which === 'blackboard' || others.includes('blackboard')) assert.ok(state.blackboard.some(e => e.summary === 'after the crash'));
     if (which === 'registry' || others.includes('registry')) assert.ok(state.registry.some(a => a.agent_id === 'survivor'));

@@ -14,7 +14,10 @@ const HANDOFF = '01M80HHKAVJT8FG2B08Q4NGZ4W';
 
 function decisionsOnDisk(root: string) {
   const index = JSON.parse(fs.readFileSync(tw(root, 'decisions/index.json'), 'utf8')) as { id: string; status: string }[];
-  const records = fs.readdirSync(tw(root, 'decisions')).filter(n => /^[0-9A-Z]{26}\.json$/.test(n)).map(n => n.slice(0, 26));
+  const records = fs
+    .readdirSync(tw(root, 'decisions'))
+    .filter(n => /^[0-9A-Z]{26}\.json$/.test(n))
+    .map(n => n.slice(0, 26));
   return { index, records };
 }
 
@@ -29,9 +32,15 @@ describe('repairs on the next open', () => {
     const warnings: string[] = [];
     const fresh = await openWorkspace(root, { warn: m => warnings.push(m) });
     const listed = await fresh.decisions({ domain: 'repair' });
-    assert.deepEqual(listed.decisions.map(d => d.id), [id]);
+    assert.deepEqual(
+      listed.decisions.map(d => d.id),
+      [id],
+    );
     assert.equal(listed.decisions[0].summary, 'orphaned');
-    assert.ok(warnings.some(w => w.includes(`indexed 1 decision record(s)`) && w.includes(id)), warnings.join('\n'));
+    assert.ok(
+      warnings.some(w => w.includes(`indexed 1 decision record(s)`) && w.includes(id)),
+      warnings.join('\n'),
+    );
     const disk = decisionsOnDisk(root);
     assert.deepEqual(new Set(disk.index.map(d => d.id)), new Set(disk.records));
   });
@@ -40,25 +49,42 @@ describe('repairs on the next open', () => {
     const root = fixtureProject();
     const ws = await openWorkspace(root, { warn: () => undefined });
     await ws.acknowledge({ handoff_id: HANDOFF, agent_id: 'taker' });
-    const lines = fs.readFileSync(tw(root, 'handoffs/index.jsonl'), 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l));
+    const lines = fs
+      .readFileSync(tw(root, 'handoffs/index.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(l => JSON.parse(l));
     for (const l of lines) if (l.id === HANDOFF) l.acknowledged = false;
     fs.writeFileSync(tw(root, 'handoffs/index.jsonl'), lines.map(l => JSON.stringify(l) + '\n').join(''));
     const warnings: string[] = [];
     const fresh = await openWorkspace(root, { warn: m => warnings.push(m) });
     const open = await fresh.handoffs({ acknowledged: false });
     assert.ok(!open.handoffs.some(h => h.id === HANDOFF), 'listed as acknowledged, as its record says');
-    assert.ok(warnings.some(w => w.includes('marked 1 handoff(s) acknowledged') && w.includes(HANDOFF)), warnings.join('\n'));
-    const repaired = fs.readFileSync(tw(root, 'handoffs/index.jsonl'), 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l));
+    assert.ok(
+      warnings.some(w => w.includes('marked 1 handoff(s) acknowledged') && w.includes(HANDOFF)),
+      warnings.join('\n'),
+    );
+    const repaired = fs
+      .readFileSync(tw(root, 'handoffs/index.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(l => JSON.parse(l));
     assert.equal(repaired.find(l => l.id === HANDOFF).acknowledged, true);
   });
 
   test('blackboard lines without an id stay out of snapshots; verify calls the handoff intact', async () => {
     const root = fixtureProject();
-    fs.appendFileSync(tw(root, 'blackboard.jsonl'), JSON.stringify({ entry_type: 'warning', summary: 'no id', scope: 'project', timestamp: '2026-11-22T02:40:00.000Z' }) + '\n');
+    fs.appendFileSync(
+      tw(root, 'blackboard.jsonl'),
+      JSON.stringify({ entry_type: 'warning', summary: 'no id', scope: 'project', timestamp: '2026-11-22T02:40:00.000Z' }) + '\n',
+    );
     const ws = await openWorkspace(root, { warn: () => undefined });
     const h = await ws.handoff({ source_agent: 'a', summary: 'with an unnamed warning around', results: [] });
     for (const list of [h.context_snapshot.decision_ids, h.context_snapshot.warning_ids, h.context_snapshot.finding_ids]) {
-      assert.ok(list.every(id => typeof id === 'string'), `no null id: ${JSON.stringify(list)}`);
+      assert.ok(
+        list.every(id => typeof id === 'string'),
+        `no null id: ${JSON.stringify(list)}`,
+      );
     }
     const stored = JSON.parse(fs.readFileSync(tw(root, `handoffs/${h.id}.json`), 'utf8'));
     assert.ok(!JSON.stringify(stored.context_snapshot).includes('null'));
@@ -87,7 +113,10 @@ describe('decision writers killed with SIGKILL, again and again', () => {
     assert.deepEqual(new Set(disk.index.map(d => d.id)), new Set(disk.records), 'records and index name the same decisions');
     assert.equal(disk.index.length, new Set(disk.index.map(d => d.id)).size, 'no decision indexed twice');
     assert.equal(listed.total_count, disk.index.length);
-    for (const d of disk.index) assert.equal(JSON.parse(fs.readFileSync(tw(root, 'decisions', `${d.id}.json`), 'utf8')).status, d.status, `${d.id}: record and index agree`);
-    process.stdout.write(`# ${kills} decision writers killed; ${disk.index.length} decisions; repairs: ${warnings.filter(w => /indexed|marked/.test(w)).join(' | ') || 'none needed'}\n`);
+    for (const d of disk.index)
+      assert.equal(JSON.parse(fs.readFileSync(tw(root, 'decisions', `${d.id}.json`), 'utf8')).status, d.status, `${d.id}: record and index agree`);
+    process.stdout.write(
+      `# ${kills} decision writers killed; ${disk.index.length} decisions; repairs: ${warnings.filter(w => /indexed|marked/.test(w)).join(' | ') || 'none needed'}\n`,
+    );
   });
 });

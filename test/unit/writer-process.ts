@@ -207,7 +207,8 @@ async function ourLock(): Promise<void> {
 
 async function main(): Promise<void> {
   // Child processes use the built library, as the extension's users would.
-  const core: Core = config.mode === 'hold' || config.mode === 'ourlock' ? (undefined as unknown as Core) : require(path.resolve(__dirname, '../../dist/core.js'));
+  const core: Core =
+    config.mode === 'hold' || config.mode === 'ourlock' ? (undefined as unknown as Core) : require(path.resolve(__dirname, '../../dist/core.js'));
   emit({ ready: true, pid: process.pid });
   await waitForGo();
   emit({ started: true, at: Date.now() });

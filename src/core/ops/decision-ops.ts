@@ -20,26 +20,32 @@ export async function decide(
   const agent_id = args.agent_id ?? 'main';
   // Index and blackboard locks first: a LOCKED decision writes nothing.
   // Every step after the first is undone if a later one fails: a full disk records nothing.
-  return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () => allOrNothing(async tx => {
-    const raw = (await ctx.decisionIndex.fresh()).raw.slice();
-    if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx);
-    // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
-    const conflicts = conflictingDecisions(raw, args);
-    const id = ctx.id();
-    const timestamp = ctx.timestamp();
-    const status = statusOfNewDecision(conflicts);
-    const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
-    const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes });
-    raw.push(indexEntryOf(record));
-    await tx.replace(ctx.layout.decision(id), toJsonText(record));
-    await tx.replace(ctx.layout.decisionIndex, toJsonText(raw));
-    if (conflicts.length) {
-      const warning = conflictWarning(args.summary, conflicts);
-      await appendEntryLocked(ctx, { entry_type: 'warning', ...warning, tags: [args.domain], scope: args.scope, agent_id }, tx);
-    }
-    await appendEntryLocked(ctx, { entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id }, tx);
-    return conflicts.length ? { id, timestamp, conflicts } : { id, timestamp };
-  }));
+  return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () =>
+    allOrNothing(async tx => {
+      const raw = (await ctx.decisionIndex.fresh()).raw.slice();
+      if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx);
+      // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
+      const conflicts = conflictingDecisions(raw, args);
+      const id = ctx.id();
+      const timestamp = ctx.timestamp();
+      const status = statusOfNewDecision(conflicts);
+      const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
+      const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes });
+      raw.push(indexEntryOf(record));
+      await tx.replace(ctx.layout.decision(id), toJsonText(record));
+      await tx.replace(ctx.layout.decisionIndex, toJsonText(raw));
+      if (conflicts.length) {
+        const warning = conflictWarning(args.summary, conflicts);
+        await appendEntryLocked(ctx, { entry_type: 'warning', ...warning, tags: [args.domain], scope: args.scope, agent_id }, tx);
+      }
+      await appendEntryLocked(
+        ctx,
+        { entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id },
+        tx,
+      );
+      return conflicts.length ? { id, timestamp, conflicts } : { id, timestamp };
+    }),
+  );
 }
 
 /** Marks decision `id` superseded, in its record and in `raw` (the index items); NOT_FOUND when it does not exist. */
@@ -49,7 +55,8 @@ async function supersede(ctx: EngineContext, raw: unknown[], id: string, tx: Tra
     throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${id}, which does not exist; nothing was written`);
   (old as DecisionRecord).status = 'superseded';
   await tx.replace(ctx.layout.decision(id), toJsonText(old));
-  for (let i = 0; i < raw.length; i++) if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status: 'superseded' };
+  for (let i = 0; i < raw.length; i++)
+    if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status: 'superseded' };
 }
 
 /** The decision record, keys in twining-mcp's order. */

@@ -67,18 +67,24 @@ export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Pr
   // rename), then its index line and the status entry; a failed step undoes the earlier ones (a
   // full disk writes nothing). A crash between the steps leaves a record without a line at worst;
   // listings find and index it.
-  await ctx.lock([ctx.locks.handoffIndex, ctx.locks.blackboard], () => allOrNothing(async tx => {
-    await ctx.handoffRecords.write(created.id, created, (file, text) => tx.replace(file, text));
-    await tx.append(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
-    await appendEntryLocked(ctx, {
-      entry_type: 'status',
-      summary: `Handoff created: ${created.summary}`.slice(0, 200),
-      detail: `From ${created.source_agent} to ${created.target_agent ?? 'any agent'}. ${results.length} result(s).`,
-      tags: ['handoff'],
-      scope: created.scope ?? 'project',
-      agent_id: created.source_agent,
-    }, tx);
-  }));
+  await ctx.lock([ctx.locks.handoffIndex, ctx.locks.blackboard], () =>
+    allOrNothing(async tx => {
+      await ctx.handoffRecords.write(created.id, created, (file, text) => tx.replace(file, text));
+      await tx.append(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
+      await appendEntryLocked(
+        ctx,
+        {
+          entry_type: 'status',
+          summary: `Handoff created: ${created.summary}`.slice(0, 200),
+          detail: `From ${created.source_agent} to ${created.target_agent ?? 'any agent'}. ${results.length} result(s).`,
+          tags: ['handoff'],
+          scope: created.scope ?? 'project',
+          agent_id: created.source_agent,
+        },
+        tx,
+      );
+    }),
+  );
   return created;
 }
 
@@ -195,7 +201,10 @@ async function repairAcknowledgements(ctx: EngineContext): Promise<void> {
   if (behind.length === 0) return;
   await ctx.lock([ctx.locks.handoffIndex], async () => {
     const text = (await readTextIfExists(ctx.layout.handoffIndex)) ?? '';
-    const lines = text.split('\n').filter(l => l.trim() !== '').map(raw => ({ raw, value: parseLine(raw) }));
+    const lines = text
+      .split('\n')
+      .filter(l => l.trim() !== '')
+      .map(raw => ({ raw, value: parseLine(raw) }));
     const fixed = new Set<string>();
     for (const line of lines) {
       const id = line.value?.id;
@@ -208,7 +217,9 @@ async function repairAcknowledgements(ctx: EngineContext): Promise<void> {
     }
     if (fixed.size === 0) return;
     await writeAtomic(ctx.layout.handoffIndex, joinLines(lines));
-    ctx.warn(`marked ${fixed.size} handoff(s) acknowledged in handoffs/index.jsonl, as their records say (an acknowledgement was interrupted between record and index): ${[...fixed].join(', ')}`);
+    ctx.warn(
+      `marked ${fixed.size} handoff(s) acknowledged in handoffs/index.jsonl, as their records say (an acknowledgement was interrupted between record and index): ${[...fixed].join(', ')}`,
+    );
   });
   await ctx.handoffIndex.refresh();
 }

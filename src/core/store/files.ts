@@ -177,7 +177,11 @@ export async function appendLineSafely(target: string, text: string): Promise<vo
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile()) throw new TwiningError('CORRUPT', `${target} is ${kindOf(st)}, not a regular file; Twining neither reads nor writes it (replace it with a regular file); nothing was written`);
+    if (!st.isFile())
+      throw new TwiningError(
+        'CORRUPT',
+        `${target} is ${kindOf(st)}, not a regular file; Twining neither reads nor writes it (replace it with a regular file); nothing was written`,
+      );
     const size = st.size;
     let prefix = '';
     if (size > 0) {

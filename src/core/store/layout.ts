@@ -89,7 +89,10 @@ const NEEDED_FOR_WRITES = new Set(['decisions', 'decisions/index.json', 'agents'
 export async function ensureFolder(layout: Layout, { complete = true, warn = (_: string): void => undefined } = {}): Promise<boolean> {
   const existing = await fs.stat(layout.dir).catch(() => undefined);
   if (existing && !existing.isDirectory()) {
-    throw new TwiningError('CORRUPT', `${layout.dir} is a file, not a folder; Twining keeps its state in a folder of that name, so nothing was written (move the file away and run init)`);
+    throw new TwiningError(
+      'CORRUPT',
+      `${layout.dir} is a file, not a folder; Twining keeps its state in a folder of that name, so nothing was written (move the file away and run init)`,
+    );
   }
   if (!existing) {
     const temp = path.join(layout.projectRoot, `.twining.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -118,7 +121,11 @@ export async function ensureFolder(layout: Layout, { complete = true, warn = (_:
       if (content === null) await fs.mkdir(target, { recursive: true });
       else await createExclusive(target, content);
     } catch (error) {
-      const problem = ioError(error, target, needed ? 'it could not be added, and the operations that need it fail' : 'it could not be added; nothing needs it');
+      const problem = ioError(
+        error,
+        target,
+        needed ? 'it could not be added, and the operations that need it fail' : 'it could not be added; nothing needs it',
+      );
       if (needed) throw problem;
       warn((problem as Error).message);
     }

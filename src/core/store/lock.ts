@@ -94,7 +94,10 @@ export async function withLock<T>(file: string, emptyContent: string, work: () =
 }
 
 async function lockAndWork<T>(file: string, target: string, work: () => Promise<T>, onCompromised: CompromisedHandler): Promise<T> {
-  const leftByKilledWriter = await fs.stat(`${target}.lock`).then(st => Date.now() - st.mtimeMs > OPTIONS.update, () => false);
+  const leftByKilledWriter = await fs.stat(`${target}.lock`).then(
+    st => Date.now() - st.mtimeMs > OPTIONS.update,
+    () => false,
+  );
   let release: () => Promise<void> = async () => undefined;
   let recorded = false;
   let takeovers = 0;
