@@ -100,6 +100,25 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       );
     case 'status':
       return `${str(r.summary)}\nDelegations: ${str(r.open_delegations)} open, ${str(r.expired_delegations)} expired. Handoffs: ${str(r.unacknowledged_handoffs)} unacknowledged of ${str(r.handoffs)}.`;
+    case 'why': {
+      const list = rows(r.decisions).map(
+        d => `${str(d.status).padEnd(11)} ${str(d.id)} [${str(d.domain)}] ${str(d.scope)}: ${str(d.summary)}\n            why: ${str(d.rationale)}`,
+      );
+      return list.length ? [...list, `${str(r.active_count)} active, ${str(r.provisional_count)} provisional`].join('\n') : 'No decisions bear on this.';
+    }
+    case 'dismiss':
+      return `Dismissed ${count(r.dismissed)}${count(r.not_found) ? `; not found: ${strs(r.not_found).join(', ')}` : ''}`;
+    case 'reconsider':
+      return `${r.flagged ? 'Flagged' : 'Not active, so not flagged'}: ${str(r.decision_summary)}${count(r.dependents) ? `\nDepending on it: ${strs(r.dependents).join(', ')}` : ''}`;
+    case 'override':
+      return `Overridden: ${str(r.old_summary)}${r.new_decision_id ? `\nReplaced by ${str(r.new_decision_id)}` : ''}`;
+    case 'promote': {
+      const lines = [`Promoted ${count(r.promoted)}`];
+      if (count(r.already_active)) lines.push(`already active: ${strs(r.already_active).join(', ')}`);
+      if (count(r.not_found)) lines.push(`not found: ${strs(r.not_found).join(', ')}`);
+      for (const w of rows(r.wrong_status)) lines.push(`${str(w.id)} is ${str(w.status)}, not provisional`);
+      return lines.join('\n');
+    }
     case 'verify': {
       const drift = row(r.drift);
       const lines = [`Snapshot ${r.intact ? (r.has_digest ? 'intact' : 'has no digest (written by another program)') : 'ALTERED: its digest does not match'}`];

@@ -32,6 +32,11 @@ const POSITIONAL: Partial<Record<OperationName, string>> = {
   acknowledge: 'handoff_id',
   verify: 'handoff_id',
   discover: 'required_capabilities',
+  why: 'scope',
+  dismiss: 'ids',
+  reconsider: 'decision_id',
+  override: 'decision_id',
+  promote: 'decision_ids',
 };
 
 function unwrap(schema: z.ZodType): z.ZodType {

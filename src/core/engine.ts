@@ -1,9 +1,9 @@
 /**
  * The coordination engine: one object per project folder, one async method per operation
  * (register, agents, discover, delegate, delegations, handoff, handoffs, acknowledge, post, read,
- * decide, decisions, status, verify), each a thin call into ops/. Inputs are validated with the
- * schemas before anything is touched; writes follow the locking protocol of FORMAT.md §3; reads
- * are incremental. The engine also says what changed since a caller last looked, by name.
+ * decide, decisions, status, verify, why, dismiss, reconsider, override, promote), each a thin
+ * call into ops/. Inputs are validated with the schemas before anything is touched; writes follow
+ * the locking protocol of FORMAT.md §3; reads are incremental. The engine also says what changed since a caller last looked, by name.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
@@ -16,6 +16,7 @@ import * as blackboardOps from './ops/blackboard-ops';
 import * as delegationOps from './ops/delegation-ops';
 import * as handoffOps from './ops/handoff-ops';
 import * as decisionOps from './ops/decision-ops';
+import * as lifecycleOps from './ops/decision-lifecycle-ops';
 import { verify } from './ops/verify-op';
 import { status } from './ops/status-op';
 import { DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
@@ -223,6 +224,21 @@ export class TwiningEngine {
   }
   status(input: InputOf<'status'> = {}) {
     return status(this.ctx, input);
+  }
+  why(input: InputOf<'why'>) {
+    return lifecycleOps.why(this.ctx, input);
+  }
+  dismiss(input: InputOf<'dismiss'>) {
+    return blackboardOps.dismiss(this.ctx, input);
+  }
+  reconsider(input: InputOf<'reconsider'>) {
+    return lifecycleOps.reconsider(this.ctx, input);
+  }
+  override(input: InputOf<'override'>) {
+    return lifecycleOps.override(this.ctx, input);
+  }
+  promote(input: InputOf<'promote'>) {
+    return lifecycleOps.promote(this.ctx, input);
   }
 }
 

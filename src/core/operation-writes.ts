@@ -5,7 +5,18 @@
  */
 import type { OperationName } from './schemas';
 
-const WRITING = ['register', 'delegate', 'handoff', 'acknowledge', 'post', 'decide'] as const satisfies readonly OperationName[];
+const WRITING = [
+  'register',
+  'delegate',
+  'handoff',
+  'acknowledge',
+  'post',
+  'decide',
+  'dismiss',
+  'reconsider',
+  'override',
+  'promote',
+] as const satisfies readonly OperationName[];
 
 export type WritingOperation = (typeof WRITING)[number];
 

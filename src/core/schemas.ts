@@ -216,6 +216,39 @@ export const inputs = {
       handoff_id: ulidId.describe('Id of the handoff to check.'),
     })
     .describe("Check a handoff's snapshot integrity and what drifted since it was created."),
+  why: z
+    .strictObject({
+      scope: nonEmptyText(1000).describe('A file path, a folder prefix, or a symbol name.'),
+    })
+    .describe('The decisions behind a file, folder or symbol, newest first, with active and provisional counts.'),
+  dismiss: z
+    .strictObject({
+      ids: list(nonEmptyText(100), 1000).min(1, { message: 'must name at least one entry' }).describe('Ids of the blackboard entries to remove.'),
+      reason: text(2000).optional().describe('Why they are dismissed; recorded in a status entry.'),
+      agent_id: agentId.optional().describe('Who dismisses them (default "main").'),
+    })
+    .describe('Remove blackboard entries (a warning dealt with, a finding no longer true); the reason is kept in a status entry.'),
+  reconsider: z
+    .strictObject({
+      decision_id: ulidId.describe('Id of the decision to reconsider.'),
+      new_context: nonEmptyText(20000).describe('What changed, or why the decision should be looked at again.'),
+      agent_id: agentId.optional().describe('Who asks (default "main").'),
+    })
+    .describe('Flag a decision for reconsideration: an active one becomes provisional, and a warning names the decisions that depend on it.'),
+  override: z
+    .strictObject({
+      decision_id: ulidId.describe('Id of the decision to override.'),
+      reason: nonEmptyText(20000).describe('Why it is overridden.'),
+      new_decision: summary200.optional().describe('Summary of a replacement decision, recorded superseding it.'),
+      overridden_by: agentId.optional().describe('Who overrides it (default "human").'),
+    })
+    .describe('Override a decision: it becomes overridden, with who and why; optionally a replacement decision supersedes it.'),
+  promote: z
+    .strictObject({
+      decision_ids: list(ulidId, 1000).min(1, { message: 'must name at least one decision' }).describe('Ids of provisional decisions to make active.'),
+      promoted_by: agentId.optional().describe('Who promotes them (default "main").'),
+    })
+    .describe('Promote provisional decisions to active.'),
 } as const;
 
 export type OperationName = keyof typeof inputs;

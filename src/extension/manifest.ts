@@ -36,6 +36,11 @@ const TOOL_ICONS: Record<OperationName, string> = {
   decisions: '$(law)',
   status: '$(pulse)',
   verify: '$(verified)',
+  why: '$(question)',
+  dismiss: '$(close)',
+  reconsider: '$(discussion)',
+  override: '$(debug-step-over)',
+  promote: '$(arrow-up)',
 };
 
 /** `contributes.languageModelTools`, in operation order. */

@@ -77,6 +77,30 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
     model:
       'Check a handoff: whether its context snapshot is intact, and what drifted since (decisions no longer active, entries removed, new decisions and warnings in its scope).',
   },
+  why: {
+    title: 'Why (Decisions Behind a File)',
+    model:
+      'Explain a file, folder or symbol: the decisions whose scope, affected files or affected symbols cover it, newest first, with their rationale and status. Call it before changing code you did not write.',
+  },
+  dismiss: {
+    title: 'Dismiss Blackboard Entries',
+    model:
+      'Remove blackboard entries by id, for example a warning that was dealt with or a finding that is no longer true. Give the reason: it is kept in a status entry.',
+  },
+  reconsider: {
+    title: 'Reconsider Decision',
+    model:
+      'Flag a decision for reconsideration with the new context: an active decision becomes provisional, and a warning names the decisions that depend on it.',
+  },
+  override: {
+    title: 'Override Decision',
+    model:
+      'Override a decision with a reason (it becomes overridden); optionally give the summary of a replacement decision, which is recorded superseding it.',
+  },
+  promote: {
+    title: 'Promote Decisions',
+    model: 'Promote provisional decisions (for example ones flagged as conflicting, once resolved) to active.',
+  },
 };
 
 /** `twining_<op>`: the language model tool name of an operation. */

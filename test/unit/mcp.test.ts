@@ -87,6 +87,7 @@ describe('twining mcp over stdio', () => {
       'twining_read',
       'twining_status',
       'twining_verify',
+      'twining_why',
     ]);
     const instructions = server.client.getInstructions() ?? '';
     for (const tool of ['twining_register', 'twining_acknowledge', 'twining_handoff', 'twining_decide', 'twining_read'])

@@ -1,7 +1,8 @@
-/** Blackboard operations: post and read, one entry by id, and the append every writer uses. */
+/** Blackboard operations: post, read, dismiss, one entry by id, and the append every writer uses. */
 import type { EngineContext } from '../engine-context';
-import { appendLineSafely, toJsonlLine } from '../store/files';
+import { appendLineSafely, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
 import type { Transaction } from '../store/transaction';
+import { dismissalEntry } from '../rules/why';
 import type { InputOf } from '../schemas';
 import { overlaps } from '../scope';
 import type { BlackboardEntry } from '../records';
@@ -74,4 +75,50 @@ export async function read(ctx: EngineContext, input: InputOf<'read'> = {}): Pro
 export async function getEntry(ctx: EngineContext, id: string): Promise<BlackboardEntry | undefined> {
   await ctx.blackboard.refresh();
   return ctx.blackboard.get(id);
+}
+
+/**
+ * Removes the entries with the given ids (FORMAT.md §5.10): the file is read inside the lock and
+ * written whole through a temporary file, keeping every line that does not parse. Unlike
+ * twining-mcp, which drops the reason, a `status` entry records who dismissed what and why.
+ */
+export async function dismiss(ctx: EngineContext, input: InputOf<'dismiss'>): Promise<{ dismissed: string[]; not_found: string[]; status_entry_id?: string }> {
+  const args = ctx.validate('dismiss', input);
+  await ctx.ready();
+  return ctx.lock([ctx.locks.blackboard], async () => {
+    const wanted = new Set(args.ids);
+    const text = (await readTextIfExists(ctx.layout.blackboard)) ?? '';
+    const kept: string[] = [];
+    const removed: BlackboardEntry[] = [];
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      const entry = parseEntry(line);
+      if (entry && typeof entry.id === 'string' && wanted.has(entry.id)) removed.push(entry);
+      else kept.push(line);
+    }
+    const dismissed = [...new Set(removed.map(e => e.id))];
+    const not_found = args.ids.filter(id => !dismissed.includes(id));
+    if (!dismissed.length) return { dismissed, not_found };
+    await writeAtomic(ctx.layout.blackboard, kept.map(line => line + '\n').join(''));
+    const note = dismissalEntry(removed, args.reason || undefined);
+    const entry = await appendEntryLocked(ctx, {
+      entry_type: 'status',
+      summary: note.summary,
+      detail: note.detail,
+      tags: ['dismissed'],
+      scope: note.scope,
+      relates_to: dismissed,
+      agent_id: args.agent_id ?? 'main',
+    });
+    return { dismissed, not_found, status_entry_id: entry.id };
+  });
+}
+
+function parseEntry(line: string): BlackboardEntry | undefined {
+  try {
+    const value = JSON.parse(line.endsWith('\r') ? line.slice(0, -1) : line);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as BlackboardEntry) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -11,52 +11,82 @@ import { conflictWarning, conflictingDecisions, statusOfNewDecision } from '../r
 import { appendEntryLocked } from './blackboard-ops';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
 
-export async function decide(
-  ctx: EngineContext,
-  input: InputOf<'decide'>,
-): Promise<{ id: string; timestamp: string; conflicts?: { id: string; summary: string }[] }> {
+export type DecideResult = { id: string; timestamp: string; conflicts?: { id: string; summary: string }[] };
+
+export async function decide(ctx: EngineContext, input: InputOf<'decide'>): Promise<DecideResult> {
   const args = ctx.validate('decide', input);
   await ctx.ready();
-  const agent_id = args.agent_id ?? 'main';
   // Index and blackboard locks first: a LOCKED decision writes nothing.
   // Every step after the first is undone if a later one fails: a full disk records nothing.
   return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () =>
     allOrNothing(async tx => {
       const raw = (await ctx.decisionIndex.fresh()).raw.slice();
-      if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx);
-      // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
-      const conflicts = conflictingDecisions(raw, args);
-      const id = ctx.id();
-      const timestamp = ctx.timestamp();
-      const status = statusOfNewDecision(conflicts);
-      const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
-      const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes });
-      raw.push(indexEntryOf(record));
-      await tx.replace(ctx.layout.decision(id), toJsonText(record));
+      const result = await decideLocked(ctx, raw, args, tx);
       await tx.replace(ctx.layout.decisionIndex, toJsonText(raw));
-      if (conflicts.length) {
-        const warning = conflictWarning(args.summary, conflicts);
-        await appendEntryLocked(ctx, { entry_type: 'warning', ...warning, tags: [args.domain], scope: args.scope, agent_id }, tx);
-      }
-      await appendEntryLocked(
-        ctx,
-        { entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id },
-        tx,
-      );
-      return conflicts.length ? { id, timestamp, conflicts } : { id, timestamp };
+      return result;
     }),
   );
 }
 
+/**
+ * Records a decision while the caller holds the decision index and blackboard locks: writes its
+ * record (and the superseded one's), adds its entry to `raw` (the caller writes the index), and
+ * posts the conflict warning and the decision entry.
+ */
+export async function decideLocked(ctx: EngineContext, raw: unknown[], args: ParsedInputOf<'decide'>, tx: Transaction): Promise<DecideResult> {
+  const agent_id = args.agent_id ?? 'main';
+  if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx);
+  // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
+  const conflicts = conflictingDecisions(raw, args);
+  const id = ctx.id();
+  const timestamp = ctx.timestamp();
+  const status = statusOfNewDecision(conflicts);
+  const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
+  const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes });
+  raw.push(indexEntryOf(record));
+  await tx.replace(ctx.layout.decision(id), toJsonText(record));
+  if (conflicts.length) {
+    const warning = conflictWarning(args.summary, conflicts);
+    await appendEntryLocked(ctx, { entry_type: 'warning', ...warning, tags: [args.domain], scope: args.scope, agent_id }, tx);
+  }
+  await appendEntryLocked(ctx, { entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id }, tx);
+  return conflicts.length ? { id, timestamp, conflicts } : { id, timestamp };
+}
+
 /** Marks decision `id` superseded, in its record and in `raw` (the index items); NOT_FOUND when it does not exist. */
 async function supersede(ctx: EngineContext, raw: unknown[], id: string, tx: Transaction): Promise<void> {
-  const old = await readJson(ctx.layout.decision(id), `Decision ${id}`).catch(() => undefined);
-  if (!old || typeof old !== 'object')
-    throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${id}, which does not exist; nothing was written`);
-  (old as DecisionRecord).status = 'superseded';
-  await tx.replace(ctx.layout.decision(id), toJsonText(old));
-  for (let i = 0; i < raw.length; i++)
-    if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status: 'superseded' };
+  const old = await setDecisionStatus(ctx, raw, id, 'superseded', tx);
+  if (!old) throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${id}, which does not exist; nothing was written`);
+}
+
+/**
+ * Sets decision `id`'s status (and `extra` fields, appended as twining-mcp appends them) in its
+ * record, replaced within `tx`, and in `raw`, the index items the caller writes. The caller holds the
+ * decision index lock. Returns the record as it was before, or undefined when there is none.
+ */
+export async function setDecisionStatus(
+  ctx: EngineContext,
+  raw: unknown[],
+  id: string,
+  status: DecisionRecord['status'],
+  tx: Transaction,
+  extra: Partial<DecisionRecord> = {},
+): Promise<DecisionRecord | undefined> {
+  const record = await readDecisionRecord(ctx, id);
+  if (!record) return undefined;
+  const before = { ...record };
+  await tx.replace(ctx.layout.decision(id), toJsonText(Object.assign(record, { status }, extra)));
+  for (let i = 0; i < raw.length; i++) if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status };
+  return before;
+}
+
+/** `decisions/{id}.json`, or undefined when missing; CORRUPT (naming the file) when it is not a JSON object. */
+export async function readDecisionRecord(ctx: EngineContext, id: string): Promise<DecisionRecord | undefined> {
+  const record = await readJson(ctx.layout.decision(id), `Decision ${id}`);
+  if (record === undefined) return undefined;
+  if (!isRecord(record))
+    throw new TwiningError('CORRUPT', `Decision ${id} (${ctx.layout.decision(id)}) is valid JSON but not an object; it was left untouched`);
+  return record as unknown as DecisionRecord;
 }
 
 /** The decision record, keys in twining-mcp's order. */

@@ -1,0 +1,62 @@
+/**
+ * Which decisions explain a file, folder or symbol (`why`), and the blackboard entries that record
+ * a decision's lifecycle: pure functions, exactly as twining-mcp words and matches them
+ * (daveangulo/twining-mcp src/storage/decision-store.ts getByScope, src/engine/decisions.ts).
+ */
+import type { DecisionIndexEntry } from '../records';
+
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : []);
+
+/**
+ * Whether decision `d` bears on `scope`: its scope and `scope` are prefixes one of the other, or
+ * one of its affected files is, or `scope` is exactly one of its affected symbols.
+ */
+export function decisionAffects(d: Pick<DecisionIndexEntry, 'scope' | 'affected_files' | 'affected_symbols'>, scope: string): boolean {
+  const own = typeof d.scope === 'string' ? d.scope : undefined;
+  if (own !== undefined && (own.startsWith(scope) || scope.startsWith(own))) return true;
+  if (strings(d.affected_files).some(f => f.startsWith(scope) || scope.startsWith(f))) return true;
+  return strings(d.affected_symbols).includes(scope);
+}
+
+/** Newest first; equal timestamps by id, the later ULID first. */
+export function newestFirst(a: { timestamp: string; id: string }, b: { timestamp: string; id: string }): number {
+  return a.timestamp === b.timestamp ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.timestamp < b.timestamp ? 1 : -1;
+}
+
+const cut = (text: string) => text.slice(0, 200);
+
+/** The warning a reconsideration posts: the new context, and which decisions depend on this one. */
+export function reconsiderationWarning(summary: string, newContext: string, dependents: readonly string[]): { summary: string; detail: string } {
+  const note = dependents.length ? `\nNote: ${dependents.length} downstream decisions may be affected: ${dependents.join(', ')}` : '';
+  return { summary: cut(`Reconsideration flagged: ${summary}`), detail: newContext + note };
+}
+
+/** The `decision` entry an override posts. */
+export function overrideEntry(summary: string, overriddenBy: string, reason: string): { summary: string; detail: string } {
+  return { summary: cut(`Override: ${summary} -- overridden by ${overriddenBy}`), detail: reason };
+}
+
+/** The `status` entry a promotion posts. */
+export function promotionEntry(promoted: readonly string[]): { summary: string; detail: string } {
+  return { summary: cut(`Promoted ${promoted.length} provisional decision(s) to active`), detail: `Decision IDs: ${promoted.join(', ')}` };
+}
+
+/**
+ * The `status` entry a dismissal posts (twining-mcp drops the reason; we keep it, with what left):
+ * one line per dismissed entry, then the reason.
+ */
+export function dismissalEntry(
+  dismissed: readonly { id: string; entry_type?: unknown; summary?: unknown; scope?: unknown }[],
+  reason: string | undefined,
+): { summary: string; detail: string; scope: string } {
+  const n = dismissed.length;
+  const first = dismissed[0];
+  const what = n === 1 ? `${String(first.entry_type ?? 'entry')} "${String(first.summary ?? first.id)}"` : `${n} blackboard entries`;
+  const lines = dismissed.map(e => `- ${e.id} (${String(e.entry_type ?? 'entry')}): ${String(e.summary ?? '')}`);
+  const scopes = new Set(dismissed.map(e => (typeof e.scope === 'string' ? e.scope : 'project')));
+  return {
+    summary: cut(`Dismissed ${what}${reason ? `: ${reason}` : ''}`),
+    detail: [`Dismissed:`, ...lines, reason ? `Reason: ${reason}` : 'No reason given.'].join('\n'),
+    scope: scopes.size === 1 ? [...scopes][0] : 'project',
+  };
+}
