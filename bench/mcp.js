@@ -49,6 +49,16 @@ async function timeServer(label, command, args, env, reps) {
   const transport = new StdioClientTransport({ command, args, env: { ...process.env, ...env }, stderr: 'ignore' });
   const client = new Client({ name: 'twining-bench', version: '1.0.0' });
   await client.connect(transport);
+  // Closed whatever happens: the SDK ends the server (stdin, then SIGTERM, then SIGKILL); a server
+  // left running by a failed run would weigh on every later measurement.
+  try {
+    return await timeCalls(label, client, reps);
+  } finally {
+    await client.close();
+  }
+}
+
+async function timeCalls(label, client, reps) {
   const call = async (name, input) => {
     const t = clock();
     const result = await client.callTool({ name, arguments: input });
