@@ -29,6 +29,7 @@ const EXPECTED = [
   'dist/core.js',
   'dist/cli.js',
   'dist/merge-driver.js',
+  'dist/mcp.js',
   'media/twining.svg',
   'media/twining.png',
   'readme.md',
