@@ -26,6 +26,12 @@ const OPTIONS = {
  * is taken over at once (lock-owner.ts) instead of after 10 s.
  */
 const RETRY_DELAYS = [50, 75, 113, 169, 253, 380, 570, 854, 1000, 1000];
+/**
+ * The schedule starts again whenever the lock changed hands while we waited: LOCKED means one
+ * holder kept it for a whole retry period, not that we kept missing it among busy writers (four
+ * processes writing at once starved one of them that way). Up to this long in all.
+ */
+const MAX_WAIT_MS = 30_000;
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 /** Real paths of lock targets that exist (or existed: a write re-creates them). */
@@ -101,6 +107,8 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
   let release: () => Promise<void> = async () => undefined;
   let recorded = false;
   let takeovers = 0;
+  const started = Date.now();
+  let holder: string | undefined;
   for (let attempt = 0; ; attempt++) {
     // Our writers record themselves beside the lock first (lock-owner.ts); a dead one's record and
     // lock are removed there, and the next attempt follows at once.
@@ -127,6 +135,9 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
       }
     }
     if (locked) break;
+    const now = await holderOf(target);
+    if (attempt > 0 && now !== holder && Date.now() - started < MAX_WAIT_MS) attempt = 0;
+    holder = now;
     if (attempt >= RETRY_DELAYS.length) {
       const holder = await describeOwner(target);
       // `details` marks the lock itself as the one not had (not a lock taken inside `work`).
@@ -142,6 +153,18 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
     // The record goes last: a writer killed in between leaves a record without a lock, removed at once.
     if (recorded) await forgetOwner(target);
   }
+}
+
+/**
+ * Who holds the lock on `target` now, to tell one holder from the next: its owner record when one
+ * of our writers holds it, else the lock directory's identity (twining-mcp records nothing);
+ * undefined when the lock is free.
+ */
+async function holderOf(target: string): Promise<string | undefined> {
+  const owner = await describeOwner(target).catch(() => undefined);
+  if (owner) return owner;
+  const st = await fs.stat(`${target}.lock`).catch(() => undefined);
+  return st ? `lock directory ${st.ino}, made ${st.birthtimeMs}` : undefined;
 }
 
 /** ENOENT around a lock: the folder was removed while in use. Other errors pass through. */
