@@ -1,7 +1,8 @@
 /** Blackboard operations: post, read, dismiss, one entry by id, and the append every writer uses. */
 import type { EngineContext } from '../engine-context';
-import { appendLineSafely, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
-import type { Transaction } from '../store/transaction';
+import { appendLineSafely, readTextIfExists, toJsonlLine } from '../store/files';
+import { Transaction, allOrNothing } from '../store/transaction';
+import { parseObject } from '../store/jsonl';
 import { dismissalEntry } from '../rules/why';
 import type { InputOf } from '../schemas';
 import { overlaps } from '../scope';
@@ -85,40 +86,38 @@ export async function getEntry(ctx: EngineContext, id: string): Promise<Blackboa
 export async function dismiss(ctx: EngineContext, input: InputOf<'dismiss'>): Promise<{ dismissed: string[]; not_found: string[]; status_entry_id?: string }> {
   const args = ctx.validate('dismiss', input);
   await ctx.ready();
-  return ctx.lock([ctx.locks.blackboard], async () => {
-    const wanted = new Set(args.ids);
-    const text = (await readTextIfExists(ctx.layout.blackboard)) ?? '';
-    const kept: string[] = [];
-    const removed: BlackboardEntry[] = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      const entry = parseEntry(line);
-      if (entry && typeof entry.id === 'string' && wanted.has(entry.id)) removed.push(entry);
-      else kept.push(line);
-    }
-    const dismissed = [...new Set(removed.map(e => e.id))];
-    const not_found = args.ids.filter(id => !dismissed.includes(id));
-    if (!dismissed.length) return { dismissed, not_found };
-    await writeAtomic(ctx.layout.blackboard, kept.map(line => line + '\n').join(''));
-    const note = dismissalEntry(removed, args.reason || undefined);
-    const entry = await appendEntryLocked(ctx, {
-      entry_type: 'status',
-      summary: note.summary,
-      detail: note.detail,
-      tags: ['dismissed'],
-      scope: note.scope,
-      relates_to: dismissed,
-      agent_id: args.agent_id ?? 'main',
-    });
-    return { dismissed, not_found, status_entry_id: entry.id };
-  });
-}
-
-function parseEntry(line: string): BlackboardEntry | undefined {
-  try {
-    const value = JSON.parse(line.endsWith('\r') ? line.slice(0, -1) : line);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as BlackboardEntry) : undefined;
-  } catch {
-    return undefined;
-  }
+  // The rewrite is undone if the status entry cannot be appended: a dismissal is whole or nothing.
+  return ctx.lock([ctx.locks.blackboard], () =>
+    allOrNothing(async tx => {
+      const wanted = new Set(args.ids);
+      const text = (await readTextIfExists(ctx.layout.blackboard)) ?? '';
+      const kept: string[] = [];
+      const removed: BlackboardEntry[] = [];
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        const entry = parseObject<BlackboardEntry>(line);
+        if (entry && typeof entry.id === 'string' && wanted.has(entry.id)) removed.push(entry);
+        else kept.push(line);
+      }
+      const dismissed = [...new Set(removed.map(e => e.id))];
+      const not_found = args.ids.filter(id => !dismissed.includes(id));
+      if (!dismissed.length) return { dismissed, not_found };
+      await tx.replace(ctx.layout.blackboard, kept.map(line => line + '\n').join(''));
+      const note = dismissalEntry(removed, args.reason || undefined);
+      const entry = await appendEntryLocked(
+        ctx,
+        {
+          entry_type: 'status',
+          summary: note.summary,
+          detail: note.detail,
+          tags: ['dismissed'],
+          scope: note.scope,
+          relates_to: dismissed,
+          agent_id: args.agent_id ?? 'main',
+        },
+        tx,
+      );
+      return { dismissed, not_found, status_entry_id: entry.id };
+    }),
+  );
 }

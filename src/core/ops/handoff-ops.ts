@@ -6,7 +6,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { EngineContext } from '../engine-context';
 import { appendLineSafely, readJson, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
-import { joinLines } from '../store/jsonl';
+import { joinLines, parseObject } from '../store/jsonl';
 import { allOrNothing } from '../store/transaction';
 import { TwiningError } from '../errors';
 import { InputOf, isUlid } from '../schemas';
@@ -155,7 +155,7 @@ export async function acknowledge(
     const lines = text
       .split('\n')
       .filter(l => l.trim() !== '')
-      .map(raw => ({ raw, value: parseLine(raw) }));
+      .map(raw => ({ raw, value: parseObject<Record<string, unknown>>(raw) }));
     const record = await ctx.handoffRecords.fresh(args.handoff_id);
     if (!record) throw new TwiningError('NOT_FOUND', `Handoff not found: ${args.handoff_id}`);
     record.acknowledged_by = args.agent_id;
@@ -204,7 +204,7 @@ async function repairAcknowledgements(ctx: EngineContext): Promise<void> {
     const lines = text
       .split('\n')
       .filter(l => l.trim() !== '')
-      .map(raw => ({ raw, value: parseLine(raw) }));
+      .map(raw => ({ raw, value: parseObject<Record<string, unknown>>(raw) }));
     const fixed = new Set<string>();
     for (const line of lines) {
       const id = line.value?.id;
@@ -232,13 +232,4 @@ function indexLineOf(record: HandoffRecord, acknowledged: boolean): HandoffIndex
   line.result_status = resultStatusOf(Array.isArray(record.results) ? record.results : []);
   line.acknowledged = acknowledged;
   return line as HandoffIndexLine;
-}
-
-function parseLine(raw: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
-    return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

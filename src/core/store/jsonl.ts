@@ -191,7 +191,8 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
   }
 }
 
-function parseObject<T>(line: string): T | undefined {
+/** One JSONL line as a JSON object, or undefined (a trailing `\r` is JSON whitespace, so CRLF lines parse too). */
+export function parseObject<T>(line: string): T | undefined {
   try {
     const value = JSON.parse(line);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as T) : undefined;
