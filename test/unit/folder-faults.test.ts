@@ -95,8 +95,22 @@ describe('symbolic links', () => {
 describe('a user without write access (setpriv, not root)', () => {
   const isRoot = process.getuid?.() === 0;
   const skip = isRoot ? false : 'the tests do not run as root, so they cannot act as another user: skipped';
+  // The bundled CLI copied where that user can read it: the clone may sit under a folder only root
+  // may enter (a fresh clone in \`mktemp -d\`, as CI's may be).
+  let cli: string | undefined;
+  const readableCli = (): string => {
+    if (!cli) {
+      const dir = tempProject('cli-for-others');
+      for (const d of [path.dirname(dir), dir]) fs.chmodSync(d, 0o755);
+      cli = path.join(dir, 'cli.js');
+      fs.copyFileSync(CLI_JS, cli);
+    }
+    return cli;
+  };
   const asNobody = (root: string, args: string[]) =>
-    spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, CLI_JS, ...args, '--dir', root], { encoding: 'utf8' });
+    spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, readableCli(), ...args, '--dir', root], {
+      encoding: 'utf8',
+    });
 
   test('an optional folder it cannot write (embeddings/) does not stop its writes', { skip }, () => {
     const root = fixtureProject();
