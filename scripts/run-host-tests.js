@@ -56,7 +56,7 @@ function makeHarnessExtension(dir) {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, 'package.json'),
-    JSON.stringify({ name: 'test-harness', publisher: 'twining-tests', version: '0.0.0', engines: { vscode: '^1.100.0' } }, null, 2),
+    JSON.stringify({ name: 'test-harness', publisher: 'twining-tests', version: '0.0.0', engines: { vscode: '^1.101.0' } }, null, 2),
   );
   return dir;
 }

@@ -78,7 +78,7 @@ test('views, activation, capabilities and icons', () => {
   assert.equal(contributes.viewsContainers.activitybar[0].id, 'twining');
   assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
   assert.equal(pkg.capabilities.virtualWorkspaces, false);
-  assert.equal(pkg.engines.vscode, '^1.100.0');
+  assert.equal(pkg.engines.vscode, '^1.101.0');
   for (const file of [pkg.icon, contributes.viewsContainers.activitybar[0].icon]) {
     assert.ok(fs.existsSync(path.join(ROOT, file)), `${file} is missing`);
   }
