@@ -119,6 +119,15 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       for (const w of rows(r.wrong_status)) lines.push(`${str(w.id)} is ${str(w.status)}, not provisional`);
       return lines.join('\n');
     }
+    case 'search': {
+      const list = rows(r.results).map(h => {
+        const what = h.kind === 'decision' ? `decision ${str(h.status)}` : str(h.entry_type);
+        const domain = h.kind === 'decision' ? ` [${str(h.domain)}]` : '';
+        return `${what.padEnd(20)} ${str(h.id)}${domain} ${str(h.scope)}: ${str(h.summary)} (${str(h.agent_id)}, ${ago(h.timestamp, now)})`;
+      });
+      if (list.length === 0) return 'Nothing matches.';
+      return [...list, `${list.length} of ${str(r.total_matched)} matches, best first`].join('\n');
+    }
     case 'verify': {
       const drift = row(r.drift);
       const lines = [`Snapshot ${r.intact ? (r.has_digest ? 'intact' : 'has no digest (written by another program)') : 'ALTERED: its digest does not match'}`];

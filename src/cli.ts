@@ -37,6 +37,7 @@ const POSITIONAL: Partial<Record<OperationName, string>> = {
   reconsider: 'decision_id',
   override: 'decision_id',
   promote: 'decision_ids',
+  search: 'query',
 };
 
 function unwrap(schema: z.ZodType): z.ZodType {
@@ -137,7 +138,9 @@ function parseArgs(argv: string[]): Parsed {
   if (positionals.length > 0) {
     if (!positional) throw new UsageError(`${op}: unexpected argument "${positionals[0]}"`);
     const field = fields.find(f => f.name === positional)!;
-    for (const p of positionals) parsed.input[positional] = convert(field, p, parsed.input[positional]);
+    // Words of a text argument (a search query) need no quotes: they are joined by spaces.
+    if (field.kind === 'string') parsed.input[positional] = positionals.join(' ');
+    else for (const p of positionals) parsed.input[positional] = convert(field, p, parsed.input[positional]);
   }
   if (explicit) parsed.input = { ...explicit, ...parsed.input };
   return parsed;

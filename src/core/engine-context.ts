@@ -18,6 +18,8 @@ import { isWritableDate } from './timestamps';
 import { OperationName, ParsedInputOf, parseInput } from './schemas';
 import { writes } from './operation-writes';
 import type { AgentRecord, DecisionIndexEntry } from './records';
+import type { SearchIndex } from './search/search-index';
+import type { TextIndex } from './search/text-index';
 
 export interface WorkspaceOptions {
   /** The clock; every timestamp, liveness and expiry is computed from it. */
@@ -33,6 +35,11 @@ export interface WorkspaceOptions {
    */
   writeGate?: () => string | undefined;
   writeGateMs?: number;
+  /**
+   * The ranker behind `search` (default: keyword search, search/text-index.ts). The seam for a
+   * semantic (embedding) index, which none is offered for here.
+   */
+  textIndex?: () => TextIndex;
 }
 
 /** A lock target and the content it is created with when missing. */
@@ -48,6 +55,9 @@ export class EngineContext {
   readonly archive: ArchiveIndex;
   /** Handoff records read or written, by id, each with the stat it had then. */
   readonly handoffRecords: HandoffRecords;
+  /** The search index, made by the first search (ops/search-op.ts) and kept current by each one after. */
+  searchIndex?: SearchIndex;
+  readonly textIndex?: () => TextIndex;
   readonly warn: (message: string) => void;
   readonly readOnly: boolean;
   private readonly writeGate?: () => string | undefined;
@@ -73,6 +83,7 @@ export class EngineContext {
     this.readOnly = options.readOnly ?? false;
     this.writeGate = options.writeGate;
     this.writeGateMs = options.writeGateMs ?? 5000;
+    this.textIndex = options.textIndex;
     this.blackboard = new Blackboard(this.layout.blackboard, this.warn);
     this.handoffIndex = new HandoffIndex(this.layout.handoffIndex, this.warn);
     this.registry = new JsonArrayFile<AgentRecord>(this.layout.registry, 'The agent registry');

@@ -1,7 +1,7 @@
 /**
  * The coordination engine: one object per project folder, one async method per operation
  * (register, agents, discover, delegate, delegations, handoff, handoffs, acknowledge, post, read,
- * decide, decisions, status, verify, why, dismiss, reconsider, override, promote), each a thin
+ * decide, decisions, status, verify, why, dismiss, reconsider, override, promote, search), each a thin
  * call into ops/. Inputs are validated with the schemas before anything is touched; writes follow
  * the locking protocol of FORMAT.md §3; reads are incremental. The engine also says what changed since a caller last looked, by name.
  */
@@ -19,6 +19,7 @@ import * as decisionOps from './ops/decision-ops';
 import * as lifecycleOps from './ops/decision-lifecycle-ops';
 import { verify } from './ops/verify-op';
 import { status } from './ops/status-op';
+import { search } from './ops/search-op';
 import { DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 
@@ -239,6 +240,9 @@ export class TwiningEngine {
   }
   promote(input: InputOf<'promote'>) {
     return lifecycleOps.promote(this.ctx, input);
+  }
+  search(input: InputOf<'search'>) {
+    return search(this.ctx, input);
   }
 }
 

@@ -55,6 +55,7 @@ export const URGENCIES = ['high', 'normal', 'low'] as const;
 export const RESULT_STATUSES = ['completed', 'partial', 'blocked', 'failed'] as const;
 export const CONFIDENCES = ['high', 'medium', 'low'] as const;
 export const DECISION_STATUSES = ['active', 'provisional', 'superseded', 'overridden'] as const;
+export const SEARCH_SOURCES = ['decisions', 'blackboard'] as const;
 
 export type EntryType = (typeof ENTRY_TYPES)[number];
 export type Urgency = (typeof URGENCIES)[number];
@@ -249,7 +250,41 @@ export const inputs = {
       promoted_by: agentId.optional().describe('Who promotes them (default "main").'),
     })
     .describe('Promote provisional decisions to active.'),
+  search: z
+    .strictObject({
+      query: nonEmptyText(1000).describe('Keywords; each also matches as a prefix and, from five letters on, with one typo.'),
+      source: z
+        .enum(SEARCH_SOURCES)
+        .optional()
+        .describe(
+          'decisions: decision records only; blackboard: blackboard entries only (their copies of decisions included). Default both, each decision once (from its record).',
+        ),
+      entry_types: list(z.enum(ENTRY_TYPES), 10).optional().describe('Only these types ("decision" for decisions, the others for blackboard entries).'),
+      domain: nonEmptyText(200).optional().describe('Only decisions of this domain.'),
+      status: z
+        .union([z.enum(DECISION_STATUSES), list(z.enum(DECISION_STATUSES), 4)])
+        .optional()
+        .describe('Only decisions with this status (or one of these).'),
+      confidence: z.enum(CONFIDENCES).optional().describe('Only decisions with this confidence.'),
+      scope: scope.optional().describe('Only records whose scope overlaps this.'),
+      limit: z.number().int().min(1).max(1000).optional().describe('At most this many, best first (default 20).'),
+    })
+    .describe(
+      'Ranked keyword search over decisions (summary, context, rationale, alternatives, domain, scope) and blackboard entries (summary, detail, tags, scope).',
+    ),
 } as const;
+
+/**
+ * twining-mcp's two search tools, with its names and input fields: each is `search` with some of
+ * its fields (derived from the one schema above) and a fixed source.
+ */
+export const aliasInputs = {
+  search_decisions: inputs.search
+    .pick({ query: true, domain: true, status: true, confidence: true, limit: true })
+    .describe('Search decisions across all scopes by keyword, best first, filtered by domain, status and confidence.'),
+  query: inputs.search.pick({ query: true, entry_types: true, limit: true }).describe('Search blackboard entries by keyword, best first (default 10).'),
+} as const;
+export type AliasName = keyof typeof aliasInputs;
 
 export type OperationName = keyof typeof inputs;
 export const OPERATION_NAMES = Object.keys(inputs) as OperationName[];
@@ -280,9 +315,10 @@ export function formatIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** JSON Schema of an operation's input, for language model tools and documentation. */
-export function jsonSchemaOf(op: OperationName): Record<string, unknown> {
-  const schema = z.toJSONSchema(inputs[op], { io: 'input' }) as Record<string, unknown>;
+/** JSON Schema of an operation's (or an alias tool's) input, for language model tools and documentation. */
+export function jsonSchemaOf(op: OperationName | AliasName): Record<string, unknown> {
+  const input: z.ZodType = op in inputs ? inputs[op as OperationName] : aliasInputs[op as AliasName];
+  const schema = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
 }

@@ -41,6 +41,7 @@ const TOOL_ICONS: Record<OperationName, string> = {
   reconsider: '$(discussion)',
   override: '$(debug-step-over)',
   promote: '$(arrow-up)',
+  search: '$(search)',
 };
 
 /** `contributes.languageModelTools`, in operation order. */

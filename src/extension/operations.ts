@@ -4,6 +4,7 @@
  * tests and the manifest script can load it in plain Node.
  */
 import type { OperationName } from '../core';
+import type { AliasName } from '../core/schemas';
 
 export { writes } from '../core/operation-writes';
 
@@ -101,7 +102,25 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
     title: 'Promote Decisions',
     model: 'Promote provisional decisions (for example ones flagged as conflicting, once resolved) to active.',
   },
+  search: {
+    title: 'Search Decisions and Blackboard',
+    model:
+      'Find what was decided, warned about or found, by keywords: decisions and blackboard entries ranked by relevance (BM25; prefixes and small typos match), filtered by type, domain, status, confidence and scope. Each result has its id, to open it or pass it to other tools.',
+  },
+};
+
+/** The tools under twining-mcp's names that run an operation with some fields fixed (core/tool-aliases.ts). */
+export const ALIAS_OPERATIONS: Record<AliasName, OperationInfo> = {
+  search_decisions: {
+    title: 'Search Decisions',
+    model:
+      "Search decisions across all scopes by keywords, best first, filtered by domain, status and confidence (twining-mcp's tool; twining_search also covers blackboard entries).",
+  },
+  query: {
+    title: 'Query Blackboard',
+    model: "Search blackboard entries by keywords, best first, optionally of some entry types only (twining-mcp's tool; keyword ranking, fallback_mode true).",
+  },
 };
 
 /** `twining_<op>`: the language model tool name of an operation. */
-export const toolName = (op: OperationName): string => `twining_${op}`;
+export const toolName = (op: OperationName | AliasName): string => `twining_${op}`;

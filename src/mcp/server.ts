@@ -20,24 +20,29 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { OPERATION_NAMES, jsonSchemaOf, type OperationName } from '../core/schemas';
+import { OPERATION_NAMES, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas';
+import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
-import { OPERATIONS, toolName, writes } from '../extension/operations';
+import { ALIAS_OPERATIONS, OPERATIONS, toolName, writes } from '../extension/operations';
 import { INSTRUCTIONS } from './instructions';
 
-const BY_TOOL = new Map<string, OperationName>(OPERATION_NAMES.map(op => [toolName(op), op]));
+/** Each tool name and what it runs: an operation, or an alias (twining-mcp's name for an operation with some fields fixed). */
+const BY_TOOL = new Map<string, { op: OperationName; alias?: AliasName }>([
+  ...OPERATION_NAMES.map(op => [toolName(op), { op }] as const),
+  ...ALIAS_NAMES.map(alias => [toolName(alias), { op: TOOL_ALIASES[alias].op, alias }] as const),
+]);
 
-/** The tool list: every operation, its schema and what it does, with hints for the client. */
+/** The tool list: every operation and alias, its schema and what it does, with hints for the client. */
 export function toolList(): Tool[] {
-  return OPERATION_NAMES.map(op => {
-    const info = OPERATIONS[op];
+  return [...BY_TOOL].map(([name, { op, alias }]) => {
+    const info = alias ? ALIAS_OPERATIONS[alias] : OPERATIONS[op];
     return {
-      name: toolName(op),
+      name,
       title: info.title,
       description: info.model,
-      inputSchema: jsonSchemaOf(op) as Tool['inputSchema'],
+      inputSchema: jsonSchemaOf(alias ?? op) as Tool['inputSchema'],
       annotations: {
         title: info.title,
         readOnlyHint: !writes(op),
@@ -71,12 +76,14 @@ function text(value: unknown, isError = false): CallToolResult {
 
 /** Runs one tool call against the engine; never throws (errors become error results). */
 export async function callTool(engine: TwiningEngine, name: string, args: unknown): Promise<CallToolResult> {
-  const op = BY_TOOL.get(name);
+  const tool = BY_TOOL.get(name);
   try {
-    if (!op) throw new TwiningError('INVALID_INPUT', `Unknown tool "${name}"; the tools are ${[...BY_TOOL.keys()].join(', ')}`);
-    // The engine validates the input before it touches a file (INVALID_INPUT naming each field).
-    const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, args ?? {});
-    return text(asToolResult(op, result));
+    if (!tool) throw new TwiningError('INVALID_INPUT', `Unknown tool "${name}"; the tools are ${[...BY_TOOL.keys()].join(', ')}`);
+    const { op, alias } = tool;
+    // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
+    const input = alias ? aliasInput(alias, args) : (args ?? {});
+    const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, input);
+    return text(asToolResult(tool.op, result));
   } catch (error) {
     const code = isTwiningError(error) ? error.code : 'INTERNAL_ERROR';
     const message = error instanceof Error ? error.message : String(error);

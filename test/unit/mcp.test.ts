@@ -9,6 +9,7 @@ import { promisify } from 'util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { OPERATION_NAMES, jsonSchemaOf } from '../../src/core';
+import { ALIAS_NAMES } from '../../src/core/tool-aliases';
 import { CLI_JS, changedFiles, fixtureProject, parseJsonl, snapshotTree, tempProject, tw } from './tmp';
 
 const run = promisify(execFile);
@@ -62,14 +63,14 @@ describe('twining mcp over stdio', () => {
 
   test('lists every operation once, under its twining_ name, with the core schema and honest hints', async () => {
     const { tools } = await server.client.listTools();
-    assert.deepEqual(tools.map(t => t.name).sort(), OPERATION_NAMES.map(op => `twining_${op}`).sort());
+    assert.deepEqual(tools.map(t => t.name).sort(), [...OPERATION_NAMES, ...ALIAS_NAMES].map(op => `twining_${op}`).sort());
     for (const name of ['register', 'agents', 'discover', 'delegate', 'handoff', 'acknowledge', 'post', 'read', 'decide', 'status']) {
       assert.ok(
         tools.some(t => t.name === `twining_${name}`),
         `twining-mcp's twining_${name} is offered`,
       );
     }
-    for (const op of OPERATION_NAMES) {
+    for (const op of [...OPERATION_NAMES, ...ALIAS_NAMES]) {
       const tool = tools.find(t => t.name === `twining_${op}`)!;
       assert.deepEqual(tool.inputSchema, jsonSchemaOf(op));
       assert.ok(tool.description && tool.description.length > 20, `${op} has a description`);
@@ -84,7 +85,10 @@ describe('twining mcp over stdio', () => {
       'twining_delegations',
       'twining_discover',
       'twining_handoffs',
+      'twining_query',
       'twining_read',
+      'twining_search',
+      'twining_search_decisions',
       'twining_status',
       'twining_verify',
       'twining_why',
@@ -161,6 +165,25 @@ describe('twining mcp over stdio', () => {
     assert.equal(verified.intact, true);
   });
 
+  test("twining-mcp's search tools: twining_search_decisions and twining_query with its input fields and result fields", async () => {
+    const decisions = await ok(server, 'twining_search_decisions', { query: 'jwt tokens', status: 'active', limit: 5 });
+    includes(decisions, ['results', 'total_matched', 'fallback_mode']);
+    assert.equal(decisions.fallback_mode, true);
+    assert.ok(decisions.results.length >= 1 && decisions.results.length <= 5);
+    for (const r of decisions.results) {
+      includes(r, ['id', 'summary', 'domain', 'scope', 'confidence', 'status', 'timestamp', 'relevance', 'commit_hashes']);
+      assert.equal(r.status, 'active');
+    }
+    assert.equal(decisions.results[0].id, '01M80HHJN7TF8W1N7EW8PHV7MT', 'the decision about JWT bearer tokens ranks first');
+    const entries = await ok(server, 'twining_query', { query: 'exp claim', entry_types: ['warning'] });
+    includes(entries, ['results', 'fallback_mode']);
+    assert.equal(entries.results[0].entry.summary, 'verifyToken does not check the exp claim');
+    assert.equal(typeof entries.results[0].relevance, 'number');
+    assert.ok(entries.results.every((r: any) => r.entry.entry_type === 'warning'));
+    const both = await ok(server, 'twining_search', { query: 'jwt', scope: 'src/auth/jwt.ts' });
+    assert.deepEqual(new Set(both.results.map((r: any) => r.kind)), new Set(['decision', 'entry']));
+  });
+
   test("invalid input is an error with twining-mcp's text and isError, and writes nothing", async () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['twining_register', { agent_id: '../escape' }, /agent_id/],
@@ -172,6 +195,11 @@ describe('twining mcp over stdio', () => {
       ['twining_post', { entry_type: 'warning', summary: 'x', unknown_field: 1 }, /unknown field "unknown_field"/],
       ['twining_decide', { domain: 'd', scope: 's', summary: 's', context: 'c' }, /rationale: required/],
       ['twining_read', { since: 'yesterday' }, /since/],
+      ['twining_search', { query: '' }, /query: must not be empty/],
+      ['twining_search_decisions', { query: 'jwt', status: 'retired' }, /search_decisions: status/],
+      ['twining_search_decisions', { query: 'jwt', entry_types: ['warning'] }, /search_decisions: unknown field "entry_types"/],
+      ['twining_query', { entry_types: ['warning'] }, /query: query: required/],
+      ['twining_query', { query: 'jwt', entry_types: ['memo'] }, /query: entry_types\[0\]/],
     ];
     const before = snapshotTree(root);
     for (const [tool, args, message] of cases) {

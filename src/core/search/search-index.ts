@@ -1,0 +1,283 @@
+/**
+ * The search index an engine keeps: every decision (from its record) and every blackboard entry,
+ * built on the first search and from then on kept in step with the engine's own cached view of
+ * the files, never rebuilt per query.
+ *
+ * - Blackboard: the entries appended since the last search are added; when the file was read
+ *   again from the start (a dismiss or archive rewrote it), entries gone are removed and new
+ *   ones added, by id.
+ * - Decisions: when the decision index was read again, new ids have their record read and are
+ *   added, ids gone are removed, and the index entry of every other one replaces its metadata
+ *   (a status change by override, reconsider or promote, a linked commit). A record's text does
+ *   not change after it is written.
+ *
+ * Filters (source, types, domain, status, confidence, scope) apply to the metadata held beside
+ * the text index, so they see the same state as the ranking.
+ */
+import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord } from '../records';
+import type { ParsedInputOf } from '../schemas';
+import { overlaps } from '../scope';
+import type { SearchText, TextIndex } from './text-index';
+
+export interface DecisionHit {
+  kind: 'decision';
+  id: string;
+  summary: string;
+  domain: string;
+  scope: string;
+  confidence: string;
+  status: string;
+  timestamp: string;
+  relevance: number;
+  commit_hashes: string[];
+  agent_id?: string;
+}
+
+export interface EntryHit {
+  kind: 'entry';
+  id: string;
+  entry_type: string;
+  summary: string;
+  scope: string;
+  timestamp: string;
+  agent_id: string;
+  relevance: number;
+  /** The whole entry, as twining-mcp's `twining_query` returns it. */
+  entry: BlackboardEntry;
+}
+
+export type SearchHit = DecisionHit | EntryHit;
+
+export interface SearchResult {
+  results: SearchHit[];
+  /** How many matched the query and filters (`results` holds the best `limit` of them). */
+  total_matched: number;
+  /** As twining-mcp: true when the ranking is by keywords, not by meaning. */
+  fallback_mode: boolean;
+}
+
+/** Where the index reads from: the engine's cached stores. */
+export interface SearchSources {
+  /** The blackboard's entries as currently cached (a new array after a full re-read). */
+  entries(): Promise<readonly BlackboardEntry[]>;
+  /** The decision index as currently cached (a new array after a re-read). */
+  decisionIndex(): Promise<readonly DecisionIndexEntry[]>;
+  /** A decision record, or undefined when it cannot be read. */
+  record(id: string): Promise<DecisionRecord | undefined>;
+}
+
+interface DecisionDoc {
+  kind: 'decision';
+  key: number;
+  meta: DecisionIndexEntry;
+  agent_id?: string;
+  /** What it was indexed with (its record may be gone when it has to be removed). */
+  text: SearchText;
+}
+interface EntryDoc {
+  kind: 'entry';
+  key: number;
+  entry: BlackboardEntry;
+}
+type Doc = DecisionDoc | EntryDoc;
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** The searchable text of a decision: its record when readable, else what its index entry holds. */
+export function decisionText(meta: DecisionIndexEntry, record: DecisionRecord | undefined): SearchText {
+  const alternatives = Array.isArray(record?.alternatives)
+    ? record.alternatives
+        .filter(a => a !== null && typeof a === 'object')
+        .map(a => [str(a.option), ...strs(a.pros), ...strs(a.cons), str(a.reason_rejected)].join(' '))
+        .join('\n')
+    : '';
+  return {
+    summary: str(record?.summary) || str(meta.summary),
+    context: str(record?.context),
+    rationale: str(record?.rationale),
+    alternatives,
+    domain: str(record?.domain) || str(meta.domain),
+    scope: str(record?.scope) || str(meta.scope),
+  };
+}
+
+export function entryText(entry: BlackboardEntry): SearchText {
+  return { summary: str(entry.summary), detail: str(entry.detail), tags: strs(entry.tags).join(' '), scope: str(entry.scope) };
+}
+
+export class SearchIndex {
+  private nextKey = 1;
+  private readonly docs = new Map<number, Doc>();
+  private readonly decisions = new Map<string, DecisionDoc>();
+  private readonly entries = new Map<string, EntryDoc>();
+  private entryArray?: readonly BlackboardEntry[];
+  private entryCount = 0;
+  private decisionArray?: readonly DecisionIndexEntry[];
+  private syncing: Promise<unknown> = Promise.resolve();
+  /** Work done, for tests and benchmarks: documents added and removed so far. */
+  readonly work = { added: 0, removed: 0 };
+
+  constructor(
+    private readonly sources: SearchSources,
+    private readonly text: TextIndex,
+  ) {}
+
+  get size(): number {
+    return this.docs.size;
+  }
+
+  /** Brings the index up to date with the sources; one sync at a time. */
+  sync(): Promise<void> {
+    const run = this.syncing.then(async () => {
+      await this.syncDecisions(await this.sources.decisionIndex());
+      this.syncEntries(await this.sources.entries());
+    });
+    this.syncing = run.catch(() => undefined);
+    return run;
+  }
+
+  private add(doc: Doc, text: SearchText): void {
+    this.docs.set(doc.key, doc);
+    this.text.add(doc.key, text);
+    this.work.added++;
+  }
+
+  private remove(doc: Doc): void {
+    this.docs.delete(doc.key);
+    this.text.remove(doc.key, doc.kind === 'decision' ? doc.text : entryText(doc.entry));
+    this.work.removed++;
+  }
+
+  private async syncDecisions(items: readonly DecisionIndexEntry[]): Promise<void> {
+    if (items === this.decisionArray) return;
+    const latest = new Map<string, DecisionIndexEntry>();
+    for (const item of items) if (typeof item.id === 'string') latest.set(item.id, item);
+    for (const [id, doc] of this.decisions) {
+      const meta = latest.get(id);
+      if (meta) doc.meta = meta;
+      else {
+        this.decisions.delete(id);
+        this.remove(doc);
+      }
+    }
+    const added = [...latest.values()].filter(meta => !this.decisions.has(meta.id));
+    // Records are read a batch at a time: 10k decisions are 10k files.
+    for (let i = 0; i < added.length; i += 64) {
+      const batch = added.slice(i, i + 64);
+      const records = await Promise.all(batch.map(meta => this.sources.record(meta.id).catch(() => undefined)));
+      batch.forEach((meta, j) => {
+        const record = records[j];
+        const text = decisionText(meta, record);
+        const doc: DecisionDoc = {
+          kind: 'decision',
+          key: this.nextKey++,
+          meta,
+          agent_id: typeof record?.agent_id === 'string' ? record.agent_id : undefined,
+          text,
+        };
+        this.decisions.set(meta.id, doc);
+        this.add(doc, text);
+      });
+    }
+    this.decisionArray = items;
+  }
+
+  private syncEntries(all: readonly BlackboardEntry[]): void {
+    if (all === this.entryArray) {
+      for (let i = this.entryCount; i < all.length; i++) this.addEntry(all[i]);
+      this.entryCount = all.length;
+      return;
+    }
+    // Read again from the start: keep what is still there, remove what went, add what is new.
+    const ids = new Set<string>();
+    for (const entry of all) if (typeof entry.id === 'string') ids.add(entry.id);
+    for (const [id, doc] of this.entries) {
+      if (ids.has(id)) continue;
+      this.entries.delete(id);
+      this.remove(doc);
+    }
+    for (const entry of all) this.addEntry(entry);
+    this.entryArray = all;
+    this.entryCount = all.length;
+  }
+
+  /** Indexes an entry unless one with its id is indexed already (an entry without an id cannot be opened, so it is left out). */
+  private addEntry(entry: BlackboardEntry): void {
+    if (typeof entry.id !== 'string' || this.entries.has(entry.id)) return;
+    const doc: EntryDoc = { kind: 'entry', key: this.nextKey++, entry };
+    this.entries.set(entry.id, doc);
+    this.add(doc, entryText(entry));
+  }
+
+  /** The best matches for the query among the records the filters let through. */
+  query(args: ParsedInputOf<'search'>): SearchResult {
+    const accept = acceptor(args);
+    const matches = this.text.search(args.query, key => {
+      const doc = this.docs.get(key);
+      return doc !== undefined && accept(doc);
+    });
+    // Ten significant digits: scores that differ only by float rounding (MiniSearch keeps running
+    // averages, so the order records were indexed in shows in the last bits) tie, and ties go newest first.
+    const hits = matches.map(m => hitOf(this.docs.get(m.key)!, Number(m.score.toPrecision(10))));
+    hits.sort((a, b) => b.relevance - a.relevance || (a.timestamp === b.timestamp ? (a.id < b.id ? 1 : -1) : a.timestamp < b.timestamp ? 1 : -1));
+    return { results: hits.slice(0, args.limit ?? 20), total_matched: hits.length, fallback_mode: !this.text.semantic };
+  }
+}
+
+/** The filters of a search as one test of a document. */
+function acceptor(args: ParsedInputOf<'search'>): (doc: Doc) => boolean {
+  const types = args.entry_types?.length ? new Set<string>(args.entry_types) : undefined;
+  const statuses = args.status === undefined ? undefined : new Set<string>(Array.isArray(args.status) ? args.status : [args.status]);
+  // Filters only decisions have leave blackboard entries out.
+  const decisionsOnly = args.source === 'decisions' || statuses !== undefined || args.domain !== undefined || args.confidence !== undefined;
+  return doc => {
+    if (doc.kind === 'decision') {
+      const d = doc.meta;
+      return (
+        args.source !== 'blackboard' &&
+        (!types || types.has('decision')) &&
+        (!statuses || statuses.has(d.status)) &&
+        (args.domain === undefined || d.domain === args.domain) &&
+        (args.confidence === undefined || d.confidence === args.confidence) &&
+        (!args.scope || (typeof d.scope === 'string' && overlaps(d.scope, args.scope)))
+      );
+    }
+    const e = doc.entry;
+    if (decisionsOnly) return false;
+    // Without source, each decision is found once, from its record; the blackboard's copy only with source "blackboard".
+    if (e.entry_type === 'decision' && args.source !== 'blackboard') return false;
+    return (!types || types.has(e.entry_type)) && (!args.scope || (typeof e.scope === 'string' && overlaps(e.scope, args.scope)));
+  };
+}
+
+function hitOf(doc: Doc, relevance: number): SearchHit {
+  if (doc.kind === 'decision') {
+    const d = doc.meta;
+    return {
+      kind: 'decision',
+      id: d.id,
+      summary: str(d.summary),
+      domain: str(d.domain),
+      scope: str(d.scope),
+      confidence: str(d.confidence),
+      status: str(d.status),
+      timestamp: str(d.timestamp),
+      relevance,
+      commit_hashes: strs(d.commit_hashes),
+      ...(doc.agent_id !== undefined ? { agent_id: doc.agent_id } : {}),
+    };
+  }
+  const e = doc.entry;
+  return {
+    kind: 'entry',
+    id: e.id,
+    entry_type: str(e.entry_type),
+    summary: str(e.summary),
+    scope: str(e.scope),
+    timestamp: str(e.timestamp),
+    agent_id: str(e.agent_id),
+    relevance,
+    entry: e,
+  };
+}

@@ -1,0 +1,215 @@
+/**
+ * search: ranking (BM25 with boosted summaries, prefixes, typos), filters, the index kept
+ * incrementally (appends, rewrites and status changes by this engine, another engine and another
+ * process give the same results as an index built afresh), twining-mcp's two search tools as
+ * aliases, and the reference folder.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'child_process';
+import { promisify } from 'util';
+import { openWorkspace, type TwiningEngine } from '../../src/core';
+import { aliasInput } from '../../src/core/tool-aliases';
+import type { SearchResult } from '../../src/core/search/search-index';
+import type { TextIndex } from '../../src/core/search/text-index';
+import { at, emptyProject, referenceProject } from './fixture';
+import { CLI_JS } from './tmp';
+
+const run = promisify(execFile);
+const NOW = at('2026-11-22T02:33:00.000Z');
+const ids = (r: SearchResult) => r.results.map(h => h.id);
+const summaries = (r: SearchResult) => r.results.map(h => h.summary);
+
+async function decide(ws: TwiningEngine, fields: Partial<Parameters<TwiningEngine['decide']>[0]> & { summary: string }) {
+  return ws.decide({ domain: 'architecture', scope: 'src/', context: 'Some context.', rationale: 'Some rationale.', agent_id: 'a', ...fields });
+}
+
+describe('search: ranking and filters', () => {
+  test('a match in the summary ranks above a match only in the detail; every match is counted', async () => {
+    const ws = await openWorkspace(emptyProject(), { now: NOW });
+    const inDetail = await ws.post({ entry_type: 'finding', summary: 'Login is slow', detail: 'The session cache misses on every request' });
+    const inSummary = await ws.post({ entry_type: 'finding', summary: 'Session cache misses', detail: 'Seen in the profiler' });
+    await ws.post({ entry_type: 'finding', summary: 'Unrelated', detail: 'Nothing here' });
+    const r = await ws.search({ query: 'session cache' });
+    assert.deepEqual(ids(r), [inSummary.id, inDetail.id]);
+    assert.equal(r.total_matched, 2);
+    assert.equal(r.fallback_mode, true, 'keyword ranking, as twining-mcp says without embeddings');
+    assert.ok(r.results[0].relevance > r.results[1].relevance);
+  });
+
+  test('decisions are searched in their context, rationale, alternatives, domain and scope', async () => {
+    const ws = await openWorkspace(emptyProject(), { now: NOW });
+    const d = await decide(ws, {
+      summary: 'Use Postgres',
+      domain: 'persistence',
+      scope: 'src/db/',
+      context: 'We need transactions across orders',
+      rationale: 'Mature replication',
+      alternatives: [{ option: 'MongoDB', reason_rejected: 'No multi-document transactions then' }],
+    });
+    for (const query of ['transactions', 'replication', 'mongodb', 'persistence', 'db']) assert.deepEqual(ids(await ws.search({ query })), [d.id], query);
+  });
+
+  test('prefixes match as you type, and a typo in a longer word is forgiven', async () => {
+    const ws = await openWorkspace(emptyProject(), { now: NOW });
+    const w = await ws.post({ entry_type: 'warning', summary: 'Middleware skips authentication for OPTIONS', scope: 'src/auth/' });
+    assert.deepEqual(ids(await ws.search({ query: 'authent' })), [w.id], 'prefix');
+    assert.deepEqual(ids(await ws.search({ query: 'midleware' })), [w.id], 'one letter missing');
+    assert.deepEqual(ids(await ws.search({ query: 'the for' })), [], 'stop words alone match nothing');
+    assert.deepEqual(ids(await ws.search({ query: 'zebra' })), []);
+  });
+
+  test('filters: source, entry types, domain, status, confidence, scope; the blackboard copy of a decision only with source blackboard', async () => {
+    const ws = await openWorkspace(emptyProject(), { now: NOW });
+    const a = await decide(ws, { summary: 'Cache tokens in memory', domain: 'security', scope: 'src/auth/', confidence: 'high' });
+    const b = await decide(ws, { summary: 'Cache pages at the edge', domain: 'performance', scope: 'src/web/' });
+    const w = await ws.post({ entry_type: 'warning', summary: 'Cache poisoning risk', scope: 'src/web/' });
+    const f = await ws.post({ entry_type: 'finding', summary: 'Cache hit rate 40%', scope: 'src/auth/' });
+    const all = await ws.search({ query: 'cache' });
+    assert.deepEqual(new Set(ids(all)), new Set([a.id, b.id, w.id, f.id]), 'each decision once, from its record');
+    assert.equal(all.results.find(h => h.id === a.id)!.kind, 'decision');
+    assert.deepEqual(new Set(ids(await ws.search({ query: 'cache', source: 'decisions' }))), new Set([a.id, b.id]));
+    const board = await ws.search({ query: 'cache', source: 'blackboard' });
+    assert.equal(board.results.length, 4, 'two entries and the blackboard copies of the two decisions');
+    assert.ok(board.results.every(h => h.kind === 'entry'));
+    assert.deepEqual(new Set(ids(await ws.search({ query: 'cache', entry_types: ['warning', 'decision'] }))), new Set([w.id, a.id, b.id]));
+    assert.deepEqual(ids(await ws.search({ query: 'cache', domain: 'security' })), [a.id]);
+    assert.deepEqual(ids(await ws.search({ query: 'cache', confidence: 'high' })), [a.id]);
+    assert.deepEqual(new Set(ids(await ws.search({ query: 'cache', status: 'active' }))), new Set([a.id, b.id]), 'decision filters leave entries out');
+    assert.deepEqual(new Set(ids(await ws.search({ query: 'cache', scope: 'src/auth/login.ts' }))), new Set([a.id, f.id]), 'scope overlap either way');
+    assert.deepEqual(ids(await ws.search({ query: 'cache', limit: 1 })).length, 1);
+    assert.equal((await ws.search({ query: 'cache', limit: 1 })).total_matched, 4);
+  });
+
+  test('bad input is refused naming the field', async () => {
+    const ws = await openWorkspace(emptyProject(), { now: NOW });
+    await assert.rejects(ws.search({ query: '' }), /search: query: must not be empty/);
+    await assert.rejects(ws.search({ query: 'x', source: 'everything' as never }), /search: source/);
+    await assert.rejects(ws.search({ query: 'x', entry_types: ['memo' as never] }), /search: entry_types\[0\]/);
+    await assert.rejects(ws.search({ query: 'x', limit: 0 }), /search: limit/);
+  });
+});
+
+describe('search: the index is kept, not rebuilt', () => {
+  /** The results of a fresh engine (its index built from the files) for each query. */
+  async function fresh(root: string, queries: Parameters<TwiningEngine['search']>[0][]) {
+    const ws = await openWorkspace(root, { now: NOW, warn: () => {} });
+    return Promise.all(queries.map(q => ws.search(q)));
+  }
+  const QUERIES = [{ query: 'cache' }, { query: 'token' }, { query: 'cache', status: 'active' as const }, { query: 'rotation', source: 'blackboard' as const }];
+  // Scores equal up to float rounding (MiniSearch keeps running averages of field lengths).
+  const strip = (r: SearchResult[]) => r.map(x => ({ ...x, results: x.results.map(h => ({ ...h, relevance: Number(h.relevance.toPrecision(8)) })) }));
+
+  test('appends by this engine, another engine and another process, a dismiss and an override: same results as a fresh index, with only the new work done', async () => {
+    const root = emptyProject();
+    const ws = await openWorkspace(root, { now: NOW, warn: () => {} });
+    const other = await openWorkspace(root, { now: NOW, warn: () => {} });
+    const d = await decide(ws, { summary: 'Cache tokens in memory', domain: 'security', scope: 'src/auth/' });
+    await ws.post({ entry_type: 'warning', summary: 'Token cache never expires', scope: 'src/auth/' });
+    assert.deepEqual(strip(await Promise.all(QUERIES.map(q => ws.search(q)))), strip(await fresh(root, QUERIES)), 'first build');
+    const index = (ws as unknown as { ctx: { searchIndex: { work: { added: number; removed: number }; size: number } } }).ctx.searchIndex;
+    const added = index.work.added;
+
+    await ws.post({ entry_type: 'finding', summary: 'Key rotation is manual', detail: 'cache of keys', scope: 'src/auth/' });
+    await other.post({ entry_type: 'warning', summary: 'Rotation job has no alert', scope: 'ops/' });
+    await run(process.execPath, [CLI_JS, 'post', '--dir', root, '--entry-type', 'finding', '--summary', 'Token refresh races', '--scope', 'src/auth/']);
+    assert.deepEqual(strip(await Promise.all(QUERIES.map(q => ws.search(q)))), strip(await fresh(root, QUERIES)), 'after three appends');
+    assert.equal(index.work.added - added, 3, 'only the three new entries were indexed');
+
+    const cacheWarning = (await ws.search({ query: 'expires', entry_types: ['warning'] })).results[0].id;
+    await run(process.execPath, [CLI_JS, 'dismiss', cacheWarning, '--dir', root, '--reason', 'fixed']);
+    await other.override({ decision_id: d.id, reason: 'Tokens move to Redis', new_decision: 'Cache tokens in Redis' });
+    const after = await Promise.all(QUERIES.map(q => ws.search(q)));
+    assert.deepEqual(strip(after), strip(await fresh(root, QUERIES)), 'after a dismiss and an override by others');
+    assert.ok(!after[0].results.some(h => h.id === cacheWarning), 'the dismissed warning is gone');
+    assert.equal(
+      after[2].results.find(h => h.id === d.id),
+      undefined,
+      'the overridden decision is no longer active',
+    );
+    assert.deepEqual(
+      ids(await ws.search({ query: 'memory', status: 'superseded' })),
+      [d.id],
+      'found under its new status (overridden, then superseded by its replacement)',
+    );
+    assert.equal(index.work.removed, 1, 'the dismissed warning was removed; nothing was rebuilt');
+  });
+
+  test('a replay of random appends gives the same results as one build over the final folder', async () => {
+    const root = emptyProject();
+    const ws = await openWorkspace(root, { now: NOW, warn: () => {} });
+    const words = ['cache', 'token', 'rotation', 'session', 'schema', 'index', 'retry', 'queue'];
+    let seed = 7;
+    const pick = () => words[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % words.length];
+    for (let i = 0; i < 60; i++) {
+      if (i % 7 === 0) await decide(ws, { summary: `${pick()} ${pick()} decision ${i}`, domain: pick(), rationale: `${pick()} because ${pick()}` });
+      else
+        await (i % 2 ? ws : await openWorkspace(root, { now: NOW })).post({
+          entry_type: i % 3 ? 'finding' : 'warning',
+          summary: `${pick()} ${pick()} ${i}`,
+          detail: pick(),
+        });
+      if (i % 10 === 0) await ws.search({ query: pick() });
+    }
+    const queries = words.map(query => ({ query, limit: 100 }));
+    assert.deepEqual(strip(await Promise.all(queries.map(q => ws.search(q)))), strip(await fresh(root, queries)));
+  });
+});
+
+describe('search: the reference folder and twining-mcp tool shapes', () => {
+  test("finds each of the reference folder's decisions by words of its summary, rationale or context", async () => {
+    const ws = await openWorkspace(referenceProject(), { now: NOW });
+    const { decisions } = await ws.decisions({});
+    assert.equal(decisions.length, 4);
+    for (const d of decisions) {
+      const word = d.summary.split(/\W+/).sort((a, b) => b.length - a.length)[0];
+      const r = await ws.search({ query: word, source: 'decisions' });
+      assert.ok(ids(r).includes(d.id), `${word} finds ${d.summary}: ${summaries(r).join(' | ')}`);
+    }
+    const jwt = await ws.search({ query: 'jwt', scope: 'src/auth/jwt.ts' });
+    assert.deepEqual(
+      jwt.results.map(h => (h.kind === 'decision' ? `decision:${h.id}` : `${h.entry_type}:${h.id}`)).sort(),
+      [
+        'decision:01M80HHJN7TF8W1N7EW8PHV7MT',
+        'decision:01M80HHK1QX1QEC06YGTWYXEZJ',
+        'finding:01M80HHK98QEQA5H4QX6S0M6XA',
+        'need:01M80HHKA4QXFKQJDMA5FP7RS1',
+        'status:01M80HHKB28RQC917F7S5PCGAT',
+        'warning:01M80HHK5EACAY1D2CS04B635E',
+      ].sort(),
+    );
+  });
+
+  test('twining_search_decisions and twining_query inputs map onto search with their own fields only', () => {
+    assert.deepEqual(aliasInput('search_decisions', { query: 'jwt', status: 'active', limit: 5 }), {
+      query: 'jwt',
+      status: 'active',
+      limit: 5,
+      source: 'decisions',
+    });
+    assert.deepEqual(aliasInput('query', { query: 'jwt', entry_types: ['warning'] }), {
+      query: 'jwt',
+      entry_types: ['warning'],
+      source: 'blackboard',
+      limit: 10,
+    });
+    assert.throws(() => aliasInput('query', { query: 'jwt', domain: 'security' }), /query: unknown field "domain"/);
+    assert.throws(() => aliasInput('search_decisions', { query: 'jwt', status: 'gone' }), /search_decisions: status/);
+    assert.throws(() => aliasInput('search_decisions', {}), /search_decisions: query: required/);
+  });
+
+  test('the ranker is a seam: an engine given another TextIndex ranks with it', async () => {
+    // A ranker by exact substring, standing in for a semantic index (none can run offline here).
+    const texts = new Map<number, string>();
+    const substring: TextIndex = {
+      semantic: true,
+      add: (key, text) => void texts.set(key, Object.values(text).join(' ').toLowerCase()),
+      remove: key => void texts.delete(key),
+      search: (query, accept) => [...texts].filter(([key, t]) => t.includes(query.toLowerCase()) && accept(key)).map(([key]) => ({ key, score: 1 })),
+    };
+    const ws = await openWorkspace(referenceProject(), { now: NOW, textIndex: () => substring });
+    const r = await ws.search({ query: 'exp claim' });
+    assert.equal(r.fallback_mode, false);
+    assert.deepEqual(summaries(r), ['verifyToken does not check the exp claim']);
+  });
+});
