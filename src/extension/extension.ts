@@ -16,6 +16,7 @@ import { DelegationsProvider } from './views/delegations-view';
 import { HandoffsProvider } from './views/handoffs-view';
 import type { Node } from './views/tree-base';
 import { registerCommands } from './commands/all-commands';
+import { currentSearch } from './commands/search-command';
 import { checkGitMerging } from './commands/git-merging-commands';
 import { HandoffStatusBar } from './views/status-bar';
 import { registerTools } from './chat/lm-tools';
@@ -116,6 +117,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     providers,
     statusBar,
     chatHandler,
+    searchPick: currentSearch,
     refresh: async () => {
       await folders.refreshAll();
       statusBar.schedule(0);

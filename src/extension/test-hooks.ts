@@ -10,6 +10,7 @@ import type { AgentsProvider } from './views/agents-view';
 import type { DelegationsProvider } from './views/delegations-view';
 import type { HandoffsProvider } from './views/handoffs-view';
 import type { HandoffStatusBar } from './views/status-bar';
+import type { SearchSession } from './commands/search-command';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */
@@ -21,6 +22,8 @@ export interface TestHooks {
   readonly statusBar: HandoffStatusBar;
   /** The `@twining` chat participant's handler (also usable where the chat UI is not). */
   readonly chatHandler: vscode.ChatRequestHandler;
+  /** The Twining: Search quick pick now open, if any. */
+  searchPick(): SearchSession | undefined;
   /** Re-reads every folder (incrementally) and re-renders the views. */
   refresh(): Promise<void>;
   /** Resolves when pending watcher refreshes, drift checks and status bar counts are done. */

@@ -8,6 +8,7 @@ import { postDelegation, postFinding, postWarning, recordDecision } from './blac
 import { discoverAgents, registerAgent } from './agent-commands';
 import { initialize, openRecord, refresh, showLog, showStatus } from './folder-commands';
 import { setUpGitMerging } from './git-merging-commands';
+import { search } from './search-command';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
@@ -26,6 +27,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.setUpGitMerging': setUpGitMerging,
   'twining.openRecord': openRecord,
   'twining.showLog': showLog,
+  'twining.search': search,
 };
 
 export function registerCommands(ctx: TwiningContext): vscode.Disposable[] {

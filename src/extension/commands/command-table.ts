@@ -32,6 +32,7 @@ export const COMMANDS = {
   'twining.setUpGitMerging': { title: 'Set Up Git Merging', writesItself: true, palette: true },
   'twining.openRecord': { title: 'Open Record', palette: false },
   'twining.showLog': { title: 'Show Log', palette: true },
+  'twining.search': { title: 'Search', op: 'search', palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;
