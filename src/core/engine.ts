@@ -18,6 +18,8 @@ import * as handoffOps from './ops/handoff-ops';
 import * as decisionOps from './ops/decision-ops';
 import * as lifecycleOps from './ops/decision-lifecycle-ops';
 import { verify } from './ops/verify-op';
+import { ScopeContext, scopeContext } from './ops/scope-context-op';
+import { DecisionStory, decisionStory } from './ops/decision-story-op';
 import { status } from './ops/status-op';
 import { search } from './ops/search-op';
 import { DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
@@ -222,6 +224,17 @@ export class TwiningEngine {
   /** A decision record by id, or undefined. */
   getDecision(id: string): Promise<DecisionRecord | undefined> {
     return decisionOps.getDecision(this.ctx, id);
+  }
+  /**
+   * What bears on a file, folder or symbol (undefined: the whole project): its decisions, warnings,
+   * findings, open delegations and unacknowledged handoffs, from the kept state (the Context view).
+   */
+  scopeContext(scope: string | undefined, options: { limit?: number } = {}): Promise<ScopeContext> {
+    return scopeContext(this.ctx, scope, options);
+  }
+  /** A decision with what it superseded, what superseded it and the handoffs that carried it. */
+  decisionStory(id: string): Promise<DecisionStory | undefined> {
+    return decisionStory(this.ctx, id);
   }
   status(input: InputOf<'status'> = {}) {
     return status(this.ctx, input);
