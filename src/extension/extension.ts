@@ -22,6 +22,10 @@ import { HandoffStatusBar } from './views/status-bar';
 import { registerTools } from './chat/lm-tools';
 import { createChatHandler, registerChatParticipant } from './chat/participant';
 import { coreLoadMs } from './model/engine-loader';
+import { ContextModel } from './views/context-model';
+import { ContextProvider } from './views/context-view';
+import { ContextStatusBar } from './views/context-status';
+import { FileAnnotations } from './views/file-annotations';
 
 /** When this module finished loading (the bundle's own load time ends here). */
 const moduleLoadedAt = performance.now();
@@ -34,20 +38,24 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const folders = new Folders(clock, vscode.workspace.isTrusted);
   context.subscriptions.push(folders);
   // The one context every part gets.
-  const ctx: TwiningContext = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri };
+  const fileContext = new ContextModel(folders);
+  context.subscriptions.push(fileContext);
+  const ctx: TwiningContext = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext };
 
   const providers = {
     agents: new AgentsProvider(ctx),
     delegations: new DelegationsProvider(ctx),
     handoffs: new HandoffsProvider(ctx),
+    context: new ContextProvider(ctx, fileContext),
   };
-  const views: [string, AgentsProvider | DelegationsProvider | HandoffsProvider][] = [
+  const views: [string, AgentsProvider | DelegationsProvider | HandoffsProvider | ContextProvider][] = [
+    ['twining.context', providers.context],
     ['twining.agents', providers.agents],
     ['twining.delegations', providers.delegations],
     ['twining.handoffs', providers.handoffs],
   ];
   for (const [id, provider] of views) {
-    const view = vscode.window.createTreeView<Node>(id, { treeDataProvider: provider, showCollapseAll: id !== 'twining.agents' });
+    const view = vscode.window.createTreeView<Node>(id, { treeDataProvider: provider, showCollapseAll: id !== 'twining.agents' && id !== 'twining.context' });
     provider.attach(view);
     context.subscriptions.push(view, provider);
   }
@@ -57,6 +65,9 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   context.subscriptions.push(...registerCommands(ctx));
   const statusBar = new HandoffStatusBar(folders, userAgentId);
   context.subscriptions.push(statusBar);
+  const contextStatus = new ContextStatusBar(fileContext);
+  const annotations = new FileAnnotations(folders, fileContext);
+  context.subscriptions.push(contextStatus, annotations);
   context.subscriptions.push(...registerTools(ctx));
   const chatHandler = createChatHandler(ctx);
   const participant = registerChatParticipant(ctx, chatHandler);
@@ -116,6 +127,9 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     model: folders,
     providers,
     statusBar,
+    contextStatus,
+    annotations,
+    fileContext,
     chatHandler,
     searchPick: currentSearch,
     refresh: async () => {
@@ -127,6 +141,8 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
       await folders.whenIdle();
       await providers.handoffs.driftIdle();
       await statusBar.idle();
+      await contextStatus.idle();
+      await annotations.idle();
       await folders.whenIdle();
     },
     work: () => {

@@ -11,6 +11,10 @@ import type { DelegationsProvider } from './views/delegations-view';
 import type { HandoffsProvider } from './views/handoffs-view';
 import type { HandoffStatusBar } from './views/status-bar';
 import type { SearchSession } from './commands/search-command';
+import type { ContextProvider } from './views/context-view';
+import type { ContextStatusBar } from './views/context-status';
+import type { FileAnnotations } from './views/file-annotations';
+import type { ContextModel } from './views/context-model';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */
@@ -18,8 +22,12 @@ export interface TestHooks {
   /** The folder model (every workspace folder, with or without `.twining/`). */
   readonly model: Folders;
   /** The views' data providers (call getChildren / getTreeItem / resolveTreeItem). */
-  readonly providers: { agents: AgentsProvider; delegations: DelegationsProvider; handoffs: HandoffsProvider };
+  readonly providers: { agents: AgentsProvider; delegations: DelegationsProvider; handoffs: HandoffsProvider; context: ContextProvider };
   readonly statusBar: HandoffStatusBar;
+  /** The Context view's model, the active file's status bar item, and the diagnostics and CodeLens. */
+  readonly contextStatus: ContextStatusBar;
+  readonly annotations: FileAnnotations;
+  readonly fileContext: ContextModel;
   /** The `@twining` chat participant's handler (also usable where the chat UI is not). */
   readonly chatHandler: vscode.ChatRequestHandler;
   /** The Twining: Search quick pick now open, if any. */

@@ -5,6 +5,7 @@
 import type * as vscode from 'vscode';
 import type { Folders } from './model/folders';
 import type { Clock } from './settings';
+import type { ContextModel } from './views/context-model';
 
 export interface TwiningContext {
   /** The workspace folders, their engines, trust and change announcements. */
@@ -14,4 +15,6 @@ export interface TwiningContext {
   /** The user's agent id (read when needed: the setting can change). */
   agentId(): string;
   readonly extensionUri: vscode.Uri;
+  /** What bears on each file, and which scope the Context view shows. */
+  readonly fileContext: ContextModel;
 }

@@ -256,10 +256,16 @@ describeIn(['single'], 'commands with argument objects', () => {
     assert.match(text, /\*\*Acknowledged:\*\* by user-/);
   });
 
-  it('Open Record opens a decision as its record file', async () => {
+  it('Open Record opens a decision as a document with its chain, naming its record file', async () => {
     await run('twining.openRecord', { type: 'decision', id: RS256 });
     const doc = vscode.window.activeTextEditor?.document;
-    assert.strictEqual(doc?.uri.fsPath, path.join(dir, 'decisions', `${RS256}.json`));
+    assert.strictEqual(doc?.uri.scheme, 'twining');
+    const text = doc!.getText();
+    assert.match(text, /^# Decision: Sign JWTs with RS256 and rotate keys every 30 days/);
+    assert.ok(text.includes(`**Record:** ${path.join(dir, 'decisions', `${RS256}.json`)}`));
+    // Earlier in this suite a decision superseded it, and the fixture's handoff on src/auth/ carried it.
+    assert.match(text, /Superseded by \(nearest first\):\n- \[active\] /);
+    assert.match(text, /## Handoffs that carried it \(\d+\)\n\n- JWT auth middleware implemented/);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

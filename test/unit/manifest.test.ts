@@ -73,7 +73,7 @@ test('views, activation, capabilities and icons', () => {
   assert.deepEqual(pkg.activationEvents, ['workspaceContains:.twining']);
   assert.deepEqual(
     contributes.views.twining.map((v: { id: string }) => v.id),
-    ['twining.agents', 'twining.delegations', 'twining.handoffs'],
+    ['twining.agents', 'twining.delegations', 'twining.handoffs', 'twining.context'],
   );
   assert.equal(contributes.viewsContainers.activitybar[0].id, 'twining');
   assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');

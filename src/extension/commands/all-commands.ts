@@ -9,6 +9,7 @@ import { discoverAgents, registerAgent } from './agent-commands';
 import { initialize, openRecord, refresh, showLog, showStatus } from './folder-commands';
 import { setUpGitMerging } from './git-merging-commands';
 import { search } from './search-command';
+import { dismissEntry, followActiveEditor, overrideDecision, pinContext, promoteDecision, reconsiderDecision, showProjectContext } from './lifecycle-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
@@ -28,6 +29,13 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.openRecord': openRecord,
   'twining.showLog': showLog,
   'twining.search': search,
+  'twining.dismissEntry': dismissEntry,
+  'twining.reconsiderDecision': reconsiderDecision,
+  'twining.overrideDecision': overrideDecision,
+  'twining.promoteDecision': promoteDecision,
+  'twining.pinContext': pinContext,
+  'twining.followActiveEditor': followActiveEditor,
+  'twining.showProjectContext': showProjectContext,
 };
 
 export function registerCommands(ctx: TwiningContext): vscode.Disposable[] {

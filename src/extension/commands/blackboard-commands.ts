@@ -15,6 +15,7 @@ import { Invocation, folderFromArgs, quietly, withDefault } from './command-runn
 import { activeFile, askText, csv, pickFolder, pickOne, pickScope } from './prompts';
 
 function folderAndFile(inv: Invocation, folder: TwiningFolder): string | undefined {
+  if (inv.mode === 'node' && inv.node.kind === 'contextScope') return inv.node.scope;
   return inv.mode === 'uri' ? folder.relativePath(inv.uri) : activeFile(folder);
 }
 
@@ -166,8 +167,6 @@ export async function recordDecision(inv: Invocation, ctx: TwiningContext) {
   const message = result.conflicts?.length
     ? `Decision recorded as provisional: it may conflict with ${result.conflicts.map(c => `"${c.summary}"`).join(', ')}.`
     : 'Decision recorded.';
-  followUp(vscode.window.showInformationMessage(message, 'Open'), () =>
-    vscode.window.showTextDocument(vscode.Uri.file(folder.engine.layout.decision(result.id)), { preview: true }),
-  );
+  followUp(vscode.window.showInformationMessage(message, 'Open'), () => showDocument(documentUri(folder, 'decision', result.id)));
   return result;
 }

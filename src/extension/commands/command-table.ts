@@ -33,6 +33,13 @@ export const COMMANDS = {
   'twining.openRecord': { title: 'Open Record', palette: false },
   'twining.showLog': { title: 'Show Log', palette: true },
   'twining.search': { title: 'Search', op: 'search', palette: true },
+  'twining.dismissEntry': { title: 'Dismiss Warning or Finding', op: 'dismiss', palette: true },
+  'twining.reconsiderDecision': { title: 'Reconsider Decision', op: 'reconsider', palette: true },
+  'twining.overrideDecision': { title: 'Override Decision', op: 'override', palette: true },
+  'twining.promoteDecision': { title: 'Promote Decision', op: 'promote', palette: true },
+  'twining.pinContext': { title: 'Pin Context to This File', palette: true },
+  'twining.followActiveEditor': { title: 'Context: Follow the Active Editor', palette: true },
+  'twining.showProjectContext': { title: 'Context: Show the Whole Project', palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;

@@ -56,7 +56,7 @@ export async function showLog(): Promise<void> {
   log.show();
 }
 
-/** `{type: "decision" | "entry", id, folder?}`: opens the decision file or a rendering of the entry. */
+/** `{type: "decision" | "entry", id, folder?}`: opens a rendering of the decision (with its chain) or of the entry. */
 export async function openRecord(inv: Invocation, ctx: TwiningContext): Promise<void> {
   if (inv.mode !== 'args') throw new Error('Open Record takes {type, id, folder}');
   const args = inv.args;
@@ -64,12 +64,9 @@ export async function openRecord(inv: Invocation, ctx: TwiningContext): Promise<
   const id = String(args.id ?? '');
   core().checkUlid('id', id); // before it becomes a file name
   if (args.type === 'decision') {
-    const file = folder.engine.layout.decision(id);
-    try {
-      await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
-    } catch {
-      throw new Error(`The decision record ${path.basename(file)} is missing`);
-    }
+    const record = await folder.run(engine => engine.getDecision(id));
+    if (!record) throw new Error(`The decision record ${path.basename(folder.engine.layout.decision(id))} is missing`);
+    await showDocument(documentUri(folder, 'decision', id));
     return;
   }
   if (args.type === 'entry') {

@@ -39,7 +39,8 @@ export async function createHandoff(inv: Invocation, ctx: TwiningContext): Promi
   }
 
   const folder = inv.mode === 'node' ? inv.node.folder : await pickFolder(ctx, { title: TITLE });
-  const file = inv.mode === 'uri' ? folder.relativePath(inv.uri) : activeFile(folder);
+  const file =
+    inv.mode === 'uri' ? folder.relativePath(inv.uri) : inv.mode === 'node' && inv.node.kind === 'contextScope' ? inv.node.scope : activeFile(folder);
   const target = inv.mode === 'node' && inv.node.kind === 'agent' ? inv.node.agent.agent_id : undefined;
   const total = target ? 4 : 5;
 

@@ -1,7 +1,7 @@
 /**
  * Readable, read-only renderings of records as Markdown documents (`twining:` URIs): a handoff
- * with its results, snapshot and drift; a blackboard entry; the status. Decisions open as their
- * record file instead. Open documents follow changes on disk.
+ * with its results, snapshot and drift; a decision with its whole chain (decision-document.ts); a
+ * blackboard entry; the status. Open documents follow changes on disk.
  */
 import * as vscode from 'vscode';
 import type { BlackboardEntry, HandoffRecord, VerifyResult, TwiningEngine } from '../../core';
@@ -10,10 +10,11 @@ import { RESULT_STATUS_LOOK, absolute, strings } from '../present/format';
 import { resolveSnapshot } from '../present/snapshot-contents';
 import { NO_DRIFT, driftItems } from '../../core/drift-text';
 import { messageOf } from '../log';
+import { renderDecision } from './decision-document';
 
 export const SCHEME = 'twining';
 
-type DocKind = 'handoff' | 'entry' | 'status';
+type DocKind = 'handoff' | 'entry' | 'status' | 'decision';
 
 export function documentUri(folder: TwiningFolder, kind: DocKind, id: string): vscode.Uri {
   const name = kind === 'status' ? 'status' : `${kind}-${id}`;
@@ -62,6 +63,8 @@ export class RecordDocuments implements vscode.TextDocumentContentProvider, vsco
           });
         case 'status':
           return await folder.run(async engine => renderStatus(folder.name, await engine.status({})));
+        case 'decision':
+          return await folder.run(engine => renderDecision(engine, id));
         default:
           return '# Unknown document\n';
       }

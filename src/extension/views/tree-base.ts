@@ -9,11 +9,12 @@ import type { TwiningFolder, FolderChange } from '../model/folders';
 import type { TwiningContext } from '../twining-context';
 import type { ChangeKind } from '../model/change-kinds';
 import { log, messageOf } from '../log';
+import type { ContextNode } from './context-nodes';
 
 /** Marks our tree elements, so commands can tell a tree element from an argument object. */
 export const NODE = Symbol('twining.node');
 
-interface Base {
+export interface Base {
   readonly [NODE]: true;
   readonly folder: TwiningFolder;
 }
@@ -100,7 +101,8 @@ export type Node =
   | SnapshotNode
   | SnapshotItemNode
   | DriftNode
-  | DriftItemNode;
+  | DriftItemNode
+  | ContextNode;
 
 type Fields<T> = Omit<T, typeof NODE>;
 
