@@ -128,7 +128,7 @@ describe('scopeContext', () => {
     assert.equal(ctx.active_count, 1);
   });
 
-  test('a replacement outside the scope is found by reading only the records added since the last look', async () => {
+  test("a replacement outside the scope is named once the decision's story has been read, not by reading every record per look", async () => {
     const root = referenceProject();
     const ws = await openWorkspace(root, { now: NOW });
     await ws.scopeContext('src/auth/jwt.ts');
@@ -140,8 +140,12 @@ describe('scopeContext', () => {
       rationale: 'r',
       supersedes: RS256,
     });
-    const ctx = await ws.scopeContext('src/auth/jwt.ts');
-    assert.deepEqual(ctx.decisions.find(d => d.id === RS256)?.replaced_by, {
+    const before = await ws.scopeContext('src/auth/jwt.ts');
+    assert.deepEqual(before.decisions.find(d => d.id === RS256)?.status, 'superseded');
+    assert.equal(before.decisions.find(d => d.id === RS256)?.replaced_by, undefined, 'not among the records in scope');
+    await ws.decisionStory(RS256);
+    const after = await ws.scopeContext('src/auth/jwt.ts');
+    assert.deepEqual(after.decisions.find(d => d.id === RS256)?.replaced_by, {
       id: elsewhere.id,
       summary: 'Token signing moves to lib/crypto',
       status: 'active',

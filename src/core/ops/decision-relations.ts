@@ -1,7 +1,7 @@
 /**
  * What only decision records say, kept per engine without re-reading history: each record as last
- * read (valid while the decision index is unchanged: every writer, twining-mcp included, rewrites
- * the index with a record), which decision superseded which (a record's `supersedes` is written
+ * read (valid while its index entry is unchanged: every writer, twining-mcp included, rewrites the
+ * index entry with the record), which decision superseded which (a record's `supersedes` is written
  * once, when it is created), and which handoffs' snapshots name a decision (a snapshot is written
  * once, with its handoff). The last two are built on first use and then extended with only the
  * decisions and handoffs added since.
@@ -11,43 +11,58 @@ import { readDecisionRecord } from './decision-ops';
 import type { DecisionRecord, HandoffIndexLine } from '../records';
 
 export class DecisionRelations {
-  private recordsVersion = -1;
-  private records = new Map<string, DecisionRecord | undefined>();
+  private records = new Map<string, { signature: string; record: DecisionRecord | undefined }>();
   /** Superseded id -> id of the decision that superseded it. */
   private supersededBy = new Map<string, string>();
   private seenDecisions = new Set<string>();
+  /** The decision index version whose every record has been looked at for `supersedes`. */
+  private scannedVersion = -1;
   /** Decision id -> handoff index lines whose snapshot names it. */
   private handoffsOf = new Map<string, HandoffIndexLine[]>();
   private seenHandoffs = new Set<string>();
 
   constructor(private readonly ctx: EngineContext) {}
 
-  /** A decision record (undefined when missing or unreadable), read once per version of the index. */
+  /**
+   * A decision record (undefined when missing or unreadable). Kept while its index entry is the
+   * same (a writer changes both together: status, commits), so a decision written elsewhere in
+   * the project does not make every record be read again.
+   */
   async record(id: string): Promise<DecisionRecord | undefined> {
     await this.ctx.decisionIndex.get();
-    const version = this.ctx.decisionIndex.version;
-    if (version !== this.recordsVersion) {
-      this.recordsVersion = version;
-      this.records = new Map();
-    }
-    if (this.records.has(id)) return this.records.get(id);
+    const entries = this.ctx.decisionIndex.derived('relations:byId', items => new Map(items.map(d => [d.id, d] as const)));
+    const entry = entries.get(id);
+    const signature = entry ? JSON.stringify(entry) : 'none';
+    const kept = this.records.get(id);
+    if (kept && kept.signature === signature) return kept.record;
     const record = await readDecisionRecord(this.ctx, id).catch(() => undefined);
-    this.records.set(id, record);
+    this.records.set(id, { signature, record });
     return record;
   }
 
-  /** The id of the decision that superseded `id`, if any (records of decisions added since the last call are read). */
+  /** The id of the decision known to have superseded `id` (from records read so far; reads nothing). */
+  knownReplacementOf(id: string): string | undefined {
+    return this.supersededBy.get(id);
+  }
+
+  /**
+   * The id of the decision that superseded `id`, if any: the records of decisions not looked at
+   * yet are read (all of them the first time, in parallel batches; afterwards only new ones).
+   */
   async replacementOf(id: string): Promise<string | undefined> {
     // A decision is superseded once: a replacement already known (often one in the same scope) is the answer.
     const known = this.supersededBy.get(id);
     if (known) return known;
     const index = await this.ctx.decisionIndex.get();
-    for (const entry of index) {
-      if (typeof entry.id !== 'string' || this.seenDecisions.has(entry.id)) continue;
-      this.seenDecisions.add(entry.id);
-      const record = await this.record(entry.id);
-      if (record && typeof record.supersedes === 'string') this.supersededBy.set(record.supersedes, record.id);
+    if (this.scannedVersion === this.ctx.decisionIndex.version) return undefined;
+    const unseen = index.map(entry => entry.id).filter((x): x is string => typeof x === 'string' && !this.seenDecisions.has(x));
+    for (let i = 0; i < unseen.length; i += 64) {
+      const batch = unseen.slice(i, i + 64);
+      const records = await Promise.all(batch.map(x => this.record(x)));
+      for (const record of records) if (record) this.noteRecord(record);
+      for (const x of batch) this.seenDecisions.add(x);
     }
+    this.scannedVersion = this.ctx.decisionIndex.version;
     return this.supersededBy.get(id);
   }
 

@@ -80,7 +80,10 @@ export async function scopeContext(ctx: EngineContext, scope: string | undefined
   const index = await ctx.decisionIndex.get();
 
   // Decisions: current ones first, newest first within each group.
-  const matching = index.filter(d => typeof d.id === 'string' && (!scope || decisionAffects(d, scope)));
+  // Kept with the index until it changes: switching back to a file filters nothing again.
+  const matching = ctx.decisionIndex.derived(`context:${scope ?? ''}`, items =>
+    items.filter(d => typeof d.id === 'string' && (!scope || decisionAffects(d, scope))),
+  );
   const current = matching.filter(d => isCurrent(d.status)).sort(newestFirst);
   const past = matching.filter(d => !isCurrent(d.status)).sort(newestFirst);
   const listed = [...current.slice(0, limit), ...past.slice(0, limit)];
@@ -92,9 +95,9 @@ export async function scopeContext(ctx: EngineContext, scope: string | undefined
 
   const delegations: ContextDelegation[] = [];
   let delegationCount = 0;
-  for (let i = ctx.blackboard.needs.length - 1; i >= 0; i--) {
-    const need = ctx.blackboard.needs[i];
-    if (scope && !(typeof need.scope === 'string' && overlaps(need.scope, scope))) continue;
+  const needs = scope ? ctx.blackboard.needsInScope(scope) : ctx.blackboard.needs;
+  for (let i = needs.length - 1; i >= 0; i--) {
+    const need = needs[i];
     const detail = delegationOf(need);
     if (!detail || isExpired(detail, now)) continue;
     delegationCount++;
@@ -175,7 +178,9 @@ async function describeDecisions(ctx: EngineContext, listed: readonly DecisionIn
       if (typeof record.override_reason === 'string') item.override_reason = record.override_reason;
     }
     if (d.status === 'superseded') {
-      const by = await r.replacementOf(d.id);
+      // From the records read so far (a replacement usually covers the same file, so it is among
+      // them); reading every record to find one elsewhere is left to the decision's document.
+      const by = r.knownReplacementOf(d.id);
       if (by) item.replaced_by = await summaryOf(ctx, r, by, byId);
     }
     out.push(item);

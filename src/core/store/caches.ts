@@ -17,8 +17,8 @@ export class Blackboard {
   readonly warnings: BlackboardEntry[] = [];
   readonly findings: BlackboardEntry[] = [];
   readonly needs: BlackboardEntry[] = [];
-  /** Positions in `warnings` and `findings` by scope: a scoped snapshot visits each distinct scope once. */
-  private byScope = new Map<string, { warnings: number[]; findings: number[] }>();
+  /** Positions in `warnings`, `findings` and `needs` by scope: a scoped snapshot visits each distinct scope once. */
+  private byScope = new Map<string, { warnings: number[]; findings: number[]; needs: number[] }>();
   /** Per agent_id, the timestamp of its latest entry: work counts for liveness. */
   private activity = new Map<string, string>();
   /** Warnings with a timestamp, oldest first: built on the first `warningsAfter`, then kept up to date. */
@@ -79,15 +79,23 @@ export class Blackboard {
       if (entry.entry_type === 'warning' && !first) this.driftVersion++;
       const list = entry.entry_type === 'warning' ? this.warnings : this.findings;
       if (typeof entry.scope === 'string') {
-        let at = this.byScope.get(entry.scope);
-        if (!at) this.byScope.set(entry.scope, (at = { warnings: [], findings: [] }));
+        const at = this.scopeSlot(entry.scope);
         (entry.entry_type === 'warning' ? at.warnings : at.findings).push(list.length);
       }
       list.push(entry);
       if (entry.entry_type === 'warning' && typeof entry.timestamp === 'string') {
         this.warningsByTime = extendSorted(this.warningsByTime, entry as BlackboardEntry & { timestamp: string }, compareTimestamps);
       }
-    } else if (entry.entry_type === 'need') this.needs.push(entry);
+    } else if (entry.entry_type === 'need') {
+      if (typeof entry.scope === 'string') this.scopeSlot(entry.scope).needs.push(this.needs.length);
+      this.needs.push(entry);
+    }
+  }
+
+  private scopeSlot(scope: string): { warnings: number[]; findings: number[]; needs: number[] } {
+    let at = this.byScope.get(scope);
+    if (!at) this.byScope.set(scope, (at = { warnings: [], findings: [], needs: [] }));
+    return at;
   }
 
   /** The timestamp of the latest entry written by `agentId` (posts, decisions, handoffs, delegations). */
@@ -100,6 +108,13 @@ export class Blackboard {
   warningsAfter(timestamp: string): BlackboardEntry[] {
     this.warningsByTime ??= byTime(this.warnings);
     return this.warningsByTime.slice(firstAfter(this.warningsByTime, timestamp));
+  }
+
+  /** Needs (delegations among them) whose scope overlaps `scope`, in file order. */
+  needsInScope(scope: string): BlackboardEntry[] {
+    const at: number[] = [];
+    for (const [s, slot] of this.byScope) if (overlaps(s, scope)) for (const i of slot.needs) at.push(i);
+    return at.sort((a, b) => a - b).map(i => this.needs[i]);
   }
 
   /** Warnings and findings whose scope overlaps `scope`, in file order (all of them without a scope). */
