@@ -26,6 +26,7 @@ import { ContextModel } from './views/context-model';
 import { ContextProvider } from './views/context-view';
 import { ContextStatusBar } from './views/context-status';
 import { FileAnnotations } from './views/file-annotations';
+import { Inbox } from './inbox/inbox';
 
 /** When this module finished loading (the bundle's own load time ends here). */
 const moduleLoadedAt = performance.now();
@@ -68,6 +69,8 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const contextStatus = new ContextStatusBar(fileContext);
   const annotations = new FileAnnotations(folders, fileContext);
   context.subscriptions.push(contextStatus, annotations);
+  const inbox = new Inbox(folders, userAgentId);
+  context.subscriptions.push(inbox);
   context.subscriptions.push(...registerTools(ctx));
   const chatHandler = createChatHandler(ctx);
   const participant = registerChatParticipant(ctx, chatHandler);
@@ -86,6 +89,8 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   // The status bar count reads the handoff index: not during activation, and not in the middle of
   // the window's own start-up.
   statusBar.schedule(500);
+  // The inbox's first look learns what is already there (the status bar counts it); later arrivals notify.
+  inbox.start(600);
   void folders.ready().then(() =>
     log.info(
       `Your agent id is ${userAgentId()}; Twining folders: ${
@@ -130,6 +135,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     contextStatus,
     annotations,
     fileContext,
+    inbox,
     chatHandler,
     searchPick: currentSearch,
     refresh: async () => {
@@ -144,6 +150,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
       await contextStatus.idle();
       await annotations.idle();
       await folders.whenIdle();
+      await inbox.idle();
     },
     work: () => {
       const all = folders.withTwiningDir().map(f => f.engine.work);

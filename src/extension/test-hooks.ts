@@ -15,6 +15,7 @@ import type { ContextProvider } from './views/context-view';
 import type { ContextStatusBar } from './views/context-status';
 import type { FileAnnotations } from './views/file-annotations';
 import type { ContextModel } from './views/context-model';
+import type { Inbox } from './inbox/inbox';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */
@@ -28,6 +29,8 @@ export interface TestHooks {
   readonly contextStatus: ContextStatusBar;
   readonly annotations: FileAnnotations;
   readonly fileContext: ContextModel;
+  /** The inbox (its `shown` lists the notifications it showed). */
+  readonly inbox: Inbox;
   /** The `@twining` chat participant's handler (also usable where the chat UI is not). */
   readonly chatHandler: vscode.ChatRequestHandler;
   /** The Twining: Search quick pick now open, if any. */

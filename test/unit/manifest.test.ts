@@ -15,6 +15,7 @@ import { classifyPath } from '../../src/extension/model/change-kinds';
 import { sanitiseAgentId, scopeCandidates } from '../../src/extension/naming';
 import { inputs } from '../../src/core';
 import { duration, expiry, md, relative, score } from '../../src/extension/present/format';
+import { CHAT_COMMAND_NAMES } from '../../src/extension/chat/chat-parse';
 
 const ROOT = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -96,8 +97,9 @@ test('views, activation, capabilities and icons', () => {
   assert.equal(participant.name, 'twining');
   assert.deepEqual(
     participant.commands.map((c: { name: string }) => c.name),
-    ['status', 'agents', 'delegations', 'handoffs', 'handoff'],
+    [...CHAT_COMMAND_NAMES],
   );
+  for (const c of participant.commands) assert.ok(c.description.length > 10, `/${c.name} has a description`);
 });
 
 test('watcher: paths map to the data they hold; locks and temporary files are ignored', () => {

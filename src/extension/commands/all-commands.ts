@@ -10,12 +10,14 @@ import { initialize, openRecord, refresh, showLog, showStatus } from './folder-c
 import { setUpGitMerging } from './git-merging-commands';
 import { search } from './search-command';
 import { dismissEntry, followActiveEditor, overrideDecision, pinContext, promoteDecision, reconsiderDecision, showProjectContext } from './lifecycle-commands';
+import { continueInChat } from './continue-in-chat';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
   'twining.acknowledgeHandoff': acknowledgeHandoff,
   'twining.openHandoff': openHandoff,
   'twining.verifyHandoff': verifyHandoff,
+  'twining.continueInChat': continueInChat,
   'twining.postDelegation': postDelegation,
   'twining.registerAgent': registerAgent,
   'twining.discoverAgents': discoverAgents,

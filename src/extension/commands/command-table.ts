@@ -20,6 +20,7 @@ export const COMMANDS = {
   'twining.acknowledgeHandoff': { title: 'Acknowledge Handoff', op: 'acknowledge', palette: true },
   'twining.openHandoff': { title: 'Open Handoff', palette: true },
   'twining.verifyHandoff': { title: 'Verify Handoff', op: 'verify', palette: true },
+  'twining.continueInChat': { title: 'Continue in Chat', palette: true },
   'twining.postDelegation': { title: 'Post Delegation', op: 'delegate', palette: true },
   'twining.registerAgent': { title: 'Register Agent', op: 'register', palette: true },
   'twining.discoverAgents': { title: 'Discover Agents', op: 'discover', palette: true },

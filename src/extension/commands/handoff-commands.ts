@@ -151,7 +151,8 @@ async function askResults(s: Step): Promise<HandoffResult[]> {
 
 // ---------------------------------------------------------------------------------------------
 
-async function handoffTarget(
+/** The handoff a command is about: a tree item, an argument object `{handoff_id, folder?}`, or a pick. */
+export async function handoffTarget(
   inv: Invocation,
   ctx: TwiningContext,
   title: string,

@@ -112,10 +112,23 @@ export class TwiningFolder {
   async write<T>(what: string, work: (engine: TwiningEngine) => Promise<T>): Promise<T> {
     this.host.assertWritable(what);
     try {
-      return await this.run(work);
+      const result = await this.run(work);
+      this.noteWritten(result);
+      return result;
     } finally {
       await this.host.refresh(this);
     }
+  }
+
+  /** Ids of records this extension wrote (newest last, at most 500): the inbox tells them from arrivals. */
+  readonly written = new Set<string>();
+
+  /** Remembers the id of the record a write returned, before the refresh announces it. */
+  private noteWritten(result: unknown): void {
+    const id = result && typeof result === 'object' ? (result as { id?: unknown }).id : undefined;
+    if (typeof id !== 'string') return;
+    this.written.add(id);
+    if (this.written.size > 500) this.written.delete(this.written.values().next().value!);
   }
 
   /**

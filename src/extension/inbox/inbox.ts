@@ -1,0 +1,127 @@
+/**
+ * The inbox: when handoffs addressed to the user's agent id arrive from another process (an agent,
+ * the CLI, twining-mcp; not this extension's own writes), one notification says who and what, with
+ * Open, Acknowledge and Continue in Chat; a burst gives one notification for all of them. The
+ * setting `twining.inbox.notify` turns it off. The status bar count is separate (status-bar.ts).
+ */
+import * as vscode from 'vscode';
+import type { Folders, TwiningFolder } from '../model/folders';
+import { SECTION } from '../settings';
+import { log, messageOf } from '../log';
+import { ArrivalBatcher, ArrivalLine, Timers, arrivalMessage, newArrivals, realTimers } from './inbox-rules';
+
+type Arrival = ArrivalLine & { folder: TwiningFolder };
+
+/** One notification as shown (tests read `Inbox.shown`). */
+export interface InboxNotification {
+  message: string;
+  actions: string[];
+  handoffIds: string[];
+}
+
+const OPEN = 'Open';
+const ACKNOWLEDGE = 'Acknowledge';
+const CONTINUE = 'Continue in Chat';
+const OPEN_VIEW = 'Open Handoffs View';
+
+export class Inbox implements vscode.Disposable {
+  /** Per folder: the unacknowledged handoffs for the user at the last look; absent before the first look. */
+  private readonly known = new Map<string, Set<string>>();
+  private readonly batcher: ArrivalBatcher<Arrival>;
+  private readonly disposables: vscode.Disposable[] = [];
+  private chain: Promise<void> = Promise.resolve();
+  private startTimer: NodeJS.Timeout | undefined;
+  /** Every notification shown, oldest first (tests). */
+  readonly shown: InboxNotification[] = [];
+
+  constructor(
+    private readonly folders: Folders,
+    private readonly agentId: () => string,
+    timers: Timers = realTimers,
+  ) {
+    this.batcher = new ArrivalBatcher<Arrival>(items => this.notify(items), timers);
+    this.disposables.push(
+      folders.onDidChange(change => {
+        const k = change.kinds;
+        if (k.has('settings') || k.has('trust')) this.enqueue(() => this.lookAll(true));
+        else if (!change.folder || k.has('presence')) this.enqueue(() => this.lookAll(false));
+        else if (k.has('handoffs') || k.has('handoffRecords')) {
+          const folder = change.folder;
+          this.enqueue(() => this.look(folder));
+        }
+      }),
+    );
+  }
+
+  /** Takes the first look (what is already there is not news) `delayMs` from now. */
+  start(delayMs = 600): void {
+    this.startTimer = setTimeout(() => this.enqueue(() => this.lookAll(false)), delayMs);
+  }
+
+  /** Resolves when the looks queued so far are done and no arrival waits to be shown (tests). */
+  async idle(): Promise<void> {
+    await this.chain;
+    while (this.batcher.waiting) await new Promise(resolve => setTimeout(resolve, 50));
+  }
+
+  private enqueue(work: () => Promise<void>): void {
+    this.chain = this.chain.then(work).catch(error => log.warn(`inbox: ${messageOf(error)}`));
+    void this.folders.track(this.chain);
+  }
+
+  /** Looks at every folder; `rebaseline` forgets what was known (the agent id changed). */
+  private async lookAll(rebaseline: boolean): Promise<void> {
+    await this.folders.ready();
+    if (rebaseline) this.known.clear();
+    for (const folder of this.folders.withTwiningDir()) await this.look(folder);
+  }
+
+  private async look(folder: TwiningFolder): Promise<void> {
+    if (!folder.hasTwiningDir) return;
+    const me = this.agentId();
+    const { handoffs } = await folder.run(engine => engine.handoffs({ target_agent: me, acknowledged: false, limit: 200 }));
+    const before = this.known.get(folder.key);
+    const { arrivals, known } = newArrivals(before ?? new Set(), handoffs, folder.written);
+    this.known.set(folder.key, known);
+    // The first look only learns what is there.
+    if (before === undefined || arrivals.length === 0) return;
+    log.info(`inbox: ${arrivals.length} new handoff(s) for ${me} in ${folder.name}: ${arrivals.map(a => a.id).join(', ')}`);
+    this.batcher.add(arrivals.map(a => ({ id: a.id, summary: String(a.summary), source_agent: String(a.source_agent), folder })));
+  }
+
+  private notify(items: Arrival[]): void {
+    if (!vscode.workspace.getConfiguration(SECTION).get<boolean>('inbox.notify', true)) return;
+    const message = arrivalMessage(items);
+    if (items.length === 1) {
+      const [h] = items;
+      const args = { handoff_id: h.id, folder: h.folder.root };
+      this.record(message, [OPEN, ACKNOWLEDGE, CONTINUE], items);
+      void vscode.window.showInformationMessage(message, OPEN, ACKNOWLEDGE, CONTINUE).then(choice => {
+        const command =
+          choice === OPEN
+            ? 'twining.openHandoff'
+            : choice === ACKNOWLEDGE
+              ? 'twining.acknowledgeHandoff'
+              : choice === CONTINUE
+                ? 'twining.continueInChat'
+                : undefined;
+        if (command) void vscode.commands.executeCommand(command, args).then(undefined, () => undefined);
+      });
+      return;
+    }
+    this.record(message, [OPEN_VIEW], items);
+    void vscode.window.showInformationMessage(message, OPEN_VIEW).then(choice => {
+      if (choice === OPEN_VIEW) void vscode.commands.executeCommand('twining.handoffs.focus');
+    });
+  }
+
+  private record(message: string, actions: string[], items: Arrival[]): void {
+    this.shown.push({ message, actions, handoffIds: items.map(i => i.id) });
+  }
+
+  dispose(): void {
+    if (this.startTimer) clearTimeout(this.startTimer);
+    this.batcher.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
