@@ -5,7 +5,7 @@ import * as assert from 'assert';
 import * as vscode from 'vscode';
 import * as fs from 'fs';
 import * as path from 'path';
-import { describeIn, firstFolder, twiningDir } from './helpers';
+import { describeIn, firstFolder, manifest, twiningDir } from './helpers';
 import { TwiningApi, cli, lastLine, readLines, sleep, twining } from './twining';
 
 interface Captured {
@@ -70,7 +70,7 @@ const emptyContext = { history: [] } as unknown as vscode.ChatContext;
 
 function toolsAvailable(): boolean {
   const lm = (vscode as { lm?: typeof vscode.lm }).lm;
-  return (lm?.tools ?? []).filter(t => t.name.startsWith('twining_')).length === 14;
+  return (lm?.tools ?? []).filter(t => t.name.startsWith('twining_')).length === manifest().contributes.languageModelTools.length;
 }
 
 describeIn(['single'], 'chat participant and language model tools', () => {
@@ -267,6 +267,19 @@ describeIn(['single'], 'chat slash commands, Continue in Chat and the inbox', ()
     const refused = await slash(api, 'delegate', 'Something vague', { model: scriptedModel('I cannot tell.') });
     assert.match(refused.out.markdown, /Which capabilities does it need\?/);
     assert.strictEqual(blackboardLines().length, count, 'nothing was posted');
+  });
+
+  it('/search ranks decisions and entries by keywords, within the referenced scope', async () => {
+    const { out } = await slash(api, 'search', 'JWT bearer tokens');
+    assert.match(
+      out.markdown,
+      /match\(es\)\*\* for `JWT bearer tokens`, best first:\n\n- \*\*Use stateless JWT bearer tokens for API authentication\*\* — decision, active, architecture, scope `src\/auth\/`/,
+    );
+    assert.deepStrictEqual(out.buttons[0].arguments?.[0], { type: 'decision', id: '01M80HHJN7TF8W1N7EW8PHV7MT', folder: root });
+    const scoped = await slash(api, 'search', 'JWT #file:users.ts', { references: [{ ...fileRef('src/api/users.ts'), range: [4, 18] }] });
+    assert.doesNotMatch(scoped.out.markdown, /stateless JWT/);
+    const none = await slash(api, 'search', 'zzzqqq');
+    assert.match(none.out.markdown, /^Nothing matches `zzzqqq`/);
   });
 
   it('/discover ranks agents for the capabilities named', async () => {

@@ -6,7 +6,7 @@
 import type { HandoffIndexLine } from '../../core';
 
 /** The slash commands, in the order the chat offers them (package.json lists the same). */
-export const CHAT_COMMAND_NAMES = ['status', 'handoffs', 'ack', 'handoff', 'verify', 'why', 'delegate', 'discover', 'delegations', 'agents'] as const;
+export const CHAT_COMMAND_NAMES = ['status', 'handoffs', 'ack', 'handoff', 'verify', 'why', 'search', 'delegate', 'discover', 'delegations', 'agents'] as const;
 export type ChatCommandName = (typeof CHAT_COMMAND_NAMES)[number];
 
 export type Urgency = 'high' | 'normal' | 'low';

@@ -1,6 +1,6 @@
 /**
  * The `@twining` chat participant. Slash commands answer from the engine without a model
- * (chat-lists.ts, chat-handoffs.ts, chat-decide.ts); /delegate asks the model only for
+ * (chat-lists.ts, chat-handoffs.ts, chat-decide.ts, chat-search.ts); /delegate asks the model only for
  * capabilities the prompt leaves out. Anything else goes to the request's model with the
  * `twining_*` tools (free-form.ts). Follow-ups suggest the next step (chat-followups.ts).
  */
@@ -12,6 +12,7 @@ import type { ChatCall, ChatCommandResult } from './chat-call';
 import { agents, delegations, discover, handoffs, status } from './chat-lists';
 import { acknowledge, handoff, verify } from './chat-handoffs';
 import { delegate, why } from './chat-decide';
+import { search } from './chat-search';
 import { freeForm } from './free-form';
 import { followupsFor } from './chat-followups';
 import type { ChatCommandName } from './chat-parse';
@@ -28,6 +29,7 @@ export const CHAT_COMMANDS: Record<ChatCommandName, (call: ChatCall) => Promise<
   ack: acknowledge,
   verify,
   why,
+  search,
 };
 
 /** The participant's request handler (exported through the API so tests can drive it). */
