@@ -191,6 +191,14 @@ describeIn(['single'], 'chat slash commands, Continue in Chat and the inbox', ()
     root = firstFolder();
   });
 
+  // The other suites count the user's unacknowledged handoffs: leave none of ours behind.
+  after(async () => {
+    const engine = api.folders.get(root)!;
+    const { handoffs } = await engine.handoffs({ target_agent: api.agentId(), acknowledged: false, limit: 1000 });
+    for (const h of handoffs) await vscode.commands.executeCommand('twining.acknowledgeHandoff', { handoff_id: h.id });
+    await api.whenIdle();
+  });
+
   it('/handoff takes its scope from #file references and its target from "to:"', async () => {
     const prompt = 'to: reviewer Token signing done, please review #file:jwt.ts';
     const at = prompt.indexOf('#file');

@@ -144,9 +144,9 @@ describeIn(['single'], 'work per change', () => {
       async () => () =>
         Promise.resolve(
           api.chatHandler(
-            { prompt: 'Chat handoff', command: 'handoff' } as vscode.ChatRequest,
+            { prompt: 'Chat handoff', command: 'handoff', references: [] } as unknown as vscode.ChatRequest,
             { history: [] },
-            { markdown() {}, button() {} } as never,
+            { markdown() {}, button() {}, progress() {}, reference() {} } as never,
             token,
           ),
         ),
