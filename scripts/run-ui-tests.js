@@ -23,6 +23,19 @@ const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('./workspace');
 const FILE_TIMEOUT_MS = 10 * 60 * 1000;
 /** Test files that start their own server (the demo through scripts/start.js; the installed .vsix). */
 const SELF_SERVED = new Set(['demo.test.js', 'package.test.js']);
+/** The agent id of the person in the chat UI test (so that another process can address handoffs to them). */
+const CHAT_AGENT_ID = 'ui-person';
+/**
+ * Server options of particular files. The chat view needs AI features on (no chat.disableAIFeatures)
+ * and a language model: the test-only one in test/ui/fake-lm, installed beside the extension.
+ */
+const SERVER_OPTIONS = {
+  'chat.test.js': {
+    installExtensions: [path.join(REPO, 'test', 'ui', 'fake-lm')],
+    userSettings: { 'chat.disableAIFeatures': null, 'twining.agentId': CHAT_AGENT_ID },
+    env: { TWINING_UI_AGENT_ID: CHAT_AGENT_ID },
+  },
+};
 
 function runChild(file, env) {
   return new Promise(resolve => {
@@ -63,13 +76,17 @@ async function runUiTests({ only = [], screenshotsOut } = {}) {
       if (SELF_SERVED.has(f)) {
         console.log(`ui: ${f}`);
       } else {
+        const extra = SERVER_OPTIONS[f] || {};
         server = await startServer({
           name: 'ui',
           host,
           workspaceOrFolderUri: ws.open,
           extensionDevelopmentPath: REPO,
           env: { TWINING_NOW },
+          ...(extra.installExtensions ? { installExtensions: extra.installExtensions } : {}),
+          ...(extra.userSettings ? { userSettings: extra.userSettings } : {}),
         });
+        Object.assign(env, extra.env || {});
         console.log(`ui: ${f} (workbench ${server.baseUrl})`);
         Object.assign(env, { TWINING_UI_URL: server.url(), TWINING_UI_WORKSPACE: ws.folders[0] });
       }
