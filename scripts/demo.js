@@ -228,6 +228,24 @@ async function prepareDemo(folder, { now = new Date(), agentId = userAgentId() }
   at(140);
   await ws.acknowledge({ handoff_id: migration.id, agent_id: 'backend-dev' });
 
+  // A second decision on jwt.ts (before the auth review, so the review's snapshot carries it):
+  // opening src/auth/jwt.ts shows two active decisions and the expiry warning.
+  await decide(
+    100,
+    'backend-dev',
+    'auth',
+    'src/auth/jwt.ts',
+    'Access tokens live 15 minutes; refresh tokens carry the session',
+    'Short-lived access tokens limit what a leaked token can do.',
+    'Revocation then only has to cover refresh tokens, which the session store already tracks.',
+    {
+      confidence: 'high',
+      affected_symbols: ['issueAccessToken'],
+      alternatives: [
+        { option: 'Access tokens valid for 24 hours', cons: ['A leaked token stays usable for a day'], reason_rejected: 'Too long without revocation' },
+      ],
+    },
+  );
   await decide(
     90,
     'backend-dev',

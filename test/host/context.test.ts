@@ -83,6 +83,7 @@ describeIn(['single'], 'Context view, status bar, diagnostics and CodeLens for t
     const top = await rows(api.providers.context);
     assert.strictEqual(top[0].label, JWT);
     const groups = Object.fromEntries(top.slice(1).map(r => [r.label, r.description]));
+    assert.strictEqual(groups['Decisions'], String(want.current), 'the current decisions (past ones count in their own group)');
     assert.strictEqual(groups['Warnings'], String(want.warnings.length));
     assert.strictEqual(groups['Findings'], String(want.findings.length));
 

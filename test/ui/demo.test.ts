@@ -208,7 +208,7 @@ async function main(): Promise<void> {
       const summary = 'Auth review done';
       await waitForRows(page(), 'Handoffs', rows => has(rows, summary, '⚠ drift (3)'), { what: `"${summary}" with "⚠ drift (3)"` });
       // Room for the expanded handoff (the list renders only the rows it can show).
-      for (const title of ['Agents', 'Delegations']) {
+      for (const title of ['Agents', 'Delegations', 'Context']) {
         const header = pane(page(), title).first().locator('.pane-header').first();
         if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
       }
@@ -252,6 +252,31 @@ async function main(): Promise<void> {
       if (!/decision/i.test(auth) || !/warning/i.test(auth)) throw new Error(`the src/auth/ scope does not say what it attaches: "${auth}"`);
       await picture('create-handoff-scope');
       await closeQuickInput(p);
+    },
+    { needs: [opened] },
+  );
+
+  await step(
+    "the issue's scenario: src/auth/jwt.ts shows its two active decisions and the expiry warning in the Context view and the status bar",
+    async () => {
+      const p = page();
+      for (const title of ['Agents', 'Delegations', 'Handoffs']) {
+        const header = pane(p, title).first().locator('.pane-header').first();
+        if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
+      }
+      await expandPane(p, 'Context');
+      await openFile(p, 'src/auth/jwt.ts');
+      const expected = [
+        'Sign access tokens with Ed25519 (EdDSA)',
+        'Access tokens live 15 minutes; refresh tokens carry the session',
+        'Token expiry must be checked with the server clock, not the client',
+      ];
+      await waitForRows(p, 'Context', rows => expected.every(e => has(rows, e)), { what: expected.join(' / ') });
+      await p
+        .locator('.statusbar-item', { hasText: /2 decisions · 1 warning/ })
+        .first()
+        .waitFor({ state: 'visible', timeout: 15000 });
+      await picture('context-view');
     },
     { needs: [opened] },
   );

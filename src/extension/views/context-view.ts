@@ -129,7 +129,8 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
     const entryNodes = (entries: ScopeContext['warnings']) => entries.map(entry => makeNode<ContextEntryNode>({ kind: 'contextEntry', folder, entry }));
     const t = context.totals;
     const lists: [ContextGroup, ContextNode[], number][] = [
-      ['decisions', decisionNodes, t.decisions],
+      // The count is of the current decisions; the past ones count in their own group.
+      ['decisions', decisionNodes, context.active_count + context.provisional_count],
       ['warnings', entryNodes(context.warnings), t.warnings],
       ['findings', entryNodes(context.findings), t.findings],
       ['delegations', context.delegations.map(delegation => makeNode<ContextDelegationNode>({ kind: 'contextDelegation', folder, delegation })), t.delegations],
@@ -169,7 +170,8 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
       }
       case 'contextGroup': {
         const look = GROUPS[element.group];
-        const count = element.total > element.children.length ? `${element.children.length} of ${element.total}` : String(element.total);
+        const shown = element.children.filter(c => c.kind !== 'contextGroup').length;
+        const count = element.total > shown ? `${shown} of ${element.total}` : String(element.total);
         const item = new vscode.TreeItem(look.label, look.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `${base}group:${element.group}`;
         item.iconPath = new vscode.ThemeIcon(look.icon, look.color ? new vscode.ThemeColor(look.color) : undefined);
