@@ -4,7 +4,18 @@
 // dismissal and its reason on the blackboard. Run by scripts/run-ui-tests.js (`context`).
 import * as fs from 'fs';
 import * as path from 'path';
-import { answerInputBox, expandPane, launchWorkbench, openFile, openViewContainer, pane, screenshot, sleep, waitForRows, waitForWorkbench } from './workbench';
+import {
+  answerInputBox,
+  launchWorkbench,
+  openFile,
+  openViewContainer,
+  pane,
+  screenshot,
+  showOnlyPane,
+  sleep,
+  waitForRows,
+  waitForWorkbench,
+} from './workbench';
 import { page, runSteps, step, useWorkbench } from './steps';
 
 const WARNING = 'verifyToken does not check the exp claim';
@@ -35,12 +46,7 @@ async function main(): Promise<void> {
     'opening src/auth/jwt.ts shows its decisions and warning in the Context view and the status bar',
     async () => {
       const p = page();
-      // Room for the Context view: the other views folded.
-      for (const title of ['Agents', 'Delegations', 'Handoffs']) {
-        const header = pane(p, title).first().locator('.pane-header').first();
-        if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
-      }
-      await expandPane(p, 'Context');
+      await showOnlyPane(p, 'Context', ['Agents', 'Delegations', 'Handoffs']);
       await openFile(p, 'src/auth/jwt.ts');
       const rows = await waitForRows(p, 'Context', r => [...DECISIONS, WARNING].every(e => r.some(x => x.includes(e))), {
         what: `${DECISIONS.join(' / ')} / ${WARNING}`,

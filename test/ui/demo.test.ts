@@ -21,6 +21,7 @@ import {
   pane,
   runCommand,
   screenshot,
+  showOnlyPane,
   sleep,
   stableQuickInputState,
   waitForRows,
@@ -260,11 +261,7 @@ async function main(): Promise<void> {
     "the issue's scenario: src/auth/jwt.ts shows its two active decisions and the expiry warning in the Context view and the status bar",
     async () => {
       const p = page();
-      for (const title of ['Agents', 'Delegations', 'Handoffs']) {
-        const header = pane(p, title).first().locator('.pane-header').first();
-        if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
-      }
-      await expandPane(p, 'Context');
+      await showOnlyPane(p, 'Context', ['Agents', 'Delegations', 'Handoffs']);
       await openFile(p, 'src/auth/jwt.ts');
       const expected = [
         'Sign access tokens with Ed25519 (EdDSA)',

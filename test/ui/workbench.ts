@@ -117,6 +117,15 @@ export async function expandPane(page: Page, title: string, timeout = 30000): Pr
   return p;
 }
 
+/** Folds the view panes named `fold` and expands `show`: room for its rows (the list renders only the rows it can show). */
+export async function showOnlyPane(page: Page, show: string, fold: readonly string[], timeout = 30000): Promise<Locator> {
+  for (const title of fold) {
+    const header = pane(page, title).first().locator('.pane-header').first();
+    if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
+  }
+  return expandPane(page, show, timeout);
+}
+
 /** The texts of the tree/list rows shown in a view pane. */
 export async function paneRows(page: Page, title: string): Promise<string[]> {
   const rows = pane(page, title).first().locator('.pane-body .monaco-list-row');
