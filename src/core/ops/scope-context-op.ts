@@ -77,7 +77,7 @@ export async function scopeContext(ctx: EngineContext, scope: string | undefined
   const limit = options.limit ?? (scope ? Infinity : 200);
   const now = ctx.now();
   await Promise.all([ctx.blackboard.refresh(), ctx.handoffIndex.refresh()]);
-  const index = await ctx.decisionIndex.get();
+  await ctx.decisionIndex.get();
 
   // Decisions: current ones first, newest first within each group.
   // Kept with the index until it changes: switching back to a file filters nothing again.
