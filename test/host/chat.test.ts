@@ -255,6 +255,18 @@ describeIn(['single'], 'chat slash commands, Continue in Chat and the inbox', ()
     assert.ok(named.out.buttons.every(b => b.command === 'twining.openRecord'));
     const referenced = await slash(api, 'why', '', { references: [fileRef('src/auth/jwt.ts')] });
     assert.strictEqual(referenced.out.markdown, named.out.markdown);
+    // The selection the chat attaches is a Location.
+    const selection = new vscode.Location(vscode.Uri.file(path.join(root, 'src', 'auth', 'jwt.ts')), new vscode.Range(3, 0, 5, 1));
+    const selected = await slash(api, 'why', '', { references: [{ id: 'vscode.implicit.selection', value: selection }] });
+    assert.strictEqual(selected.out.markdown, named.out.markdown);
+  });
+
+  it('a free-form request tells the model which files it is about', async () => {
+    const seen: string[] = [];
+    const both = [fileRef('src/auth/jwt.ts'), fileRef('src/api/users.ts')];
+    const { out } = await slash(api, '', 'who should review these?', { model: scriptedModel('Ask the reviewer.', seen), references: both });
+    assert.strictEqual(out.markdown, 'Ask the reviewer.');
+    assert.match(seen[0], /The user's request is about src\/ \(the files they referenced/);
   });
 
   it('/delegate posts the need the prompt describes, and asks the model only for missing capabilities', async () => {
