@@ -27,6 +27,7 @@ import { ContextProvider } from './views/context-view';
 import { ContextStatusBar } from './views/context-status';
 import { FileAnnotations } from './views/file-annotations';
 import { Inbox } from './inbox/inbox';
+import { registerMcpProvider } from './chat/mcp-provider';
 
 /** When this module finished loading (the bundle's own load time ends here). */
 const moduleLoadedAt = performance.now();
@@ -75,6 +76,9 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const chatHandler = createChatHandler(ctx);
   const participant = registerChatParticipant(ctx, chatHandler);
   if (participant) context.subscriptions.push(participant);
+  // Twining's MCP server for VS Code's agents, when twining.tools.provider asks for it.
+  const mcp = registerMcpProvider(folders, String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0'));
+  if (mcp) context.subscriptions.push(...mcp.disposables);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(event => {
@@ -138,6 +142,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     inbox,
     chatHandler,
     searchPick: currentSearch,
+    mcpProvider: mcp?.provider,
     refresh: async () => {
       await folders.refreshAll();
       statusBar.schedule(0);

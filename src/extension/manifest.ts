@@ -8,6 +8,7 @@ import { OPERATION_NAMES, jsonSchemaOf, inputs } from '../core';
 import { writes } from '../core/operation-writes';
 import type { OperationName } from '../core';
 import { OPERATIONS, toolName } from './operations';
+import { LM_TOOLS_WHEN } from './tool-division';
 
 export interface ToolContribution {
   name: string;
@@ -19,6 +20,8 @@ export interface ToolContribution {
   modelDescription: string;
   tags: string[];
   inputSchema: Record<string, unknown>;
+  /** Hidden when VS Code's agents get the tools from Twining's MCP server instead (each tool once). */
+  when: string;
 }
 
 const TOOL_ICONS: Record<OperationName, string> = {
@@ -59,6 +62,7 @@ export function languageModelTools(): ToolContribution[] {
       modelDescription: `${info.model}${writes(op) ? ' Writes to the shared .twining/ folder of the workspace.' : ' Read-only.'}`,
       tags: ['twining', writes(op) ? 'twining-write' : 'twining-read'],
       inputSchema: jsonSchemaOf(op),
+      when: LM_TOOLS_WHEN,
     };
   });
 }

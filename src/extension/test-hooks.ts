@@ -16,6 +16,7 @@ import type { ContextStatusBar } from './views/context-status';
 import type { FileAnnotations } from './views/file-annotations';
 import type { ContextModel } from './views/context-model';
 import type { Inbox } from './inbox/inbox';
+import type { TwiningMcpProvider } from './chat/mcp-provider';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */
@@ -35,6 +36,8 @@ export interface TestHooks {
   readonly chatHandler: vscode.ChatRequestHandler;
   /** The Twining: Search quick pick now open, if any. */
   searchPick(): SearchSession | undefined;
+  /** The MCP server definition provider (undefined where the host has no MCP API). */
+  readonly mcpProvider: TwiningMcpProvider | undefined;
   /** Re-reads every folder (incrementally) and re-renders the views. */
   refresh(): Promise<void>;
   /** Resolves when pending watcher refreshes, drift checks and status bar counts are done. */
