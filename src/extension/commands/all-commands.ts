@@ -11,6 +11,7 @@ import { setUpGitMerging } from './git-merging-commands';
 import { search } from './search-command';
 import { dismissEntry, followActiveEditor, overrideDecision, pinContext, promoteDecision, reconsiderDecision, showProjectContext } from './lifecycle-commands';
 import { continueInChat } from './continue-in-chat';
+import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments } from './agent-setup-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
@@ -38,8 +39,10 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.pinContext': pinContext,
   'twining.followActiveEditor': followActiveEditor,
   'twining.showProjectContext': showProjectContext,
+  'twining.copyMcpConfiguration': copyMcpConfiguration,
+  'twining.addAgentInstructions': addAgentInstructions,
 };
 
 export function registerCommands(ctx: TwiningContext): vscode.Disposable[] {
-  return (Object.keys(HANDLERS) as CommandId[]).map(id => registerCommand(id, HANDLERS[id], ctx));
+  return [...(Object.keys(HANDLERS) as CommandId[]).map(id => registerCommand(id, HANDLERS[id], ctx)), ...registerProposedDocuments()];
 }

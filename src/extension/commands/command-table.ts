@@ -41,6 +41,8 @@ export const COMMANDS = {
   'twining.pinContext': { title: 'Pin Context to This File', palette: true },
   'twining.followActiveEditor': { title: 'Context: Follow the Active Editor', palette: true },
   'twining.showProjectContext': { title: 'Context: Show the Whole Project', palette: true },
+  'twining.copyMcpConfiguration': { title: 'Copy MCP Configuration', palette: true },
+  'twining.addAgentInstructions': { title: 'Add Agent Instructions', writesItself: true, palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;
