@@ -16,6 +16,7 @@ import { TIMESTAMP_RULE, canonicalTimestamp } from './core/timestamps';
 import { version } from '../package.json';
 import { renderText } from './cli-text';
 import { GIT_COMMANDS, isGitCommand, runGitCommand } from './git-commands';
+import { CLIENTS, MCP_CLIENTS, clientSnippet, currentRuntime, isMcpClient, mcpLaunch } from './mcp/client-config';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 interface Field {
@@ -215,6 +216,7 @@ function help(op?: string): string {
     'Commands:',
     '  init'.padEnd(16) + 'Create .twining/ (never overwrites)',
     '  mcp'.padEnd(16) + 'Serve every operation as an MCP tool over standard input and output',
+    '  mcp-config'.padEnd(16) + `Print the MCP client configuration that starts \`twining mcp\` (${MCP_CLIENTS.join(', ')})`,
     ...OPERATION_NAMES.map(n => `  ${n}`.padEnd(16) + (inputs[n].description ?? '')),
     ...Object.entries(GIT_COMMANDS).map(([n, d]) => `  ${n}`.padEnd(16) + d),
     '',
@@ -235,6 +237,7 @@ const COMMON = [
 
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   if (argv[0] === 'mcp') return mcp(argv.slice(1), out, err);
+  if (argv[0] === 'mcp-config') return mcpConfig(argv.slice(1), out, err);
   if (isGitCommand(argv[0])) return runGitCommand(argv[0], argv.slice(1), out, err);
   let parsed: Parsed;
   try {
@@ -309,6 +312,38 @@ async function mcp(argv: string[], out: NodeJS.WritableStream, err: NodeJS.Writa
     err.write(`twining: ${(error as Error).message}\n`);
     return isTwiningError(error, 'NOT_FOUND') ? 2 : 3;
   }
+}
+
+/** `twining mcp-config <client> [--dir DIR]`: the snippet for a client, with this CLI's and runtime's absolute paths. */
+function mcpConfig(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): number {
+  const usage = `twining mcp-config <${MCP_CLIENTS.join('|')}> [--dir <folder>]`;
+  let dir = '.';
+  let client: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    if (flag === '--help' || flag === '-h') {
+      out.write(`${usage}\n\n${MCP_CLIENTS.map(c => `  ${c.padEnd(12)}${CLIENTS[c].file}: ${CLIENTS[c].hint}`).join('\n')}\n`);
+      return 0;
+    }
+    if (flag === '--dir') {
+      const value = inline ?? argv[++i];
+      if (value === undefined) {
+        err.write('twining: --dir needs a value\n');
+        return 1;
+      }
+      dir = value;
+    } else if (client === undefined && !flag.startsWith('-')) client = flag;
+    else {
+      err.write(`twining: mcp-config: unexpected ${argv[i]}; usage: ${usage}\n`);
+      return 1;
+    }
+  }
+  if (client === undefined || !isMcpClient(client)) {
+    err.write(`twining: mcp-config: ${client === undefined ? 'name a client' : `unknown client "${client}"`}; usage: ${usage}\n`);
+    return 1;
+  }
+  out.write(clientSnippet(client, mcpLaunch(currentRuntime(), path.join(__dirname, 'cli.js'), path.resolve(dir))));
+  return 0;
 }
 
 if (require.main === module) {
