@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Writes the generated parts of package.json: `contributes.languageModelTools`, one tool per core
 // operation, whose `inputSchema` is the JSON Schema of the operation's zod schema (see
-// src/extension/manifest.ts). With --check it changes nothing and exits 1 when package.json is out
-// of date (test/unit/manifest.test.ts checks the same).
+// src/extension/manifest.ts), and the chat instructions and prompt file the extension contributes
+// (media/chat/, from the MCP server's instructions). With --check it changes nothing and exits 1
+// when either is out of date (test/unit/manifest.test.ts and agent-setup.test.ts check the same).
 //
 //   node scripts/sync-manifest.js          update package.json
 //   node scripts/sync-manifest.js --check  verify only
@@ -39,7 +40,20 @@ function loadGenerator() {
 }
 
 function main() {
-  const { languageModelTools } = loadGenerator();
+  const { languageModelTools, chatFiles } = loadGenerator();
+  const staleFiles = Object.entries(chatFiles()).filter(([file, text]) => {
+    const full = path.join(root, file);
+    return !fs.existsSync(full) || fs.readFileSync(full, 'utf8') !== text;
+  });
+  if (check && staleFiles.length) {
+    console.error(`sync-manifest: ${staleFiles.map(([f]) => f).join(', ')} out of date; run: node scripts/sync-manifest.js`);
+    process.exit(1);
+  }
+  for (const [file, text] of staleFiles) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+    console.log(`sync-manifest: wrote ${file}`);
+  }
   const text = fs.readFileSync(manifestPath, 'utf8');
   const pkg = JSON.parse(text);
   const wanted = languageModelTools();

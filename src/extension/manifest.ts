@@ -9,6 +9,7 @@ import { writes } from '../core/operation-writes';
 import type { OperationName } from '../core';
 import { OPERATIONS, toolName } from './operations';
 import { LM_TOOLS_WHEN } from './tool-division';
+import { contributedInstructions, handoffPrompt } from '../mcp/agent-instructions';
 
 export interface ToolContribution {
   name: string;
@@ -65,4 +66,16 @@ export function languageModelTools(): ToolContribution[] {
       when: LM_TOOLS_WHEN,
     };
   });
+}
+
+/**
+ * The files the extension contributes to VS Code's chat (`contributes.chatInstructions` and
+ * `contributes.chatPromptFiles`), by path in the repository: generated from the same text as the
+ * MCP server's instructions and Add Agent Instructions.
+ */
+export function chatFiles(): Record<string, string> {
+  return {
+    'media/chat/twining.instructions.md': contributedInstructions(),
+    'media/chat/twining-handoff.prompt.md': handoffPrompt(),
+  };
 }

@@ -83,6 +83,15 @@ export function withSection(target: InstructionTarget, existing: string | undefi
   return existing.slice(0, start) + ours + existing.slice(end);
 }
 
+/**
+ * The instructions the extension contributes to VS Code's chat (`contributes.chatInstructions`,
+ * media/chat/), for workspaces with a `.twining/` folder: the same text, without markers (nobody
+ * edits the installed copy).
+ */
+export function contributedInstructions(): string {
+  return instructionsFile(['## Twining: coordinating with other agents', '', INSTRUCTIONS].join('\n'));
+}
+
 /** The prompt file for handing off (`/twining-handoff` in chat), wholly Twining's. */
 export function handoffPrompt(): string {
   return [

@@ -32,6 +32,8 @@ const EXPECTED = [
   'dist/mcp.js',
   'media/twining.svg',
   'media/twining.png',
+  'media/chat/twining.instructions.md', // contributes.chatInstructions
+  'media/chat/twining-handoff.prompt.md', // contributes.chatPromptFiles
   'readme.md',
   'changelog.md',
   'LICENSE.txt',
