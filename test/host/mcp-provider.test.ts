@@ -39,6 +39,15 @@ const toolNames = () =>
     .contributes.languageModelTools.map((t: { name: string }) => t.name)
     .sort();
 
+/** The server lists each tool once, and every operation the language model tools offer (plus twining-mcp's aliases). */
+function assertEveryOperation(tools: string[]): void {
+  assert.strictEqual(new Set(tools).size, tools.length, `a tool listed twice: ${tools.join(', ')}`);
+  assert.deepStrictEqual(
+    toolNames().filter((name: string) => !tools.includes(name)),
+    [],
+  );
+}
+
 async function setProvider(value: string | undefined): Promise<void> {
   await vscode.workspace.getConfiguration('twining').update('tools.provider', value, vscode.ConfigurationTarget.Global);
 }
@@ -87,7 +96,7 @@ describeIn(['single'], 'MCP server definition provider and the tool division', (
   it('the server it offers starts, lists every tool once and answers twining_status for the folder', async () => {
     const [server] = await provider.provideMcpServerDefinitions(token);
     const { tools, status } = await startAndAsk({ command: server.command, args: server.args, env: server.env, cwd: server.cwd?.fsPath });
-    assert.deepStrictEqual(tools, toolNames());
+    assertEveryOperation(tools);
     const engine = [...api.folders.values()][0];
     const expected = (await engine.status({})) as { registered_agents: number };
     assert.strictEqual(status.registered_agents, expected.registered_agents);
@@ -132,7 +141,7 @@ describeIn(['single'], 'Copy MCP Configuration and Add Agent Instructions', () =
     assert.deepStrictEqual(server.args.slice(1), ['mcp', '--dir', firstFolder()]);
     assert.ok(path.isAbsolute(server.command) && path.isAbsolute(server.args[0]), 'absolute paths: it runs from any working directory');
     const { tools, status } = await startAndAsk({ command: server.command, args: server.args, env: server.env ?? {}, cwd: '/' });
-    assert.deepStrictEqual(tools, toolNames());
+    assertEveryOperation(tools);
     assert.strictEqual(status.project, path.basename(firstFolder()));
   });
 
@@ -176,5 +185,15 @@ describeIn(['single'], 'Copy MCP Configuration and Add Agent Instructions', () =
     assert.strictEqual(fs.readFileSync(copilot, 'utf8'), broken);
     assert.ok(!fs.existsSync(path.join(twiningDir(), '..', '.github', 'copilot-instructions.md.tmp')));
     assert.ok(readJson(path.join(twiningDir(), 'agents', 'registry.json')), '.twining/ untouched and readable');
+  });
+
+  it("VS Code's chat has the contributed instructions and handoff prompt file of the extension", async () => {
+    // An internal command of VS Code 1.139 (the prompt files service's list of extension files).
+    const listed = await vscode.commands.executeCommand<{ uri: { path: string }; type: string; extensionId?: string }[]>('_listExtensionPromptFiles');
+    const ours = listed
+      .filter(f => f.uri.path.includes('/media/chat/'))
+      .map(f => `${f.type} ${path.basename(f.uri.path)}`)
+      .sort();
+    assert.deepStrictEqual(ours, ['instructions twining.instructions.md', 'prompt twining-handoff.prompt.md']);
   });
 });

@@ -9,15 +9,20 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
+import { execFile } from 'child_process';
+import { promisify } from 'util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { OPERATION_NAMES, RESULT_STATUSES } from '../../src/core/schemas';
 import { CLIENTS, MCP_CLIENTS, clientSnippet, launchFromSnippet, mcpLaunch } from '../../src/mcp/client-config';
 import { BEGIN_MARK, END_MARK, HANDOFF_RESULT_STATUSES, MarkerError, handoffPrompt, instructionsSection, withSection } from '../../src/mcp/agent-instructions';
 import { INSTRUCTIONS } from '../../src/mcp/instructions';
+import { chatFiles } from '../../src/extension/manifest';
 import { LM_TOOLS_WHEN, MCP_PROVIDER_ID, TOOLS_PROVIDERS, TOOLS_SETTING } from '../../src/extension/tool-division';
+import { toolList } from '../../src/mcp/server';
 import { CLI_JS, fixtureProject } from './tmp';
 
+const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const node = { execPath: '/opt/node/bin/node', electron: false };
@@ -71,7 +76,12 @@ describe('launching twining mcp', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map(t => t.name).sort(), OPERATION_NAMES.map(op => `twining_${op}`).sort());
+      assert.deepEqual(
+        tools.map(t => t.name).sort(),
+        toolList()
+          .map(t => t.name)
+          .sort(),
+      );
       const result = (await client.callTool({ name: 'twining_status', arguments: {} })) as { content: { text: string }[]; isError?: boolean };
       assert.notEqual(result.isError, true);
       const status = JSON.parse(result.content[0].text);
@@ -79,6 +89,21 @@ describe('launching twining mcp', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('twining mcp-config', () => {
+  test('prints the snippet of the client for this CLI, with absolute paths; a bad client exits 1 naming the choices', async () => {
+    const root = fixtureProject();
+    const { stdout } = await run(process.execPath, [CLI_JS, 'mcp-config', 'codex', '--dir', root]);
+    assert.equal(stdout, clientSnippet('codex', mcpLaunch({ execPath: process.execPath, electron: false }, CLI_JS, root)));
+    const json = await run(process.execPath, [CLI_JS, 'mcp-config', 'cursor'], { cwd: root });
+    assert.deepEqual(launchFromSnippet('cursor', json.stdout).args, [CLI_JS, 'mcp', '--dir', root]);
+    await assert.rejects(run(process.execPath, [CLI_JS, 'mcp-config', 'emacs']), (e: { code: number; stderr: string }) => {
+      assert.equal(e.code, 1);
+      assert.match(e.stderr, /unknown client "emacs"; usage: twining mcp-config <claude-code\|cursor\|codex\|vscode\|generic>/);
+      return true;
+    });
   });
 });
 
@@ -152,5 +177,15 @@ describe('each tool once (package.json)', () => {
     assert.equal(setting.default, 'languageModelTools');
     assert.equal(setting.enumDescriptions.length, TOOLS_PROVIDERS.length);
     assert.deepEqual(contributes.mcpServerDefinitionProviders, [{ id: MCP_PROVIDER_ID, label: 'Twining' }]);
+  });
+
+  test('the chat instructions and the handoff prompt file VS Code gets from the extension are the generated ones, for Twining folders only', () => {
+    for (const [file, text] of Object.entries(chatFiles())) {
+      assert.equal(fs.readFileSync(path.join(ROOT, file), 'utf8'), text, `${file} is out of date: run node scripts/sync-manifest.js`);
+    }
+    assert.deepEqual(contributes.chatInstructions, [{ path: './media/chat/twining.instructions.md', when: 'twining.hasFolder' }]);
+    assert.deepEqual(contributes.chatPromptFiles, [{ path: './media/chat/twining-handoff.prompt.md', when: 'twining.hasFolder' }]);
+    const packaged = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8');
+    for (const file of Object.keys(chatFiles())) assert.ok(packaged.includes(`!${file}`), `${file} is in the .vsix`);
   });
 });
