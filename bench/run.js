@@ -411,8 +411,7 @@ async function child(size, reps) {
     result.discover_cold_ms = median(discoverCold);
     result.discover_warm_ms = median(discoverWarm);
 
-    for (const k of Object.keys(result)) if (typeof result[k] === 'number' && k.endsWith('_ms')) result[k] = +result[k].toFixed(2);
-    process.stdout.write('BENCH_RESULT ' + JSON.stringify(result) + '\n');
+    emit(result);
   } finally {
     fs.rmSync(parent, { recursive: true, force: true });
   }
@@ -421,11 +420,21 @@ async function child(size, reps) {
 // -----------------------------------------------------------------------------------------------
 // Driver
 
+/** A child's result to its parent: the `_ms` fields rounded, on one `BENCH_RESULT` line. */
+function emit(result) {
+  for (const k of Object.keys(result)) if (typeof result[k] === 'number' && k.endsWith('_ms')) result[k] = +result[k].toFixed(2);
+  process.stdout.write('BENCH_RESULT ' + JSON.stringify(result) + '\n');
+}
+
+/** Stops with a message when the core build to measure is missing. */
+function requireBuild(core) {
+  if (fs.existsSync(core)) return;
+  console.error(`bench: ${path.relative(process.cwd(), core)} is missing; build first (node esbuild.js)`);
+  process.exit(1);
+}
+
 function main() {
-  if (!fs.existsSync(CORE)) {
-    console.error(`bench: ${path.relative(process.cwd(), CORE)} is missing; build first (node esbuild.js)`);
-    process.exit(1);
-  }
+  requireBuild(CORE);
   const sizes = String(arg('--sizes', '1000,10000,100000')).split(',').map(Number);
   const results = [];
   const started = Date.now();
@@ -502,7 +511,7 @@ function main() {
   process.stderr.write(`bench: total ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
-module.exports = { buildFolder };
+module.exports = { buildFolder, median, timed, gc, emit, requireBuild };
 
 if (require.main === module) {
   if (process.argv[2] === '--child') {

@@ -12,6 +12,8 @@ import { openWorkspace, type TwiningEngine } from '../../src/core';
 import { aliasInput } from '../../src/core/tool-aliases';
 import type { SearchResult } from '../../src/core/search/search-index';
 import type { TextIndex } from '../../src/core/search/text-index';
+import MiniSearch from 'minisearch';
+import { KeywordIndex, terms } from '../../src/core/search/keyword-index';
 import { at, emptyProject, referenceProject } from './fixture';
 import { CLI_JS } from './tmp';
 
@@ -87,6 +89,50 @@ describe('search: ranking and filters', () => {
     await assert.rejects(ws.search({ query: 'x', source: 'everything' as never }), /search: source/);
     await assert.rejects(ws.search({ query: 'x', entry_types: ['memo' as never] }), /search: entry_types\[0\]/);
     await assert.rejects(ws.search({ query: 'x', limit: 0 }), /search: limit/);
+  });
+});
+
+describe('search: the keyword index itself', () => {
+  const all = () => true;
+  test('words are split exactly as MiniSearch splits them, for every ASCII character and beyond', () => {
+    const reference = (text: string) =>
+      (MiniSearch.getDefault('tokenize') as (t: string) => string[])(text.toLowerCase()).filter(t => t !== '' && !['the', 'of'].includes(t));
+    const texts: string[] = [];
+    for (let c = 0; c < 128; c++) texts.push(`ab${String.fromCharCode(c)}cd`, `${String.fromCharCode(c)}x`, `x${String.fromCharCode(c)}`);
+    texts.push('Hello, world! foo-bar_baz x.y/z $a+b |c~d `e` <f>', "don't\tstop", 'Café — naïve “quoted” text', 'src/auth/jwt.ts', 'The end of time');
+    for (const text of texts) assert.deepEqual(terms(text), reference(text), JSON.stringify(text));
+  });
+
+  test('a record matching more of the query words ranks above one matching one word often', () => {
+    const index = new KeywordIndex();
+    index.add(1, { summary: 'cache cache cache cache', detail: 'cache everywhere cache' });
+    index.add(2, { summary: 'cache eviction', detail: 'eviction by age' });
+    index.add(3, { summary: 'unrelated' });
+    const { matches, total } = index.search('cache eviction', all, 10);
+    assert.deepEqual(
+      matches.map(m => m.key),
+      [2, 1],
+    );
+    assert.equal(total, 2);
+  });
+
+  test('removing a record scores as if it had never been added; the limit keeps every tie', () => {
+    const texts = [
+      { summary: 'token rotation', detail: 'keys rotate monthly' },
+      { summary: 'token cache', detail: 'in memory' },
+      { summary: 'rotation alerts', detail: 'page on failure' },
+      { summary: 'token token', detail: 'duplicate words' },
+    ];
+    const kept = new KeywordIndex();
+    const fresh = new KeywordIndex();
+    texts.forEach((t, i) => kept.add(i, t));
+    kept.remove(1, texts[1]);
+    texts.forEach((t, i) => i !== 1 && fresh.add(i, t));
+    for (const q of ['token', 'rotation', 'tok', 'rotatoin keys']) assert.deepEqual(kept.search(q, all, 10), fresh.search(q, all, 10), q);
+    const ties = new KeywordIndex();
+    for (let i = 0; i < 5; i++) ties.add(i, { summary: 'same words here' });
+    assert.equal(ties.search('same', all, 2).matches.length, 5, 'all five tie with the second');
+    assert.equal(ties.search('same', key => key !== 3, 2).total, 4, 'the filter is applied before counting');
   });
 });
 
@@ -205,7 +251,10 @@ describe('search: the reference folder and twining-mcp tool shapes', () => {
       semantic: true,
       add: (key, text) => void texts.set(key, Object.values(text).join(' ').toLowerCase()),
       remove: key => void texts.delete(key),
-      search: (query, accept) => [...texts].filter(([key, t]) => t.includes(query.toLowerCase()) && accept(key)).map(([key]) => ({ key, score: 1 })),
+      search: (query, accept) => {
+        const matches = [...texts].filter(([key, t]) => t.includes(query.toLowerCase()) && accept(key)).map(([key]) => ({ key, score: 1 }));
+        return { matches, total: matches.length };
+      },
     };
     const ws = await openWorkspace(referenceProject(), { now: NOW, textIndex: () => substring });
     const r = await ws.search({ query: 'exp claim' });

@@ -5,7 +5,7 @@
 import type { EngineContext } from '../engine-context';
 import type { InputOf } from '../schemas';
 import { SearchIndex, type SearchResult } from '../search/search-index';
-import { KeywordIndex } from '../search/text-index';
+import { KeywordIndex } from '../search/keyword-index';
 import { readDecisionRecord } from './decision-ops';
 
 export async function search(ctx: EngineContext, input: InputOf<'search'>): Promise<SearchResult> {

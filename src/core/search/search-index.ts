@@ -108,7 +108,9 @@ export function entryText(entry: BlackboardEntry): SearchText {
 
 export class SearchIndex {
   private nextKey = 1;
-  private readonly docs = new Map<number, Doc>();
+  /** Documents by key (an array: the filter looks one up per matching document). */
+  private readonly docs: (Doc | undefined)[] = [];
+  private count = 0;
   private readonly decisions = new Map<string, DecisionDoc>();
   private readonly entries = new Map<string, EntryDoc>();
   private entryArray?: readonly BlackboardEntry[];
@@ -124,7 +126,7 @@ export class SearchIndex {
   ) {}
 
   get size(): number {
-    return this.docs.size;
+    return this.count;
   }
 
   /** Brings the index up to date with the sources; one sync at a time. */
@@ -138,13 +140,15 @@ export class SearchIndex {
   }
 
   private add(doc: Doc, text: SearchText): void {
-    this.docs.set(doc.key, doc);
+    this.docs[doc.key] = doc;
+    this.count++;
     this.text.add(doc.key, text);
     this.work.added++;
   }
 
   private remove(doc: Doc): void {
-    this.docs.delete(doc.key);
+    this.docs[doc.key] = undefined;
+    this.count--;
     this.text.remove(doc.key, doc.kind === 'decision' ? doc.text : entryText(doc.entry));
     this.work.removed++;
   }
@@ -213,15 +217,19 @@ export class SearchIndex {
   /** The best matches for the query among the records the filters let through. */
   query(args: ParsedInputOf<'search'>): SearchResult {
     const accept = acceptor(args);
-    const matches = this.text.search(args.query, key => {
-      const doc = this.docs.get(key);
-      return doc !== undefined && accept(doc);
-    });
-    // Ten significant digits: scores that differ only by float rounding (MiniSearch keeps running
-    // averages, so the order records were indexed in shows in the last bits) tie, and ties go newest first.
-    const hits = matches.map(m => hitOf(this.docs.get(m.key)!, Number(m.score.toPrecision(10))));
-    hits.sort((a, b) => b.relevance - a.relevance || (a.timestamp === b.timestamp ? (a.id < b.id ? 1 : -1) : a.timestamp < b.timestamp ? 1 : -1));
-    return { results: hits.slice(0, args.limit ?? 20), total_matched: hits.length, fallback_mode: !this.text.semantic };
+    const limit = args.limit ?? 20;
+    const { matches, total } = this.text.search(
+      args.query,
+      key => {
+        const doc = this.docs[key];
+        return doc !== undefined && accept(doc);
+      },
+      limit,
+    );
+    // The text index gives the best `limit` and all that tie with the last; ties go newest first.
+    const top = matches.map(m => hitOf(this.docs[m.key]!, m.score));
+    top.sort((a, b) => b.relevance - a.relevance || (a.timestamp === b.timestamp ? (a.id < b.id ? 1 : -1) : a.timestamp < b.timestamp ? 1 : -1));
+    return { results: top.slice(0, limit), total_matched: total, fallback_mode: !this.text.semantic };
   }
 }
 
