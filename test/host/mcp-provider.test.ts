@@ -197,3 +197,33 @@ describeIn(['single'], 'Copy MCP Configuration and Add Agent Instructions', () =
     assert.deepStrictEqual(ours, ['instructions twining.instructions.md', 'prompt twining-handoff.prompt.md']);
   });
 });
+
+describeIn(['multi'], 'MCP server definitions in a multi-root workspace', () => {
+  after(() => setProvider(undefined));
+
+  it('one server per folder with .twining/, each named for its folder and serving only that folder', async () => {
+    const api = await twining();
+    await api.whenIdle();
+    const provider = api.mcpProvider!;
+    const token = new vscode.CancellationTokenSource().token;
+    await setProvider('mcpServer');
+    const folders = [...api.folders.keys()];
+    const servers = (await waitFor(
+      async () => {
+        const offered = await provider.provideMcpServerDefinitions(token);
+        return offered.length === folders.length ? offered : false;
+      },
+      { what: `${folders.length} servers` },
+    )) as vscode.McpStdioServerDefinition[];
+    assert.deepStrictEqual(
+      servers.map(s => [s.label, s.args[3]]),
+      folders.map(f => [`Twining: ${path.basename(f)}`, f]),
+    );
+    const projects = [];
+    for (const server of servers) projects.push((await startAndAsk({ command: server.command, args: server.args, env: server.env })).status.project);
+    assert.deepStrictEqual(
+      projects,
+      folders.map(f => path.basename(f)),
+    );
+  });
+});
