@@ -45,7 +45,6 @@ export class SearchSession implements vscode.Disposable {
   shownQuery = '';
   private timer?: ReturnType<typeof setTimeout>;
   private sequence = 0;
-  private pending: Promise<void> = Promise.resolve();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -76,17 +75,11 @@ export class SearchSession implements vscode.Disposable {
     this.quickPick.show();
   }
 
-  /** Resolves once no search is waiting or running. */
-  async settled(): Promise<void> {
-    while (this.timer !== undefined) await new Promise(resolve => setTimeout(resolve, DEBOUNCE_MS));
-    await this.pending;
-  }
-
   private schedule(value: string): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.pending = this.run(value.trim());
+      void this.run(value.trim());
     }, DEBOUNCE_MS);
   }
 
