@@ -227,3 +227,20 @@ describeIn(['multi'], 'MCP server definitions in a multi-root workspace', () => 
     );
   });
 });
+
+describeIn(['untrusted'], 'MCP server and agent instructions in an untrusted workspace', () => {
+  after(() => setProvider(undefined));
+
+  it('offers no MCP server even with twining.tools.provider = mcpServer, and writes no instructions', async () => {
+    const api = await twining();
+    await api.whenIdle();
+    await setProvider('mcpServer');
+    await waitFor(() => vscode.workspace.getConfiguration('twining').get('tools.provider') === 'mcpServer', { what: 'the setting' });
+    assert.deepStrictEqual(await api.mcpProvider!.provideMcpServerDefinitions(new vscode.CancellationTokenSource().token), []);
+    await assert.rejects(
+      Promise.resolve(vscode.commands.executeCommand('twining.addAgentInstructions', { target: 'agents' })),
+      /read-only in an untrusted workspace/,
+    );
+    assert.ok(!fs.existsSync(path.join(firstFolder(), 'AGENTS.md')));
+  });
+});
