@@ -110,9 +110,15 @@ export class ContextModel implements vscode.Disposable {
   }
 
   private setTarget(target: ContextTarget | undefined): void {
-    this.targetValue = target;
+    this.assign(target);
     void vscode.commands.executeCommand('setContext', 'twining.context.mode', target?.mode ?? 'editor');
     this.emitter.fire();
+  }
+
+  /** The view's welcome ("Open a file…") is shown only while there is no target, not while a file's context loads. */
+  private assign(target: ContextTarget | undefined): void {
+    this.targetValue = target;
+    void vscode.commands.executeCommand('setContext', 'twining.context.hasTarget', target !== undefined);
   }
 
   private onFolderChange(change: FolderChange): void {
@@ -123,7 +129,7 @@ export class ContextModel implements vscode.Disposable {
     } else this.cache.clear();
     if (change.kinds.has('presence') || change.kinds.has('trust')) {
       // Engines may have been re-created and folders may have gained or lost `.twining/`.
-      if (this.targetValue && !this.targetValue.folder.hasTwiningDir) this.targetValue = undefined;
+      if (this.targetValue && !this.targetValue.folder.hasTwiningDir) this.assign(undefined);
       if (!this.targetValue) {
         this.followEditor(vscode.window.activeTextEditor);
         return;
