@@ -198,6 +198,8 @@ async function main(): Promise<void> {
       await bell.first().waitFor({ state: 'visible', timeout: 30000 });
       const text = (await bell.first().innerText()).trim();
       if (text !== '1') throw new Error(`status bar item says "${text}", expected 1`);
+      // The picture shows every view filled in, the Context view too (it loads after the others).
+      await waitForRows(page(), 'Context', rows => has(rows, 'Decisions'), { what: 'the Context view of jwt.ts' });
       await picture('views');
     },
     { needs: [opened] },
