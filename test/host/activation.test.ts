@@ -14,10 +14,12 @@ describeIn(['single'], 'activation and views', () => {
     await api.whenIdle();
   });
 
-  it('activates quickly and reports its activation time', () => {
+  // How quick is measured by bench/activation.js (medians on a quiet machine), not by a time limit
+  // here, which a loaded CI machine would break without anything being wrong.
+  it('reports its activation time', () => {
     assert.strictEqual(typeof api.activationMs, 'number');
-    assert.ok(api.activationMs >= 0 && api.activationMs < 500, `activate() took ${api.activationMs} ms`);
-    assert.ok(api.bundleLoadMs >= 0 && api.bundleLoadMs < 500, `loading the bundle took ${api.bundleLoadMs} ms`);
+    assert.ok(Number.isFinite(api.activationMs) && api.activationMs >= 0, `activate() reported ${api.activationMs} ms`);
+    assert.ok(Number.isFinite(api.bundleLoadMs) && api.bundleLoadMs >= 0, `loading the bundle reported ${api.bundleLoadMs} ms`);
     console.log(`[metric] activation: ${api.activationMs.toFixed(1)} ms in activate(), after ${api.bundleLoadMs.toFixed(1)} ms loading the bundle`);
     const engine = api.engineLoadMs();
     assert.ok(engine !== undefined, 'the engine is loaded once the first reads are done');

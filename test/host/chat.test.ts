@@ -125,7 +125,7 @@ describeIn(['single'], 'chat participant and language model tools', () => {
     assert.strictEqual(top.summary, 'Handed over from chat');
   });
 
-  it('the 14 twining_* tools are registered and answer through vscode.lm.invokeTool', async function () {
+  it('the twining_* tools of the manifest are registered and answer through vscode.lm.invokeTool', async function () {
     if (!toolsAvailable()) this.skip(); // the host hides language model tools (chat.disableAIFeatures)
     const result = await vscode.lm.invokeTool('twining_agents', { input: { include_gone: false }, toolInvocationToken: undefined }, token);
     const text = result.content.map(p => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
