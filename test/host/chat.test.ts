@@ -348,7 +348,17 @@ describeIn(['single'], 'chat slash commands, Continue in Chat and the inbox', ()
 
   it('the inbox shows one notification for a burst from another process, none for our own writes', async function () {
     this.timeout(60000);
+    // The handoffs another process wrote for us in the tests above may still be on their way
+    // through the file watcher: once the inbox has taken each in, and shown what it shows, only
+    // this test's writes can add a notification.
+    const engine = api.folders.get(root)!;
+    const { handoffs: waiting } = await engine.handoffs({ target_agent: api.agentId(), acknowledged: false, limit: 1000 });
+    for (let tries = 0; waiting.some(h => !api.inbox.knows(h.id)); tries++) {
+      assert.ok(tries < 200, `the inbox never took in ${waiting.filter(h => !api.inbox.knows(h.id)).map(h => h.id)}`);
+      await sleep(50);
+    }
     await api.whenIdle();
+    await api.inbox.idle();
     const before = api.inbox.shown.length;
     // Our own handoff to ourselves is not news.
     await vscode.commands.executeCommand('twining.createHandoff', { summary: 'Own handoff to me', results: [], target_agent: api.agentId(), scope: null });

@@ -64,6 +64,11 @@ export class Inbox implements vscode.Disposable {
     while (this.batcher.waiting) await new Promise(resolve => setTimeout(resolve, 50));
   }
 
+  /** Whether the inbox has taken in this handoff (shown it, or found it there at its first look). */
+  knows(handoffId: string): boolean {
+    return [...this.known.values()].some(ids => ids.has(handoffId));
+  }
+
   private enqueue(work: () => Promise<void>): void {
     this.chain = this.chain.then(work).catch(error => log.warn(`inbox: ${messageOf(error)}`));
     void this.folders.track(this.chain);
