@@ -37,7 +37,8 @@ const EXPECTED = [
   'readme.md',
   'changelog.md',
   'LICENSE.txt',
-  ...['views', 'handoff-drift', 'create-handoff-scope'].map(name => `media/screenshots/${name}.png`), // the README's pictures
+  // Every picture the README shows: the extension's details page reads them from the installed folder.
+  ...[...fs.readFileSync(path.join(REPO, 'README.md'), 'utf8').matchAll(/\]\((media\/screenshots\/[\w-]+\.png)\)/g)].map(m => m[1]),
 ];
 /** Written by VS Code itself when it installs a .vsix. */
 const INSTALLER_FILES = ['.vsixmanifest'];
