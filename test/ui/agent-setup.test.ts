@@ -16,7 +16,7 @@ import {
   sleep,
   waitForWorkbench,
 } from './workbench';
-import { page, runSteps, step, useWorkbench } from './steps';
+import { page, runSteps, step, uiRun, useWorkbench } from './steps';
 
 /** The text of the active editor's visible lines. */
 async function editorText(): Promise<string> {
@@ -32,9 +32,7 @@ async function waitUntil(check: () => boolean | Promise<boolean>, what: string, 
 }
 
 async function main(): Promise<void> {
-  const url = process.env.TWINING_UI_URL;
-  const folder = process.env.TWINING_UI_WORKSPACE;
-  if (!url || !folder) throw new Error('TWINING_UI_URL and TWINING_UI_WORKSPACE must be set (run scripts/run-ui-tests.js)');
+  const { url, folder } = uiRun();
   const agentsMd = path.join(folder, 'AGENTS.md');
   const promptFile = path.join(folder, '.github', 'prompts', 'twining-handoff.prompt.md');
 

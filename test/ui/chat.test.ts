@@ -3,24 +3,15 @@
 // Continue in Chat filling the chat input with a handoff's context, and the inbox notification
 // when another process writes a handoff for the user. The model is the test-only one in
 // test/ui/fake-lm (scripts/run-ui-tests.js installs it and leaves AI features on for this file).
-import * as fs from 'fs';
 import * as path from 'path';
 import { execFileSync } from 'child_process';
 import type { Page } from 'playwright-core';
 import { closeQuickInput, focusWorkbench, launchWorkbench, pickQuickItem, runCommand, screenshot, sleep, waitForWorkbench } from './workbench';
-import { page, runSteps, step, useWorkbench } from './steps';
+import { page, readJsonl, runSteps, step, useWorkbench } from './steps';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const MODEL_NAME = 'Twining Test Model';
 const INPUT = '.interactive-session .interactive-input-part .monaco-editor';
-
-function readLines(file: string): Record<string, any>[] {
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(l => l.trim())
-    .map(l => JSON.parse(l));
-}
 
 /** Polls `read` until `accept` holds; throws with the last value after `timeout`. */
 async function until<T>(what: string, read: () => Promise<T> | T, accept: (v: T) => boolean, timeout = 20000): Promise<T> {
@@ -160,7 +151,7 @@ async function main(): Promise<void> {
       const before = await send(page(), `@twining /handoff ${summary}`);
       const text = await response(page(), before, t => /Handoff created/.test(t));
       if (!new RegExp(`Handoff created from ${me} to any agent`).test(text)) throw new Error(`unexpected answer: ${text}`);
-      const line = readLines(path.join(twining, 'handoffs', 'index.jsonl')).find(l => l.summary === summary);
+      const line = readJsonl(path.join(twining, 'handoffs', 'index.jsonl')).find(l => l.summary === summary);
       if (!line || line.source_agent !== me) throw new Error(`no handoff "${summary}" from ${me} in index.jsonl`);
       if (!(await page().locator('.interactive-list .monaco-button', { hasText: 'Open Handoff' }).count())) throw new Error('no Open Handoff button');
     },
@@ -179,7 +170,7 @@ async function main(): Promise<void> {
       await screenshot(page(), 'chat-confirm-tool');
       await page().locator('.chat-confirmation-widget-buttons .monaco-button:not(.secondary)').filter({ visible: true }).first().click();
       const text = await response(page(), before, t => /Tool result: \w+/.test(t));
-      const entry = readLines(path.join(twining, 'blackboard.jsonl')).pop()!;
+      const entry = readJsonl(path.join(twining, 'blackboard.jsonl')).pop()!;
       if (entry.summary !== finding || entry.entry_type !== 'finding' || entry.agent_id !== 'test-model')
         throw new Error(`last entry is ${JSON.stringify(entry)}`);
       if (!text.includes(entry.id)) throw new Error(`the answer does not name the entry ${entry.id}: ${text}`);
@@ -233,7 +224,7 @@ async function main(): Promise<void> {
       await item.locator('.monaco-button', { hasText: 'Acknowledge' }).first().click();
       await until(
         'the acknowledgement on disk',
-        () => readLines(path.join(twining, 'handoffs', 'index.jsonl')).find(l => l.summary === 'Inbox from another process')?.acknowledged === true,
+        () => readJsonl(path.join(twining, 'handoffs', 'index.jsonl')).find(l => l.summary === 'Inbox from another process')?.acknowledged === true,
         v => v,
       );
     },

@@ -2,7 +2,6 @@
 // the warning against it in the Context view and the status bar, dismiss the warning with the
 // row's inline action (typing a reason in the input box), and see it go from the view, with the
 // dismissal and its reason on the blackboard. Run by scripts/run-ui-tests.js (`context`).
-import * as fs from 'fs';
 import * as path from 'path';
 import {
   answerInputBox,
@@ -16,24 +15,18 @@ import {
   waitForRows,
   waitForWorkbench,
 } from './workbench';
-import { page, runSteps, step, useWorkbench } from './steps';
+import { page, readJsonl, runSteps, step, uiRun, useWorkbench } from './steps';
 
 const WARNING = 'verifyToken does not check the exp claim';
 const DECISIONS = ['Sign JWTs with RS256 and rotate keys every 30 days', 'Use stateless JWT bearer tokens for API authentication'];
 const REASON = 'exp is checked since the last commit';
 
 function blackboard(folder: string): Record<string, unknown>[] {
-  return fs
-    .readFileSync(path.join(folder, '.twining', 'blackboard.jsonl'), 'utf8')
-    .split('\n')
-    .filter(l => l.trim())
-    .map(l => JSON.parse(l));
+  return readJsonl(path.join(folder, '.twining', 'blackboard.jsonl'));
 }
 
 async function main(): Promise<void> {
-  const url = process.env.TWINING_UI_URL;
-  const folder = process.env.TWINING_UI_WORKSPACE;
-  if (!url || !folder) throw new Error('TWINING_UI_URL and TWINING_UI_WORKSPACE must be set (run scripts/run-ui-tests.js)');
+  const { url, folder } = uiRun();
 
   await step('the workbench loads with the Twining container open', async () => {
     useWorkbench(await launchWorkbench(url, { echoLogs: process.env.TWINING_TEST_VERBOSE === '1' }));

@@ -25,6 +25,23 @@ export function page(): Page {
   return current.page;
 }
 
+/** The server address and workspace folder that scripts/run-ui-tests.js gives each UI test file. */
+export function uiRun(): { url: string; folder: string } {
+  const url = process.env.TWINING_UI_URL;
+  const folder = process.env.TWINING_UI_WORKSPACE;
+  if (!url || !folder) throw new Error('TWINING_UI_URL and TWINING_UI_WORKSPACE must be set (run scripts/run-ui-tests.js)');
+  return { url, folder };
+}
+
+/** The records of a JSONL file of `.twining/` (what the tests check on disk). */
+export function readJsonl(file: string): Record<string, any>[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(l => l.trim())
+    .map(l => JSON.parse(l));
+}
+
 /** Runs one step; `needs` names earlier steps that must have passed. */
 export async function step(title: string, fn: () => Promise<void>, { needs = [] as string[], timeoutMs = 90000 } = {}): Promise<boolean> {
   const missing = needs.filter(n => failedSteps.has(n));

@@ -24,7 +24,7 @@ import {
   waitForRows,
   waitForWorkbench,
 } from './workbench';
-import { page, runSteps, step, useWorkbench } from './steps';
+import { page, readJsonl, runSteps, step, uiRun, useWorkbench } from './steps';
 
 const includesAll = (rows: string[], expected: string[]) => expected.every(e => rows.some(r => r.includes(e)));
 
@@ -91,18 +91,11 @@ function signature(s: { title: string; placeholder: string; message: string; ite
 }
 
 function readHandoffIndex(folder: string): { summary: string; target_agent?: string; scope?: string; id: string }[] {
-  const file = path.join(folder, '.twining', 'handoffs', 'index.jsonl');
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(l => l.trim())
-    .map(l => JSON.parse(l));
+  return readJsonl(path.join(folder, '.twining', 'handoffs', 'index.jsonl')) as ReturnType<typeof readHandoffIndex>;
 }
 
 async function main(): Promise<void> {
-  const url = process.env.TWINING_UI_URL;
-  const folder = process.env.TWINING_UI_WORKSPACE;
-  if (!url || !folder) throw new Error('TWINING_UI_URL and TWINING_UI_WORKSPACE must be set (run scripts/run-ui-tests.js)');
+  const { url, folder } = uiRun();
 
   await step('the workbench loads', async () => {
     useWorkbench(await launchWorkbench(url, { echoLogs: process.env.TWINING_TEST_VERBOSE === '1' }));
