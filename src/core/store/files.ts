@@ -205,7 +205,8 @@ export async function appendLineSafely(target: string, text: string): Promise<vo
 
 const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
-function processIsAlive(pid: number): boolean {
+/** Whether a process with this pid exists on this machine (EPERM: it exists, owned by another user). */
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -21,6 +21,7 @@ import { promises as fs, readlinkSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
+import { processIsAlive } from './files';
 
 interface OwnerRecord {
   host: string;
@@ -96,18 +97,9 @@ async function readRecord(file: string): Promise<OwnerRecord | undefined> {
   return undefined;
 }
 
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether `record` names a process of this machine and pid namespace that no longer exists. */
 function ownerIsDead(record: OwnerRecord): boolean {
-  return record.host === os.hostname() && record.pidns === PID_NAMESPACE && PID_NAMESPACE !== '' && record.pid !== process.pid && !processExists(record.pid);
+  return record.host === os.hostname() && record.pidns === PID_NAMESPACE && PID_NAMESPACE !== '' && record.pid !== process.pid && !processIsAlive(record.pid);
 }
 
 /**
