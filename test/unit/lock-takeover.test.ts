@@ -82,6 +82,37 @@ describe('the lock of a writer killed while holding it', () => {
     assert.deepEqual(ownerRecords(root), []);
   });
 
+  test('a record left empty by a writer killed between creating and filling it is removed after 2 s, and no temporary file exists at any moment', async () => {
+    const root = fixtureProject();
+    const file = tw(root, 'blackboard.jsonl.lock.owner');
+    fs.writeFileSync(file, '');
+    age(file, 3_000);
+    const { ms } = await timedPost(root, 'after the empty record');
+    assert.ok(ms < 1_000, `the post took ${ms} ms`);
+    assertBlackboardIntact(root, FIXTURE_ENTRIES + 1);
+    assert.deepEqual(ownerRecords(root), []);
+    // A fresh empty record is a writer filling it in: it is waited for, then taken as abandoned.
+    fs.writeFileSync(file, '');
+    const second = await timedPost(root, 'after a fresh empty record');
+    assert.ok(second.ms >= 1_000 && second.ms < 5_000, `the post waited for the empty record to be 2 s old (${second.ms} ms)`);
+    assertBlackboardIntact(root, FIXTURE_ENTRIES + 2);
+    const names = fs.readdirSync(tw(root));
+    assert.deepEqual(names.filter(n => n.endsWith('.tmp') || n.includes('.lock')), []);
+  });
+
+  test('an owner record claimed by a writer killed before removing it is swept by the next process', async () => {
+    const root = fixtureProject();
+    const holder = startWorker({ mode: 'ourlock', root, name: 'gone', files: [tw(root, 'blackboard.jsonl')], holdMs: 10 });
+    assert.equal((await holder.exited).code, 0, holder.stderr);
+    const claimed = tw(root, 'agents', `registry.json.lock.owner.${holder.child.pid}.0a1b2c3d.claim`);
+    const liveClaim = tw(root, 'agents', `registry.json.lock.owner.${process.pid}.0a1b2c3d.claim`);
+    fs.writeFileSync(claimed, '{}');
+    fs.writeFileSync(liveClaim, '{}');
+    await timedPost(root, 'first write of a new process');
+    assert.equal(fs.existsSync(claimed), false, 'the dead claimer\'s file is gone');
+    assert.equal(fs.existsSync(liveClaim), true, 'a live process\'s claim is left alone');
+  });
+
   test('of a process on another machine is not taken over: the 10 s rule stands', async () => {
     const root = fixtureProject();
     await killOurHolder(root);

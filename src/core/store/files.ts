@@ -203,7 +203,8 @@ export async function appendLineSafely(target: string, text: string): Promise<vo
   }
 }
 
-const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+/** `writeAtomic`'s temporary files, and owner records claimed by a writer (lock-owner.ts); the pid is in the name. */
+const TEMP_NAME = /^(?:\..+\.(\d+)\.[0-9a-f]{8}\.tmp|.+\.lock\.owner\.(\d+)\.[0-9a-f]{8}\.claim)$/;
 
 /** Whether a process with this pid exists on this machine (EPERM: it exists, owned by another user). */
 export function processIsAlive(pid: number): boolean {
@@ -217,14 +218,16 @@ export function processIsAlive(pid: number): boolean {
 
 /**
  * Removes temporary files that `writeAtomic` left behind when its process was killed between
- * writing and renaming. The writer's pid is in the name; only files of processes that no longer
- * exist are removed. Returns how many were removed.
+ * writing and renaming, and owner records a killed writer had claimed but not yet removed. The
+ * writer's pid is in the name; only files of processes that no longer exist are removed. Returns how
+ * many were removed.
  */
 export async function sweepTemporaryFiles(dir: string): Promise<number> {
   let removed = 0;
   for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
     const m = TEMP_NAME.exec(name);
-    if (!m || Number(m[1]) === process.pid || processIsAlive(Number(m[1]))) continue;
+    const pid = m ? Number(m[1] ?? m[2]) : 0;
+    if (!m || pid === process.pid || processIsAlive(pid)) continue;
     await fs.rm(path.join(dir, name), { force: true });
     removed++;
   }

@@ -5,10 +5,12 @@
  * `X.lock/` stays an empty directory, exactly as proper-lockfile and twining-mcp make it, so
  * twining-mcp can still `rmdir` a stale lock of ours. Beside it, `X.lock.owner` names the writer
  * (`{host, pidns, pid, at}`: machine, pid namespace, process). Our writers create it *before* they
- * make the directory, in one atomic step (a hard link of a fully written temporary file: it exists
- * complete or not at all, and only one writer can create it), and remove it only after removing the
- * directory. So whenever a writer of ours holds `X.lock/`, or was killed holding it, the record is
- * there, with no gap between the two.
+ * make the directory (created exclusively, so only one writer can, and filled by a single small
+ * write), and remove it only after removing the directory. So whenever a writer of ours holds
+ * `X.lock/`, or was killed holding it, the record is there, with no gap between the two. No
+ * temporary file is involved: a writer killed at any moment leaves nothing but the record, and a
+ * record still empty after `WINDOW_MS` is one whose writer was killed between creating and filling
+ * it (before it made any lock directory): it is removed.
  *
  * A writer that finds the record of a process of this machine and pid namespace that no longer
  * exists claims the record (renaming it to a name of its own, which only one rename can do) and
@@ -57,27 +59,31 @@ export type OwnerClaim = 'recorded' | 'busy' | 'retry' | 'unrecorded';
  */
 export async function recordOwner(target: string): Promise<OwnerClaim> {
   const record: OwnerRecord = { host: os.hostname(), pidns: PID_NAMESPACE, pid: process.pid, at: new Date().toISOString() };
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.lock.owner.${unique()}.tmp`);
-  try {
-    await fs.writeFile(temp, JSON.stringify(record), { flag: 'wx' });
-    // A record that vanishes as we look at it (its writer just finished) is simply tried again.
-    for (let tries = 0; tries < 3; tries++) {
-      try {
-        await fs.link(temp, ownerFile(target));
-        return 'recorded';
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'unrecorded';
-      }
+  const text = JSON.stringify(record);
+  // A record that vanishes as we look at it (its writer just finished) is simply tried again.
+  for (let tries = 0; tries < 3; tries++) {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(ownerFile(target), 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'unrecorded';
       const found = await removeIfDead(target);
       if (found === 'alive') return 'busy';
       if (found === 'removed') return 'retry';
+      continue;
     }
-    return 'busy';
-  } catch {
-    return 'unrecorded';
-  } finally {
-    await fs.rm(temp, { force: true }).catch(() => undefined);
+    try {
+      await handle.writeFile(text, 'utf8');
+      return 'recorded';
+    } catch {
+      // Full disk: the empty record is ours, and goes; the lock works without it (the 10 s rule).
+      await fs.rm(ownerFile(target), { force: true }).catch(() => undefined);
+      return 'unrecorded';
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
   }
+  return 'busy';
 }
 
 /** Removes our record, after the lock directory is gone. */
@@ -103,17 +109,19 @@ function ownerIsDead(record: OwnerRecord): boolean {
 }
 
 /**
- * When the recorded owner of `target`'s lock is dead (or the record is older than the staleness),
- * removes the record and, for a dead owner, the lock directory it made: 'removed'. 'alive' when the
- * owner lives; 'gone' when the record went away meanwhile (its writer finished, or another claimed it).
+ * When the recorded owner of `target`'s lock is dead (or the record is older than the staleness, or
+ * still empty after `WINDOW_MS`), removes the record and, for a dead owner, the lock directory it
+ * made: 'removed'. 'alive' when the owner lives (or is filling its record in); 'gone' when the record
+ * went away meanwhile (its writer finished, or another claimed it).
  */
 async function removeIfDead(target: string): Promise<'alive' | 'removed' | 'gone'> {
   const file = ownerFile(target);
   const seen = await readRecord(file);
   const seenStat = await fs.stat(file).catch(() => undefined);
   if (!seenStat) return 'gone'; // its writer finished meanwhile
-  const stale = Date.now() - seenStat.mtimeMs > STALE_MS;
-  if (!stale && (!seen || !ownerIsDead(seen))) return 'alive';
+  const age = Date.now() - seenStat.mtimeMs;
+  const abandoned = seen ? ownerIsDead(seen) : age > WINDOW_MS;
+  if (age <= STALE_MS && !abandoned) return 'alive';
   const claimed = `${file}.${unique()}.claim`;
   try {
     await fs.rename(file, claimed);
@@ -123,7 +131,8 @@ async function removeIfDead(target: string): Promise<'alive' | 'removed' | 'gone
   try {
     const record = await readRecord(claimed);
     const recorded = await fs.stat(claimed);
-    if (record && !ownerIsDead(record) && Date.now() - recorded.mtimeMs <= STALE_MS) {
+    const recordAge = Date.now() - recorded.mtimeMs;
+    if (record ? !ownerIsDead(record) && recordAge <= STALE_MS : recordAge <= WINDOW_MS) {
       // Renamed from under a live writer (it changed between our two reads): put it back unless a
       // newer record took its place.
       await fs.link(claimed, file).catch(() => undefined);
