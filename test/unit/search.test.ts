@@ -14,6 +14,7 @@ import type { SearchResult } from '../../src/core/search/search-index';
 import type { TextIndex } from '../../src/core/search/text-index';
 import MiniSearch from 'minisearch';
 import { KeywordIndex, terms } from '../../src/core/search/keyword-index';
+import { TermTable, hashOf } from '../../src/core/search/term-table';
 import { at, emptyProject, referenceProject } from './fixture';
 import { CLI_JS } from './tmp';
 
@@ -100,7 +101,33 @@ describe('search: the keyword index itself', () => {
     const texts: string[] = [];
     for (let c = 0; c < 128; c++) texts.push(`ab${String.fromCharCode(c)}cd`, `${String.fromCharCode(c)}x`, `x${String.fromCharCode(c)}`);
     texts.push('Hello, world! foo-bar_baz x.y/z $a+b |c~d `e` <f>', "don't\tstop", 'Café — naïve “quoted” text', 'src/auth/jwt.ts', 'The end of time');
-    for (const text of texts) assert.deepEqual(terms(text), reference(text), JSON.stringify(text));
+    texts.push('MixedCase WORDS then Words', 'a'.repeat(300), 'x y z '.repeat(200));
+    const table = new TermTable();
+    for (const text of texts) {
+      assert.deepEqual(terms(text), reference(text), JSON.stringify(text));
+      // The index's own scan (character by character, no string per known word) agrees, seen once and again.
+      for (let pass = 0; pass < 2; pass++) {
+        const count = table.scan(text);
+        assert.deepEqual([...table.scanned.subarray(0, count)].map(n => table.names[n]), reference(text), `${JSON.stringify(text)}, pass ${pass + 1}`);
+      }
+    }
+    assert.equal(new Set(table.names).size, table.names.length, 'each word is numbered once');
+    for (const [n, name] of table.names.entries()) assert.equal(table.find(name), n);
+  });
+
+  test('the term table keeps words apart whose hashes collide, and grows without losing any', () => {
+    const table = new TermTable();
+    const words = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}`);
+    const numbers = words.map(w => table.number(w));
+    words.forEach((w, i) => assert.equal(table.find(w), numbers[i]));
+    assert.equal(table.find('never-seen'), -1);
+    // "gwzx" and "16cd" have the same FNV-1a hash: both are found, in the text scan as by name.
+    assert.equal(hashOf('gwzx'), hashOf('16cd'));
+    const a = table.number('gwzx');
+    const count = table.scan('16CD gwzx 16cd');
+    assert.deepEqual([...table.scanned.subarray(0, count)].map(n => table.names[n]), ['16cd', 'gwzx', '16cd']);
+    assert.notEqual(table.find('16cd'), a);
+    assert.equal(table.find('gwzx'), a);
   });
 
   test('a record matching more of the query words ranks above one matching one word often', () => {

@@ -5,78 +5,27 @@
  * weighs such matches; a record matching more of the query's words ranks higher.
  *
  * MiniSearch's radix tree (its SearchableMap) holds the vocabulary and finds the prefix and fuzzy
- * matches of a word. The postings are typed arrays rather than MiniSearch's own index: MiniSearch
+ * matches of a word; words are numbered by term-table.ts, which splits text without a string per
+ * word. The postings are typed arrays by term number rather than MiniSearch's own index: MiniSearch
  * scores every matching document into an object of its own, so a word found in 80k of 110k records
- * cost it hundreds of milliseconds, where a pass over two arrays costs about one. Removal is exact
+ * cost it hundreds of milliseconds, where a pass over typed arrays costs a few. Removal is exact
  * at once (document frequencies and the average length change as if the record had never been
  * added), so an index kept incrementally ranks as one built afresh.
  */
-import MiniSearch from 'minisearch';
 import SearchableMap from 'minisearch/SearchableMap';
 import type { SearchText, TextIndex } from './text-index';
+import { TermTable, terms } from './term-table';
+
+export { terms };
 
 /** Field weights: a summary says what a record is about, its domain and tags classify it. */
 const BOOST: Record<keyof SearchText, number> = { summary: 3, domain: 2, tags: 2, scope: 1.5, context: 1, rationale: 1, alternatives: 1, detail: 1 };
-const FIELDS = Object.keys(BOOST) as (keyof SearchText)[];
 /** MiniSearch's BM25+ parameters and its weights of prefix and fuzzy matches. */
 const K1 = 1.2;
 const B = 0.7;
 const D = 0.5;
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
-
-/** Words too common to tell records apart; dropped from the index and from queries. */
-const STOP_WORDS = new Set(
-  'a an and are as at be but by do does for from has have how i in is it its of on or should that the their this to was we what when where which who why will with'.split(
-    ' ',
-  ),
-);
-
-const miniSearchSplit = MiniSearch.getDefault('tokenize') as (text: string) => string[];
-
-/** What MiniSearch splits on (line breaks, Unicode separators and punctuation), among ASCII characters. */
-const ASCII_SEPARATOR = new Uint8Array(128);
-for (const c of '\n\r !"#%&\'()*,-./:;?@[\\]_{}') ASCII_SEPARATOR[c.charCodeAt(0)] = 1;
-
-/**
- * MiniSearch's split (`/[\n\r\p{Z}\p{P}]+/u`), in a loop over character codes while the text
- * is ASCII (twice as fast: indexing splits millions of words), by MiniSearch's own regex otherwise.
- */
-function split(text: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128) return miniSearchSplit(text);
-    if (!ASCII_SEPARATOR[c]) continue;
-    if (i > start) out.push(text.slice(start, i));
-    start = i + 1;
-  }
-  if (text.length > start) out.push(text.slice(start));
-  return out;
-}
-
-/** The index terms of a text: split as MiniSearch splits, lower case, without empty tokens and stop words. */
-export function terms(text: string): string[] {
-  const out: string[] = [];
-  for (const t of split(text.toLowerCase())) if (t !== '' && !STOP_WORDS.has(t)) out.push(t);
-  return out;
-}
-
-/** A record's weighted term frequencies (into `tf`, cleared first) and its length in terms. */
-function weigh(text: SearchText, tf: Map<string, number>): number {
-  tf.clear();
-  let length = 0;
-  for (const field of FIELDS) {
-    const value = text[field];
-    if (!value) continue;
-    for (const t of terms(value)) {
-      tf.set(t, (tf.get(t) ?? 0) + BOOST[field]);
-      length++;
-    }
-  }
-  return length;
-}
 
 /** One term's postings: keys and weighted frequencies, in parallel arrays; `df` counts the live ones. */
 class Postings {
@@ -113,10 +62,13 @@ function grow<T extends Int32Array | Float32Array | Float64Array | Uint8Array>(a
 
 export class KeywordIndex implements TextIndex {
   readonly semantic = false;
-  /** Postings by term, and the same terms in MiniSearch's radix tree for prefix and fuzzy look-ups. */
-  private readonly postings = new Map<string, Postings>();
+  /** Every word seen, numbered; postings by term number; the terms with postings in MiniSearch's radix tree for prefix and fuzzy look-ups. */
+  private readonly table = new TermTable();
+  private postings: (Postings | undefined)[] = [];
   private readonly vocabulary = new SearchableMap<Postings>();
-  private readonly tf = new Map<string, number>();
+  /** A record's weighted term frequencies while it is added or removed, by term number, and the terms it has. */
+  private tf = new Float64Array(1024);
+  private docTerms = new Int32Array(256);
   private lengths: Float64Array = new Float64Array(1024);
   private alive: Uint8Array = new Uint8Array(1024);
   private count = 0;
@@ -127,7 +79,11 @@ export class KeywordIndex implements TextIndex {
   private lastWord = new Int16Array(1024);
   private queryStamp = new Int32Array(1024);
   private verdict = new Uint8Array(1024);
+  /** The keys a query touched, in the order first seen (a typed array: a JS array grown by push in this loop cost V8 twenty times the loop). */
+  private touched = new Int32Array(1024);
   private queries = 0;
+  private norm = new Float64Array(0);
+  private normAvg = NaN;
 
   private ensure(key: number): void {
     if (key < this.alive.length) return;
@@ -139,20 +95,65 @@ export class KeywordIndex implements TextIndex {
     this.lastWord = new Int16Array(size);
     this.queryStamp = new Int32Array(size);
     this.verdict = new Uint8Array(size);
+    this.touched = new Int32Array(size);
+  }
+
+  /** How many distinct terms and how many terms in all the record last weighed has. */
+  private distinct = 0;
+  private length = 0;
+
+  /**
+   * Weighs a record's terms into `tf` and lists them in `docTerms`, counting them into `distinct`
+   * and `length`. The fields are named one by one, in `BOOST`'s order: reading them by a name held
+   * in a variable, from texts of several shapes, cost more than splitting them.
+   */
+  private weigh(text: SearchText): void {
+    this.distinct = 0;
+    this.length = 0;
+    this.weighField(text.summary, BOOST.summary);
+    this.weighField(text.domain, BOOST.domain);
+    this.weighField(text.tags, BOOST.tags);
+    this.weighField(text.scope, BOOST.scope);
+    this.weighField(text.context, BOOST.context);
+    this.weighField(text.rationale, BOOST.rationale);
+    this.weighField(text.alternatives, BOOST.alternatives);
+    this.weighField(text.detail, BOOST.detail);
+  }
+
+  private weighField(value: string | undefined, boost: number): void {
+    if (!value) return;
+    const count = this.table.scan(value);
+    if (this.table.size > this.tf.length) this.tf = grow(this.tf, this.table.size * 2);
+    const { tf, table } = this;
+    const found = table.scanned;
+    let distinct = this.distinct;
+    for (let i = 0; i < count; i++) {
+      const n = found[i];
+      if (tf[n] === 0) {
+        if (distinct === this.docTerms.length) this.docTerms = grow(this.docTerms, distinct * 2);
+        this.docTerms[distinct++] = n;
+      }
+      tf[n] += boost;
+    }
+    this.distinct = distinct;
+    this.length += count;
   }
 
   add(key: number, text: SearchText): void {
     this.ensure(key);
     if (this.alive[key]) throw new Error(`search index: document ${key} is already indexed`);
-    const length = weigh(text, this.tf);
-    for (const [term, weight] of this.tf) {
-      let postings = this.postings.get(term);
+    this.weigh(text);
+    const { distinct, length } = this;
+    for (let i = 0; i < distinct; i++) {
+      const n = this.docTerms[i];
+      let postings = this.postings[n];
       if (!postings) {
         postings = new Postings();
-        this.postings.set(term, postings);
-        this.vocabulary.set(term, postings);
+        this.postings[n] = postings;
+        this.vocabulary.set(this.table.names[n], postings);
       }
-      postings.push(key, weight);
+      postings.push(key, this.tf[n]);
+      this.tf[n] = 0;
     }
     this.alive[key] = 1;
     this.lengths[key] = length;
@@ -165,14 +166,17 @@ export class KeywordIndex implements TextIndex {
     this.alive[key] = 0;
     this.count--;
     this.totalLength -= this.lengths[key];
-    weigh(text, this.tf);
-    for (const term of this.tf.keys()) {
-      const postings = this.postings.get(term);
+    this.weigh(text);
+    const { distinct } = this;
+    for (let i = 0; i < distinct; i++) {
+      const n = this.docTerms[i];
+      this.tf[n] = 0;
+      const postings = this.postings[n];
       if (!postings) continue;
       postings.df--;
       if (postings.df === 0) {
-        this.postings.delete(term);
-        this.vocabulary.delete(term);
+        this.postings[n] = undefined;
+        this.vocabulary.delete(this.table.names[n]);
       } else if (postings.df * 2 < postings.n) postings.compact(this.alive);
     }
   }
@@ -180,7 +184,8 @@ export class KeywordIndex implements TextIndex {
   /** The index terms a query word stands for, each with its weight (1 for the word itself). */
   private expand(word: string): Map<string, { postings: Postings; weight: number }> {
     const found = new Map<string, { postings: Postings; weight: number }>();
-    const exact = this.postings.get(word);
+    const number = this.table.find(word);
+    const exact = number >= 0 ? this.postings[number] : undefined;
     if (exact) found.set(word, { postings: exact, weight: 1 });
     if (word.length >= 2) {
       for (const [term, postings] of this.vocabulary.atPrefix(word)) {
@@ -196,63 +201,82 @@ export class KeywordIndex implements TextIndex {
     return found;
   }
 
+  /** `K1 * (1 - B + B * length / avg)` by key, the part of BM25's denominator a document fixes; made again when the average changes. */
+  private norms(avg: number): Float64Array {
+    if (this.normAvg !== avg || this.norm.length !== this.lengths.length) {
+      const { lengths } = this;
+      const norm = this.norm.length === lengths.length ? this.norm : new Float64Array(lengths.length);
+      for (let key = 0; key < lengths.length; key++) norm[key] = K1 * (1 - B + (B * lengths[key]) / avg);
+      this.norm = norm;
+      this.normAvg = avg;
+    }
+    return this.norm;
+  }
+
   search(query: string, accept: (key: number) => boolean, limit: number): { matches: { key: number; score: number }[]; total: number } {
     const q = ++this.queries;
     // At most 64 distinct words count (a query is at most 1,000 characters).
     const words = [...new Set(terms(query))].slice(0, 64);
-    const touched: number[] = [];
-    const avg = this.count ? this.totalLength / this.count : 1;
-    const { alive, lengths, scores, verdict, queryStamp } = this;
-    words.forEach((word, w) => {
-      for (const { postings, weight } of this.expand(word).values()) {
+    let count = 0;
+    const norm = this.norms(this.count ? this.totalLength / this.count : 1);
+    const { alive, scores, verdict, queryStamp, lastWord, touched } = this;
+    const wordCount = this.words;
+    for (let w = 0; w < words.length; w++) {
+      for (const { postings, weight } of this.expand(words[w]).values()) {
         const idf = Math.log(1 + (this.count - postings.df + 0.5) / (postings.df + 0.5));
+        const factor = weight * idf;
         const { keys, tfs, n } = postings;
         for (let i = 0; i < n; i++) {
           const key = keys[i];
-          if (!alive[key]) continue;
           if (queryStamp[key] !== q) {
             // First seen in this query: is it let through, and its counters start at zero.
             queryStamp[key] = q;
-            verdict[key] = accept(key) ? 1 : 0;
+            const ok = alive[key] === 1 && accept(key);
+            verdict[key] = ok ? 1 : 0;
+            if (!ok) continue;
             scores[key] = 0;
-            this.words[key] = 0;
-            this.lastWord[key] = -1;
-            if (verdict[key]) touched.push(key);
-          }
-          if (!verdict[key]) continue;
+            wordCount[key] = 0;
+            lastWord[key] = -1;
+            touched[count++] = key;
+          } else if (verdict[key] === 0) continue;
           const tf = tfs[i];
-          scores[key] += weight * idf * (D + (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * lengths[key]) / avg)));
-          if (this.lastWord[key] !== w) {
-            this.lastWord[key] = w;
-            this.words[key]++;
+          scores[key] += factor * (D + (tf * (K1 + 1)) / (tf + norm[key]));
+          if (lastWord[key] !== w) {
+            lastWord[key] = w;
+            wordCount[key]++;
           }
         }
       }
-    });
+    }
     // A record matching more of the query's words ranks higher (MiniSearch's "quality"); scores
     // are rounded where float sums in another order could differ in the last bits.
-    const final = new Float64Array(touched.length);
-    for (let i = 0; i < touched.length; i++) final[i] = Math.round(scores[touched[i]] * this.words[touched[i]] * 1e8) / 1e8;
-    const cut = touched.length > limit ? kthLargest(final, limit) : -Infinity;
+    for (let i = 0; i < count; i++) {
+      const key = touched[i];
+      scores[key] = Math.round(scores[key] * wordCount[key] * 1e8) / 1e8;
+    }
+    const cut = count > limit ? kthLargest(scores, touched, count, limit) : -Infinity;
     const matches: { key: number; score: number }[] = [];
-    for (let i = 0; i < touched.length; i++) if (final[i] >= cut) matches.push({ key: touched[i], score: final[i] });
+    for (let i = 0; i < count; i++) if (scores[touched[i]] >= cut) matches.push({ key: touched[i], score: scores[touched[i]] });
     matches.sort((a, b) => b.score - a.score);
-    return { matches, total: touched.length };
+    return { matches, total: count };
   }
 }
 
-/** The k-th largest value (1-based) of `values`, with a min-heap of k. */
-function kthLargest(values: Float64Array, k: number): number {
+/** The k-th largest (1-based) of `values` at the first `count` of `keys`, with a min-heap of k. */
+function kthLargest(values: Float64Array, keys: Int32Array, count: number, k: number): number {
   const heap = new Float64Array(k);
   let size = 0;
-  for (const v of values) {
+  for (let j = 0; j < count; j++) {
+    const v = values[keys[j]];
     if (size < k) {
       let i = size++;
       heap[i] = v;
       while (i > 0) {
         const parent = (i - 1) >> 1;
         if (heap[parent] <= heap[i]) break;
-        [heap[parent], heap[i]] = [heap[i], heap[parent]];
+        const swap = heap[parent];
+        heap[parent] = heap[i];
+        heap[i] = swap;
         i = parent;
       }
     } else if (v > heap[0]) {
@@ -264,7 +288,9 @@ function kthLargest(values: Float64Array, k: number): number {
         if (l < k && heap[l] < heap[m]) m = l;
         if (r < k && heap[r] < heap[m]) m = r;
         if (m === i) break;
-        [heap[m], heap[i]] = [heap[i], heap[m]];
+        const swap = heap[m];
+        heap[m] = heap[i];
+        heap[i] = swap;
         i = m;
       }
     }

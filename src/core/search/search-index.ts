@@ -81,6 +81,13 @@ interface EntryDoc {
 }
 type Doc = DecisionDoc | EntryDoc;
 
+/** Kinds of document by key. */
+const NONE = 0;
+const DECISION = 1;
+const ENTRY = 2;
+/** A blackboard entry of type "decision" (the record is what search finds, unless the source is the blackboard). */
+const BLACKBOARD_DECISION = 3;
+
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
@@ -110,6 +117,17 @@ export class SearchIndex {
   private nextKey = 1;
   /** Documents by key (an array: the filter looks one up per matching document). */
   private readonly docs: (Doc | undefined)[] = [];
+  /**
+   * What the filters test, by key, in arrays of one shape: the kind of document (`NONE` once removed)
+   * and its entry type and scope. Blackboard entries parsed from JSON have many shapes, and
+   * reading their fields in the filter of a query matching 80k of them cost more than the ranking.
+   */
+  private kinds = new Uint8Array(1024);
+  private readonly types: string[] = [];
+  /** An entry's scope as a number (0: none), each distinct scope once in `scopeNames`. */
+  private scopeIds = new Int32Array(1024);
+  private readonly scopeNames: string[] = [''];
+  private readonly scopeNumbers = new Map<string, number>();
   private count = 0;
   private readonly decisions = new Map<string, DecisionDoc>();
   private readonly entries = new Map<string, EntryDoc>();
@@ -141,13 +159,42 @@ export class SearchIndex {
 
   private add(doc: Doc, text: SearchText): void {
     this.docs[doc.key] = doc;
+    if (doc.key >= this.kinds.length) {
+      const size = Math.max(doc.key + 1, this.kinds.length * 2);
+      const kinds = new Uint8Array(size);
+      kinds.set(this.kinds);
+      this.kinds = kinds;
+      const scopeIds = new Int32Array(size);
+      scopeIds.set(this.scopeIds);
+      this.scopeIds = scopeIds;
+    }
+    if (doc.kind === 'decision') {
+      this.kinds[doc.key] = DECISION;
+      this.types[doc.key] = 'decision';
+      this.scopeIds[doc.key] = 0;
+    } else {
+      this.kinds[doc.key] = doc.entry.entry_type === 'decision' ? BLACKBOARD_DECISION : ENTRY;
+      this.types[doc.key] = str(doc.entry.entry_type);
+      this.scopeIds[doc.key] = this.scopeNumber(doc.entry.scope);
+    }
     this.count++;
     this.text.add(doc.key, text);
     this.work.added++;
   }
 
+  private scopeNumber(scope: unknown): number {
+    if (typeof scope !== 'string') return 0;
+    let n = this.scopeNumbers.get(scope);
+    if (n === undefined) {
+      n = this.scopeNames.push(scope) - 1;
+      this.scopeNumbers.set(scope, n);
+    }
+    return n;
+  }
+
   private remove(doc: Doc): void {
     this.docs[doc.key] = undefined;
+    this.kinds[doc.key] = NONE;
     this.count--;
     this.text.remove(doc.key, doc.kind === 'decision' ? doc.text : entryText(doc.entry));
     this.work.removed++;
@@ -194,12 +241,14 @@ export class SearchIndex {
       return;
     }
     // Read again from the start: keep what is still there, remove what went, add what is new.
-    const ids = new Set<string>();
-    for (const entry of all) if (typeof entry.id === 'string') ids.add(entry.id);
-    for (const [id, doc] of this.entries) {
-      if (ids.has(id)) continue;
-      this.entries.delete(id);
-      this.remove(doc);
+    if (this.entries.size > 0) {
+      const ids = new Set<string>();
+      for (const entry of all) if (typeof entry.id === 'string') ids.add(entry.id);
+      for (const [id, doc] of this.entries) {
+        if (ids.has(id)) continue;
+        this.entries.delete(id);
+        this.remove(doc);
+      }
     }
     for (const entry of all) this.addEntry(entry);
     this.entryArray = all;
@@ -214,49 +263,52 @@ export class SearchIndex {
     this.add(doc, entryText(entry));
   }
 
+  /** The filters of a search as one test of a key. */
+  private acceptor(args: ParsedInputOf<'search'>): (key: number) => boolean {
+    const { kinds, types: typeOf, scopeIds, scopeNames, docs } = this;
+    const types = args.entry_types?.length ? new Set<string>(args.entry_types) : undefined;
+    const statuses = args.status === undefined ? undefined : new Set<string>(Array.isArray(args.status) ? args.status : [args.status]);
+    // Filters only decisions have leave blackboard entries out.
+    const decisionsOnly = args.source === 'decisions' || statuses !== undefined || args.domain !== undefined || args.confidence !== undefined;
+    const decisionsToo = args.source !== 'blackboard' && (!types || types.has('decision'));
+    // Without source, each decision is found once, from its record; the blackboard's copy only with source "blackboard".
+    const blackboardDecisions = args.source === 'blackboard';
+    const scope = args.scope;
+    // Scopes repeat (a file has many entries): each distinct one is compared once per query
+    // (by number for entries: 1 in scope, 2 not, 0 not yet compared).
+    const entryInScope = new Uint8Array(scope ? scopeNames.length : 0);
+    const entryScopeOk = (n: number): boolean => {
+      if (!scope) return true;
+      if (n === 0) return false;
+      if (entryInScope[n] === 0) entryInScope[n] = overlaps(scopeNames[n], scope) ? 1 : 2;
+      return entryInScope[n] === 1;
+    };
+    return key => {
+      const kind = kinds[key];
+      if (kind === DECISION) {
+        if (!decisionsToo) return false;
+        const d = (docs[key] as DecisionDoc).meta;
+        return (
+          (!statuses || statuses.has(d.status)) &&
+          (args.domain === undefined || d.domain === args.domain) &&
+          (args.confidence === undefined || d.confidence === args.confidence) &&
+          (!scope || (typeof d.scope === 'string' && overlaps(d.scope, scope)))
+        );
+      }
+      if (kind === NONE || decisionsOnly || (kind === BLACKBOARD_DECISION && !blackboardDecisions)) return false;
+      return (!types || types.has(typeOf[key])) && entryScopeOk(scopeIds[key]);
+    };
+  }
+
   /** The best matches for the query among the records the filters let through. */
   query(args: ParsedInputOf<'search'>): SearchResult {
-    const accept = acceptor(args);
     const limit = args.limit ?? 20;
-    const { matches, total } = this.text.search(
-      args.query,
-      key => {
-        const doc = this.docs[key];
-        return doc !== undefined && accept(doc);
-      },
-      limit,
-    );
+    const { matches, total } = this.text.search(args.query, this.acceptor(args), limit);
     // The text index gives the best `limit` and all that tie with the last; ties go newest first.
     const top = matches.map(m => hitOf(this.docs[m.key]!, m.score));
     top.sort((a, b) => b.relevance - a.relevance || (a.timestamp === b.timestamp ? (a.id < b.id ? 1 : -1) : a.timestamp < b.timestamp ? 1 : -1));
     return { results: top.slice(0, limit), total_matched: total, fallback_mode: !this.text.semantic };
   }
-}
-
-/** The filters of a search as one test of a document. */
-function acceptor(args: ParsedInputOf<'search'>): (doc: Doc) => boolean {
-  const types = args.entry_types?.length ? new Set<string>(args.entry_types) : undefined;
-  const statuses = args.status === undefined ? undefined : new Set<string>(Array.isArray(args.status) ? args.status : [args.status]);
-  // Filters only decisions have leave blackboard entries out.
-  const decisionsOnly = args.source === 'decisions' || statuses !== undefined || args.domain !== undefined || args.confidence !== undefined;
-  return doc => {
-    if (doc.kind === 'decision') {
-      const d = doc.meta;
-      return (
-        args.source !== 'blackboard' &&
-        (!types || types.has('decision')) &&
-        (!statuses || statuses.has(d.status)) &&
-        (args.domain === undefined || d.domain === args.domain) &&
-        (args.confidence === undefined || d.confidence === args.confidence) &&
-        (!args.scope || (typeof d.scope === 'string' && overlaps(d.scope, args.scope)))
-      );
-    }
-    const e = doc.entry;
-    if (decisionsOnly) return false;
-    // Without source, each decision is found once, from its record; the blackboard's copy only with source "blackboard".
-    if (e.entry_type === 'decision' && args.source !== 'blackboard') return false;
-    return (!types || types.has(e.entry_type)) && (!args.scope || (typeof e.scope === 'string' && overlaps(e.scope, args.scope)));
-  };
 }
 
 function hitOf(doc: Doc, relevance: number): SearchHit {
