@@ -11,6 +11,7 @@ import { execFileSync } from 'child_process';
 import { openWorkspace } from '../../src/core';
 import { canonicalTimestamp } from '../../src/core/timestamps';
 import { parseConfig } from '../../src/core/config';
+import { readTextIfExists } from '../../src/core/store/files';
 import { fixtureProject, tempProject, tw, snapshotTree, changedFiles, rejectsWith as rejects } from './tmp';
 
 const FIXTURE_ENTRIES = 14;
@@ -175,6 +176,22 @@ describe('byte-order marks', () => {
     assert.equal(lines.length, 2);
     for (const line of lines) JSON.parse(line);
     assert.deepEqual(warnings, []);
+  });
+});
+
+describe('reading a whole file', () => {
+  test('empty, large with multi-byte characters, and larger than its size said (as a file grown since): all of it, exactly', async () => {
+    const dir = tempProject();
+    const empty = path.join(dir, 'empty.json');
+    fs.writeFileSync(empty, '');
+    assert.equal(await readTextIfExists(empty), '');
+    const large = path.join(dir, 'large.json');
+    const text = 'é€😀 decision '.repeat(300_000);
+    fs.writeFileSync(large, '\uFEFF' + text);
+    assert.equal(await readTextIfExists(large), text, 'the BOM goes, the rest is exact');
+    assert.equal(await readTextIfExists(path.join(dir, 'missing.json')), undefined);
+    // /proc files say size 0 and hold more: read on until the end, as after a rewrite in place.
+    if (fs.existsSync('/proc/self/status')) assert.match((await readTextIfExists('/proc/self/status')) ?? '', /^Name:[\s\S]*\nPid:\s+\d+/);
   });
 });
 

@@ -97,7 +97,10 @@ describe('the lock of a writer killed while holding it', () => {
     assert.ok(second.ms >= 1_000 && second.ms < 5_000, `the post waited for the empty record to be 2 s old (${second.ms} ms)`);
     assertBlackboardIntact(root, FIXTURE_ENTRIES + 2);
     const names = fs.readdirSync(tw(root));
-    assert.deepEqual(names.filter(n => n.endsWith('.tmp') || n.includes('.lock')), []);
+    assert.deepEqual(
+      names.filter(n => n.endsWith('.tmp') || n.includes('.lock')),
+      [],
+    );
   });
 
   test('an owner record claimed by a writer killed before removing it is swept by the next process', async () => {
@@ -109,8 +112,8 @@ describe('the lock of a writer killed while holding it', () => {
     fs.writeFileSync(claimed, '{}');
     fs.writeFileSync(liveClaim, '{}');
     await timedPost(root, 'first write of a new process');
-    assert.equal(fs.existsSync(claimed), false, 'the dead claimer\'s file is gone');
-    assert.equal(fs.existsSync(liveClaim), true, 'a live process\'s claim is left alone');
+    assert.equal(fs.existsSync(claimed), false, "the dead claimer's file is gone");
+    assert.equal(fs.existsSync(liveClaim), true, "a live process's claim is left alone");
   });
 
   test('of a process on another machine is not taken over: the 10 s rule stands', async () => {

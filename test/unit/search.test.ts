@@ -108,7 +108,11 @@ describe('search: the keyword index itself', () => {
       // The index's own scan (character by character, no string per known word) agrees, seen once and again.
       for (let pass = 0; pass < 2; pass++) {
         const count = table.scan(text);
-        assert.deepEqual([...table.scanned.subarray(0, count)].map(n => table.names[n]), reference(text), `${JSON.stringify(text)}, pass ${pass + 1}`);
+        assert.deepEqual(
+          [...table.scanned.subarray(0, count)].map(n => table.names[n]),
+          reference(text),
+          `${JSON.stringify(text)}, pass ${pass + 1}`,
+        );
       }
     }
     assert.equal(new Set(table.names).size, table.names.length, 'each word is numbered once');
@@ -125,7 +129,10 @@ describe('search: the keyword index itself', () => {
     assert.equal(hashOf('gwzx'), hashOf('16cd'));
     const a = table.number('gwzx');
     const count = table.scan('16CD gwzx 16cd');
-    assert.deepEqual([...table.scanned.subarray(0, count)].map(n => table.names[n]), ['16cd', 'gwzx', '16cd']);
+    assert.deepEqual(
+      [...table.scanned.subarray(0, count)].map(n => table.names[n]),
+      ['16cd', 'gwzx', '16cd'],
+    );
     assert.notEqual(table.find('16cd'), a);
     assert.equal(table.find('gwzx'), a);
   });

@@ -29,15 +29,28 @@ export class DecisionRelations {
    * the project does not make every record be read again.
    */
   async record(id: string): Promise<DecisionRecord | undefined> {
+    return (await this.readRecords([id]))[0];
+  }
+
+  /** The records of `ids`, in order, as `record` gives each: the index is looked at once for all. */
+  async recordsOf(ids: readonly string[]): Promise<(DecisionRecord | undefined)[]> {
+    return this.readRecords(ids);
+  }
+
+  private async readRecords(ids: readonly string[]): Promise<(DecisionRecord | undefined)[]> {
     await this.ctx.decisionIndex.get();
     const entries = this.ctx.decisionIndex.derived('relations:byId', items => new Map(items.map(d => [d.id, d] as const)));
-    const entry = entries.get(id);
-    const signature = entry ? JSON.stringify(entry) : 'none';
-    const kept = this.records.get(id);
-    if (kept && kept.signature === signature) return kept.record;
-    const record = await readDecisionRecord(this.ctx, id).catch(() => undefined);
-    this.records.set(id, { signature, record });
-    return record;
+    return Promise.all(
+      ids.map(async id => {
+        const entry = entries.get(id);
+        const signature = entry ? JSON.stringify(entry) : 'none';
+        const kept = this.records.get(id);
+        if (kept && kept.signature === signature) return kept.record;
+        const record = await readDecisionRecord(this.ctx, id).catch(() => undefined);
+        this.records.set(id, { signature, record });
+        return record;
+      }),
+    );
   }
 
   /** The id of the decision known to have superseded `id` (from records read so far; reads nothing). */
@@ -58,7 +71,7 @@ export class DecisionRelations {
     const unseen = index.map(entry => entry.id).filter((x): x is string => typeof x === 'string' && !this.seenDecisions.has(x));
     for (let i = 0; i < unseen.length; i += 64) {
       const batch = unseen.slice(i, i + 64);
-      const records = await Promise.all(batch.map(x => this.record(x)));
+      const records = await this.recordsOf(batch);
       for (const record of records) if (record) this.noteRecord(record);
       for (const x of batch) this.seenDecisions.add(x);
     }

@@ -155,7 +155,7 @@ function newestEntries(entries: readonly BlackboardEntry[], limit: number): Blac
 /** Index entries as listed: who recorded each, and for the past ones what replaced or overrode them. */
 async function describeDecisions(ctx: EngineContext, listed: readonly DecisionIndexEntry[]): Promise<ContextDecision[]> {
   const r = relationsOf(ctx);
-  const records = await Promise.all(listed.map(d => r.record(d.id)));
+  const records = await r.recordsOf(listed.map(d => d.id));
   for (const record of records) if (record) r.noteRecord(record);
   const byId = new Map(listed.map(d => [d.id, d] as const));
   const out: ContextDecision[] = [];

@@ -5,8 +5,6 @@
  */
 import type { DecisionIndexEntry } from '../records';
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : []);
-
 /**
  * Whether decision `d` bears on `scope`: its scope and `scope` are prefixes one of the other, or
  * one of its affected files is, or `scope` is exactly one of its affected symbols.
@@ -14,8 +12,12 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filt
 export function decisionAffects(d: Pick<DecisionIndexEntry, 'scope' | 'affected_files' | 'affected_symbols'>, scope: string): boolean {
   const own = typeof d.scope === 'string' ? d.scope : undefined;
   if (own !== undefined && (own.startsWith(scope) || scope.startsWith(own))) return true;
-  if (strings(d.affected_files).some(f => f.startsWith(scope) || scope.startsWith(f))) return true;
-  return strings(d.affected_symbols).includes(scope);
+  // Loops rather than filtered copies: this runs for every decision when a file is first looked at.
+  const files = d.affected_files;
+  if (Array.isArray(files)) for (const f of files) if (typeof f === 'string' && (f.startsWith(scope) || scope.startsWith(f))) return true;
+  const symbols = d.affected_symbols;
+  if (Array.isArray(symbols)) for (const s of symbols) if (s === scope) return true;
+  return false;
 }
 
 /** Newest first; equal timestamps by id, the later ULID first. */

@@ -21,7 +21,6 @@
  */
 import { promises as fs, readlinkSync } from 'fs';
 import * as os from 'os';
-import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { processIsAlive } from './files';
 
