@@ -249,6 +249,22 @@ describe('git merge with bad input on one side', () => {
     assert.ok(lines.some(l => l.includes('after the torn line')) && lines.some(l => l.includes('"on main"')));
   });
 
+  test('text beyond ASCII on one side, ASCII on the other: every byte of both is kept', async () => {
+    const repo = fixtureRepo();
+    git(repo, 'checkout', '-q', '-b', 'accents');
+    const accented = await (await openWorkspace(repo)).post({ entry_type: 'finding', summary: 'Café au lait: naïve “quotes”, 日本語 and 😀', agent_id: 'zoë' });
+    commitAll(repo, 'a finding beyond ASCII');
+    git(repo, 'checkout', '-q', 'main');
+    const plain = await (await openWorkspace(repo)).post({ entry_type: 'finding', summary: 'plain ASCII finding', agent_id: 'bob' });
+    commitAll(repo, 'an ASCII finding');
+    const r = gitMay(repo, 'merge', '--no-edit', 'accents');
+    assert.equal(r.status, 0, r.stderr);
+    const merged = bb(repo);
+    assert.equal(merged.find(e => e.id === accented.id)?.summary, 'Café au lait: naïve “quotes”, 日本語 and 😀');
+    assert.equal(merged.find(e => e.id === plain.id)?.summary, 'plain ASCII finding');
+    assert.ok(fs.readFileSync(path.join(repo, '.twining', 'blackboard.jsonl'), 'utf8').includes('"agent_id":"zoë"'), 'written as UTF-8');
+  });
+
   test('conflict markers committed by an earlier hand merge are kept and reported, and the merge is clean', async () => {
     const repo = fixtureRepo();
     git(repo, 'checkout', '-q', '-b', 'hand');
