@@ -85,6 +85,38 @@ describeIn(['multi'], 'multi-root workspace', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  it("the Context view shows the active file's own folder: a warning in one folder is not shown for the same path in the other", async () => {
+    const file = 'src/auth/jwt.ts';
+    // The same path in both folders (the web folder has no such file yet).
+    fs.mkdirSync(path.join(web, 'src', 'auth'), { recursive: true });
+    if (!fs.existsSync(path.join(web, file))) fs.writeFileSync(path.join(web, file), '// the web side\n');
+    const warning = (await cli('post', web, { entry_type: 'warning', summary: 'Only the web folder knows this', scope: file, agent_id: 'reviewer' })) as {
+      id: string;
+    };
+    await vscode.commands.executeCommand('twining.followActiveEditor');
+    const shownFor = async (folder: string) => {
+      await openFile(file, folder);
+      return waitFor(
+        async () => {
+          await api.whenIdle();
+          await rows(api.providers.context);
+          const last = api.providers.context.last;
+          return last && last.scope === file && last.folder.root === folder ? last.context : undefined;
+        },
+        { what: `the Context view showing ${file} of ${path.basename(folder)}` },
+      );
+    };
+    const inWeb = await shownFor(web);
+    assert.ok(
+      inWeb!.warnings.some(w => w.id === warning.id),
+      'the web folder shows its warning',
+    );
+    const inApi = await shownFor(api_);
+    assert.ok(!inApi!.warnings.some(w => w.id === warning.id), 'the api folder does not');
+    assert.ok(inApi!.decisions.length > 0, "the api folder's own decisions for the file are shown");
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('a folder added without .twining/ is not listed until Initialize creates it; removing it drops it', async () => {
     const extra = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-extra-'));
     const added = new Promise<void>(resolve => {
