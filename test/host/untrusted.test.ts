@@ -4,7 +4,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { describeIn, firstFolder, twiningDir } from './helpers';
+import { describeIn, firstFolder, twiningDir, waitFor } from './helpers';
 import { TwiningApi, rejects, rows, twining } from './twining';
 
 function snapshotOf(dir: string): Record<string, string> {
@@ -18,6 +18,26 @@ function snapshotOf(dir: string): Record<string, string> {
   };
   walk(dir);
   return out;
+}
+
+type Raw = Record<string, any>;
+const readLines = (file: string): Raw[] =>
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(l => l.trim())
+    .map(l => JSON.parse(l));
+
+/** Dismiss, reconsider, override and promote, with ids from the fixture. */
+function lifecycleWrites(): [string, object][] {
+  const decision = (JSON.parse(fs.readFileSync(path.join(twiningDir(), 'decisions', 'index.json'), 'utf8')) as Raw[])[0].id;
+  const warning = readLines(path.join(twiningDir(), 'blackboard.jsonl')).find(e => e.entry_type === 'warning')!.id;
+  return [
+    ['twining.dismissEntry', { ids: [warning], reason: 'r' }],
+    ['twining.reconsiderDecision', { decision_id: decision, new_context: 'c' }],
+    ['twining.overrideDecision', { decision_id: decision, reason: 'r' }],
+    ['twining.promoteDecision', { decision_ids: [decision] }],
+  ];
 }
 
 describeIn(['untrusted'], 'untrusted workspace', () => {
@@ -52,6 +72,7 @@ describeIn(['untrusted'], 'untrusted workspace', () => {
       ['twining.postFinding', { summary: 's' }],
       ['twining.recordDecision', { domain: 'd', scope: 'project', summary: 's', context: 'c', rationale: 'r' }],
       ['twining.initialize', {}],
+      ...lifecycleWrites(),
     ];
     for (const [command, args] of writes) {
       await rejects(vscode.commands.executeCommand(command, args), /untrusted workspace.*Trust the workspace/);
@@ -70,6 +91,25 @@ describeIn(['untrusted'], 'untrusted workspace', () => {
     assert.strictEqual(fs.readFileSync(path.join(twiningDir(), 'blackboard.jsonl'), 'utf8'), before);
     const status = await lm.invokeTool('twining_status', { input: {}, toolInvocationToken: undefined });
     assert.strictEqual(JSON.parse((status.content[0] as vscode.LanguageModelTextPart).value).registered_agents, 4);
+  });
+
+  it("the Context view shows the active file's decisions and warnings", async () => {
+    const file = 'src/auth/jwt.ts';
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(firstFolder(), file)));
+    await vscode.window.showTextDocument(doc);
+    const warnings = readLines(path.join(twiningDir(), 'blackboard.jsonl')).filter(e => e.entry_type === 'warning' && e.scope === file);
+    const shown = await waitFor(
+      async () => {
+        await api.whenIdle();
+        await rows(api.providers.context);
+        const last = api.providers.context.last;
+        return last?.scope === file ? last.context : undefined;
+      },
+      { what: 'the Context view showing jwt.ts' },
+    );
+    assert.ok(shown!.decisions.length >= 2, 'its decisions');
+    assert.ok(warnings.length >= 1 && warnings.every(w => shown!.warnings.some(x => x.id === w.id)), 'its warnings');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('reading commands still work', async () => {
