@@ -119,6 +119,31 @@ describe('search: the keyword index itself', () => {
     for (const [n, name] of table.names.entries()) assert.equal(table.find(name), n);
   });
 
+  test('a word in one record, then two, then one again, then none and back, ranks as in a fresh index', () => {
+    const texts = [
+      { summary: 'quokka 4242 alpha', detail: 'one' },
+      { summary: 'quokka beta', detail: 'two' },
+      { summary: 'numbat 4242', detail: 'three' },
+      { summary: 'quokka numbat', detail: 'four' },
+    ];
+    const kept = new KeywordIndex();
+    kept.add(0, texts[0]); // "quokka", "4242": one record each
+    kept.add(1, texts[1]); // "quokka" in two
+    kept.remove(0, texts[0]); // "quokka" in one again, "4242" in none
+    kept.add(2, texts[2]); // "4242" back
+    kept.add(3, texts[3]);
+    kept.remove(1, texts[1]);
+    const fresh = new KeywordIndex();
+    fresh.add(2, texts[2]);
+    fresh.add(3, texts[3]);
+    for (const q of ['quokka', '4242', 'numbat', 'quok', 'quokka 4242', 'alpha', 'beta'])
+      assert.deepEqual(kept.search(q, all, 10), fresh.search(q, all, 10), q);
+    assert.deepEqual(
+      kept.search('quokka', all, 10).matches.map(m => m.key),
+      [3],
+    );
+  });
+
   test('the term table keeps words apart whose hashes collide, and grows without losing any', () => {
     const table = new TermTable();
     const words = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}`);

@@ -27,14 +27,37 @@ const D = 0.5;
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
 
-/** One term's postings: keys and weighted frequencies, in parallel arrays; `df` counts the live ones. */
+/** Shared by every term that has no arrays of its own yet. */
+const NO_KEYS = new Int32Array(0);
+const NO_TFS = new Float32Array(0);
+
+/**
+ * One term's postings: keys and weighted frequencies, in parallel arrays; `df` counts the live
+ * ones. Most terms (numbers, names, ids) are in one record: their one posting is held in two
+ * fields, and arrays are made at the second. A pair of arrays for each of 100k such terms kept the
+ * garbage collector busy during the index build.
+ */
 class Postings {
-  keys: Int32Array = new Int32Array(4);
-  tfs: Float32Array = new Float32Array(4);
+  keys: Int32Array = NO_KEYS;
+  tfs: Float32Array = NO_TFS;
   n = 0;
   df = 0;
+  private firstKey = 0;
+  private firstTf = 0;
   push(key: number, tf: number): void {
-    if (this.n === this.keys.length) {
+    if (this.keys === NO_KEYS) {
+      if (this.n === 0) {
+        this.firstKey = key;
+        this.firstTf = tf;
+        this.n = 1;
+        this.df++;
+        return;
+      }
+      this.keys = new Int32Array(4);
+      this.tfs = new Float32Array(4);
+      this.keys[0] = this.firstKey;
+      this.tfs[0] = this.firstTf;
+    } else if (this.n === this.keys.length) {
       this.keys = grow(this.keys, this.n * 2);
       this.tfs = grow(this.tfs, this.n * 2);
     }
@@ -42,8 +65,19 @@ class Postings {
     this.tfs[this.n++] = tf;
     this.df++;
   }
+  /** The keys and frequencies as arrays (a term with one posting lends `one`'s). */
+  arrays(one: { keys: Int32Array; tfs: Float32Array }): { keys: Int32Array; tfs: Float32Array; n: number } {
+    if (this.keys !== NO_KEYS) return this;
+    one.keys[0] = this.firstKey;
+    one.tfs[0] = this.firstTf;
+    return { keys: one.keys, tfs: one.tfs, n: this.n };
+  }
   /** Drops the postings of removed documents. */
   compact(alive: Uint8Array): void {
+    if (this.keys === NO_KEYS) {
+      if (this.n === 1 && !alive[this.firstKey]) this.n = 0;
+      return;
+    }
     let w = 0;
     for (let r = 0; r < this.n; r++) {
       if (!alive[this.keys[r]]) continue;
@@ -65,6 +99,8 @@ export class KeywordIndex implements TextIndex {
   /** Every word seen, numbered; postings by term number; the terms with postings in MiniSearch's radix tree for prefix and fuzzy look-ups. */
   private readonly table = new TermTable();
   private postings: (Postings | undefined)[] = [];
+  /** Lent to a term with a single posting while a query reads it. */
+  private readonly one = { keys: new Int32Array(1), tfs: new Float32Array(1) };
   private readonly vocabulary = new SearchableMap<Postings>();
   /** A record's weighted term frequencies while it is added or removed, by term number, and the terms it has. */
   private tf = new Float64Array(1024);
@@ -225,7 +261,7 @@ export class KeywordIndex implements TextIndex {
       for (const { postings, weight } of this.expand(words[w]).values()) {
         const idf = Math.log(1 + (this.count - postings.df + 0.5) / (postings.df + 0.5));
         const factor = weight * idf;
-        const { keys, tfs, n } = postings;
+        const { keys, tfs, n } = postings.arrays(this.one);
         for (let i = 0; i < n; i++) {
           const key = keys[i];
           if (queryStamp[key] !== q) {

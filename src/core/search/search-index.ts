@@ -74,12 +74,8 @@ interface DecisionDoc {
   /** What it was indexed with (its record may be gone when it has to be removed). */
   text: SearchText;
 }
-interface EntryDoc {
-  kind: 'entry';
-  key: number;
-  entry: BlackboardEntry;
-}
-type Doc = DecisionDoc | EntryDoc;
+/** What a key stands for: a decision, or a blackboard entry itself (no wrapper: there are 100k of them). */
+type Doc = DecisionDoc | BlackboardEntry;
 
 /** Kinds of document by key. */
 const NONE = 0;
@@ -130,7 +126,8 @@ export class SearchIndex {
   private readonly scopeNumbers = new Map<string, number>();
   private count = 0;
   private readonly decisions = new Map<string, DecisionDoc>();
-  private readonly entries = new Map<string, EntryDoc>();
+  /** Blackboard entries' keys by id. */
+  private readonly entries = new Map<string, number>();
   private entryArray?: readonly BlackboardEntry[];
   private entryCount = 0;
   private decisionArray?: readonly DecisionIndexEntry[];
@@ -157,10 +154,11 @@ export class SearchIndex {
     return run;
   }
 
-  private add(doc: Doc, text: SearchText): void {
-    this.docs[doc.key] = doc;
-    if (doc.key >= this.kinds.length) {
-      const size = Math.max(doc.key + 1, this.kinds.length * 2);
+  /** Indexes a decision (`entry` undefined) or a blackboard entry under `key`. */
+  private add(key: number, doc: Doc, text: SearchText, entry?: BlackboardEntry): void {
+    this.docs[key] = doc;
+    if (key >= this.kinds.length) {
+      const size = Math.max(key + 1, this.kinds.length * 2);
       const kinds = new Uint8Array(size);
       kinds.set(this.kinds);
       this.kinds = kinds;
@@ -168,17 +166,17 @@ export class SearchIndex {
       scopeIds.set(this.scopeIds);
       this.scopeIds = scopeIds;
     }
-    if (doc.kind === 'decision') {
-      this.kinds[doc.key] = DECISION;
-      this.types[doc.key] = 'decision';
-      this.scopeIds[doc.key] = 0;
+    if (!entry) {
+      this.kinds[key] = DECISION;
+      this.types[key] = 'decision';
+      this.scopeIds[key] = 0;
     } else {
-      this.kinds[doc.key] = doc.entry.entry_type === 'decision' ? BLACKBOARD_DECISION : ENTRY;
-      this.types[doc.key] = str(doc.entry.entry_type);
-      this.scopeIds[doc.key] = this.scopeNumber(doc.entry.scope);
+      this.kinds[key] = entry.entry_type === 'decision' ? BLACKBOARD_DECISION : ENTRY;
+      this.types[key] = str(entry.entry_type);
+      this.scopeIds[key] = this.scopeNumber(entry.scope);
     }
     this.count++;
-    this.text.add(doc.key, text);
+    this.text.add(key, text);
     this.work.added++;
   }
 
@@ -192,11 +190,14 @@ export class SearchIndex {
     return n;
   }
 
-  private remove(doc: Doc): void {
-    this.docs[doc.key] = undefined;
-    this.kinds[doc.key] = NONE;
+  private remove(key: number): void {
+    const doc = this.docs[key];
+    if (!doc) return;
+    const text = this.kinds[key] === DECISION ? (doc as DecisionDoc).text : entryText(doc as BlackboardEntry);
+    this.docs[key] = undefined;
+    this.kinds[key] = NONE;
     this.count--;
-    this.text.remove(doc.key, doc.kind === 'decision' ? doc.text : entryText(doc.entry));
+    this.text.remove(key, text);
     this.work.removed++;
   }
 
@@ -209,7 +210,7 @@ export class SearchIndex {
       if (meta) doc.meta = meta;
       else {
         this.decisions.delete(id);
-        this.remove(doc);
+        this.remove(doc.key);
       }
     }
     const added = [...latest.values()].filter(meta => !this.decisions.has(meta.id));
@@ -228,7 +229,7 @@ export class SearchIndex {
           text,
         };
         this.decisions.set(meta.id, doc);
-        this.add(doc, text);
+        this.add(doc.key, doc, text);
       });
     }
     this.decisionArray = items;
@@ -244,10 +245,10 @@ export class SearchIndex {
     if (this.entries.size > 0) {
       const ids = new Set<string>();
       for (const entry of all) if (typeof entry.id === 'string') ids.add(entry.id);
-      for (const [id, doc] of this.entries) {
+      for (const [id, key] of this.entries) {
         if (ids.has(id)) continue;
         this.entries.delete(id);
-        this.remove(doc);
+        this.remove(key);
       }
     }
     for (const entry of all) this.addEntry(entry);
@@ -258,9 +259,9 @@ export class SearchIndex {
   /** Indexes an entry unless one with its id is indexed already (an entry without an id cannot be opened, so it is left out). */
   private addEntry(entry: BlackboardEntry): void {
     if (typeof entry.id !== 'string' || this.entries.has(entry.id)) return;
-    const doc: EntryDoc = { kind: 'entry', key: this.nextKey++, entry };
-    this.entries.set(entry.id, doc);
-    this.add(doc, entryText(entry));
+    const key = this.nextKey++;
+    this.entries.set(entry.id, key);
+    this.add(key, entry, entryText(entry), entry);
   }
 
   /** The filters of a search as one test of a key. */
@@ -305,30 +306,32 @@ export class SearchIndex {
     const limit = args.limit ?? 20;
     const { matches, total } = this.text.search(args.query, this.acceptor(args), limit);
     // The text index gives the best `limit` and all that tie with the last; ties go newest first.
-    const top = matches.map(m => hitOf(this.docs[m.key]!, m.score));
+    const top = matches.map(m =>
+      this.kinds[m.key] === DECISION ? decisionHit(this.docs[m.key] as DecisionDoc, m.score) : entryHit(this.docs[m.key] as BlackboardEntry, m.score),
+    );
     top.sort((a, b) => b.relevance - a.relevance || (a.timestamp === b.timestamp ? (a.id < b.id ? 1 : -1) : a.timestamp < b.timestamp ? 1 : -1));
     return { results: top.slice(0, limit), total_matched: total, fallback_mode: !this.text.semantic };
   }
 }
 
-function hitOf(doc: Doc, relevance: number): SearchHit {
-  if (doc.kind === 'decision') {
-    const d = doc.meta;
-    return {
-      kind: 'decision',
-      id: d.id,
-      summary: str(d.summary),
-      domain: str(d.domain),
-      scope: str(d.scope),
-      confidence: str(d.confidence),
-      status: str(d.status),
-      timestamp: str(d.timestamp),
-      relevance,
-      commit_hashes: strs(d.commit_hashes),
-      ...(doc.agent_id !== undefined ? { agent_id: doc.agent_id } : {}),
-    };
-  }
-  const e = doc.entry;
+function decisionHit(doc: DecisionDoc, relevance: number): DecisionHit {
+  const d = doc.meta;
+  return {
+    kind: 'decision',
+    id: d.id,
+    summary: str(d.summary),
+    domain: str(d.domain),
+    scope: str(d.scope),
+    confidence: str(d.confidence),
+    status: str(d.status),
+    timestamp: str(d.timestamp),
+    relevance,
+    commit_hashes: strs(d.commit_hashes),
+    ...(doc.agent_id !== undefined ? { agent_id: doc.agent_id } : {}),
+  };
+}
+
+function entryHit(e: BlackboardEntry, relevance: number): EntryHit {
   return {
     kind: 'entry',
     id: e.id,
