@@ -13,8 +13,8 @@ import { aliasInput } from '../../src/core/tool-aliases';
 import type { SearchResult } from '../../src/core/search/search-index';
 import type { TextIndex } from '../../src/core/search/text-index';
 import MiniSearch from 'minisearch';
-import { KeywordIndex, terms } from '../../src/core/search/keyword-index';
-import { TermTable, hashOf } from '../../src/core/search/term-table';
+import { KeywordIndex } from '../../src/core/search/keyword-index';
+import { TermTable, hashOf, terms } from '../../src/core/search/term-table';
 import { at, emptyProject, referenceProject } from './fixture';
 import { CLI_JS } from './tmp';
 

@@ -29,15 +29,11 @@ export class DecisionRelations {
    * the project does not make every record be read again.
    */
   async record(id: string): Promise<DecisionRecord | undefined> {
-    return (await this.readRecords([id]))[0];
+    return (await this.recordsOf([id]))[0];
   }
 
   /** The records of `ids`, in order, as `record` gives each: the index is looked at once for all. */
   async recordsOf(ids: readonly string[]): Promise<(DecisionRecord | undefined)[]> {
-    return this.readRecords(ids);
-  }
-
-  private async readRecords(ids: readonly string[]): Promise<(DecisionRecord | undefined)[]> {
     await this.ctx.decisionIndex.get();
     const entries = this.ctx.decisionIndex.derived('relations:byId', items => new Map(items.map(d => [d.id, d] as const)));
     return Promise.all(

@@ -15,8 +15,7 @@
 import SearchableMap from 'minisearch/SearchableMap';
 import type { SearchText, TextIndex } from './text-index';
 import { TermTable, terms } from './term-table';
-
-export { terms };
+import { grow } from './typed-arrays';
 
 /** Field weights: a summary says what a record is about, its domain and tags classify it. */
 const BOOST: Record<keyof SearchText, number> = { summary: 3, domain: 2, tags: 2, scope: 1.5, context: 1, rationale: 1, alternatives: 1, detail: 1 };
@@ -86,12 +85,6 @@ class Postings {
     }
     this.n = w;
   }
-}
-
-function grow<T extends Int32Array | Float32Array | Float64Array | Uint8Array>(array: T, size: number): T {
-  const bigger = new (array.constructor as new (n: number) => T)(Math.max(size, 16));
-  bigger.set(array);
-  return bigger;
 }
 
 export class KeywordIndex implements TextIndex {

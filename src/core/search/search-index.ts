@@ -18,6 +18,7 @@ import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord } from '../rec
 import type { ParsedInputOf } from '../schemas';
 import { overlaps } from '../scope';
 import type { SearchText, TextIndex } from './text-index';
+import { grow } from './typed-arrays';
 
 export interface DecisionHit {
   kind: 'decision';
@@ -154,27 +155,17 @@ export class SearchIndex {
     return run;
   }
 
-  /** Indexes a decision (`entry` undefined) or a blackboard entry under `key`. */
-  private add(key: number, doc: Doc, text: SearchText, entry?: BlackboardEntry): void {
+  /** Indexes `doc` under `key`, with what the filters test of it. */
+  private add(key: number, doc: Doc, text: SearchText, kind: number, type: string, scopeId: number): void {
     this.docs[key] = doc;
     if (key >= this.kinds.length) {
       const size = Math.max(key + 1, this.kinds.length * 2);
-      const kinds = new Uint8Array(size);
-      kinds.set(this.kinds);
-      this.kinds = kinds;
-      const scopeIds = new Int32Array(size);
-      scopeIds.set(this.scopeIds);
-      this.scopeIds = scopeIds;
+      this.kinds = grow(this.kinds, size);
+      this.scopeIds = grow(this.scopeIds, size);
     }
-    if (!entry) {
-      this.kinds[key] = DECISION;
-      this.types[key] = 'decision';
-      this.scopeIds[key] = 0;
-    } else {
-      this.kinds[key] = entry.entry_type === 'decision' ? BLACKBOARD_DECISION : ENTRY;
-      this.types[key] = str(entry.entry_type);
-      this.scopeIds[key] = this.scopeNumber(entry.scope);
-    }
+    this.kinds[key] = kind;
+    this.types[key] = type;
+    this.scopeIds[key] = scopeId;
     this.count++;
     this.text.add(key, text);
     this.work.added++;
@@ -229,7 +220,7 @@ export class SearchIndex {
           text,
         };
         this.decisions.set(meta.id, doc);
-        this.add(doc.key, doc, text);
+        this.add(doc.key, doc, text, DECISION, 'decision', 0);
       });
     }
     this.decisionArray = items;
@@ -261,7 +252,7 @@ export class SearchIndex {
     if (typeof entry.id !== 'string' || this.entries.has(entry.id)) return;
     const key = this.nextKey++;
     this.entries.set(entry.id, key);
-    this.add(key, entry, entryText(entry), entry);
+    this.add(key, entry, entryText(entry), entry.entry_type === 'decision' ? BLACKBOARD_DECISION : ENTRY, str(entry.entry_type), this.scopeNumber(entry.scope));
   }
 
   /** The filters of a search as one test of a key. */

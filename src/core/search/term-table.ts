@@ -10,6 +10,7 @@
  * split, word by word into the same table.
  */
 import MiniSearch from 'minisearch';
+import { grow } from './typed-arrays';
 
 /** Words too common to tell records apart; dropped from the index and from queries. */
 const STOP_WORDS = new Set(
@@ -70,11 +71,6 @@ export class TermTable {
     return n >= 0 ? n : this.insert(term, hashOf(term));
   }
 
-  /** Whether term `n` is a stop word (never indexed). */
-  isStop(n: number): boolean {
-    return this.stop[n] === 1;
-  }
-
   /** Splits `text` into term numbers, into `scanned`; stop words are left out. Returns how many. */
   scan(text: string): number {
     let count = 0;
@@ -87,7 +83,7 @@ export class TermTable {
         if (start >= 0) {
           const n = this.lookUp(text, start, i, h);
           if (this.stop[n] === 0) {
-            if (count === this.scanned.length) this.scanned = grown(this.scanned, count * 2);
+            if (count === this.scanned.length) this.scanned = grow(this.scanned, count * 2);
             this.scanned[count++] = n;
           }
           start = -1;
@@ -107,7 +103,7 @@ export class TermTable {
   /** `scan` for text with characters beyond ASCII: MiniSearch's split, then each word's number. */
   private scanSlowly(text: string): number {
     const words = terms(text);
-    if (words.length > this.scanned.length) this.scanned = grown(this.scanned, words.length);
+    if (words.length > this.scanned.length) this.scanned = grow(this.scanned, words.length);
     words.forEach((word, i) => (this.scanned[i] = this.number(word)));
     return words.length;
   }
@@ -140,8 +136,8 @@ export class TermTable {
     const n = this.names.length;
     this.names.push(term);
     if (n === this.hashes.length) {
-      this.hashes = grown(this.hashes, n * 2);
-      this.stop = grown(this.stop, n * 2);
+      this.hashes = grow(this.hashes, n * 2);
+      this.stop = grow(this.stop, n * 2);
     }
     this.hashes[n] = h;
     this.stop[n] = STOP_WORDS.has(term) ? 1 : 0;
@@ -161,10 +157,4 @@ export class TermTable {
     this.slots = new Int32Array(size);
     for (let n = 0; n < this.names.length; n++) this.place(n);
   }
-}
-
-function grown<T extends Int32Array | Uint8Array>(array: T, size: number): T {
-  const bigger = new (array.constructor as new (n: number) => T)(Math.max(size, 16));
-  bigger.set(array);
-  return bigger;
 }
