@@ -3,6 +3,7 @@
  * creation, and tolerant reads of `.json` files that another program may be rewriting in place.
  */
 import { promises as fs, constants as fsConstants, Stats, open as openFile, fstat as fstatFile, read as readFile, close as closeFile } from 'fs';
+import { promisify } from 'util';
 import { constants as bufferConstants } from 'buffer';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
@@ -54,6 +55,14 @@ function kindOf(st: Stats): string {
   return 'not a regular file';
 }
 
+/** The refusal of a path that is not a regular file (`outcome`: what was not done, for a write). */
+function notRegular(target: string, st: Stats, outcome = ''): TwiningError {
+  return new TwiningError(
+    'CORRUPT',
+    `${target} is ${kindOf(st)}, not a regular file; Twining neither reads nor writes it (replace it with a regular file)${outcome}`,
+  );
+}
+
 /**
  * Opens `target` for reading if it is a regular file; undefined when it does not exist. A FIFO, a
  * device or a directory is refused with CORRUPT naming it: opened without blocking, so a FIFO
@@ -73,10 +82,16 @@ export async function openRegular(target: string): Promise<fs.FileHandle | undef
   });
   if (!st.isFile()) {
     await handle.close();
-    throw new TwiningError('CORRUPT', `${target} is ${kindOf(st)}, not a regular file; Twining neither reads nor writes it (replace it with a regular file)`);
+    throw notRegular(target, st);
   }
   return handle;
 }
+
+/** fs's callback functions as promises: a descriptor, not a FileHandle (see readTextIfExists). */
+const openFd = promisify(openFile);
+const fstatFd = promisify(fstatFile);
+const readFd = promisify(readFile);
+const closeFd = promisify(closeFile);
 
 /** The largest buffer this runtime allocates. */
 const MAX_BUFFER = bufferConstants.MAX_LENGTH;
@@ -91,50 +106,53 @@ export const withoutBom = (text: string) => (text.charCodeAt(0) === BOM ? text.s
  * (a decision record) took 2.5 times as long through a promise FileHandle, and the Context view
  * reads dozens of records for a file, the search index ten thousand.
  */
-export function readTextIfExists(target: string): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    openFile(target, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0), (openError, fd) => {
-      if (openError) return openError.code === 'ENOENT' ? resolve(undefined) : reject(openError);
-      const finish = (failure: unknown, text?: string) => closeFile(fd, closeError => (failure || closeError ? reject(failure ?? closeError) : resolve(text)));
-      const tooLarge = (size: number) => new TwiningError('CORRUPT', `${target} is too large to read as text (${size} bytes); it was left untouched`);
-      fstatFile(fd, (statError, st) => {
-        if (statError) return finish(statError);
-        if (!st.isFile())
-          return finish(
-            new TwiningError('CORRUPT', `${target} is ${kindOf(st)}, not a regular file; Twining neither reads nor writes it (replace it with a regular file)`),
-          );
-        if (st.size + 1 > MAX_BUFFER) return finish(tooLarge(st.size));
-        // One byte more than its size: a file that grew since (rewritten in place) is read to its end.
-        let buffer = Buffer.allocUnsafe(st.size + 1);
-        let filled = 0;
-        const next = () =>
-          readFile(fd, buffer, filled, buffer.length - filled, filled, (readError, n) => {
-            if (readError) return finish(readError);
-            // Ended by a read that came short once the size seen was reached, or by one that read nothing
-            // (a file system may return less than asked before the end: reading goes on then).
-            const end = n === 0 || (n < buffer.length - filled && filled + n >= st.size);
-            filled += n;
-            if (end) {
-              let text: string;
-              try {
-                text = buffer.toString('utf8', 0, filled);
-              } catch {
-                return finish(tooLarge(filled)); // beyond the longest string this runtime makes
-              }
-              return finish(undefined, withoutBom(text));
-            }
-            if (filled === buffer.length) {
-              if (filled * 2 > MAX_BUFFER) return finish(tooLarge(filled));
-              const bigger = Buffer.allocUnsafe(filled * 2);
-              buffer.copy(bigger, 0, 0, filled);
-              buffer = bigger;
-            }
-            next();
-          });
-        next();
-      });
-    });
-  });
+export async function readTextIfExists(target: string): Promise<string | undefined> {
+  let fd: number;
+  try {
+    fd = await openFd(target, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let text: string;
+  try {
+    text = await readWhole(target, fd);
+  } catch (error) {
+    await closeFd(fd).catch(() => undefined);
+    throw error;
+  }
+  await closeFd(fd);
+  return withoutBom(text);
+}
+
+/** All of an open file's text (see readTextIfExists). */
+async function readWhole(target: string, fd: number): Promise<string> {
+  const tooLarge = (size: number) => new TwiningError('CORRUPT', `${target} is too large to read as text (${size} bytes); it was left untouched`);
+  const st = await fstatFd(fd);
+  if (!st.isFile()) throw notRegular(target, st);
+  if (st.size + 1 > MAX_BUFFER) throw tooLarge(st.size);
+  // One byte more than its size: a file that grew since (rewritten in place) is read to its end.
+  let buffer = Buffer.allocUnsafe(st.size + 1);
+  let filled = 0;
+  for (;;) {
+    const { bytesRead: n } = await readFd(fd, buffer, filled, buffer.length - filled, filled);
+    // Ended by a read that came short once the size seen was reached, or by one that read nothing
+    // (a file system may return less than asked before the end: reading goes on then).
+    const end = n === 0 || (n < buffer.length - filled && filled + n >= st.size);
+    filled += n;
+    if (end) break;
+    if (filled === buffer.length) {
+      if (filled * 2 > MAX_BUFFER) throw tooLarge(filled);
+      const bigger = Buffer.allocUnsafe(filled * 2);
+      buffer.copy(bigger, 0, 0, filled);
+      buffer = bigger;
+    }
+  }
+  try {
+    return buffer.toString('utf8', 0, filled);
+  } catch {
+    throw tooLarge(filled); // beyond the longest string this runtime makes
+  }
 }
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
@@ -217,11 +235,7 @@ export async function appendLineSafely(target: string, text: string): Promise<vo
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile())
-      throw new TwiningError(
-        'CORRUPT',
-        `${target} is ${kindOf(st)}, not a regular file; Twining neither reads nor writes it (replace it with a regular file); nothing was written`,
-      );
+    if (!st.isFile()) throw notRegular(target, st, '; nothing was written');
     const size = st.size;
     let prefix = '';
     if (size > 0) {
