@@ -126,18 +126,29 @@ describe('search: the keyword index itself', () => {
       { summary: 'numbat 4242', detail: 'three' },
       { summary: 'quokka numbat', detail: 'four' },
     ];
-    const kept = new KeywordIndex();
-    kept.add(0, texts[0]); // "quokka", "4242": one record each
-    kept.add(1, texts[1]); // "quokka" in two
-    kept.remove(0, texts[0]); // "quokka" in one again, "4242" in none
-    kept.add(2, texts[2]); // "4242" back
-    kept.add(3, texts[3]);
-    kept.remove(1, texts[1]);
+    // Once with no query between the steps, once with a query after each step (scores use norms
+    // cached per average length).
+    const replay = (query: boolean) => {
+      const index = new KeywordIndex();
+      const step = (change: () => void) => {
+        change();
+        if (query) index.search('quok 4242 alph bet numb', all, 10);
+      };
+      step(() => index.add(0, texts[0])); // "quokka", "4242": one record each
+      step(() => index.add(1, texts[1])); // "quokka" in two
+      step(() => index.remove(0, texts[0])); // "quokka" in one again, "4242" in none
+      step(() => index.add(2, texts[2])); // "4242" back
+      step(() => index.add(3, texts[3]));
+      step(() => index.remove(1, texts[1]));
+      return index;
+    };
+    const kept = replay(false);
     const fresh = new KeywordIndex();
     fresh.add(2, texts[2]);
     fresh.add(3, texts[3]);
-    for (const q of ['quokka', '4242', 'numbat', 'quok', 'quokka 4242', 'alpha', 'beta'])
-      assert.deepEqual(kept.search(q, all, 10), fresh.search(q, all, 10), q);
+    for (const index of [kept, replay(true)])
+      for (const q of ['quokka', '4242', 'numbat', 'quok', 'quokka 4242', 'alpha', 'alph', 'beta', 'bet', '424'])
+        assert.deepEqual(index.search(q, all, 10), fresh.search(q, all, 10), q);
     assert.deepEqual(
       kept.search('quokka', all, 10).matches.map(m => m.key),
       [3],

@@ -186,6 +186,8 @@ export class KeywordIndex implements TextIndex {
     }
     this.alive[key] = 1;
     this.lengths[key] = length;
+    // The norms cached for the last average have none for this key (even when the average is the same).
+    this.normAvg = NaN;
     this.count++;
     this.totalLength += length;
   }
