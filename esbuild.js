@@ -45,6 +45,9 @@ const builds = [
   { ...common, entryPoints: { 'merge-driver': 'src/merge-driver-main.ts' }, outdir: 'dist' },
   // The MCP server, loaded by `twining mcp` only (see src/cli.ts).
   { ...common, entryPoints: { mcp: 'src/mcp/server.ts' }, outdir: 'dist' },
+  // The worker thread that reads decision records for the search index (src/core/search/record-reader.ts),
+  // found beside whichever bundle starts it.
+  { ...common, entryPoints: { 'record-worker': 'src/core/search/record-worker.ts' }, outdir: 'dist' },
 ];
 
 if (withTests) {
@@ -52,6 +55,7 @@ if (withTests) {
   // playwright-core and friends load from node_modules as usual.
   const testCommon = { ...common, sourcemap: true, minify: false, packages: 'external' };
   builds.push({ ...testCommon, entryPoints: tsFiles('test/unit'), outdir: 'out/unit' });
+  builds.push({ ...testCommon, entryPoints: { 'record-worker': 'src/core/search/record-worker.ts' }, outdir: 'out/unit' });
   builds.push({ ...testCommon, entryPoints: tsFiles('test/host'), outdir: 'out/host', external: ['vscode'] });
   builds.push({ ...testCommon, entryPoints: tsFiles('test/ui'), outdir: 'out/ui' });
   builds.push({ ...testCommon, entryPoints: tsFiles('bench'), outdir: 'out/bench' });

@@ -65,6 +65,9 @@ function build() {
   console.log(`built in ${seconds(started)} s`);
 }
 
+/** Bundles esbuild.js puts beside the unit tests that are not tests (the search index's worker thread). */
+const HELPERS = new Set(['record-worker']);
+
 /**
  * Bundles in out/{unit,host,ui} whose test/…/*.ts is gone would still run: remove them. (Not the
  * whole folder before building: another run in the same work tree may be using it.)
@@ -75,7 +78,7 @@ function removeStaleBundles() {
     if (!fs.existsSync(out)) continue;
     for (const f of fs.readdirSync(out)) {
       const m = f.match(/^(.*)\.js(?:\.map)?$/);
-      if (m && !fs.existsSync(path.join(REPO, 'test', dir, `${m[1]}.ts`))) fs.rmSync(path.join(out, f), { force: true });
+      if (m && !HELPERS.has(m[1]) && !fs.existsSync(path.join(REPO, 'test', dir, `${m[1]}.ts`))) fs.rmSync(path.join(out, f), { force: true });
     }
   }
 }

@@ -40,6 +40,12 @@ export interface WorkspaceOptions {
    * semantic (embedding) index, which none is offered for here.
    */
   textIndex?: () => TextIndex;
+  /**
+   * The worker thread that reads decision records for the search index (search/record-reader.ts):
+   * `script` defaults to record-worker.js beside the running bundle, and fewer than `minRecords`
+   * (default 1,000) new decisions are read on this thread; false: never a worker.
+   */
+  searchWorker?: { script?: string; minRecords?: number } | false;
 }
 
 /** A lock target and the content it is created with when missing. */
@@ -58,6 +64,7 @@ export class EngineContext {
   /** The search index, made by the first search (ops/search-op.ts) and kept current by each one after. */
   searchIndex?: SearchIndex;
   readonly textIndex?: () => TextIndex;
+  readonly searchWorker: { script?: string; minRecords?: number } | false;
   readonly warn: (message: string) => void;
   readonly readOnly: boolean;
   private readonly writeGate?: () => string | undefined;
@@ -84,6 +91,7 @@ export class EngineContext {
     this.writeGate = options.writeGate;
     this.writeGateMs = options.writeGateMs ?? 5000;
     this.textIndex = options.textIndex;
+    this.searchWorker = options.searchWorker ?? {};
     this.blackboard = new Blackboard(this.layout.blackboard, this.warn);
     this.handoffIndex = new HandoffIndex(this.layout.handoffIndex, this.warn);
     this.registry = new JsonArrayFile<AgentRecord>(this.layout.registry, 'The agent registry');

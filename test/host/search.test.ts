@@ -3,10 +3,13 @@
 // entries with their type, scope, age and author, finds what another process just wrote, and opens
 // the chosen record.
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { describeIn, firstFolder, waitFor } from './helpers';
-import { TwiningApi, cli, twining } from './twining';
+import { TwiningApi, cli, repoRoot, twining } from './twining';
 import type { SearchSession } from '../../src/extension/commands/search-command';
+import { readRecordsInWorker } from '../../src/core/search/record-reader';
 
 const RS256 = '01M80HHK1QX1QEC06YGTWYXEZJ';
 const EXP_WARNING = '01M80HHK5EACAY1D2CS04B635E';
@@ -94,6 +97,22 @@ describeIn(['single'], 'Twining: Search', () => {
     assert.strictEqual(new URLSearchParams(editor.document.uri.query).get('id'), first.hit!.id);
     assert.match(editor.document.getText(), /Refresh tokens never expire in staging/);
     assert.strictEqual(api.searchPick(), undefined, 'the quick pick closed');
+  });
+
+  it("a worker thread of the extension host reads decision records, with the script shipped beside the extension's bundle", async () => {
+    // The search index has the records of 1,000 decisions or more read this way (record-reader.ts).
+    const dir = path.join(firstFolder(), '.twining', 'decisions');
+    const files = fs
+      .readdirSync(dir)
+      .filter(f => f.endsWith('.json'))
+      .map(f => path.join(dir, f));
+    assert.ok(files.length >= 3, files.join('\n'));
+    const read = await readRecordsInWorker(path.join(repoRoot(), 'dist', 'record-worker.js'), files);
+    assert.ok(read, 'the worker answered');
+    files.forEach((file, i) => {
+      const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+      assert.deepStrictEqual([read[i]?.summary, read[i]?.agent_id, read[i]?.rationale], [record.summary, record.agent_id, record.rationale], file);
+    });
   });
 
   it('opens a chosen decision the way the views open it', async () => {

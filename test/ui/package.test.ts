@@ -30,6 +30,7 @@ const EXPECTED = [
   'dist/cli.js',
   'dist/merge-driver.js',
   'dist/mcp.js',
+  'dist/record-worker.js', // read by a worker thread of the search index
   'media/twining.svg',
   'media/twining.png',
   'media/chat/twining.instructions.md', // contributes.chatInstructions

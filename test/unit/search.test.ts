@@ -6,7 +6,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'child_process';
+import { execFile, execFileSync } from 'child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'fs';
 import { promisify } from 'util';
 import { openWorkspace, type TwiningEngine } from '../../src/core';
 import { aliasInput } from '../../src/core/tool-aliases';
@@ -126,8 +127,9 @@ describe('search: the keyword index itself', () => {
       { summary: 'numbat 4242', detail: 'three' },
       { summary: 'quokka numbat', detail: 'four' },
     ];
-    // Once with no query between the steps, once with a query after each step (scores use norms
-    // cached per average length).
+    // Once with no query between the steps (words added and removed before the prefix tree, which
+    // takes new words when a query comes, saw them), once with a query after each step (scores use
+    // norms cached per average length).
     const replay = (query: boolean) => {
       const index = new KeywordIndex();
       const step = (change: () => void) => {
@@ -330,5 +332,94 @@ describe('search: the reference folder and twining-mcp tool shapes', () => {
     const r = await ws.search({ query: 'exp claim' });
     assert.equal(r.fallback_mode, false);
     assert.deepEqual(summaries(r), ['verifyToken does not check the exp claim']);
+  });
+});
+
+describe('search: decision records read by a worker thread', () => {
+  type Work = { added: number; removed: number; offThread: number };
+  const workOf = (ws: TwiningEngine) => (ws as unknown as { ctx: { searchIndex: { work: Work } } }).ctx.searchIndex.work;
+  const QUERIES = [
+    { query: 'cache' },
+    { query: 'postgres replication' },
+    { query: 'decision', source: 'decisions' as const, limit: 100 },
+    { query: 'mongo' },
+    { query: 'token', status: 'active' as const },
+    { query: 'broken' },
+  ];
+
+  /** A folder with 30 decisions, and records the worker cannot read: corrupt JSON, an array, a folder, a missing file and (POSIX) a FIFO. */
+  async function folder(): Promise<{ root: string; damaged: string[] }> {
+    const root = emptyProject();
+    const ws = await openWorkspace(root, { now: NOW, warn: () => {} });
+    const made: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const d = await decide(ws, {
+        summary: `${['Cache', 'Token', 'Postgres'][i % 3]} decision ${i}`,
+        agent_id: `agent-${i % 4}`,
+        rationale: i % 2 ? 'Replication is mature' : 'Tokens expire',
+        alternatives: [{ option: i % 5 ? 'MongoDB' : 'Redis', reason_rejected: 'No transactions' }],
+      });
+      made.push(d.id);
+    }
+    await ws.post({ entry_type: 'warning', summary: 'Token cache never expires', scope: 'src/auth/' });
+    const record = (id: string) => `${root}/.twining/decisions/${id}.json`;
+    const damaged = made.slice(0, 5);
+    writeFileSync(record(damaged[0]), '{"summary": "broken');
+    writeFileSync(record(damaged[1]), '["an array"]');
+    rmSync(record(damaged[2]));
+    mkdirSync(record(damaged[2]));
+    rmSync(record(damaged[3]));
+    if (process.platform !== 'win32') {
+      rmSync(record(damaged[4]));
+      execFileSync('mkfifo', [record(damaged[4])]);
+    }
+    return { root, damaged };
+  }
+
+  test('a worker reads the records: the same results and warnings as reading them here, damaged records read and reported here', async () => {
+    const { root, damaged } = await folder();
+    const run = async (searchWorker: { minRecords: number } | false) => {
+      const warnings: string[] = [];
+      const ws = await openWorkspace(root, { now: NOW, warn: m => warnings.push(m), searchWorker });
+      const results = [];
+      for (const q of QUERIES) results.push(await ws.search(q));
+      return { results, warnings: warnings.sort(), work: workOf(ws) };
+    };
+    const here = await run(false);
+    const worker = await run({ minRecords: 1 });
+    assert.deepEqual(worker.results, here.results);
+    assert.deepEqual(worker.warnings, here.warnings);
+    const unreadable = process.platform === 'win32' ? 4 : 5;
+    assert.equal(here.warnings.length, unreadable - 1, 'a warning for each unreadable record but the missing one (indexed by its index entry, as before)');
+    for (const id of damaged.slice(0, unreadable))
+      if (id !== damaged[3])
+        assert.ok(
+          here.warnings.some(w => w.includes(id)),
+          `the warning names ${id}`,
+        );
+    assert.equal(here.work.offThread, 0);
+    assert.equal(worker.work.offThread, 30 - unreadable, 'every readable record came from the worker');
+    assert.equal(worker.work.added, here.work.added);
+    assert.ok(
+      worker.results[2].results.some(h => h.kind === 'decision' && h.agent_id === 'agent-1'),
+      "a hit names its decision's author, read by the worker",
+    );
+  });
+
+  test('without its script, or below the threshold, the records are read here, with the same results', async () => {
+    const { root } = await folder();
+    const results = async (searchWorker: { minRecords: number; script?: string } | false) => {
+      const ws = await openWorkspace(root, { now: NOW, warn: () => {}, searchWorker });
+      const found = [];
+      for (const q of QUERIES) found.push(await ws.search(q));
+      return { found, work: workOf(ws) };
+    };
+    const here = await results(false);
+    const missing = await results({ minRecords: 1, script: `${root}/no-such-worker.js` });
+    const few = await results({ minRecords: 31 });
+    assert.deepEqual(missing.found, here.found);
+    assert.deepEqual(few.found, here.found);
+    assert.equal(missing.work.offThread, 0);
+    assert.equal(few.work.offThread, 0);
   });
 });

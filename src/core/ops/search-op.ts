@@ -2,7 +2,10 @@
  * `search`: ranked keyword search over decisions and blackboard entries, from the index the
  * engine keeps (search/search-index.ts), built on the first search and then kept current.
  */
+import { availableParallelism } from 'os';
+import { join } from 'path';
 import type { EngineContext } from '../engine-context';
+import { readRecordsInWorker } from '../search/record-reader';
 import type { InputOf } from '../schemas';
 import { SearchIndex, type SearchResult } from '../search/search-index';
 import { KeywordIndex } from '../search/keyword-index';
@@ -31,8 +34,25 @@ export function searchIndexOf(ctx: EngineContext): SearchIndex {
         });
         return record;
       },
+      records: ids => recordsOffThread(ctx, ids),
     },
     ctx.textIndex?.() ?? new KeywordIndex(),
   );
   return ctx.searchIndex;
+}
+
+/** This many new decisions or more have their records read by a worker thread. */
+const WORKER_MIN_RECORDS = 1000;
+
+/**
+ * Many records read by a worker thread (search/record-reader.ts), where that pays: enough of them
+ * and a second core. Undefined: they are read on this thread.
+ */
+function recordsOffThread(ctx: EngineContext, ids: string[]): ReturnType<typeof readRecordsInWorker> | undefined {
+  const options = ctx.searchWorker;
+  if (options === false || ids.length < (options.minRecords ?? WORKER_MIN_RECORDS) || availableParallelism() < 2) return undefined;
+  return readRecordsInWorker(
+    options.script ?? join(__dirname, 'record-worker.js'),
+    ids.map(id => ctx.layout.decision(id)),
+  );
 }

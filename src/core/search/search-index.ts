@@ -17,6 +17,7 @@
 import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord } from '../records';
 import type { ParsedInputOf } from '../schemas';
 import { overlaps } from '../scope';
+import type { IndexedFields } from './record-reader';
 import type { SearchText, TextIndex } from './text-index';
 import { grow } from './typed-arrays';
 
@@ -65,10 +66,17 @@ export interface SearchSources {
   decisionIndex(): Promise<readonly DecisionIndexEntry[]>;
   /** A decision record, or undefined when it cannot be read. */
   record(id: string): Promise<DecisionRecord | undefined>;
+  /**
+   * The records of many decisions read off this thread (a worker, record-reader.ts), or undefined
+   * to read them here with `record`. Resolves to what was read, id by id (null: read that one
+   * with `record`), or to undefined when nothing was.
+   */
+  records?(ids: string[]): Promise<(IndexedFields | null)[] | undefined> | undefined;
 }
 
 interface DecisionDoc {
   kind: 'decision';
+  /** 0 until it is indexed. */
   key: number;
   meta: DecisionIndexEntry;
   agent_id?: string;
@@ -88,8 +96,12 @@ const BLACKBOARD_DECISION = 3;
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+function decisionDoc(meta: DecisionIndexEntry, record: IndexedFields | undefined): DecisionDoc {
+  return { kind: 'decision', key: 0, meta, agent_id: typeof record?.agent_id === 'string' ? record.agent_id : undefined, text: decisionText(meta, record) };
+}
+
 /** The searchable text of a decision: its record when readable, else what its index entry holds. */
-export function decisionText(meta: DecisionIndexEntry, record: DecisionRecord | undefined): SearchText {
+export function decisionText(meta: DecisionIndexEntry, record: IndexedFields | undefined): SearchText {
   const alternatives = Array.isArray(record?.alternatives)
     ? record.alternatives
         .filter(a => a !== null && typeof a === 'object')
@@ -133,8 +145,8 @@ export class SearchIndex {
   private entryCount = 0;
   private decisionArray?: readonly DecisionIndexEntry[];
   private syncing: Promise<unknown> = Promise.resolve();
-  /** Work done, for tests and benchmarks: documents added and removed so far. */
-  readonly work = { added: 0, removed: 0 };
+  /** Work done, for tests and benchmarks: documents added and removed so far, and decision records read off this thread. */
+  readonly work = { added: 0, removed: 0, offThread: 0 };
 
   constructor(
     private readonly sources: SearchSources,
@@ -145,10 +157,18 @@ export class SearchIndex {
     return this.count;
   }
 
-  /** Brings the index up to date with the sources; one sync at a time. */
+  /**
+   * Brings the index up to date with the sources; one sync at a time. When the records of new
+   * decisions are read off this thread, the blackboard is read and indexed meanwhile.
+   */
   sync(): Promise<void> {
     const run = this.syncing.then(async () => {
-      await this.syncDecisions(await this.sources.decisionIndex());
+      const items = await this.sources.decisionIndex();
+      const added = this.updateDecisions(items);
+      const offThread = added.length > 0 ? this.sources.records?.(added.map(meta => meta.id)) : undefined;
+      if (offThread) this.syncEntries(await this.sources.entries());
+      for (const doc of await this.readDecisions(added, offThread)) this.addDecision(doc);
+      this.decisionArray = items;
       this.syncEntries(await this.sources.entries());
     });
     this.syncing = run.catch(() => undefined);
@@ -192,8 +212,12 @@ export class SearchIndex {
     this.work.removed++;
   }
 
-  private async syncDecisions(items: readonly DecisionIndexEntry[]): Promise<void> {
-    if (items === this.decisionArray) return;
+  /**
+   * Updates the indexed decisions' metadata from the decision index and removes those gone from it;
+   * returns the ones not indexed yet (each id once, its last entry).
+   */
+  private updateDecisions(items: readonly DecisionIndexEntry[]): DecisionIndexEntry[] {
+    if (items === this.decisionArray) return [];
     const latest = new Map<string, DecisionIndexEntry>();
     for (const item of items) if (typeof item.id === 'string') latest.set(item.id, item);
     for (const [id, doc] of this.decisions) {
@@ -204,26 +228,33 @@ export class SearchIndex {
         this.remove(doc.key);
       }
     }
-    const added = [...latest.values()].filter(meta => !this.decisions.has(meta.id));
+    return [...latest.values()].filter(meta => !this.decisions.has(meta.id));
+  }
+
+  /** The documents of `added`, from what `offThread` read and, for the rest, their records read here. */
+  private async readDecisions(added: DecisionIndexEntry[], offThread: Promise<(IndexedFields | null)[] | undefined> | undefined): Promise<DecisionDoc[]> {
+    const found = offThread ? await offThread : undefined;
+    const docs: DecisionDoc[] = [];
+    const here: DecisionIndexEntry[] = [];
+    added.forEach((meta, i) => {
+      const record = found?.[i];
+      if (!record) return void here.push(meta);
+      docs.push(decisionDoc(meta, record));
+      this.work.offThread++;
+    });
     // Records are read a batch at a time: 10k decisions are 10k files.
-    for (let i = 0; i < added.length; i += 64) {
-      const batch = added.slice(i, i + 64);
+    for (let i = 0; i < here.length; i += 64) {
+      const batch = here.slice(i, i + 64);
       const records = await Promise.all(batch.map(meta => this.sources.record(meta.id).catch(() => undefined)));
-      batch.forEach((meta, j) => {
-        const record = records[j];
-        const text = decisionText(meta, record);
-        const doc: DecisionDoc = {
-          kind: 'decision',
-          key: this.nextKey++,
-          meta,
-          agent_id: typeof record?.agent_id === 'string' ? record.agent_id : undefined,
-          text,
-        };
-        this.decisions.set(meta.id, doc);
-        this.add(doc.key, doc, text, DECISION, 'decision', 0);
-      });
+      batch.forEach((meta, j) => docs.push(decisionDoc(meta, records[j])));
     }
-    this.decisionArray = items;
+    return docs;
+  }
+
+  private addDecision(doc: DecisionDoc): void {
+    doc.key = this.nextKey++;
+    this.decisions.set(doc.meta.id, doc);
+    this.add(doc.key, doc, doc.text, DECISION, 'decision', 0);
   }
 
   private syncEntries(all: readonly BlackboardEntry[]): void {
