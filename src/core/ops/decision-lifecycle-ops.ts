@@ -12,6 +12,7 @@ import { Transaction, allOrNothing } from '../store/transaction';
 import { decisionAffects, newestFirst, overrideEntry, promotionEntry, reconsiderationWarning } from '../rules/why';
 import { appendEntryLocked } from './blackboard-ops';
 import { decideLocked, readDecisionRecord, setDecisionStatus } from './decision-ops';
+import { mapBounded } from '../store/bounded';
 import type { DecisionRecord } from '../records';
 
 export interface WhyDecision {
@@ -33,9 +34,7 @@ export async function why(ctx: EngineContext, input: InputOf<'why'>): Promise<{ 
   const args = ctx.validate('why', input);
   const matching = (await ctx.decisionIndex.get()).filter(d => decisionAffects(d, args.scope));
   // Queries load the records of the matching index entries; an entry whose file is missing is skipped (FORMAT.md §4.3).
-  const records = (await Promise.all(matching.map(d => readDecisionRecord(ctx, d.id).catch(() => undefined)))).filter(
-    (r): r is DecisionRecord => r !== undefined,
-  );
+  const records = (await mapBounded(matching, d => readDecisionRecord(ctx, d.id).catch(() => undefined))).filter((r): r is DecisionRecord => r !== undefined);
   records.sort(newestFirst);
   return {
     decisions: records.map(d => ({
@@ -94,7 +93,7 @@ export async function reconsider(
 /** Ids of the decisions whose `depends_on` names `id` (only their records say so), in index order. */
 async function dependentsOf(ctx: EngineContext, raw: readonly unknown[], id: string): Promise<string[]> {
   const ids = raw.map(item => (item as { id?: unknown })?.id).filter((x): x is string => typeof x === 'string' && x !== id);
-  const records = await Promise.all(ids.map(other => readDecisionRecord(ctx, other).catch(() => undefined)));
+  const records = await mapBounded(ids, other => readDecisionRecord(ctx, other).catch(() => undefined));
   return records.filter(r => Array.isArray(r?.depends_on) && r!.depends_on.includes(id)).map(r => r!.id);
 }
 

@@ -8,6 +8,7 @@
  */
 import type { EngineContext } from '../engine-context';
 import { readDecisionRecord } from './decision-ops';
+import { mapBounded } from '../store/bounded';
 import type { DecisionRecord, HandoffIndexLine } from '../records';
 
 export class DecisionRelations {
@@ -36,17 +37,15 @@ export class DecisionRelations {
   async recordsOf(ids: readonly string[]): Promise<(DecisionRecord | undefined)[]> {
     await this.ctx.decisionIndex.get();
     const entries = this.ctx.decisionIndex.derived('relations:byId', items => new Map(items.map(d => [d.id, d] as const)));
-    return Promise.all(
-      ids.map(async id => {
-        const entry = entries.get(id);
-        const signature = entry ? JSON.stringify(entry) : 'none';
-        const kept = this.records.get(id);
-        if (kept && kept.signature === signature) return kept.record;
-        const record = await readDecisionRecord(this.ctx, id).catch(() => undefined);
-        this.records.set(id, { signature, record });
-        return record;
-      }),
-    );
+    return mapBounded(ids, async id => {
+      const entry = entries.get(id);
+      const signature = entry ? JSON.stringify(entry) : 'none';
+      const kept = this.records.get(id);
+      if (kept && kept.signature === signature) return kept.record;
+      const record = await readDecisionRecord(this.ctx, id).catch(() => undefined);
+      this.records.set(id, { signature, record });
+      return record;
+    });
   }
 
   /** The id of the decision known to have superseded `id` (from records read so far; reads nothing). */

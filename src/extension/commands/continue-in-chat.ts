@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { TwiningEngine } from '../../core';
+import { mapBounded } from '../../core/store/bounded';
 import type { TwiningContext } from '../twining-context';
 import type { TwiningFolder } from '../model/folders';
 import { ContinuePromptFacts, continuePrompt } from '../present/continue-prompt';
@@ -25,13 +26,13 @@ export async function continueFacts(engine: TwiningEngine, id: string, agentId: 
   const record = await engine.getHandoff(id);
   if (!record) throw new Error(`Handoff not found: ${id}`);
   const resolved = await resolveSnapshot(engine, record.context_snapshot);
-  const decisions = await Promise.all(
-    resolved
-      .filter(r => r.item === 'decision')
-      .map(async r => {
-        const d = r.status === 'missing' ? undefined : await engine.getDecision(r.id).catch(() => undefined);
-        return { id: r.id, summary: r.summary ?? r.id, status: r.status, scope: r.scope, rationale: d?.rationale };
-      }),
+  // A snapshot may name thousands of decisions: their records are read a few at a time.
+  const decisions = await mapBounded(
+    resolved.filter(r => r.item === 'decision'),
+    async r => {
+      const d = r.status === 'missing' ? undefined : await engine.getDecision(r.id).catch(() => undefined);
+      return { id: r.id, summary: r.summary ?? r.id, status: r.status, scope: r.scope, rationale: d?.rationale };
+    },
   );
   const entries = async (kind: 'warning' | 'finding') =>
     Promise.all(

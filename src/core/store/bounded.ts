@@ -1,0 +1,23 @@
+/**
+ * Many files read at once, a few at a time. `Promise.all` over ten thousand reads opens ten
+ * thousand files before the first is closed: past the process's limit (256 by default on macOS,
+ * 1,024 on many Linux systems) the opens fail with EMFILE, and a caller that treats an unreadable
+ * record as absent silently answers with some of them missing.
+ */
+
+/** Files read at once by `mapBounded`. */
+export const READS_AT_ONCE = 32;
+
+/** `fn` of each item, in order, with at most `limit` calls running at a time. */
+export async function mapBounded<T, R>(items: readonly T[], fn: (item: T, index: number) => Promise<R>, limit = READS_AT_ONCE): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
