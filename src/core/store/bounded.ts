@@ -5,8 +5,12 @@
  * record as absent silently answers with some of them missing.
  */
 
-/** Files read at once by `mapBounded`. */
-export const READS_AT_ONCE = 32;
+/**
+ * Files read at once by `mapBounded`: enough to keep the thread pool busy (32 made a warm `why` of
+ * 200 decisions 1.8 times slower than all at once; 128 costs about a millisecond), well under any
+ * usual limit (Node raises its soft limit to the hard one, rarely under 4,096).
+ */
+export const READS_AT_ONCE = 128;
 
 /** `fn` of each item, in order, with at most `limit` calls running at a time. */
 export async function mapBounded<T, R>(items: readonly T[], fn: (item: T, index: number) => Promise<R>, limit = READS_AT_ONCE): Promise<R[]> {
