@@ -7,6 +7,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'fs';
 import { parentPort, workerData } from 'worker_threads';
+import { isRecord, withoutBom } from '../store/files';
 import { INDEXED_FIELDS, type IndexedFields } from './record-reader';
 
 /** Larger files are left to the engine (it refuses them with a message). */
@@ -32,14 +33,13 @@ function read(file: string): IndexedFields | null {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    value = JSON.parse(withoutBom(text));
   } catch {
     return null;
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const record = value as Record<string, unknown>;
+  if (!isRecord(value)) return null;
   const fields: Record<string, unknown> = {};
-  for (const name of INDEXED_FIELDS) if (name in record) fields[name] = record[name];
+  for (const name of INDEXED_FIELDS) if (name in value) fields[name] = value[name];
   return fields as IndexedFields;
 }
 
