@@ -55,7 +55,7 @@ export class DecisionRelations {
 
   /**
    * The id of the decision that superseded `id`, if any: the records of decisions not looked at
-   * yet are read (all of them the first time, in parallel batches; afterwards only new ones).
+   * yet are read (all of them the first time, a few at a time; afterwards only new ones).
    */
   async replacementOf(id: string): Promise<string | undefined> {
     // A decision is superseded once: a replacement already known (often one in the same scope) is the answer.
@@ -64,12 +64,8 @@ export class DecisionRelations {
     const index = await this.ctx.decisionIndex.get();
     if (this.scannedVersion === this.ctx.decisionIndex.version) return undefined;
     const unseen = index.map(entry => entry.id).filter((x): x is string => typeof x === 'string' && !this.seenDecisions.has(x));
-    for (let i = 0; i < unseen.length; i += 64) {
-      const batch = unseen.slice(i, i + 64);
-      const records = await this.recordsOf(batch);
-      for (const record of records) if (record) this.noteRecord(record);
-      for (const x of batch) this.seenDecisions.add(x);
-    }
+    for (const record of await this.recordsOf(unseen)) if (record) this.noteRecord(record);
+    for (const x of unseen) this.seenDecisions.add(x);
     this.scannedVersion = this.ctx.decisionIndex.version;
     return this.supersededBy.get(id);
   }

@@ -17,6 +17,7 @@
 import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord } from '../records';
 import type { ParsedInputOf } from '../schemas';
 import { overlaps } from '../scope';
+import { mapBounded } from '../store/bounded';
 import type { IndexedFields } from './record-reader';
 import type { SearchText, TextIndex } from './text-index';
 import { grow } from './typed-arrays';
@@ -242,12 +243,9 @@ export class SearchIndex {
       docs.push(decisionDoc(meta, record));
       this.work.offThread++;
     });
-    // Records are read a batch at a time: 10k decisions are 10k files.
-    for (let i = 0; i < here.length; i += 64) {
-      const batch = here.slice(i, i + 64);
-      const records = await Promise.all(batch.map(meta => this.sources.record(meta.id).catch(() => undefined)));
-      batch.forEach((meta, j) => docs.push(decisionDoc(meta, records[j])));
-    }
+    // A few at a time: 10k decisions are 10k files.
+    const records = await mapBounded(here, meta => this.sources.record(meta.id).catch(() => undefined));
+    here.forEach((meta, i) => docs.push(decisionDoc(meta, records[i])));
     return docs;
   }
 
