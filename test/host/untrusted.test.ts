@@ -5,7 +5,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { describeIn, firstFolder, twiningDir, waitFor } from './helpers';
-import { TwiningApi, rejects, rows, twining } from './twining';
+import { TwiningApi, readLines, rejects, rows, twining } from './twining';
 
 function snapshotOf(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -20,17 +20,9 @@ function snapshotOf(dir: string): Record<string, string> {
   return out;
 }
 
-type Raw = Record<string, any>;
-const readLines = (file: string): Raw[] =>
-  fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(l => l.trim())
-    .map(l => JSON.parse(l));
-
 /** Dismiss, reconsider, override and promote, with ids from the fixture. */
 function lifecycleWrites(): [string, object][] {
-  const decision = (JSON.parse(fs.readFileSync(path.join(twiningDir(), 'decisions', 'index.json'), 'utf8')) as Raw[])[0].id;
+  const decision = (JSON.parse(fs.readFileSync(path.join(twiningDir(), 'decisions', 'index.json'), 'utf8')) as { id: string }[])[0].id;
   const warning = readLines(path.join(twiningDir(), 'blackboard.jsonl')).find(e => e.entry_type === 'warning')!.id;
   return [
     ['twining.dismissEntry', { ids: [warning], reason: 'r' }],
