@@ -376,17 +376,19 @@ describe('search: decision records read by a worker thread', () => {
     return { root, damaged };
   }
 
+  /** The results of QUERIES on a new engine with these worker options, the warnings it gave, and its index's work. */
+  async function searchAll(root: string, searchWorker: { minRecords: number; script?: string } | false) {
+    const warnings: string[] = [];
+    const ws = await openWorkspace(root, { now: NOW, warn: m => warnings.push(m), searchWorker });
+    const results = [];
+    for (const q of QUERIES) results.push(await ws.search(q));
+    return { results, warnings: warnings.sort(), work: workOf(ws) };
+  }
+
   test('a worker reads the records: the same results and warnings as reading them here, damaged records read and reported here', async () => {
     const { root, damaged } = await folder();
-    const run = async (searchWorker: { minRecords: number } | false) => {
-      const warnings: string[] = [];
-      const ws = await openWorkspace(root, { now: NOW, warn: m => warnings.push(m), searchWorker });
-      const results = [];
-      for (const q of QUERIES) results.push(await ws.search(q));
-      return { results, warnings: warnings.sort(), work: workOf(ws) };
-    };
-    const here = await run(false);
-    const worker = await run({ minRecords: 1 });
+    const here = await searchAll(root, false);
+    const worker = await searchAll(root, { minRecords: 1 });
     assert.deepEqual(worker.results, here.results);
     assert.deepEqual(worker.warnings, here.warnings);
     const unreadable = process.platform === 'win32' ? 4 : 5;
@@ -408,17 +410,11 @@ describe('search: decision records read by a worker thread', () => {
 
   test('without its script, or below the threshold, the records are read here, with the same results', async () => {
     const { root } = await folder();
-    const results = async (searchWorker: { minRecords: number; script?: string } | false) => {
-      const ws = await openWorkspace(root, { now: NOW, warn: () => {}, searchWorker });
-      const found = [];
-      for (const q of QUERIES) found.push(await ws.search(q));
-      return { found, work: workOf(ws) };
-    };
-    const here = await results(false);
-    const missing = await results({ minRecords: 1, script: `${root}/no-such-worker.js` });
-    const few = await results({ minRecords: 31 });
-    assert.deepEqual(missing.found, here.found);
-    assert.deepEqual(few.found, here.found);
+    const here = await searchAll(root, false);
+    const missing = await searchAll(root, { minRecords: 1, script: `${root}/no-such-worker.js` });
+    const few = await searchAll(root, { minRecords: 31 });
+    assert.deepEqual(missing.results, here.results);
+    assert.deepEqual(few.results, here.results);
     assert.equal(missing.work.offThread, 0);
     assert.equal(few.work.offThread, 0);
   });
