@@ -11,7 +11,7 @@ import { Layout, assertWritesStayInside, ensureFolder } from './store/layout';
 import { withLocks } from './store/lock';
 import { readTextIfExists, sweepTemporaryFiles } from './store/files';
 import { Config, parseConfig } from './config';
-import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from './store/caches';
+import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from './store/kept-files';
 import { HandoffRecords } from './store/handoff-records';
 import { TwiningError } from './errors';
 import { isWritableDate } from './timestamps';
@@ -61,7 +61,7 @@ export class EngineContext {
   readonly archive: ArchiveIndex;
   /** Handoff records read or written, by id, each with the stat it had then. */
   readonly handoffRecords: HandoffRecords;
-  /** The search index, made by the first search (ops/search-op.ts) and kept current by each one after. */
+  /** The search index, made by the first search (ops/search-ops.ts) and kept current by each one after. */
   searchIndex?: SearchIndex;
   readonly textIndex?: () => TextIndex;
   readonly searchWorker: { script?: string; minRecords?: number } | false;

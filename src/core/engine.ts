@@ -17,11 +17,11 @@ import * as delegationOps from './ops/delegation-ops';
 import * as handoffOps from './ops/handoff-ops';
 import * as decisionOps from './ops/decision-ops';
 import * as lifecycleOps from './ops/decision-lifecycle-ops';
-import { verify } from './ops/verify-op';
-import { ScopeContext, scopeContext } from './ops/scope-context-op';
-import { DecisionStory, decisionStory } from './ops/decision-story-op';
-import { status } from './ops/status-op';
-import { search } from './ops/search-op';
+import { verify } from './ops/verify-ops';
+import { ScopeContext, scopeContext } from './ops/scope-context-ops';
+import { DecisionStory, decisionStory } from './ops/decision-story-ops';
+import { status } from './ops/status-ops';
+import { search } from './ops/search-ops';
 import { DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 

@@ -32,5 +32,5 @@ export { gitSetup, gitMergeState, driverCommand, driverNeedsUpdate, LOCAL_CONFIG
 export type { GitSetupResult, GitMergeState } from './git/git-setup';
 export { findGitDir, gitBusyReason, GIT_OPERATION_FILES } from './git/git-busy';
 export type * from './records';
-export type { ScopeContext, ContextDecision, ContextDelegation } from './ops/scope-context-op';
-export type { DecisionStory } from './ops/decision-story-op';
+export type { ScopeContext, ContextDecision, ContextDelegation } from './ops/scope-context-ops';
+export type { DecisionStory } from './ops/decision-story-ops';

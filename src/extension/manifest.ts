@@ -7,8 +7,8 @@
 import { OPERATION_NAMES, jsonSchemaOf, inputs } from '../core';
 import { writes } from '../core/operation-writes';
 import type { OperationName } from '../core';
-import { OPERATIONS, toolName } from './operations';
-import { LM_TOOLS_WHEN } from './tool-division';
+import { OPERATIONS, toolName } from './tools/operations';
+import { LM_TOOLS_WHEN } from './tools/tool-division';
 import { contributedInstructions, handoffPrompt } from '../mcp/agent-instructions';
 
 export interface ToolContribution {

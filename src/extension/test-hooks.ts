@@ -9,14 +9,14 @@ import type { Folders } from './model/folders';
 import type { AgentsProvider } from './views/agents-view';
 import type { DelegationsProvider } from './views/delegations-view';
 import type { HandoffsProvider } from './views/handoffs-view';
-import type { HandoffStatusBar } from './views/status-bar';
+import type { HandoffStatusBar } from './editor/status-bar';
 import type { SearchSession } from './commands/search-command';
 import type { ContextProvider } from './views/context-view';
-import type { ContextStatusBar } from './views/context-status';
-import type { FileAnnotations } from './views/file-annotations';
-import type { ContextModel } from './views/context-model';
-import type { Inbox } from './inbox/inbox';
-import type { TwiningMcpProvider } from './chat/mcp-provider';
+import type { ContextStatusBar } from './editor/context-status';
+import type { FileAnnotations } from './editor/file-annotations';
+import type { ContextModel } from './model/context-model';
+import type { Inbox } from './editor/inbox';
+import type { TwiningMcpProvider } from './tools/mcp-provider';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */

@@ -5,7 +5,7 @@
 import type * as vscode from 'vscode';
 import type { Folders } from './model/folders';
 import type { Clock } from './settings';
-import type { ContextModel } from './views/context-model';
+import type { ContextModel } from './model/context-model';
 
 export interface TwiningContext {
   /** The workspace folders, their engines, trust and change announcements. */

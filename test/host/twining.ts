@@ -6,7 +6,7 @@ import { execFile } from 'child_process';
 import * as vscode from 'vscode';
 import type { TwiningApi as PublicApi } from '../../src/extension/api';
 import type { TestHooks } from '../../src/extension/test-hooks';
-import type { Node } from '../../src/extension/views/tree-base';
+import type { Node } from '../../src/extension/views/nodes';
 import { EXTENSION_ID, activateExtension } from './helpers';
 
 /** What the tests use: the extension's test hooks (its exported API carries them in test runs). */

@@ -18,7 +18,7 @@ import { CLIENTS, MCP_CLIENTS, clientSnippet, launchFromSnippet, mcpLaunch } fro
 import { BEGIN_MARK, END_MARK, HANDOFF_RESULT_STATUSES, MarkerError, handoffPrompt, instructionsSection, withSection } from '../../src/mcp/agent-instructions';
 import { INSTRUCTIONS } from '../../src/mcp/instructions';
 import { chatFiles } from '../../src/extension/manifest';
-import { LM_TOOLS_WHEN, MCP_PROVIDER_ID, TOOLS_PROVIDERS, TOOLS_SETTING } from '../../src/extension/tool-division';
+import { LM_TOOLS_WHEN, MCP_PROVIDER_ID, TOOLS_PROVIDERS, TOOLS_SETTING } from '../../src/extension/tools/tool-division';
 import { toolList } from '../../src/mcp/server';
 import { CLI_JS, fixtureProject } from './tmp';
 

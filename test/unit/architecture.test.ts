@@ -88,6 +88,70 @@ describe('architecture', () => {
     }
   });
 
+  /**
+   * The extension's folders by role, lowest first: a module imports only from its own layer or
+   * lower ones (types included), so nothing calls back up. Everything under src/extension is in a layer.
+   */
+  const LAYERS: string[][] = [
+    ['naming', 'log', 'loadTime', 'present/'],
+    ['settings', 'model/'],
+    ['twining-context'],
+    ['views/'],
+    ['editor/', 'tools/'],
+    ['commands/'],
+    ['chat/'],
+    ['extension', 'api', 'test-hooks', 'manifest'],
+  ];
+  const layerOf = (module: string): number => {
+    const inner = module.replace(/^src\/extension\//, '');
+    return LAYERS.findIndex(layer => layer.some(p => (p.endsWith('/') ? inner.startsWith(p) : inner === p)));
+  };
+  const extensionModules = () => all.filter(f => rel(f).startsWith('src/extension/')).map(f => rel(f).replace(/\.ts$/, ''));
+
+  test('the extension is sorted by role: every module in a layer, and no import reaches a higher layer', () => {
+    const modules = extensionModules();
+    assert.deepEqual(
+      modules.filter(m => layerOf(m) < 0),
+      [],
+      'modules outside every layer',
+    );
+    // The check sees an upward import when there is one.
+    assert.ok(layerOf('src/extension/views/tree-base') < layerOf('src/extension/commands/command-runner'));
+    const upward: string[] = [];
+    for (const m of modules) {
+      for (const { spec } of importsOf(path.join(REPO, `${m}.ts`))) {
+        const to = target(path.join(REPO, `${m}.ts`), spec);
+        if (to.startsWith('src/extension/') && layerOf(to) > layerOf(m)) upward.push(`${m} -> ${to}`);
+      }
+    }
+    assert.deepEqual(upward, []);
+  });
+
+  test('no import cycle in src/ (type imports included)', () => {
+    const graph = new Map<string, string[]>();
+    for (const f of all) {
+      const from = rel(f).replace(/\.ts$/, '');
+      const to = importsOf(f)
+        .map(i => target(f, i.spec))
+        .filter(t => t.startsWith('src/'))
+        .map(t => (fs.existsSync(path.join(REPO, `${t}.ts`)) ? t : `${t}/index`));
+      graph.set(from, to);
+    }
+    const cycles = findCycles(graph);
+    // The search finds a cycle when there is one.
+    assert.equal(
+      findCycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ).length,
+      1,
+    );
+    assert.deepEqual(cycles, []);
+  });
+
   test('no file in src/ is over 400 lines', () => {
     const long = all.map(f => ({ file: rel(f), lines: fs.readFileSync(f, 'utf8').split('\n').length })).filter(f => f.lines > 400);
     assert.deepEqual(long, []);
@@ -102,3 +166,22 @@ describe('architecture', () => {
     );
   });
 });
+
+/** The cycles of a module graph, each as the path that closes it (depth-first, each module entered once). */
+function findCycles(graph: Map<string, string[]>): string[] {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const found: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next].join(' -> '));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return found;
+}

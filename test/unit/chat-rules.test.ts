@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { capabilityList, commonScope, matchHandoffs, parseDelegate, parseHandoff } from '../../src/extension/chat/chat-parse';
 import { continuePrompt, ContinuePromptFacts } from '../../src/extension/present/continue-prompt';
 import { followupsFor } from '../../src/extension/chat/chat-followups';
-import { ArrivalBatcher, arrivalMessage, newArrivals, Timers } from '../../src/extension/inbox/inbox-rules';
+import { ArrivalBatcher, arrivalMessage, newArrivals, Timers } from '../../src/extension/editor/inbox-rules';
 import type { VerifyResult } from '../../src/core/records';
 
 describe('slash command prompts', () => {

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { OPERATION_NAMES, jsonSchemaOf } from '../../src/core';
 import { languageModelTools } from '../../src/extension/manifest';
 import { COMMANDS, COMMAND_IDS, CommandId, commandWrites } from '../../src/extension/commands/command-table';
-import { OPERATIONS, writes } from '../../src/extension/operations';
+import { OPERATIONS, writes } from '../../src/extension/tools/operations';
 import { classifyPath } from '../../src/extension/model/change-kinds';
 import { sanitiseAgentId, scopeCandidates } from '../../src/extension/naming';
 import { inputs } from '../../src/core';

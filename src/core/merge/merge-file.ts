@@ -10,8 +10,8 @@ import { handoffIndexLines, mergeHandoffRecord } from './handoff-merge';
 import { decisionIndexEntries, mergeDecision } from './decision-merge';
 import { registryAgents } from './registry-merge';
 import { graphItems } from './graph-merge';
+import type { Side } from './record-collection';
 import {
-  Side,
   SideText,
   textOf,
   Unparseable,

@@ -4,9 +4,7 @@
  */
 import { toJsonText } from '../store/files';
 import { JsonObject, isObject } from './json-values';
-import type { Entry, Sides } from './record-collection';
-
-export type Side = 'base' | 'ours' | 'theirs';
+import type { Entry, Side, Sides } from './record-collection';
 
 /** A line left behind by an earlier merge that was resolved by hand. */
 export const isConflictMarker = (line: string) => /^(<{7}|={7}|>{7}|\|{7})( |\r?$)/.test(line);

@@ -14,8 +14,9 @@
  * merge of a large blackboard cost little more than reading it.
  */
 import { JsonObject, canonical, compareStrings, isObject } from './json-values';
-import type { Side } from './merge-text';
 
+/** The three versions of a file that git hands the merge driver. */
+export type Side = 'base' | 'ours' | 'theirs';
 export const SIDES: readonly Side[] = ['base', 'ours', 'theirs'];
 const ALL = 7;
 

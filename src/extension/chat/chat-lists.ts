@@ -2,7 +2,7 @@
  * The slash commands that list, answered from the engine without a model: /status, /agents,
  * /delegations, /handoffs and /discover <capabilities>.
  */
-import { renderStatus } from '../views/record-documents';
+import { renderStatus } from '../editor/record-documents';
 import { expiry, list, md, oneLine, relative, score, strings } from '../present/format';
 import { capabilityList } from './chat-parse';
 import { ChatCall, ChatCommandResult, handoffButtons, promptText } from './chat-call';

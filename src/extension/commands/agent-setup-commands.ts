@@ -11,7 +11,7 @@ import { CLIENTS, MCP_CLIENTS, McpClient, clientSnippet, currentRuntime, isMcpCl
 import { INSTRUCTION_TARGETS, InstructionTarget, PROMPT_FILE, TARGETS, handoffPrompt, withSection } from '../../mcp/agent-instructions';
 import type { TwiningFolder } from '../model/folders';
 import type { TwiningContext } from '../twining-context';
-import { bundledCli } from '../chat/mcp-provider';
+import { bundledCli } from '../tools/mcp-provider';
 import { followUp, log } from '../log';
 import { Cancelled, Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder, pickOne } from './prompts';

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { TwiningContext } from '../twining-context';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
-import { documentUri, showDocument } from '../views/record-documents';
+import { documentUri, showDocument } from '../editor/record-documents';
 import { duration, list, score } from '../present/format';
 import { followUp } from '../log';
 import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';

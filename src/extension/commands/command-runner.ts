@@ -13,7 +13,7 @@ import type { TwiningFolder } from '../model/folders';
 import { chooseFolder } from '../model/folder-choice';
 import type { TwiningContext } from '../twining-context';
 import { followUp, log, reportError } from '../log';
-import { isNode, Node } from '../views/tree-base';
+import { isNode, Node } from '../views/nodes';
 import { COMMANDS, CommandId, commandWrites } from './command-table';
 
 export type Invocation =

@@ -12,7 +12,7 @@ import type { TwiningContext } from '../twining-context';
 import type { TwiningFolder } from '../model/folders';
 import { ContinuePromptFacts, continuePrompt } from '../present/continue-prompt';
 import { resolveSnapshot } from '../present/snapshot-contents';
-import { SCHEME } from '../views/record-documents';
+import { SCHEME } from '../editor/record-documents';
 import { log, messageOf } from '../log';
 import { Invocation } from './command-runner';
 import { handoffTarget } from './handoff-commands';

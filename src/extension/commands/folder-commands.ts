@@ -6,7 +6,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { TwiningContext } from '../twining-context';
 import { core } from '../model/engine-loader';
-import { documentUri, showDocument } from '../views/record-documents';
+import { documentUri, showDocument } from '../editor/record-documents';
 import { log } from '../log';
 import { Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder } from './prompts';

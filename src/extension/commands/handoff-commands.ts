@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { TwiningContext } from '../twining-context';
 import type { ContextSnapshot, HandoffRecord, HandoffResult } from '../../core';
 import type { TwiningFolder } from '../model/folders';
-import { documentUri, showDocument } from '../views/record-documents';
+import { documentUri, showDocument } from '../editor/record-documents';
 import { driftCount, driftSummary } from '../../core/drift-text';
 import { RESULT_STATUS_LOOK, plural } from '../present/format';
 import { resolveSnapshot } from '../present/snapshot-contents';

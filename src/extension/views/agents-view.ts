@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
 import type { ChangeKind } from '../model/change-kinds';
-import { AgentNode, FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, Node, earliest, makeNode } from './tree-base';
+import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest } from './tree-base';
+import { AgentNode, Node, makeNode } from './nodes';
 import { list, md, strings, when } from '../present/format';
 
 export class AgentsProvider extends FolderTreeProvider {

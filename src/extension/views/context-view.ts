@@ -10,7 +10,8 @@ import type { ContextDecision, ScopeContext } from '../../core';
 import type { TwiningContext } from '../twining-context';
 import type { TwiningFolder } from '../model/folders';
 import { log, messageOf } from '../log';
-import { Node, makeNode, messageNode } from './tree-base';
+import { messageNode } from './tree-base';
+import { Node, makeNode } from './nodes';
 import type {
   ContextDecisionNode,
   ContextDelegationNode,
@@ -20,8 +21,8 @@ import type {
   ContextHandoffNode,
   ContextNode,
   ContextScopeNode,
-} from './context-nodes';
-import type { ContextModel } from './context-model';
+} from './nodes';
+import type { ContextModel } from '../model/context-model';
 import { md, oneLine, plural, relative, when } from '../present/format';
 
 const GROUPS: Record<ContextGroup, { label: string; icon: string; color?: string; expanded: boolean }> = {

@@ -8,7 +8,8 @@ import { core } from '../model/engine-loader';
 import type { Urgency } from '../../core/schemas';
 import type { TwiningFolder } from '../model/folders';
 import type { ChangeKind } from '../model/change-kinds';
-import { DelegationNode, ExpiredGroupNode, FolderTreeProvider, LIVENESS_ICON, Node, SuggestionNode, earliest, makeNode, messageNode } from './tree-base';
+import { FolderTreeProvider, LIVENESS_ICON, earliest, messageNode } from './tree-base';
+import { DelegationNode, ExpiredGroupNode, Node, SuggestionNode, makeNode } from './nodes';
 import { expiry, list, md, score, strings, when } from '../present/format';
 
 const URGENCY_ICON: Record<Urgency, vscode.ThemeIcon> = {

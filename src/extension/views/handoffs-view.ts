@@ -11,18 +11,8 @@ import type { HandoffRecord, TwiningEngine, VerifyResult } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import type { ChangeKind } from '../model/change-kinds';
 import { log, messageOf } from '../log';
-import {
-  DriftItemNode,
-  DriftNode,
-  FolderTreeProvider,
-  HandoffNode,
-  Node,
-  ResultNode,
-  SnapshotItemNode,
-  SnapshotNode,
-  makeNode,
-  messageNode,
-} from './tree-base';
+import { FolderTreeProvider, messageNode } from './tree-base';
+import { DriftItemNode, DriftNode, HandoffNode, Node, ResultNode, SnapshotItemNode, SnapshotNode, makeNode } from './nodes';
 import { RESULT_STATUS_LOOK, md, oneLine, plural, relative, strings, when } from '../present/format';
 import { resolveSnapshot } from '../present/snapshot-contents';
 import { NO_DRIFT, driftCount, driftItems } from '../../core/drift-text';

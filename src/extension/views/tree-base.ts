@@ -1,118 +1,15 @@
 /**
- * What the three views share: the tree elements, the grouping by workspace folder when there are
+ * What the Agents, Delegations and Handoffs views share (the Context view draws its own tree): the grouping by workspace folder when there are
  * several, keeping the last good data when a file cannot be read, re-rendering at the next
  * liveness or expiry transition, and a slow tick for "expires in" texts while a view is visible.
  */
 import * as vscode from 'vscode';
-import type { AgentScore, AgentWithLiveness, Delegation, HandoffIndexLine, HandoffResult, Liveness, VerifyResult } from '../../core';
+import type { Liveness } from '../../core';
 import type { TwiningFolder, FolderChange } from '../model/folders';
 import type { TwiningContext } from '../twining-context';
 import type { ChangeKind } from '../model/change-kinds';
 import { log, messageOf } from '../log';
-import type { ContextNode } from './context-nodes';
-
-/** Marks our tree elements, so commands can tell a tree element from an argument object. */
-export const NODE = Symbol('twining.node');
-
-export interface Base {
-  readonly [NODE]: true;
-  readonly folder: TwiningFolder;
-}
-
-export interface FolderNode extends Base {
-  kind: 'folder';
-}
-export interface MessageNode extends Base {
-  kind: 'message';
-  id: string;
-  text: string;
-  detail?: string;
-  severity: 'warning' | 'info';
-}
-export interface AgentNode extends Base {
-  kind: 'agent';
-  agent: AgentWithLiveness;
-  isMe: boolean;
-}
-export interface DelegationNode extends Base {
-  kind: 'delegation';
-  delegation: Delegation;
-}
-export interface ExpiredGroupNode extends Base {
-  kind: 'expiredGroup';
-  delegations: Delegation[];
-}
-export interface SuggestionNode extends Base {
-  kind: 'suggestion';
-  delegation: Delegation;
-  agent: AgentScore;
-}
-export interface HandoffNode extends Base {
-  kind: 'handoff';
-  line: HandoffIndexLine;
-  /** Targeted at the user's own agent id. */
-  forMe: boolean;
-  /** The drift report, once computed (lazily, in the background). */
-  verify?: VerifyResult;
-}
-export interface ResultNode extends Base {
-  kind: 'result';
-  handoffId: string;
-  result: HandoffResult;
-  index: number;
-}
-export interface SnapshotNode extends Base {
-  kind: 'snapshot';
-  handoffId: string;
-  counts: { decisions: number; warnings: number; findings: number };
-}
-export interface SnapshotItemNode extends Base {
-  kind: 'snapshotItem';
-  handoffId: string;
-  item: 'decision' | 'warning' | 'finding';
-  id: string;
-  summary?: string;
-  /** For decisions: the status now; for entries: whether the entry is still on the blackboard. */
-  status?: string;
-}
-export interface DriftNode extends Base {
-  kind: 'drift';
-  handoffId: string;
-  verify: VerifyResult;
-}
-export interface DriftItemNode extends Base {
-  kind: 'driftItem';
-  handoffId: string;
-  label: string;
-  description: string;
-  icon: string;
-  target?: { type: 'decision' | 'entry'; id: string };
-}
-
-export type Node =
-  | FolderNode
-  | MessageNode
-  | AgentNode
-  | DelegationNode
-  | ExpiredGroupNode
-  | SuggestionNode
-  | HandoffNode
-  | ResultNode
-  | SnapshotNode
-  | SnapshotItemNode
-  | DriftNode
-  | DriftItemNode
-  | ContextNode;
-
-type Fields<T> = Omit<T, typeof NODE>;
-
-export function makeNode<T extends Node>(fields: Fields<T>): T {
-  return { [NODE]: true, ...fields } as T;
-}
-
-export function isNode(value: unknown): value is Node {
-  return typeof value === 'object' && value !== null && (value as { [NODE]?: unknown })[NODE] === true;
-}
+import { makeNode, type FolderNode, type MessageNode, type Node } from './nodes';
 
 // ---------------------------------------------------------------------------------------------
 // Icons

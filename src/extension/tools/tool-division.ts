@@ -1,7 +1,7 @@
 /**
  * Each Twining tool once for VS Code's agents: the same operations exist as the extension's
- * language model tools (chat/lm-tools.ts) and as the tools of Twining's MCP server
- * (chat/mcp-provider.ts). The setting `twining.tools.provider` picks which of the two VS Code
+ * language model tools (tools/lm-tools.ts) and as the tools of Twining's MCP server
+ * (tools/mcp-provider.ts). The setting `twining.tools.provider` picks which of the two VS Code
  * offers; the other is hidden. No `vscode` import: package.json is checked against it in plain Node.
  */
 

@@ -6,7 +6,7 @@
 import type { EngineContext } from '../engine-context';
 import { checkUlid } from '../schemas';
 import type { DecisionRecord, HandoffIndexLine } from '../records';
-import { relationsOf } from './scope-context-op';
+import { relationsOf } from './scope-context-ops';
 
 export interface DecisionStory {
   record: DecisionRecord;

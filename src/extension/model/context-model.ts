@@ -6,8 +6,8 @@
  */
 import * as vscode from 'vscode';
 import type { ScopeContext } from '../../core';
-import type { FolderChange, Folders, TwiningFolder } from '../model/folders';
-import type { ChangeKind } from '../model/change-kinds';
+import type { FolderChange, Folders, TwiningFolder } from './folders';
+import type { ChangeKind } from './change-kinds';
 
 export type ContextMode = 'editor' | 'pinned' | 'project';
 

@@ -3,10 +3,10 @@
  * tools, the chat participant and scripts/sync-manifest.js. No `vscode` import here, so the unit
  * tests and the manifest script can load it in plain Node.
  */
-import type { OperationName } from '../core';
-import type { AliasName } from '../core/schemas';
+import type { OperationName } from '../../core';
+import type { AliasName } from '../../core/schemas';
 
-export { writes } from '../core/operation-writes';
+export { writes } from '../../core/operation-writes';
 
 export interface OperationInfo {
   /** Short title for people (tool display name, confirmation titles). */

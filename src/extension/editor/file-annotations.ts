@@ -12,11 +12,11 @@ import { SECTION } from '../settings';
 import type { TwiningFolder } from '../model/folders';
 import { log, messageOf } from '../log';
 import { oneLine, plural } from '../present/format';
-import { ContextModel, scopeOfUri } from './context-model';
+import { ContextModel, scopeOfUri } from '../model/context-model';
 import type { Folders } from '../model/folders';
 import { documentUri } from './record-documents';
-import { makeNode } from './tree-base';
-import type { ContextEntryNode } from './context-nodes';
+import { makeNode } from '../views/nodes';
+import type { ContextEntryNode } from '../views/nodes';
 
 export const DIAGNOSTIC_SOURCE = 'Twining';
 const LENS_DECISIONS = 3;

@@ -4,8 +4,8 @@
  * when the file is not in a folder with `.twining/`. A click focuses the Context view.
  */
 import * as vscode from 'vscode';
-import type { ContextModel } from './context-model';
-import { ContextProvider } from './context-view';
+import type { ContextModel } from '../model/context-model';
+import { ContextProvider } from '../views/context-view';
 import { log, messageOf } from '../log';
 import { md } from '../present/format';
 

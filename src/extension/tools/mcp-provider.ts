@@ -4,7 +4,7 @@
  * runtime VS Code gives extensions, so that agents and MCP clients in VS Code find it with no
  * configuration.
  *
- * Each tool once: the same operations are also language model tools (chat/lm-tools.ts). The
+ * Each tool once: the same operations are also language model tools (tools/lm-tools.ts). The
  * setting `twining.tools.provider` picks one of the two for VS Code's agents: with
  * `languageModelTools` (the default) this provider offers no server, and with `mcpServer` the
  * language model tools are hidden by their `when` clause (package.json, written by
@@ -17,7 +17,7 @@ import { currentRuntime, mcpLaunch, type Runtime } from '../../mcp/client-config
 import type { Folders, TwiningFolder } from '../model/folders';
 import { SECTION } from '../settings';
 import { log } from '../log';
-import { MCP_PROVIDER_ID, TOOLS_SETTING, ToolsProvider, asToolsProvider } from '../tool-division';
+import { MCP_PROVIDER_ID, TOOLS_SETTING, ToolsProvider, asToolsProvider } from './tool-division';
 
 /** Which of the two offers Twining's tools to VS Code's agents (`twining.tools.provider`). */
 export function toolsProvider(): ToolsProvider {

@@ -4,7 +4,7 @@
  * cost does not grow with the history before it.
  */
 import type { EngineContext } from '../engine-context';
-import { byTime, firstAfter } from '../store/caches';
+import { byTime, firstAfter } from '../store/kept-files';
 import { TwiningError } from '../errors';
 import { InputOf, isUlid } from '../schemas';
 import { normaliseSnapshot, snapshotIntegrity } from '../rules/snapshot';

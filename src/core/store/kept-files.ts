@@ -1,5 +1,6 @@
 /**
- * In-memory views of the folder's files, kept current cheaply: the JSONL files are read
+ * The folder's files kept in memory (the blackboard, the handoff index, the JSON array files and
+ * the archive's ids): in-memory views of the folder's files, kept current cheaply: the JSONL files are read
  * incrementally (jsonl.ts) and the JSON arrays are re-parsed only when their stat changes.
  */
 import { promises as fs } from 'fs';
