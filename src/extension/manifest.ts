@@ -7,7 +7,7 @@
 import { OPERATION_NAMES, jsonSchemaOf, inputs } from '../core';
 import { writes } from '../core/operation-writes';
 import type { OperationName } from '../core';
-import { OPERATIONS, toolName } from './tools/operations';
+import { OPERATIONS, toolName } from '../core/operation-info';
 import { LM_TOOLS_WHEN } from './tools/tool-division';
 import { contributedInstructions, handoffPrompt } from '../mcp/agent-instructions';
 

@@ -25,7 +25,8 @@ import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
-import { ALIAS_OPERATIONS, OPERATIONS, toolName, writes } from '../extension/tools/operations';
+import { ALIAS_OPERATIONS, OPERATIONS, toolName } from '../core/operation-info';
+import { writes } from '../core/operation-writes';
 import { INSTRUCTIONS } from './instructions';
 
 /** Each tool name and what it runs: an operation, or an alias (twining-mcp's name for an operation with some fields fixed). */

@@ -9,7 +9,8 @@ import type { OperationName, TwiningEngine } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { chooseFolder } from '../model/folder-choice';
 import type { TwiningContext } from '../twining-context';
-import { OPERATIONS, toolName, writes } from './operations';
+import { OPERATIONS, toolName } from '../../core/operation-info';
+import { writes } from '../../core/operation-writes';
 import { core } from '../model/engine-loader';
 import { list } from '../present/format';
 

@@ -1,12 +1,9 @@
 /**
- * What the extension says about each core operation: one table shared by the language model
- * tools, the chat participant and scripts/sync-manifest.js. No `vscode` import here, so the unit
- * tests and the manifest script can load it in plain Node.
+ * What is said about each operation to people and models: one table shared by the MCP server,
+ * the language model tools, the chat participant and scripts/sync-manifest.js. It imports no
+ * value, so the extension can load it without loading the engine.
  */
-import type { OperationName } from '../../core';
-import type { AliasName } from '../../core/schemas';
-
-export { writes } from '../../core/operation-writes';
+import type { AliasName, OperationName } from './schemas';
 
 export interface OperationInfo {
   /** Short title for people (tool display name, confirmation titles). */
