@@ -117,7 +117,7 @@ function parseArgs(argv: string[]): Parsed {
       const text = value();
       const source = text === '-' ? fs.readFileSync(0, 'utf8') : text;
       try {
-        explicit = JSON.parse(source);
+        explicit = JSON.parse(source) as Record<string, unknown> | undefined;
       } catch (error) {
         throw new UsageError(`--input is not valid JSON: ${(error as Error).message}`);
       }
@@ -165,18 +165,18 @@ function convert(field: Field, raw: string, previous: unknown): unknown {
         .split(',')
         .map(s => s.trim())
         .filter(s => s !== '');
-      return [...(Array.isArray(previous) ? previous : []), ...items];
+      return [...(Array.isArray(previous) ? (previous as unknown[]) : []), ...items];
     }
     case 'json': {
       // Results may also be given one at a time as "status: description".
       if (field.name === 'results' && !raw.trim().startsWith('[') && !raw.trim().startsWith('{')) {
         const m = /^\s*(completed|partial|blocked|failed)\s*:\s*(.+)$/s.exec(raw);
         if (!m) throw new UsageError('--results takes JSON, or one result as "completed|partial|blocked|failed: description"');
-        return [...(Array.isArray(previous) ? previous : []), { description: m[2].trim(), status: m[1] }];
+        return [...(Array.isArray(previous) ? (previous as unknown[]) : []), { description: m[2].trim(), status: m[1] }];
       }
       try {
-        const value = JSON.parse(raw);
-        return Array.isArray(previous) && !Array.isArray(value) ? [...previous, value] : value;
+        const value = JSON.parse(raw) as unknown;
+        return Array.isArray(previous) && !Array.isArray(value) ? [...(previous as unknown[]), value] : value;
       } catch (error) {
         throw new UsageError(`--${field.name} is not valid JSON: ${(error as Error).message}`);
       }
@@ -347,7 +347,14 @@ function mcpConfig(argv: string[], out: NodeJS.WritableStream, err: NodeJS.Writa
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then(code => {
-    process.exitCode = code;
-  });
+  main(process.argv.slice(2)).then(
+    code => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      // main() answers every failure it knows with a message and an exit code; this is a bug.
+      process.stderr.write(`twining: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

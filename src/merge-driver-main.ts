@@ -7,13 +7,10 @@ import { runMergeDriver } from './core/merge/merge-driver';
 
 /** Runs with the CLI's arguments: `cli.js merge BASE OURS THEIRS PATH [MARKER_SIZE]`. */
 export function runFromArgv(): void {
-  runMergeDriver(process.argv.slice(3), process.stderr).then(
-    code => {
-      process.exitCode = code;
-    },
-    (error: Error) => {
-      process.stderr.write(`twining merge: ${error.stack ?? error.message}\n`);
-      process.exitCode = 2;
-    },
-  );
+  try {
+    process.exitCode = runMergeDriver(process.argv.slice(3), process.stderr);
+  } catch (error) {
+    process.stderr.write(`twining merge: ${(error as Error).stack ?? (error as Error).message}\n`);
+    process.exitCode = 2;
+  }
 }

@@ -72,8 +72,7 @@ const CONFIG_RULES = {
 };
 type Rules = { [key: string]: z.ZodType | Rules };
 
-const shown = (v: unknown) =>
-  typeof v === 'string' ? JSON.stringify(v) : typeof v === 'number' || typeof v === 'boolean' || v === null ? String(v) : (JSON.stringify(v) ?? String(v));
+const shown = (v: unknown): string => (typeof v === 'number' || typeof v === 'boolean' || v === null ? String(v) : (JSON.stringify(v) ?? 'undefined'));
 
 const ruleOf = (issue: z.core.$ZodIssue | undefined) =>
   !issue ? 'is not allowed' : issue.code === 'invalid_type' ? `must be a ${issue.expected}` : issue.message;

@@ -50,7 +50,7 @@ export const since = z
   .describe('Only items at or after this time (ISO 8601).');
 
 export const ENTRY_TYPES = ['need', 'offer', 'finding', 'decision', 'constraint', 'question', 'answer', 'status', 'artifact', 'warning'] as const;
-export const POSTABLE_TYPES = ENTRY_TYPES.filter(t => t !== 'decision') as Exclude<EntryType, 'decision'>[];
+export const POSTABLE_TYPES = ENTRY_TYPES.filter((t): t is Exclude<EntryType, 'decision'> => t !== 'decision');
 export const URGENCIES = ['high', 'normal', 'low'] as const;
 export const RESULT_STATUSES = ['completed', 'partial', 'blocked', 'failed'] as const;
 export const CONFIDENCES = ['high', 'medium', 'low'] as const;

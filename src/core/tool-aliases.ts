@@ -27,5 +27,5 @@ export const ALIAS_NAMES = Object.keys(TOOL_ALIASES) as AliasName[];
 export function aliasInput(name: AliasName, value: unknown): InputOf<'search'> {
   const result = aliasInputs[name].safeParse(value ?? {});
   if (!result.success) throw new TwiningError('INVALID_INPUT', `${name}: ${formatIssues(result.error)}`, result.error.issues);
-  return TOOL_ALIASES[name].toInput(result.data as Record<string, unknown>);
+  return TOOL_ALIASES[name].toInput(result.data);
 }

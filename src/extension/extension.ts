@@ -9,7 +9,7 @@ import { TestHooks, testHooksWanted } from './test-hooks';
 import type { TwiningContext } from './twining-context';
 import { createClock, SECTION, userAgentId } from './settings';
 import { Folders } from './model/folders';
-import { initLog, log } from './log';
+import { inBackground, initLog, log } from './log';
 import { RecordDocuments, SCHEME } from './editor/record-documents';
 import { AgentsProvider } from './views/agents-view';
 import { DelegationsProvider } from './views/delegations-view';
@@ -77,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const participant = registerChatParticipant(ctx, chatHandler);
   if (participant) context.subscriptions.push(participant);
   // Twining's MCP server for VS Code's agents, when twining.tools.provider asks for it.
-  const mcp = registerMcpProvider(folders, String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0'));
+  const mcp = registerMcpProvider(folders, versionOf(context.extension.packageJSON));
   if (mcp) context.subscriptions.push(...mcp.disposables);
 
   context.subscriptions.push(
@@ -95,23 +95,26 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   statusBar.schedule(500);
   // The inbox's first look learns what is already there (the status bar counts it); later arrivals notify.
   inbox.start(600);
-  void folders.ready().then(() =>
-    log.info(
-      `Your agent id is ${userAgentId()}; Twining folders: ${
-        folders
-          .withTwiningDir()
-          .map(f => f.name)
-          .join(', ') || 'none'
-      }.`,
+  inBackground(
+    'listing the Twining folders',
+    folders.ready().then(() =>
+      log.info(
+        `Your agent id is ${userAgentId()}; Twining folders: ${
+          folders
+            .withTwiningDir()
+            .map(f => f.name)
+            .join(', ') || 'none'
+        }.`,
+      ),
     ),
   );
   // git merging of .twining/: one suggestion where it is tracked without the driver, and drivers
   // kept on this version's CLI. Off the activation path: it runs git and loads the engine.
   const gitCheck = setTimeout(() => {
-    void folders
-      .ready()
-      .then(() => checkGitMerging(folders.withTwiningDir(), context.workspaceState, vscode.workspace.isTrusted))
-      .catch(error => log.warn(`git merging check: ${(error as Error).message}`));
+    inBackground(
+      'git merging check',
+      folders.ready().then(() => checkGitMerging(folders.withTwiningDir(), context.workspaceState, vscode.workspace.isTrusted)),
+    );
   }, 2000);
   context.subscriptions.push({ dispose: () => clearTimeout(gitCheck) });
 
@@ -182,4 +185,10 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
 
 export function deactivate(): void {
   // Everything is in context.subscriptions.
+}
+
+/** The extension's version from its package.json, for the MCP server's definition. */
+function versionOf(packageJson: unknown): string {
+  const version = (packageJson as { version?: unknown } | undefined)?.version;
+  return typeof version === 'string' ? version : '0.0.0';
 }

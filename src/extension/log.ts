@@ -42,6 +42,25 @@ export function followUp<T>(shown: Thenable<T | undefined>, action: (choice: T) 
     .catch(error => reportError(what, error));
 }
 
+/**
+ * Work started and not awaited (a notification, a context key, a background look): a failure is
+ * logged instead of left as an unhandled rejection. The one way this extension drops a promise:
+ * the linter refuses a bare or `void` one (no-floating-promises without ignoreVoid).
+ */
+export function inBackground(what: string, work: PromiseLike<unknown>): void {
+  Promise.resolve(work).catch((error: unknown) => reportError(what, error, { notify: false }));
+}
+
+/** An information message with no buttons. */
+export function inform(message: string): void {
+  inBackground('showing a message', vscode.window.showInformationMessage(message));
+}
+
+/** Sets a `when`-clause context key. */
+export function setContext(key: string, value: unknown): void {
+  inBackground(`setting ${key}`, vscode.commands.executeCommand('setContext', key, value));
+}
+
 const recentlyShown = new Map<string, number>();
 const REPEAT_AFTER_MS = 10_000;
 
@@ -59,7 +78,7 @@ export function reportError(what: string, error: unknown, options: { notify?: bo
   if (last !== undefined && now - last < REPEAT_AFTER_MS) return;
   recentlyShown.set(message, now);
   if (recentlyShown.size > 50) recentlyShown.delete(recentlyShown.keys().next().value as string);
-  void vscode.window.showErrorMessage(message, 'Show Log').then(
+  vscode.window.showErrorMessage(message, 'Show Log').then(
     choice => {
       if (choice === 'Show Log') log.show();
     },

@@ -71,15 +71,15 @@ export function withSection(target: InstructionTarget, existing: string | undefi
     const gap = existing.endsWith(eol + eol) ? '' : existing.endsWith(eol) ? eol : eol + eol;
     return existing + gap + ours + eol;
   }
-  if (begins.length !== 1 || ends.length !== 1 || ends[0].index! < begins[0].index!) {
+  if (begins.length !== 1 || ends.length !== 1 || ends[0].index < begins[0].index) {
     throw new MarkerError(
       `${file}: its Twining section markers are broken (${begins.length} begin and ${ends.length} end marker(s)${
         begins.length === 1 && ends.length === 1 ? ', the end before the begin' : ''
       }); nothing was written. Fix or remove the markers ("<!-- BEGIN twining … -->" … "<!-- END twining -->") and run the command again.`,
     );
   }
-  const start = begins[0].index!;
-  const end = ends[0].index! + ends[0][0].length;
+  const start = begins[0].index;
+  const end = ends[0].index + ends[0][0].length;
   return existing.slice(0, start) + ours + existing.slice(end);
 }
 

@@ -102,15 +102,17 @@ export interface McpServerOptions {
 }
 
 /** An MCP server on one project's engine, not yet connected to a transport. */
-export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled(): Promise<void> }> {
+export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void> }> {
   const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn });
   const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const inFlight = new Set<Promise<CallToolResult>>();
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList() }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, request => {
     const call = callTool(engine, request.params.name, request.params.arguments);
     inFlight.add(call);
-    void call.finally(() => inFlight.delete(call));
+    // callTool answers failures as error results; a rejection would still leave the set here.
+    const done = () => inFlight.delete(call);
+    call.then(done, done);
     return call;
   });
   return { server, settled: async () => void (await Promise.all(inFlight)) };
@@ -124,7 +126,14 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
   const { server, settled } = await createServer(options);
   const closed = new Promise<void>(resolve => {
     server.onclose = () => resolve();
-    process.stdin.once('end', () => void settled().then(() => server.close()));
+    process.stdin.once('end', () => {
+      settled()
+        .then(() => server.close())
+        .catch((error: unknown) => {
+          process.stderr.write(`twining mcp: closing after the client left: ${error instanceof Error ? error.message : String(error)}\n`);
+          resolve();
+        });
+    });
   });
   await server.connect(new StdioServerTransport());
   await closed;

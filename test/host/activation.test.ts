@@ -50,7 +50,7 @@ describeIn(['single'], 'activation and views', () => {
     }
     assert.strictEqual(agents[0].description, 'active · implementer · typescript, api, database');
     assert.strictEqual(agents[3].description, 'active · tester · testing, typescript');
-    const tip = await tooltipOf(api.providers.agents, agents[0]);
+    const tip = tooltipOf(api.providers.agents, agents[0]);
     assert.match(tip, /Registered: 2026-11-22 02:32:11 UTC \((\d+ min ago|just now)\)/);
     // Its latest blackboard entry (the handoff's status line, 02:32:12.386) counts as activity.
     assert.match(tip, /Last activity: 2026-11-22 02:32:12 UTC \([^)]*\), a blackboard entry$/);
@@ -70,7 +70,7 @@ describeIn(['single'], 'activation and views', () => {
     assert.strictEqual(needs[1].icon, 'arrow-down');
     assert.match(needs[1].description, /^expires in 3 h 5\d min · review, security$/);
     assert.ok(!needs.some(r => r.label.startsWith('Expired')), 'no Expired group while both are open');
-    const tip = await tooltipOf(api.providers.delegations, needs[0]);
+    const tip = tooltipOf(api.providers.delegations, needs[0]);
     assert.match(tip, /Urgency: high/);
     assert.match(tip, /Expires: 2026-11-22 02:37:12 UTC/);
   });
@@ -143,7 +143,7 @@ describeIn(['single'], 'activation and views', () => {
       assert.strictEqual(r.node.verify.drifted, false);
       assert.doesNotMatch(r.description, /drift/);
     }
-    assert.match(await tooltipOf(api.providers.handoffs, handoffs[1]), /No drift/);
+    assert.match(tooltipOf(api.providers.handoffs, handoffs[1]), /No drift/);
   });
 
   it('the status bar counts no handoff for the user yet', async () => {
@@ -156,8 +156,8 @@ describeIn(['single'], 'activation and views', () => {
     await vscode.commands.executeCommand('twining.openRecord', { type: 'entry', id: '01M80HHK5EACAY1D2CS04B635E', folder: firstFolder() });
     const doc = vscode.window.activeTextEditor?.document;
     assert.strictEqual(doc?.uri.scheme, 'twining');
-    assert.match(doc!.getText(), /^# Warning: verifyToken does not check the exp claim/);
-    assert.match(doc!.getText(), /Expired tokens are accepted/);
+    assert.match(doc.getText(), /^# Warning: verifyToken does not check the exp claim/);
+    assert.match(doc.getText(), /Expired tokens are accepted/);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

@@ -52,16 +52,24 @@ async function slash(
   return { out, result: result ?? {}, metadata: (result?.metadata ?? {}) as Record<string, unknown> };
 }
 
+/** A model's response whose stream yields `parts`, one at a time, as a model's stream does. */
+function modelResponse(parts: unknown[]): { stream: AsyncIterable<unknown>; text: AsyncIterable<string> } {
+  const iterate = <T>(items: T[]): AsyncIterable<T> => ({
+    [Symbol.asyncIterator]: () => {
+      let next = 0;
+      return { next: () => Promise.resolve(next < items.length ? { value: items[next++], done: false } : { value: undefined, done: true as const }) };
+    },
+  });
+  return { stream: iterate(parts), text: iterate<string>([]) };
+}
+
 /** A model that answers every request with `text` (and records the prompts it got). */
 function scriptedModel(text: string, seen: string[] = []): Partial<vscode.LanguageModelChat> {
   return {
     name: 'Scripted',
-    sendRequest: async (messages: vscode.LanguageModelChatMessage[]) => {
+    sendRequest: (messages: vscode.LanguageModelChatMessage[]) => {
       seen.push(messages.map(m => m.content.map(p => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('')).join('\n'));
-      async function* parts(): AsyncIterable<unknown> {
-        yield new vscode.LanguageModelTextPart(text);
-      }
-      return { stream: parts(), text: (async function* () {})() } as unknown as vscode.LanguageModelChatResponse;
+      return Promise.resolve(modelResponse([new vscode.LanguageModelTextPart(text)]));
     },
   };
 }
@@ -153,22 +161,17 @@ describeIn(['single'], 'chat participant and language model tools', () => {
     if (!toolsAvailable()) this.skip(); // the host hides language model tools (chat.disableAIFeatures)
     const seen: vscode.LanguageModelChatMessage[][] = [];
     const model: Partial<vscode.LanguageModelChat> = {
-      sendRequest: async (messages: vscode.LanguageModelChatMessage[], options?: vscode.LanguageModelChatRequestOptions) => {
+      sendRequest: (messages: vscode.LanguageModelChatMessage[], options?: vscode.LanguageModelChatRequestOptions) => {
         seen.push(messages);
         const round = seen.length;
         assert.ok(
           options?.tools?.some(t => t.name === 'twining_status'),
           'the twining tools are offered',
         );
-        async function* parts(): AsyncIterable<unknown> {
-          if (round === 1) yield new vscode.LanguageModelToolCallPart('call-1', 'twining_status', {});
-          else {
-            const last = messages[messages.length - 1].content[0] as vscode.LanguageModelToolResultPart;
-            const status = JSON.parse((last.content[0] as vscode.LanguageModelTextPart).value);
-            yield new vscode.LanguageModelTextPart(`There are ${status.registered_agents} agents.`);
-          }
-        }
-        return { stream: parts(), text: (async function* () {})() } as unknown as vscode.LanguageModelChatResponse;
+        if (round === 1) return Promise.resolve(modelResponse([new vscode.LanguageModelToolCallPart('call-1', 'twining_status', {})]));
+        const last = messages[messages.length - 1].content[0] as vscode.LanguageModelToolResultPart;
+        const status = JSON.parse((last.content[0] as vscode.LanguageModelTextPart).value);
+        return Promise.resolve(modelResponse([new vscode.LanguageModelTextPart(`There are ${status.registered_agents} agents.`)]));
       },
     };
     const { stream, out } = fakeStream();
@@ -354,7 +357,13 @@ describeIn(['single'], 'chat slash commands, Continue in Chat and the inbox', ()
     const engine = api.folders.get(root)!;
     const { handoffs: waiting } = await engine.handoffs({ target_agent: api.agentId(), acknowledged: false, limit: 1000 });
     for (let tries = 0; waiting.some(h => !api.inbox.knows(h.id)); tries++) {
-      assert.ok(tries < 200, `the inbox never took in ${waiting.filter(h => !api.inbox.knows(h.id)).map(h => h.id)}`);
+      assert.ok(
+        tries < 200,
+        `the inbox never took in ${waiting
+          .filter(h => !api.inbox.knows(h.id))
+          .map(h => h.id)
+          .join(', ')}`,
+      );
       await sleep(50);
     }
     await api.whenIdle();

@@ -154,7 +154,7 @@ describeIn(['single'], 'commands with argument objects', () => {
     assert.strictEqual(stored.target_agent, api.agentId());
     assert.deepStrictEqual(stored.context_snapshot, preview);
     // The warning posted above (scope src/auth/) is in the snapshot of src/auth/jwt.ts.
-    assert.strictEqual((preview.warning_ids as string[]).length, 2);
+    assert.strictEqual(preview.warning_ids.length, 2);
     const line = readLines(path.join(dir, 'handoffs', 'index.jsonl')).find(l => l.id === record.id);
     assert.strictEqual(line?.acknowledged, false);
   });
@@ -250,7 +250,7 @@ describeIn(['single'], 'commands with argument objects', () => {
     assert.strictEqual(record.id, created.id);
     const doc = vscode.window.activeTextEditor?.document;
     assert.strictEqual(doc?.uri.scheme, 'twining');
-    const text = doc!.getText();
+    const text = doc.getText();
     assert.match(text, /^# Refresh flow implemented; needs review/);
     assert.match(text, /Decision now superseded: Sign JWTs with RS256/);
     assert.match(text, /\*\*Acknowledged:\*\* by user-/);
@@ -260,7 +260,7 @@ describeIn(['single'], 'commands with argument objects', () => {
     await run('twining.openRecord', { type: 'decision', id: RS256 });
     const doc = vscode.window.activeTextEditor?.document;
     assert.strictEqual(doc?.uri.scheme, 'twining');
-    const text = doc!.getText();
+    const text = doc.getText();
     assert.match(text, /^# Decision: Sign JWTs with RS256 and rotate keys every 30 days/);
     assert.ok(text.includes(`**Record:** ${path.join(dir, 'decisions', `${RS256}.json`)}`));
     // Earlier in this suite a decision superseded it, and the fixture's handoff on src/auth/ carried it.

@@ -83,7 +83,9 @@ export async function waitFor<T>(check: () => T | Promise<T>, { timeoutMs = 1000
       lastError = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)}` : ''}`,
+      );
     }
     await new Promise(resolve => setTimeout(resolve, intervalMs));
   }

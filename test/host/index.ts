@@ -86,7 +86,7 @@ export function run(): Promise<void> {
       summary.failures.push({ title: 'loading the test files', error: describeError(err) });
       summary.durationMs = Date.now() - started;
       writeSummary(summary);
-      reject(err);
+      reject(err instanceof Error ? err : new Error(String(err)));
     }
   });
 }

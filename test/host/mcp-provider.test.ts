@@ -90,7 +90,7 @@ describeIn(['single'], 'MCP server definition provider and the tool division', (
     assert.deepStrictEqual(server.env, process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {});
     assert.strictEqual(server.version, manifest().version);
     assert.strictEqual(server.cwd?.fsPath, folder);
-    assert.strictEqual(await provider.resolveMcpServerDefinition(server, token), server);
+    assert.strictEqual(provider.resolveMcpServerDefinition(server, token), server);
   });
 
   it('the server it offers starts, lists every tool once and answers twining_status for the folder', async () => {
@@ -106,7 +106,7 @@ describeIn(['single'], 'MCP server definition provider and the tool division', (
   it('a server whose folder has no .twining/ is not started', async () => {
     const [server] = await provider.provideMcpServerDefinitions(token);
     const elsewhere = new vscode.McpStdioServerDefinition('Twining: gone', server.command, [server.args[0], 'mcp', '--dir', path.join(firstFolder(), 'src')]);
-    assert.strictEqual(await provider.resolveMcpServerDefinition(elsewhere, token), undefined);
+    assert.strictEqual(provider.resolveMcpServerDefinition(elsewhere, token), undefined);
   });
 
   it('each operation is registered once as a language model tool, hidden by a when clause on the same setting', () => {

@@ -59,8 +59,8 @@ export async function rows(provider: Provider, parent?: Node): Promise<Row[]> {
 }
 
 /** The tooltip as text (resolved the way a hover resolves it). */
-export async function tooltipOf(provider: Provider, row: Row): Promise<string> {
-  const item = (await provider.resolveTreeItem(row.item, row.node)) ?? row.item;
+export function tooltipOf(provider: Provider, row: Row): string {
+  const item = provider.resolveTreeItem(row.item, row.node) ?? row.item;
   const tip = item.tooltip;
   return typeof tip === 'string' ? tip : (tip?.value ?? '');
 }

@@ -93,43 +93,38 @@ describeIn(['single'], 'work per change', () => {
     (await api.folders.get(root)!.handoffs({ source_agent: source, acknowledged: false, limit: 1 })).handoffs[0].id;
 
   // [name, write, views that reload, verifications: 'none' | 'one' (the handoff written) | 'all' (every listed handoff)]
-  type Case = [string, () => Promise<() => Thenable<unknown>>, View[], 'none' | 'one' | 'all'];
+  type Case = [string, () => (() => Thenable<unknown>) | Promise<() => Thenable<unknown>>, View[], 'none' | 'one' | 'all'];
   const activityViews: View[] = ['agents', 'delegations']; // an entry is activity (liveness) and may be a need
   const cases: Case[] = [
-    ['Register Agent', async () => command('twining.registerAgent', { agent_id: 'counted-a', capabilities: ['x'] }), ['agents', 'delegations'], 'none'],
-    ['Post Warning', async () => command('twining.postWarning', { summary: 'Counted warning', scope: 'src/' }), activityViews, 'all'],
-    ['Post Finding', async () => command('twining.postFinding', { summary: 'Counted finding' }), activityViews, 'none'],
-    ['Post Delegation', async () => command('twining.postDelegation', { summary: 'Counted need', required_capabilities: ['x'] }), activityViews, 'none'],
+    ['Register Agent', () => command('twining.registerAgent', { agent_id: 'counted-a', capabilities: ['x'] }), ['agents', 'delegations'], 'none'],
+    ['Post Warning', () => command('twining.postWarning', { summary: 'Counted warning', scope: 'src/' }), activityViews, 'all'],
+    ['Post Finding', () => command('twining.postFinding', { summary: 'Counted finding' }), activityViews, 'none'],
+    ['Post Delegation', () => command('twining.postDelegation', { summary: 'Counted need', required_capabilities: ['x'] }), activityViews, 'none'],
     [
       'Record Decision',
-      async () => command('twining.recordDecision', { domain: 'counting', scope: 'src/', summary: 'Count once', context: 'c', rationale: 'r' }),
+      () => command('twining.recordDecision', { domain: 'counting', scope: 'src/', summary: 'Count once', context: 'c', rationale: 'r' }),
       activityViews,
       'all',
     ],
     [
       'Create Handoff',
-      async () => command('twining.createHandoff', { source_agent: 'counted-cmd', summary: 'Counted handoff', results: [], scope: null }),
+      () => command('twining.createHandoff', { source_agent: 'counted-cmd', summary: 'Counted handoff', results: [], scope: null }),
       [...activityViews, 'handoffs'],
       'one',
     ],
     ['Acknowledge Handoff', async () => command('twining.acknowledgeHandoff', { handoff_id: await latestHandoff('counted-cmd') }), ['handoffs'], 'one'],
-    ['twining_register', async () => tool('twining_register', { agent_id: 'counted-b' }), ['agents', 'delegations'], 'none'],
-    ['twining_post', async () => tool('twining_post', { entry_type: 'warning', summary: 'Tool warning', agent_id: 'counted-b' }), activityViews, 'all'],
-    [
-      'twining_delegate',
-      async () => tool('twining_delegate', { summary: 'Tool need', required_capabilities: ['x'], agent_id: 'counted-b' }),
-      activityViews,
-      'none',
-    ],
+    ['twining_register', () => tool('twining_register', { agent_id: 'counted-b' }), ['agents', 'delegations'], 'none'],
+    ['twining_post', () => tool('twining_post', { entry_type: 'warning', summary: 'Tool warning', agent_id: 'counted-b' }), activityViews, 'all'],
+    ['twining_delegate', () => tool('twining_delegate', { summary: 'Tool need', required_capabilities: ['x'], agent_id: 'counted-b' }), activityViews, 'none'],
     [
       'twining_decide',
-      async () => tool('twining_decide', { domain: 'counting', scope: 'docs/', summary: 'Tool decision', context: 'c', rationale: 'r', agent_id: 'counted-b' }),
+      () => tool('twining_decide', { domain: 'counting', scope: 'docs/', summary: 'Tool decision', context: 'c', rationale: 'r', agent_id: 'counted-b' }),
       activityViews,
       'all',
     ],
     [
       'twining_handoff',
-      async () => tool('twining_handoff', { source_agent: 'counted-tool', summary: 'Tool handoff', results: [] }),
+      () => tool('twining_handoff', { source_agent: 'counted-tool', summary: 'Tool handoff', results: [] }),
       [...activityViews, 'handoffs'],
       'one',
     ],
@@ -141,7 +136,7 @@ describeIn(['single'], 'work per change', () => {
     ],
     [
       '@twining /handoff',
-      async () => () =>
+      () => () =>
         Promise.resolve(
           api.chatHandler(
             { prompt: 'Chat handoff', command: 'handoff', references: [] } as unknown as vscode.ChatRequest,
@@ -155,13 +150,13 @@ describeIn(['single'], 'work per change', () => {
     ],
     [
       'another process posts a status',
-      async () => () => cli('post', root, { entry_type: 'status', summary: 'From another process', agent_id: 'elsewhere' }),
+      () => () => cli('post', root, { entry_type: 'status', summary: 'From another process', agent_id: 'elsewhere' }),
       activityViews,
       'none',
     ],
     [
       'another process posts a warning',
-      async () => () => cli('post', root, { entry_type: 'warning', summary: 'Warning from elsewhere', agent_id: 'elsewhere' }),
+      () => () => cli('post', root, { entry_type: 'warning', summary: 'Warning from elsewhere', agent_id: 'elsewhere' }),
       activityViews,
       'all',
     ],

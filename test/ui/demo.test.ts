@@ -50,7 +50,7 @@ function startDemo(timeoutMs: number): Promise<{ url: string; runDir: string }> 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no address within ${timeoutMs / 1000} s; output:\n${output}`)), timeoutMs);
     const onData = (d: Buffer) => {
-      output += d;
+      output += d.toString();
       const url = output.match(/Open in a browser:\s*\n\s*(http:\/\/\S+)/);
       const log = output.match(/server log: (\S+)[\\/]server\.log/);
       if (url && log) {
@@ -58,8 +58,8 @@ function startDemo(timeoutMs: number): Promise<{ url: string; runDir: string }> 
         resolve({ url: url[1], runDir: log[1] });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`scripts/start.js ended (${signal || code}) before printing the address:\n${output}`));
@@ -309,7 +309,7 @@ async function main(): Promise<void> {
   );
 }
 
-runSteps('demo', main, async () => {
+runSteps('demo', main, () => {
   if (start && start.exitCode === null) start.kill('SIGTERM');
   if (!process.env.TWINING_KEEP_RUN) fs.rmSync(root, { recursive: true, force: true });
 });

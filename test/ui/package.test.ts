@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   const built = 'npm run package builds the .vsix';
   await step(
     built,
-    async () => {
+    () => {
       fs.rmSync(VSIX, { force: true });
       run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'package'], 'npm run package');
       const size = fs.statSync(VSIX).size;
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const install = 'the VS Code server installs it with --install-extension';
   await step(
     install,
-    async () => {
+    () => {
       const host = ensureHost();
       const exts = path.join(runDir, 'exts');
       const out = run(
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
 
   await step(
     'the installed extension holds only what it needs',
-    async () => {
+    () => {
       const files = filesUnder(installed)
         .filter(f => !INSTALLER_FILES.includes(f))
         .sort();

@@ -43,7 +43,7 @@ export function readJsonl(file: string): Record<string, any>[] {
 }
 
 /** Runs one step; `needs` names earlier steps that must have passed. */
-export async function step(title: string, fn: () => Promise<void>, { needs = [] as string[], timeoutMs = 90000 } = {}): Promise<boolean> {
+export async function step(title: string, fn: () => void | Promise<void>, { needs = [] as string[], timeoutMs = 90000 } = {}): Promise<boolean> {
   const missing = needs.filter(n => failedSteps.has(n));
   if (missing.length) {
     summary.skipped++;
@@ -78,9 +78,11 @@ export async function step(title: string, fn: () => Promise<void>, { needs = [] 
 }
 
 /** Runs `main`, then closes the workbench, prints its console when something failed, writes the summary. */
-export function runSteps(name: string, main: () => Promise<void>, cleanup: () => Promise<void> = async () => {}): void {
+export function runSteps(name: string, main: () => Promise<void>, cleanup: () => void | Promise<void> = () => {}): void {
   const finish = async () => {
-    await cleanup().catch(error => console.log(`cleanup: ${error instanceof Error ? error.stack : error}`));
+    await Promise.resolve()
+      .then(cleanup)
+      .catch(error => console.log(`cleanup: ${error instanceof Error ? error.stack : error}`));
     const logs = current?.logs || [];
     if (current) await current.close();
     if ((summary.failed > 0 && logs.length) || process.env.TWINING_TEST_VERBOSE === '1') {

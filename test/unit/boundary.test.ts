@@ -59,7 +59,7 @@ describe('dates at the boundary', () => {
     test(`a clock giving ${what} is refused before anything is written`, async () => {
       const root = fixtureProject();
       const before = snapshotTree(root);
-      const ws = await openWorkspace(root, { now: clock as () => Date });
+      const ws = await openWorkspace(root, { now: clock });
       await rejects(ws.post({ entry_type: 'finding', summary: 'never written' }), 'INVALID_INPUT', shown);
       await rejects(
         ws.decide({ domain: 'd', scope: 'src/', summary: 's', context: 'c', rationale: 'r', supersedes: '01M80HHKAVJT8FG2B08Q4NGZ4W' }),

@@ -114,7 +114,7 @@ async function ladder(
   maxPages: number,
   attempt: (root: string, k: number) => Promise<unknown>,
   added: (before: ReturnType<typeof assertConsistent>, after: ReturnType<typeof assertConsistent>) => void,
-  setup: (root: string) => Promise<void> = async () => undefined,
+  setup: (root: string) => void | Promise<void> = () => undefined,
 ) {
   const root = projectOnTmpfs();
   await setup(root);

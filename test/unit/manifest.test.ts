@@ -59,7 +59,7 @@ test('the contributed commands are exactly the registered ones, each with catego
 
 test('menus only name declared commands; writing actions in views are hidden when untrusted', () => {
   const ids = new Set(COMMAND_IDS as string[]);
-  for (const [menu, items] of Object.entries(contributes.menus) as [string, { command: string; when?: string }[]][]) {
+  for (const [menu, items] of Object.entries(contributes.menus as Record<string, { command: string; when?: string }[]>)) {
     for (const item of items) {
       assert.ok(ids.has(item.command), `${menu} names ${item.command}, which is not declared`);
       if (menu !== 'commandPalette' && commandWrites(item.command as CommandId)) {

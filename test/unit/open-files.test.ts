@@ -85,6 +85,6 @@ describe('many records under a low limit of open files', { skip: process.platfor
       Array.from({ length: 50 }, (_, i) => i * 2),
     );
     assert.equal(most, 4);
-    assert.deepEqual(await mapBounded([], async () => 1), []);
+    assert.deepEqual(await mapBounded([], () => Promise.resolve(1)), []);
   });
 });

@@ -30,7 +30,7 @@ function decision(n: number, fields: Partial<DecisionIndexEntry> = {}): Decision
     affected_symbols: [],
     commit_hashes: [],
     ...fields,
-  } as DecisionIndexEntry;
+  };
 }
 
 function entry(n: number, fields: Partial<BlackboardEntry> = {}): BlackboardEntry {
@@ -44,7 +44,7 @@ function entry(n: number, fields: Partial<BlackboardEntry> = {}): BlackboardEntr
     id: ID(n),
     timestamp: T(n),
     ...fields,
-  } as BlackboardEntry;
+  };
 }
 
 function snapshot(fields: Partial<ContextSnapshot>): ContextSnapshot {
@@ -176,7 +176,7 @@ describe('rules/scoring', () => {
   });
 
   test('ranking is stable, drops gone agents and low scores on request', () => {
-    const agents = ['a', 'b', 'c'].map(id => ({ agent_id: id, capabilities: ['x'], registered_at: T(0), last_active: T(0) }) as AgentRecord);
+    const agents = ['a', 'b', 'c'].map(id => ({ agent_id: id, capabilities: ['x'], registered_at: T(0), last_active: T(0) }));
     const liveness = { a: 'idle', b: 'active', c: 'gone' } as const;
     const ranked = rankAgents(agents, ['x'], a => liveness[a.agent_id as 'a'], { include_gone: false, min_score: 0.8 });
     assert.deepEqual(

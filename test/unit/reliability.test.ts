@@ -413,7 +413,7 @@ describe('a writer killed with SIGKILL', () => {
     const owner = JSON.parse(fs.readFileSync(`${left}.owner`, 'utf8'));
     assert.equal(owner.pid, victims[victims.length - 1].child.pid, 'the owner record names the killed writer');
     const killedAt = Date.now();
-    const which = candidates[left!];
+    const which = candidates[left];
 
     // A new process-level client writes the file behind that lock.
     const ws = await openWorkspace(root, { warn: () => undefined });

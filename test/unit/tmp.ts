@@ -138,8 +138,8 @@ export function startWorker(config: Record<string, unknown>): Worker {
   let stderr = '';
   let exitedFlag = false;
   const worker = { child, messages, stderr } as Worker;
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
     buffered += chunk;
     let nl: number;
     while ((nl = buffered.indexOf('\n')) >= 0) {
@@ -161,8 +161,8 @@ export function startWorker(config: Record<string, unknown>): Worker {
       }
     }
   });
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
     stderr += chunk;
     worker.stderr = stderr;
   });
@@ -184,8 +184,8 @@ export function startWorker(config: Record<string, unknown>): Worker {
   worker.ready = worker.waitFor(m => m.ready === true).then(() => undefined);
   worker.ready.catch(() => undefined);
   worker.go = () => {
-    child.stdin!.write('go\n');
+    child.stdin.write('go\n');
   };
-  child.stdin!.on('error', () => undefined);
+  child.stdin.on('error', () => undefined);
   return worker;
 }

@@ -5,7 +5,7 @@
  * two different entries, the choice is deterministic and reported.
  */
 import { Family } from './record-collection';
-import { brief, firstOf } from './json-values';
+import { brief, firstOf, shown } from './json-values';
 
 export const blackboardEntries: Family = {
   noun: 'entry',
@@ -13,7 +13,7 @@ export const blackboardEntries: Family = {
   timeOf: v => (typeof v.timestamp === 'string' ? v.timestamp : undefined),
   combine(_base, a, b, notes) {
     const kept = firstOf(a, b);
-    notes.push(`entry ${String(a.id)} differs between the sides; kept ${brief(kept.summary)}, dropped the variant ${brief((kept === a ? b : a).summary)}`);
+    notes.push(`entry ${shown(a.id)} differs between the sides; kept ${brief(kept.summary)}, dropped the variant ${brief((kept === a ? b : a).summary)}`);
     return kept;
   },
 };

@@ -8,7 +8,7 @@
  */
 import { Family } from './record-collection';
 import { mergeObject, unionList } from './object-merge';
-import { JsonObject, firstOf } from './json-values';
+import { JsonObject, firstOf, shown } from './json-values';
 
 export const STATUS_PRECEDENCE = ['active', 'provisional', 'superseded', 'overridden'] as const;
 
@@ -21,7 +21,7 @@ export function mergeDecision(base: JsonObject | undefined, a: JsonObject, b: Js
   const other = primary === a ? b : a;
   const aligned: JsonObject = { ...other };
   if (a.status !== b.status && a.status !== base?.status && b.status !== base?.status) {
-    notes.push(`${label}: status changed on both sides (${String(a.status)} / ${String(b.status)}); kept ${String(primary.status)} by precedence`);
+    notes.push(`${label}: status changed on both sides (${shown(a.status)} / ${shown(b.status)}); kept ${shown(primary.status)} by precedence`);
     for (const k of ['status', 'overridden_by', 'override_reason']) {
       if (k in primary) aligned[k] = primary[k];
       else delete aligned[k];
@@ -34,5 +34,5 @@ export const decisionIndexEntries: Family = {
   noun: 'decision',
   keyOf: v => (typeof v.id === 'string' ? v.id : undefined),
   timeOf: v => (typeof v.timestamp === 'string' ? v.timestamp : undefined),
-  combine: (base, a, b, notes) => mergeDecision(base, a, b, notes, `decision ${String(a.id)} (index entry)`),
+  combine: (base, a, b, notes) => mergeDecision(base, a, b, notes, `decision ${shown(a.id)} (index entry)`),
 };

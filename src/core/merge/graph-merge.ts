@@ -5,7 +5,7 @@
  */
 import { Family } from './record-collection';
 import { mergeObject } from './object-merge';
-import { compareStrings, firstOf } from './json-values';
+import { compareStrings, firstOf, shown } from './json-values';
 
 const updated = (v: { [k: string]: unknown }) => (typeof v.updated_at === 'string' ? v.updated_at : '');
 
@@ -16,6 +16,6 @@ export const graphItems: Family = {
   combine(base, a, b, notes) {
     const order = compareStrings(updated(a), updated(b));
     const primary = order > 0 ? a : order < 0 ? b : firstOf(a, b);
-    return mergeObject(base, primary, primary === a ? b : a, { label: `graph item ${String(a.id)}`, notes });
+    return mergeObject(base, primary, primary === a ? b : a, { label: `graph item ${shown(a.id)}`, notes });
   },
 };

@@ -6,7 +6,7 @@
  */
 import { Family } from './record-collection';
 import { mergeObject } from './object-merge';
-import { JsonObject, compareStrings, firstOf, isObject } from './json-values';
+import { JsonObject, compareStrings, firstOf, isObject, shown } from './json-values';
 
 const acked = (h: JsonObject) => typeof h.acknowledged_by === 'string';
 
@@ -15,7 +15,7 @@ function earlierAcknowledgement(a: JsonObject, b: JsonObject): JsonObject | unde
   if (acked(a) !== acked(b)) return acked(a) ? a : b;
   if (!acked(a)) return undefined;
   const order =
-    compareStrings(String(a.acknowledged_at ?? ''), String(b.acknowledged_at ?? '')) || compareStrings(String(a.acknowledged_by), String(b.acknowledged_by));
+    compareStrings(shown(a.acknowledged_at ?? ''), shown(b.acknowledged_at ?? '')) || compareStrings(shown(a.acknowledged_by), shown(b.acknowledged_by));
   return order < 0 ? a : order > 0 ? b : firstOf(a, b);
 }
 
@@ -25,13 +25,13 @@ export function mergeHandoffRecord(base: JsonObject | undefined, a: JsonObject, 
   const other = primary === a ? b : a;
   if (winner && acked(other) && (other.acknowledged_at !== winner.acknowledged_at || other.acknowledged_by !== winner.acknowledged_by)) {
     notes.push(
-      `handoff ${String(a.id)} was acknowledged on both sides; kept the earlier acknowledgement (${String(winner.acknowledged_by)} at ${String(winner.acknowledged_at)}), not ${String(other.acknowledged_by)} at ${String(other.acknowledged_at)}`,
+      `handoff ${shown(a.id)} was acknowledged on both sides; kept the earlier acknowledgement (${shown(winner.acknowledged_by)} at ${shown(winner.acknowledged_at)}), not ${shown(other.acknowledged_by)} at ${shown(other.acknowledged_at)}`,
     );
   }
   // The acknowledgement's two fields travel together: give the other side the winner's pair.
   const aligned: JsonObject = { ...other };
   if (winner) for (const k of ['acknowledged_by', 'acknowledged_at']) if (k in winner) aligned[k] = winner[k];
-  return mergeObject(base, primary, aligned, { label: `handoff ${String(a.id)}`, notes });
+  return mergeObject(base, primary, aligned, { label: `handoff ${shown(a.id)}`, notes });
 }
 
 export const handoffIndexLines: Family = {
@@ -41,7 +41,7 @@ export const handoffIndexLines: Family = {
   combine(base, a, b, notes) {
     const primary = a.acknowledged === true && b.acknowledged !== true ? a : b.acknowledged === true && a.acknowledged !== true ? b : firstOf(a, b);
     return mergeObject(isObject(base) ? base : undefined, primary, primary === a ? b : a, {
-      label: `handoff ${String(a.id)} (index line)`,
+      label: `handoff ${shown(a.id)} (index line)`,
       notes,
       resolvers: { acknowledged: (_b, p, o) => p === true || o === true },
     });

@@ -36,6 +36,9 @@ export function firstOf<T>(a: T, b: T): T {
 /** Compares strings as twining-mcp does (plain code-unit order), for sorts. */
 export const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A value as a message shows it: a string as it is, anything else as JSON (never "[object Object]"). */
+export const shown = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined'));
+
 /** Short description of a value for a message. */
 export function brief(value: unknown): string {
   const text = value === undefined ? '(absent)' : JSON.stringify(value);

@@ -24,7 +24,7 @@ function readSide(file: string, side: string): string {
   }
 }
 
-export async function runMergeDriver(args: string[], err: NodeJS.WritableStream): Promise<number> {
+export function runMergeDriver(args: string[], err: NodeJS.WritableStream): number {
   const [base, ours, theirs, filePath = ours, markerArg] = args;
   if (!base || !ours || !theirs) {
     err.write('twining merge: usage: twining merge BASE OURS THEIRS [PATH] [MARKER_SIZE] (git passes %O %A %B %P %L)\n');

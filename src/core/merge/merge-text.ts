@@ -145,7 +145,7 @@ function parseJson(text: string, side: Side): unknown {
 }
 
 export function writeJsonArray(items: { value?: JsonObject | null; raw: string }[]): string {
-  return toJsonText(items.map(i => i.value ?? JSON.parse(i.raw)));
+  return toJsonText(items.map(i => i.value ?? (JSON.parse(i.raw) as unknown)));
 }
 
 export const writeJsonObject = (value: JsonObject): string => toJsonText(value);

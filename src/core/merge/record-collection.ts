@@ -132,7 +132,7 @@ export function mergeEntries(sides: Sides, family: Family, notes: string[]): { i
   anchorUntimed(out, sides);
   out.sort(order);
   // A line that is not a record and occurs several times (the `=======` of two old conflicts) stays as often.
-  const items = out.some(e => e.repeats && !e.id) ? out.flatMap(e => (e.repeats && !e.id ? Array(e.repeats + 1).fill(e) : [e])) : out;
+  const items = out.some(e => e.repeats && !e.id) ? out.flatMap(e => (e.repeats && !e.id ? Array<Entry>(e.repeats + 1).fill(e) : [e])) : out;
   stats.result = items.length;
   return { items, stats };
 }

@@ -14,7 +14,7 @@ export type NewEntry = Omit<BlackboardEntry, 'id' | 'timestamp'>;
 export async function post(ctx: EngineContext, input: InputOf<'post'>): Promise<{ id: string; timestamp: string }> {
   const args = ctx.validate('post', input);
   const entry = await appendEntry(ctx, {
-    entry_type: args.entry_type as BlackboardEntry['entry_type'],
+    entry_type: args.entry_type,
     summary: args.summary,
     detail: args.detail ?? '',
     tags: args.tags ?? [],

@@ -94,7 +94,7 @@ export async function reconsider(
 async function dependentsOf(ctx: EngineContext, raw: readonly unknown[], id: string): Promise<string[]> {
   const ids = raw.map(item => (item as { id?: unknown })?.id).filter((x): x is string => typeof x === 'string' && x !== id);
   const records = await mapBounded(ids, other => readDecisionRecord(ctx, other).catch(() => undefined));
-  return records.filter(r => Array.isArray(r?.depends_on) && r!.depends_on.includes(id)).map(r => r!.id);
+  return records.filter(r => Array.isArray(r?.depends_on) && r.depends_on.includes(id)).map(r => r!.id);
 }
 
 export async function override(

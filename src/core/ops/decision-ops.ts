@@ -121,7 +121,7 @@ function decisionRecordOf(
 
 /** A decision's index entry (FORMAT.md §4.3, keys in table order), from its record. */
 function indexEntryOf(record: Record<string, unknown>): Record<string, unknown> {
-  const list = (v: unknown) => (Array.isArray(v) ? v : []);
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
   return {
     id: record.id,
     timestamp: record.timestamp,

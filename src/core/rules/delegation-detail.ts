@@ -7,7 +7,7 @@ export function delegationOf(entry: BlackboardEntry): DelegationDetail | undefin
   if (entry.entry_type !== 'need' || typeof entry.detail !== 'string' || !entry.detail.startsWith('{')) return undefined;
   let detail: Record<string, unknown>;
   try {
-    detail = JSON.parse(entry.detail);
+    detail = JSON.parse(entry.detail) as Record<string, unknown>;
   } catch {
     return undefined;
   }

@@ -5,6 +5,9 @@
  */
 import type { DecisionIndexEntry } from '../records';
 
+/** A field of a record read from disk, as text (a malformed one as JSON, not "[object Object]"). */
+const textOf = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
+
 /**
  * Whether decision `d` bears on `scope`: its scope and `scope` are prefixes one of the other, or
  * one of its affected files is, or `scope` is exactly one of its affected symbols.
@@ -53,8 +56,8 @@ export function dismissalEntry(
 ): { summary: string; detail: string; scope: string } {
   const n = dismissed.length;
   const first = dismissed[0];
-  const what = n === 1 ? `${String(first.entry_type ?? 'entry')} "${String(first.summary ?? first.id)}"` : `${n} blackboard entries`;
-  const lines = dismissed.map(e => `- ${e.id} (${String(e.entry_type ?? 'entry')}): ${String(e.summary ?? '')}`);
+  const what = n === 1 ? `${textOf(first.entry_type ?? 'entry')} "${textOf(first.summary ?? first.id)}"` : `${n} blackboard entries`;
+  const lines = dismissed.map(e => `- ${e.id} (${textOf(e.entry_type ?? 'entry')}): ${textOf(e.summary ?? '')}`);
   const scopes = new Set(dismissed.map(e => (typeof e.scope === 'string' ? e.scope : 'project')));
   return {
     summary: cut(`Dismissed ${what}${reason ? `: ${reason}` : ''}`),

@@ -40,7 +40,7 @@ function read(file: string): IndexedFields | null {
   if (!isRecord(value)) return null;
   const fields: Record<string, unknown> = {};
   for (const name of INDEXED_FIELDS) if (name in value) fields[name] = value[name];
-  return fields as IndexedFields;
+  return fields;
 }
 
 const { files } = workerData as { files: string[] };

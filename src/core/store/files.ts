@@ -187,7 +187,7 @@ export async function readJsonArray(target: string, what: string): Promise<unkno
   if (!Array.isArray(value)) {
     throw new TwiningError('CORRUPT', `${what} (${target}) is valid JSON but not an array; it was left untouched`);
   }
-  return value;
+  return value as unknown[];
 }
 
 export const isRecord = (item: unknown): item is Record<string, unknown> => item !== null && typeof item === 'object' && !Array.isArray(item);

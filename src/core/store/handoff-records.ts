@@ -34,7 +34,7 @@ export class HandoffRecords {
     const key = statKey(st);
     const cached = this.known.get(id);
     if (cached?.key === key) {
-      if (cached.error) throw cached.error;
+      if (cached.error !== undefined) throw cached.error as Error;
       return cached.record;
     }
     try {

@@ -194,7 +194,7 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
 /** One JSONL line as a JSON object, or undefined (a trailing `\r` is JSON whitespace, so CRLF lines parse too). */
 export function parseObject<T>(line: string): T | undefined {
   try {
-    const value = JSON.parse(line);
+    const value = JSON.parse(line) as unknown;
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as T) : undefined;
   } catch {
     return undefined;

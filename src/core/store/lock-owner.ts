@@ -94,8 +94,16 @@ export async function forgetOwner(target: string): Promise<void> {
 
 async function readRecord(file: string): Promise<OwnerRecord | undefined> {
   try {
-    const value = JSON.parse(await fs.readFile(file, 'utf8'));
-    if (value && typeof value.host === 'string' && typeof value.pidns === 'string' && Number.isInteger(value.pid) && value.pid > 0) return value as OwnerRecord;
+    const value = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<Record<keyof OwnerRecord, unknown>> | null;
+    if (
+      value &&
+      typeof value.host === 'string' &&
+      typeof value.pidns === 'string' &&
+      typeof value.pid === 'number' &&
+      Number.isInteger(value.pid) &&
+      value.pid > 0
+    )
+      return value as OwnerRecord;
   } catch {
     // missing or not ours: no owner known
   }

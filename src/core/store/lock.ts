@@ -104,7 +104,7 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
     st => Date.now() - st.mtimeMs > OPTIONS.update,
     () => false,
   );
-  let release: () => Promise<void> = async () => undefined;
+  let release: () => Promise<void> = () => Promise.resolve();
   let recorded = false;
   let takeovers = 0;
   const started = Date.now();

@@ -2,7 +2,7 @@
  * Register Agent and Discover Agents. Argument objects take the fields of `register` (agent_id
  * defaults to the user's agent id) and `discover`.
  */
-import * as vscode from 'vscode';
+import { inform } from '../log';
 import type { TwiningContext } from '../twining-context';
 import { LIVENESS_ICON } from '../views/tree-base';
 import { list, score, strings } from '../present/format';
@@ -52,7 +52,7 @@ export async function registerAgent(inv: Invocation, ctx: TwiningContext) {
   if (role) input.role = role;
   if (description) input.description = description;
   const record = await folder.write('Register Agent', engine => engine.register(input as never));
-  void vscode.window.showInformationMessage(`${record.agent_id} registered (${list(strings(record.capabilities), 'no capabilities')}).`);
+  inform(`${record.agent_id} registered (${list(strings(record.capabilities), 'no capabilities')}).`);
   return record;
 }
 
@@ -68,7 +68,7 @@ export async function discoverAgents(inv: Invocation, ctx: TwiningContext) {
   const required = preset ?? csv(await askText({ title }, { prompt: 'Required capabilities, comma-separated', placeHolder: 'e.g. testing, typescript' }));
   const result = await folder.run(engine => engine.discover({ required_capabilities: required }));
   if (result.agents.length === 0) {
-    void vscode.window.showInformationMessage('No agent is registered yet.');
+    inform('No agent is registered yet.');
     return result;
   }
   await pickOne(

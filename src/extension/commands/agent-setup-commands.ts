@@ -12,7 +12,7 @@ import { INSTRUCTION_TARGETS, InstructionTarget, PROMPT_FILE, TARGETS, handoffPr
 import type { TwiningFolder } from '../model/folders';
 import type { TwiningContext } from '../twining-context';
 import { bundledCli } from '../tools/mcp-provider';
-import { followUp, log } from '../log';
+import { followUp, log, inform } from '../log';
 import { Cancelled, Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder, pickOne } from './prompts';
 
@@ -53,7 +53,7 @@ export async function copyMcpConfiguration(inv: Invocation, ctx: TwiningContext)
   const message = `MCP configuration for ${CLIENTS[client].label} copied. ${CLIENTS[client].hint} It runs this installation's CLI: copy it again after updating the extension.`;
   log.info(`${folder.name}: ${message}`);
   if (inv.mode === 'args') quietly(`MCP configuration for ${CLIENTS[client].label} copied.`);
-  else void vscode.window.showInformationMessage(message);
+  else inform(message);
   return { client, file: CLIENTS[client].file, text, launch };
 }
 
@@ -161,7 +161,7 @@ export async function addAgentInstructions(inv: Invocation, ctx: TwiningContext)
   if (changes.length === 0) {
     const message = `The agent instructions in ${folder.name} are up to date; nothing was written.`;
     if (inv.mode === 'args') quietly(message);
-    else void vscode.window.showInformationMessage(message);
+    else inform(message);
     return { written, folder: folder.root };
   }
   if (inv.mode !== 'args') {

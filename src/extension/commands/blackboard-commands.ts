@@ -10,7 +10,7 @@ import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../editor/record-documents';
 import { duration, list, score } from '../present/format';
-import { followUp } from '../log';
+import { followUp, inform } from '../log';
 import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { activeFile, askText, csv, pickFolder, pickOne, pickScope } from './prompts';
 
@@ -34,7 +34,7 @@ function postCommand(entryType: 'warning' | 'finding', title: string) {
       const args = inv.args;
       const folder = await folderFromArgs(ctx, args);
       if (args.entry_type !== undefined && args.entry_type !== entryType) {
-        throw new Error(`entry_type: ${title} posts a ${entryType}, not a ${String(args.entry_type)}`);
+        throw new Error(`entry_type: ${title} posts a ${entryType}, not a ${JSON.stringify(args.entry_type)}`);
       }
       args.entry_type = entryType;
       withDefault(args, 'agent_id', ctx.agentId());
@@ -107,9 +107,7 @@ export async function postDelegation(inv: Invocation, ctx: TwiningContext) {
   const input = { summary, required_capabilities: capabilities, urgency, scope: scope ?? 'project', agent_id: ctx.agentId() };
   const result = await folder.write('Post Delegation', engine => engine.delegate(input));
   const best = result.suggested_agents[0];
-  void vscode.window.showInformationMessage(
-    best ? `Delegation posted. Best suited: ${best.agent_id} (${score(best.total_score)}).` : 'Delegation posted. No active or idle agent matches yet.',
-  );
+  inform(best ? `Delegation posted. Best suited: ${best.agent_id} (${score(best.total_score)}).` : 'Delegation posted. No active or idle agent matches yet.');
   return result;
 }
 
@@ -155,7 +153,7 @@ export async function recordDecision(inv: Invocation, ctx: TwiningContext) {
       { title, step: 7, total },
       [
         { label: '$(add) Keep the existing decisions', description: 'the new one becomes provisional if it conflicts', id: undefined as string | undefined },
-        ...overlapping.map(d => ({ label: `$(replace) Supersede: ${d.summary}`, description: d.scope, id: d.id as string | undefined })),
+        ...overlapping.map(d => ({ label: `$(replace) Supersede: ${d.summary}`, description: d.scope, id: d.id })),
       ],
       'Does this decision replace an existing one?',
     );

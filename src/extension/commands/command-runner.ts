@@ -39,7 +39,7 @@ export function invocationOf(first: unknown): Invocation {
   return { mode: 'interactive' };
 }
 
-export type Handler = (invocation: Invocation, ctx: TwiningContext) => Promise<unknown>;
+export type Handler = (invocation: Invocation, ctx: TwiningContext) => unknown;
 
 /** Registers a command with the shared argument handling, trust check and error reporting. */
 export function registerCommand(id: CommandId, handler: Handler, ctx: TwiningContext): vscode.Disposable {

@@ -13,7 +13,7 @@ import type { TwiningFolder } from '../model/folders';
 import { ContinuePromptFacts, continuePrompt } from '../present/continue-prompt';
 import { resolveSnapshot } from '../present/snapshot-contents';
 import { SCHEME } from '../editor/record-documents';
-import { log, messageOf } from '../log';
+import { log, messageOf, inform } from '../log';
 import { Invocation } from './command-runner';
 import { handoffTarget } from './handoff-commands';
 
@@ -95,6 +95,6 @@ export async function continueInChat(inv: Invocation, ctx: TwiningContext): Prom
   await vscode.env.clipboard.writeText(query);
   const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: query });
   await vscode.window.showTextDocument(doc, { preview: true });
-  void vscode.window.showInformationMessage('Twining: the chat is not available here; the handoff prompt is open as a document and on the clipboard.');
+  inform('Twining: the chat is not available here; the handoff prompt is open as a document and on the clipboard.');
   return { handoff_id: id, query, opened: 'document' };
 }

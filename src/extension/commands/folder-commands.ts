@@ -3,11 +3,10 @@
  * click on a snapshot or drift item runs).
  */
 import * as path from 'path';
-import * as vscode from 'vscode';
 import type { TwiningContext } from '../twining-context';
 import { core } from '../model/engine-loader';
 import { documentUri, showDocument } from '../editor/record-documents';
-import { log } from '../log';
+import { inBackground, inform, log } from '../log';
 import { Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder } from './prompts';
 import { offerAfterInitialize } from './git-merging-commands';
@@ -30,8 +29,8 @@ export async function initialize(inv: Invocation, ctx: TwiningContext) {
     : `.twining/ already existed in ${folder.name}; missing entries were added.`;
   if (inv.mode === 'args') quietly(message);
   else {
-    void vscode.window.showInformationMessage(message);
-    void offerAfterInitialize(folder).catch(error => log.warn(`${folder.name}: git merging: ${(error as Error).message}`));
+    inform(message);
+    inBackground(`${folder.name}: git merging`, offerAfterInitialize(folder));
   }
   return result;
 }
@@ -52,7 +51,7 @@ export async function showStatus(inv: Invocation, ctx: TwiningContext) {
   return status;
 }
 
-export async function showLog(): Promise<void> {
+export function showLog(): void {
   log.show();
 }
 
@@ -61,7 +60,7 @@ export async function openRecord(inv: Invocation, ctx: TwiningContext): Promise<
   if (inv.mode !== 'args') throw new Error('Open Record takes {type, id, folder}');
   const args = inv.args;
   const folder = await folderFromArgs(ctx, args);
-  const id = String(args.id ?? '');
+  const id = typeof args.id === 'string' ? args.id : '';
   core().checkUlid('id', id); // before it becomes a file name
   if (args.type === 'decision') {
     const record = await folder.run(engine => engine.getDecision(id));

@@ -15,7 +15,7 @@ import { documentUri, showDocument } from '../editor/record-documents';
 import { driftCount, driftSummary } from '../../core/drift-text';
 import { RESULT_STATUS_LOOK, plural } from '../present/format';
 import { resolveSnapshot } from '../present/snapshot-contents';
-import { followUp } from '../log';
+import { followUp, inform } from '../log';
 import { core } from '../model/engine-loader';
 import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { activeFile, askText, pickAgent, pickFolder, pickHandoff, pickOne, pickScope, Step } from './prompts';
@@ -172,7 +172,7 @@ export async function acknowledgeHandoff(inv: Invocation, ctx: TwiningContext) {
   const input = args ? withDefault(args, 'agent_id', ctx.agentId()) : { handoff_id: id, agent_id: ctx.agentId() };
   const result = await folder.write('Acknowledge Handoff', engine => engine.acknowledge(input as never));
   if (args) quietly(`handoff acknowledged as ${result.acknowledged_by}`);
-  else void vscode.window.showInformationMessage(`Acknowledged "${result.summary}" from ${result.source_agent} as ${result.acknowledged_by}.`);
+  else inform(`Acknowledged "${result.summary}" from ${result.source_agent} as ${result.acknowledged_by}.`);
   return result;
 }
 

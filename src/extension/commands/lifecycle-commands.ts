@@ -5,7 +5,7 @@
  * prompt. From the Context view or a quick fix they act on that item, asking only for the reason;
  * from the palette they offer what applies to the active file (or the whole project).
  */
-import * as vscode from 'vscode';
+import { inform } from '../log';
 import type { BlackboardEntry, ContextDecision, TwiningEngine } from '../../core';
 import type { TwiningContext } from '../twining-context';
 import type { TwiningFolder } from '../model/folders';
@@ -52,7 +52,7 @@ export async function dismissEntry(inv: Invocation, ctx: TwiningContext) {
       entry: e,
     }));
     if (items.length === 0) {
-      void vscode.window.showInformationMessage('No warning or finding applies to the active file.');
+      inform('No warning or finding applies to the active file.');
       return undefined;
     }
     entry = (await pickOne({ title }, items, 'Which warning or finding was dealt with?')).entry;
@@ -65,7 +65,7 @@ export async function dismissEntry(inv: Invocation, ctx: TwiningContext) {
   const input = { ids: [entry.id], agent_id: ctx.agentId(), ...(reason ? { reason } : {}) };
   const result = await folder.write(title, engine => engine.dismiss(input));
   if (result.dismissed.length) quietly(`${kind} dismissed`);
-  else void vscode.window.showInformationMessage(`The ${kind} "${oneLine(entry.summary, 80)}" was already dismissed.`);
+  else inform(`The ${kind} "${oneLine(entry.summary, 80)}" was already dismissed.`);
   return result;
 }
 
@@ -84,7 +84,7 @@ async function decisionTarget(
     decision: d,
   }));
   if (items.length === 0) {
-    void vscode.window.showInformationMessage(`No decision to ${title.split(' ')[0].toLowerCase()} applies to the active file.`);
+    inform(`No decision to ${title.split(' ')[0].toLowerCase()} applies to the active file.`);
     return undefined;
   }
   return { folder, decision: (await pickOne({ title }, items, 'Which decision?')).decision };
@@ -103,7 +103,7 @@ export async function reconsiderDecision(inv: Invocation, ctx: TwiningContext) {
     { prompt: 'What changed, or why should it be looked at again? (posted as a warning)', max: 20000 },
   );
   const result = await folder.write(title, engine => engine.reconsider({ decision_id: decision.id, new_context: newContext, agent_id: ctx.agentId() }));
-  void vscode.window.showInformationMessage(
+  inform(
     `${result.flagged ? 'The decision is provisional now' : `The decision stays ${decision.status}`}; a warning asks to reconsider it` +
       `${result.dependents.length ? ` (${result.dependents.length} dependent decisions named)` : ''}.`,
   );
@@ -124,9 +124,7 @@ export async function overrideDecision(inv: Invocation, ctx: TwiningContext) {
   );
   const input = { decision_id: decision.id, reason, overridden_by: ctx.agentId(), ...(replacement ? { new_decision: replacement } : {}) };
   const result = await folder.write(title, engine => engine.override(input));
-  void vscode.window.showInformationMessage(
-    `Overridden: "${oneLine(result.old_summary, 80)}"${result.new_decision_id ? `, replaced by "${replacement}"` : ''}.`,
-  );
+  inform(`Overridden: "${oneLine(result.old_summary, 80)}"${result.new_decision_id ? `, replaced by "${replacement}"` : ''}.`);
   return result;
 }
 
@@ -140,7 +138,7 @@ export async function promoteDecision(inv: Invocation, ctx: TwiningContext) {
   if (result.promoted.length) quietly(`"${oneLine(decision.summary, 60)}" is active`);
   else {
     const status = result.wrong_status[0]?.status ?? (result.already_active.length ? 'active' : 'gone');
-    void vscode.window.showInformationMessage(`"${oneLine(decision.summary, 80)}" was not promoted: it is ${status}.`);
+    inform(`"${oneLine(decision.summary, 80)}" was not promoted: it is ${status}.`);
   }
   return result;
 }
@@ -159,7 +157,7 @@ export async function pinContext(inv: Invocation, ctx: TwiningContext): Promise<
   } else ctx.fileContext.pin();
 }
 
-export async function followActiveEditor(_inv: Invocation, ctx: TwiningContext): Promise<void> {
+export function followActiveEditor(_inv: Invocation, ctx: TwiningContext): void {
   ctx.fileContext.follow();
 }
 

@@ -5,6 +5,7 @@
  * the views do (Open Record).
  */
 import * as vscode from 'vscode';
+import { inBackground } from '../log';
 import type { SearchHit, SearchResult } from '../../core/search/search-index';
 import type { TwiningFolder } from '../model/folders';
 import type { TwiningContext } from '../twining-context';
@@ -65,7 +66,7 @@ export class SearchSession implements vscode.Disposable {
         const hit = qp.selectedItems[0]?.hit ?? qp.activeItems[0]?.hit;
         if (!hit) return;
         qp.hide();
-        void this.onAccept(hit);
+        inBackground('Search: opening the result', this.onAccept(hit));
       }),
       qp.onDidHide(() => this.dispose()),
     );
@@ -79,7 +80,7 @@ export class SearchSession implements vscode.Disposable {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.run(value.trim());
+      inBackground('Search', this.run(value.trim()));
     }, DEBOUNCE_MS);
   }
 
@@ -147,12 +148,13 @@ export async function search(inv: Invocation, ctx: TwiningContext): Promise<Sear
   const session = new SearchSession(
     folder,
     () => ctx.clock.now(),
-    async hit =>
-      void (await vscode.commands.executeCommand('twining.openRecord', {
+    async hit => {
+      await vscode.commands.executeCommand('twining.openRecord', {
         type: hit.kind === 'decision' ? 'decision' : 'entry',
         id: hit.id,
         folder: folder.root,
-      })),
+      });
+    },
   );
   current = session;
   session.show();

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { Folders, TwiningFolder } from '../model/folders';
 import { SECTION } from '../settings';
-import { log, messageOf } from '../log';
+import { followUp, inBackground, log, messageOf } from '../log';
 import { ArrivalBatcher, ArrivalLine, Timers, arrivalMessage, newArrivals, realTimers } from './inbox-rules';
 
 type Arrival = ArrivalLine & { folder: TwiningFolder };
@@ -71,7 +71,7 @@ export class Inbox implements vscode.Disposable {
 
   private enqueue(work: () => Promise<void>): void {
     this.chain = this.chain.then(work).catch(error => log.warn(`inbox: ${messageOf(error)}`));
-    void this.folders.track(this.chain);
+    inBackground('inbox', this.folders.track(this.chain));
   }
 
   /** Looks at every folder; `rebaseline` forgets what was known (the agent id changed). */
@@ -101,7 +101,7 @@ export class Inbox implements vscode.Disposable {
       const [h] = items;
       const args = { handoff_id: h.id, folder: h.folder.root };
       this.record(message, [OPEN, ACKNOWLEDGE, CONTINUE], items);
-      void vscode.window.showInformationMessage(message, OPEN, ACKNOWLEDGE, CONTINUE).then(choice => {
+      followUp(vscode.window.showInformationMessage(message, OPEN, ACKNOWLEDGE, CONTINUE), choice => {
         const command =
           choice === OPEN
             ? 'twining.openHandoff'
@@ -110,14 +110,12 @@ export class Inbox implements vscode.Disposable {
               : choice === CONTINUE
                 ? 'twining.continueInChat'
                 : undefined;
-        if (command) void vscode.commands.executeCommand(command, args).then(undefined, () => undefined);
+        return command ? vscode.commands.executeCommand(command, args) : undefined;
       });
       return;
     }
     this.record(message, [OPEN_VIEW], items);
-    void vscode.window.showInformationMessage(message, OPEN_VIEW).then(choice => {
-      if (choice === OPEN_VIEW) void vscode.commands.executeCommand('twining.handoffs.focus');
-    });
+    followUp(vscode.window.showInformationMessage(message, OPEN_VIEW), () => vscode.commands.executeCommand('twining.handoffs.focus'));
   }
 
   private record(message: string, actions: string[], items: Arrival[]): void {

@@ -5,6 +5,7 @@
  * One instance feeds the Context view, the status bar item, the diagnostics and the CodeLens.
  */
 import * as vscode from 'vscode';
+import { inBackground, setContext } from '../log';
 import type { ScopeContext } from '../../core';
 import type { FolderChange, Folders, TwiningFolder } from './folders';
 import type { ChangeKind } from './change-kinds';
@@ -47,8 +48,11 @@ export class ContextModel implements vscode.Disposable {
       folders.onDidChange(change => this.onFolderChange(change)),
       vscode.window.onDidChangeActiveTextEditor(editor => this.followEditor(editor)),
     );
-    void vscode.commands.executeCommand('setContext', 'twining.context.mode', 'editor');
-    void folders.ready().then(() => this.followEditor(vscode.window.activeTextEditor));
+    setContext('twining.context.mode', 'editor');
+    inBackground(
+      'Context view: following the active editor',
+      folders.ready().then(() => this.followEditor(vscode.window.activeTextEditor)),
+    );
   }
 
   /** The Context view's target (undefined: no file open yet and nothing pinned). */
@@ -111,14 +115,14 @@ export class ContextModel implements vscode.Disposable {
 
   private setTarget(target: ContextTarget | undefined): void {
     this.assign(target);
-    void vscode.commands.executeCommand('setContext', 'twining.context.mode', target?.mode ?? 'editor');
+    setContext('twining.context.mode', target?.mode ?? 'editor');
     this.emitter.fire();
   }
 
   /** The view's welcome ("Open a file…") is shown only while there is no target, not while a file's context loads. */
   private assign(target: ContextTarget | undefined): void {
     this.targetValue = target;
-    void vscode.commands.executeCommand('setContext', 'twining.context.hasTarget', target !== undefined);
+    setContext('twining.context.hasTarget', target !== undefined);
   }
 
   private onFolderChange(change: FolderChange): void {

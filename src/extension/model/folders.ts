@@ -7,7 +7,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Clock } from '../settings';
-import { log, messageOf } from '../log';
+import { log, messageOf, setContext } from '../log';
 import type { ChangeKind } from './change-kinds';
 import { DATA_KINDS } from '../../core/data-kinds';
 import { TwiningWatcher } from './watcher';
@@ -45,11 +45,10 @@ export class Folders implements vscode.Disposable, FolderHost {
   /** Starts watching and scanning; returns at once (nothing is read before someone asks). */
   start(): void {
     this.disposables.push(
-      vscode.workspace.onDidChangeWorkspaceFolders(() => this.track(this.sync())),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.track(this.sync()).catch(scanFailed)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.setTrusted(true)),
     );
-    this.scanned = this.sync();
-    this.track(this.scanned);
+    this.scanned = this.track(this.sync()).catch(scanFailed);
   }
 
   /** Resolves once the folders have been looked at for `.twining/`. */
@@ -185,8 +184,8 @@ export class Folders implements vscode.Disposable, FolderHost {
   }
 
   private updateContext(): void {
-    void vscode.commands.executeCommand('setContext', 'twining.hasFolder', this.withTwiningDir().length > 0);
-    void vscode.commands.executeCommand('setContext', 'twining.ready', true);
+    setContext('twining.hasFolder', this.withTwiningDir().length > 0);
+    setContext('twining.ready', true);
   }
 
   /** Trust granted: engines become writable; every view reloads. */
@@ -239,4 +238,9 @@ export function toUri(value: string): vscode.Uri | undefined {
     }
   }
   return path.isAbsolute(value) ? vscode.Uri.file(value) : undefined;
+}
+
+/** A look at the workspace folders that failed is logged; the next change of folders looks again. */
+function scanFailed(error: unknown): void {
+  log.error(`Looking for .twining/ in the workspace folders failed: ${messageOf(error)}`);
 }

@@ -18,8 +18,7 @@ type Input = Record<string, unknown>;
 
 /** Calls one operation of the engine by name with an (already validated) input. */
 export function runOperation(engine: TwiningEngine, op: OperationName, input: Input): Promise<unknown> {
-  const method = engine[op] as (input: Input) => Promise<unknown>;
-  return method.call(engine, input);
+  return (engine as unknown as Record<OperationName, (input: Input) => Promise<unknown>>)[op](input);
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -77,7 +76,7 @@ class TwiningTool implements vscode.LanguageModelTool<Input> {
     const name = toolName(this.op);
     if (writes(this.op)) this.ctx.folders.assertWritable(name);
     const folder = await chooseFolder(this.ctx.folders);
-    const input = (options.input ?? {}) as Input;
+    const input = options.input ?? {};
     core().parseInput(this.op, input); // a clear error naming the field, before anything runs
     const call = (engine: TwiningEngine) => runOperation(engine, this.op, input);
     const result = await (writes(this.op) ? folder.write(name, call) : folder.run(call));

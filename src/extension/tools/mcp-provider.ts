@@ -73,10 +73,7 @@ export class TwiningMcpProvider implements vscode.McpServerDefinitionProvider<vs
   }
 
   /** Starting a server: its folder must still have `.twining/` (it may have gone since it was offered). */
-  async resolveMcpServerDefinition(
-    server: vscode.McpStdioServerDefinition,
-    _token?: vscode.CancellationToken,
-  ): Promise<vscode.McpStdioServerDefinition | undefined> {
+  resolveMcpServerDefinition(server: vscode.McpStdioServerDefinition, _token?: vscode.CancellationToken): vscode.McpStdioServerDefinition | undefined {
     const dir = server.args[server.args.indexOf('--dir') + 1];
     const folder = this.folders.withTwiningDir().find(f => f.root === dir);
     if (!folder) {

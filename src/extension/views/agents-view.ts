@@ -35,7 +35,7 @@ export class AgentsProvider extends FolderTreeProvider {
     };
   }
 
-  protected async childrenOf(): Promise<Node[]> {
+  protected childrenOf(): Node[] {
     return [];
   }
 

@@ -41,7 +41,7 @@ export class DelegationsProvider extends FolderTreeProvider {
     return { items, nextTransition: earliest([...expiries, ...liveness], now.getTime()) };
   }
 
-  protected async childrenOf(element: Node): Promise<Node[]> {
+  protected childrenOf(element: Node): Node[] {
     if (element.kind === 'expiredGroup') {
       return element.delegations.map(delegation => makeNode<DelegationNode>({ kind: 'delegation', folder: element.folder, delegation }));
     }

@@ -147,7 +147,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
 
   /** Loads one folder's top-level items and says when they next change by time alone. */
   protected abstract load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }>;
-  protected abstract childrenOf(element: Node): Promise<Node[]>;
+  protected abstract childrenOf(element: Node): Node[] | Promise<Node[]>;
   protected abstract itemOf(element: Node): vscode.TreeItem;
   protected tooltipOf(_element: Node): vscode.MarkdownString | string | undefined {
     return undefined;
