@@ -46,7 +46,10 @@ function startClaimer(root: string, name: string): Claimer {
       buffer = buffer.slice(nl + 1);
       if (message.fatal) throw new Error(`${name}: ${message.fatal} ${stderr}`);
       lines.push(message);
-      for (const w of waiting.splice(0)) w[0](message) ? w[1](message) : waiting.push(w);
+      for (const w of waiting.splice(0)) {
+        if (w[0](message)) w[1](message);
+        else waiting.push(w);
+      }
     }
   });
   child.stdin!.on('error', () => undefined);
