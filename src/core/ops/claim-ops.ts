@@ -11,8 +11,7 @@ import * as path from 'path';
 import type { EngineContext } from '../engine-context';
 import type { InputOf } from '../schemas';
 import { TwiningError } from '../errors';
-import { JsonArrayFile } from '../store/kept-files';
-import { toJsonText, writeAtomic } from '../store/files';
+import { ioError, readJsonArray, toJsonText, writeAtomic } from '../store/files';
 import { claimsFileOf } from '../store/claims-file';
 import { ClaimClock, ClaimRecord, ClaimView, claimConflicts, describeHolder, isClaim, prune, viewOf } from '../rules/claims';
 import { DELEGATION_PREFIX, normaliseTarget, targetsOverlap } from '../rules/claim-paths';
@@ -20,13 +19,30 @@ import { delegationOf, isExpired } from '../rules/delegation-detail';
 
 export const DEFAULT_TTL_MS = 30 * 60 * 1000;
 
-const files = new WeakMap<EngineContext, JsonArrayFile<ClaimRecord>>();
+/** Per engine, the claims file's items as last read or written, keyed by its stat. */
+const cache = new WeakMap<EngineContext, { key: string; items: unknown[] }>();
 
-/** The cached claims file of this engine (re-read when it changes on disk: one stat). */
-export function claimsFile(ctx: EngineContext): JsonArrayFile<ClaimRecord> {
-  let file = files.get(ctx);
-  if (!file) files.set(ctx, (file = new JsonArrayFile<ClaimRecord>(claimsFileOf(ctx.layout.dir), 'The claims file')));
-  return file;
+async function statKey(file: string): Promise<string> {
+  const st = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw ioError(error, file, 'it could not be read');
+  });
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'missing';
+}
+
+/**
+ * Every item of the claims file (claims and whatever else is there), read again only when its
+ * stat changed: each write replaces the file (a new inode), so one stat tells. The array is the
+ * cache's own: callers copy before changing it.
+ */
+export async function claimItems(ctx: EngineContext): Promise<readonly unknown[]> {
+  const file = claimsFileOf(ctx.layout.dir);
+  const key = await statKey(file);
+  const known = cache.get(ctx);
+  if (known?.key === key) return known.items;
+  const items = key === 'missing' ? [] : await readJsonArray(file, 'The claims file');
+  cache.set(ctx, { key, items });
+  return items;
 }
 
 /** The clock claims are judged by: now, the configured gone threshold, and each agent's last sign of life. */
@@ -86,14 +102,18 @@ async function targetsOf(ctx: EngineContext, paths: readonly string[]): Promise<
 async function rewrite<T>(ctx: EngineContext, work: (items: unknown[], clock: ClaimClock) => { items?: unknown[]; result: T }): Promise<T> {
   await ctx.ready();
   const clock = await claimClock(ctx);
-  const file = claimsFile(ctx);
-  await fs.mkdir(path.dirname(file.path), { recursive: true }).catch(error => {
-    throw new TwiningError('IO', `${path.dirname(file.path)} could not be created (${(error as Error).message}); nothing was claimed or released`);
+  const file = claimsFileOf(ctx.layout.dir);
+  await fs.mkdir(path.dirname(file), { recursive: true }).catch(error => {
+    throw new TwiningError('IO', `${path.dirname(file)} could not be created (${(error as Error).message}); nothing was claimed or released`);
   });
-  return ctx.lock([[file.path, '[]']], async () => {
-    const { raw } = await file.fresh();
-    const done = work(raw.slice(), clock);
-    if (done.items) await writeAtomic(file.path, toJsonText(prune(done.items, clock.now)));
+  return ctx.lock([[file, '[]']], async () => {
+    const done = work((await claimItems(ctx)).slice(), clock);
+    if (done.items) {
+      const kept = prune(done.items, clock.now);
+      await writeAtomic(file, toJsonText(kept));
+      // Under the lock nobody else writes: what was written is what the file holds.
+      cache.set(ctx, { key: await statKey(file), items: kept });
+    }
     return done.result;
   });
 }
@@ -186,7 +206,7 @@ export async function release(ctx: EngineContext, input: InputOf<'release'>): Pr
 
 export async function claims(ctx: EngineContext, input: InputOf<'claims'> = {}): Promise<{ claims: ClaimView[]; live_count: number; lapsed_count: number }> {
   const args = ctx.validate('claims', input);
-  const [items, clock] = await Promise.all([claimsFile(ctx).get(), claimClock(ctx)]);
+  const [items, clock] = await Promise.all([claimItems(ctx), claimClock(ctx)]);
   let target: string | undefined;
   if (args.path !== undefined) {
     const normal = normaliseTarget(path.isAbsolute(args.path) ? path.relative(ctx.root, args.path) : args.path);
@@ -213,15 +233,12 @@ export async function claims(ctx: EngineContext, input: InputOf<'claims'> = {}):
  * `because` says what released them ("handoff <id>"). For handoff, and for `record` (another issue).
  */
 export async function releaseCovered(ctx: EngineContext, agentId: string, scopes: readonly (string | undefined)[], because: string): Promise<ClaimView[]> {
-  const file = claimsFile(ctx);
-  const stat = await fs.stat(file.path).catch(() => undefined);
-  if (!stat) return [];
   const everything = scopes.some(s => s === undefined || s === 'project' || s.trim() === '');
   const prefixes = everything
     ? []
     : (scopes as string[]).map(s => normaliseTarget(path.isAbsolute(s) ? path.relative(ctx.root, s) : s)).flatMap(n => ('target' in n ? [n.target] : []));
   const covered = (target: string) => everything || prefixes.some(p => target === p || (p.endsWith('/') && target.startsWith(p)));
-  const mine = (await file.get()).some(c => isClaim(c) && c.agent_id === agentId && c.released_at === undefined && covered(c.target));
+  const mine = (await claimItems(ctx)).some(c => isClaim(c) && c.agent_id === agentId && c.released_at === undefined && covered(c.target));
   if (!mine) return [];
   return rewrite(ctx, (items, clock) => {
     const nowIso = clock.now.toISOString();
