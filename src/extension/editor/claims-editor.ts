@@ -40,6 +40,14 @@ export class ClaimsEditor implements vscode.Disposable {
     this.model.start();
   }
 
+  /** The engine clock's now and the user's agent id (what the claims are judged by and for). */
+  now(): Date {
+    return this.ctx.clock.now();
+  }
+  you(): string {
+    return this.ctx.agentId();
+  }
+
   /** The live claims of other agents on `uri`. */
   othersOn(uri: vscode.Uri): FileClaim[] {
     const you = this.ctx.agentId();
