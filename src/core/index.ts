@@ -37,5 +37,5 @@ export type { DecisionStory } from './ops/decision-story-ops';
 export { claimConflicts, claimState, describeHolder } from './rules/claims';
 export type { ClaimRecord, ClaimView, ClaimState, ClaimClock } from './rules/claims';
 export { targetsOverlap, normaliseTarget, isGlob } from './rules/claim-paths';
-export { checkPath, claimsFileOf } from './store/claims-file';
+export { checkPath, lapsedClaimsOf, claimsFileOf } from './store/claims-file';
 export type { ClaimResult, ReleaseResult, Conflict } from './ops/claim-ops';

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../src/core';
-import { checkPath } from '../../src/core/store/claims-file';
+import { checkPath, lapsedClaimsOf } from '../../src/core/store/claims-file';
 import { CLI_JS, fixtureProject, rejectsWith, tempProject } from './tmp';
 
 function clocked(start: string) {
@@ -166,6 +166,12 @@ test('checkPath (the hook’s read path) agrees with the engine', async () => {
   assert.deepEqual(checkPath(root, 'src/db/a.sql', 'alice', now), []);
   assert.deepEqual(checkPath(root, 'src/db/a.ts', 'bob', now), []);
   assert.deepEqual(checkPath(root, 'src/db/a.sql', 'bob', new Date('2026-11-22T10:10:00.000Z')), [], 'expired');
+  // The holder's next hook call learns of the lapse, until its next claim or release closes it.
+  assert.deepEqual(lapsedClaimsOf(root, 'alice', now), []);
+  assert.deepEqual(
+    lapsedClaimsOf(root, 'alice', new Date('2026-11-22T10:10:00.000Z')).map(c => [c.target, c.lapsed_because]),
+    [['src/**/*.sql', 'expired']],
+  );
 });
 
 test('twining leaves the reference folder of twining-mcp as it was apart from claims/', async () => {

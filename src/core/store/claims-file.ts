@@ -19,7 +19,7 @@
  */
 import { readFileSync } from 'fs';
 import * as path from 'path';
-import { ClaimView, DEFAULT_GONE_AFTER_MS, claimConflicts } from '../rules/claims';
+import { ClaimView, DEFAULT_GONE_AFTER_MS, claimConflicts, isClaim, viewOf } from '../rules/claims';
 import { normaliseTarget } from '../rules/claim-paths';
 
 /** `.twining/claims/claims.json` of the `.twining` folder `dir`. */
@@ -37,23 +37,49 @@ function readArray(file: string): unknown[] {
   }
 }
 
+interface Snapshot {
+  claims: unknown[];
+  lastSeen: (agentId: string) => string | undefined;
+}
+
+/** The claims and each registered agent's `last_active`: two small reads, nothing when there are no claims. */
+function snapshot(projectRoot: string): Snapshot {
+  const dir = path.join(projectRoot, '.twining');
+  const claims = readArray(claimsFileOf(dir));
+  const seen = new Map<string, string>();
+  if (claims.length > 0)
+    for (const a of readArray(path.join(dir, 'agents', 'registry.json'))) {
+      const agent = a as { agent_id?: unknown; last_active?: unknown };
+      if (agent && typeof agent.agent_id === 'string' && typeof agent.last_active === 'string') seen.set(agent.agent_id, agent.last_active);
+    }
+  return { claims, lastSeen: id => seen.get(id) };
+}
+
 /**
  * The live claims of agents other than `agentId` colliding with `file` (absolute, or relative to
  * the project root), for a hook deciding whether to let an edit through. Liveness uses the
  * registry's `last_active` and each claim's last renewal (not blackboard posts: one read less).
  */
 export function checkPath(projectRoot: string, file: string, agentId: string | undefined, now = new Date(), goneAfterMs = DEFAULT_GONE_AFTER_MS): ClaimView[] {
-  const dir = path.join(projectRoot, '.twining');
   const relative = path.isAbsolute(file) ? path.relative(projectRoot, file) : file;
   const normal = normaliseTarget(relative);
   if ('error' in normal) return [];
-  const claims = readArray(claimsFileOf(dir));
+  const { claims, lastSeen } = snapshot(projectRoot);
   if (claims.length === 0) return [];
-  const registry = readArray(path.join(dir, 'agents', 'registry.json'));
-  const seen = new Map<string, string>();
-  for (const a of registry) {
-    const agent = a as { agent_id?: unknown; last_active?: unknown };
-    if (agent && typeof agent.agent_id === 'string' && typeof agent.last_active === 'string') seen.set(agent.agent_id, agent.last_active);
-  }
-  return claimConflicts(claims, normal.target, agentId, { now, lastSeen: id => seen.get(id), goneAfterMs });
+  return claimConflicts(claims, normal.target, agentId, { now, lastSeen, goneAfterMs });
+}
+
+/**
+ * `agentId`'s claims that have lapsed (expired, or it was taken for gone) and are not yet closed:
+ * what a hook tells the holder on its next call, so a lapse is never silent. The holder's next
+ * claim or release closes them.
+ */
+export function lapsedClaimsOf(projectRoot: string, agentId: string, now = new Date(), goneAfterMs = DEFAULT_GONE_AFTER_MS): ClaimView[] {
+  const { claims, lastSeen } = snapshot(projectRoot);
+  const clock = { now, lastSeen, goneAfterMs };
+  return claims
+    .filter(isClaim)
+    .filter(c => c.agent_id === agentId)
+    .map(c => viewOf(c, clock))
+    .filter(v => v.state === 'lapsed');
 }
