@@ -137,6 +137,34 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       if (count(r.chain) > 1) lines.push(`Chain: ${strs(r.chain).join(' ← ')}`);
       return lines.join('\n');
     }
+    case 'claim': {
+      const lines = r.granted
+        ? rows(r.claims).map(c => `Claimed ${str(c.target)} until ${str(c.expires_at)} (${ago(c.expires_at, now)})`)
+        : ['Not claimed: nothing was taken', ...rows(r.conflicts).map(c => `  ${str(c.message)}`)];
+      for (const c of rows(r.lapsed)) lines.push(`Your claim on ${str(c.target)} had lapsed (${str(c.lapsed_because)})`);
+      return lines.join('\n');
+    }
+    case 'release': {
+      const lines = [
+        `Released ${count(r.released)}${
+          count(r.released)
+            ? `: ${rows(r.released)
+                .map(c => str(c.target))
+                .join(', ')}`
+            : ''
+        }`,
+      ];
+      if (count(r.not_held)) lines.push(`not held: ${strs(r.not_held).join(', ')}`);
+      for (const c of rows(r.lapsed)) lines.push(`Your claim on ${str(c.target)} had lapsed (${str(c.lapsed_because)})`);
+      return lines.join('\n');
+    }
+    case 'claims': {
+      const list = rows(r.claims).map(c => {
+        const state = c.state === 'lapsed' ? `lapsed (${str(c.lapsed_because)})` : str(c.state);
+        return `${str(c.target)}  ${str(c.agent_id)}  ${state}, until ${str(c.expires_at)} (${ago(c.expires_at, now)}): ${str(c.reason)}`;
+      });
+      return list.length ? list.join('\n') : 'No claims.';
+    }
     default:
       return JSON.stringify(result, null, 2);
   }

@@ -4,7 +4,8 @@
  * library, the VS Code commands and the language model tools accept the same fields.
  *
  * Exit status: 0 success, 1 invalid input or usage, 2 something named does not exist,
- * 3 the folder could not be read or written (corrupt file, lock held too long, I/O error).
+ * 3 the folder could not be read or written (corrupt file, lock held too long, I/O error),
+ * 4 a claim refused because another agent holds it.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -39,6 +40,8 @@ const POSITIONAL: Partial<Record<OperationName, string>> = {
   override: 'decision_id',
   promote: 'decision_ids',
   search: 'query',
+  claim: 'paths',
+  release: 'paths',
 };
 
 function unwrap(schema: z.ZodType): z.ZodType {
@@ -223,7 +226,7 @@ function help(op?: string): string {
     'Run `twining <command> --help` for its options.',
     COMMON,
     '',
-    'Exit status: 0 success, 1 invalid input or usage, 2 not found, 3 folder unreadable or locked.',
+    'Exit status: 0 success, 1 invalid input or usage, 2 not found, 3 folder unreadable or locked, 4 claim refused (another agent holds it).',
   ].join('\n');
 }
 
@@ -270,6 +273,8 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
     const result =
       parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
     out.write((parsed.json ? JSON.stringify(result, null, 2) : renderText(parsed.op, result, workspace.now())) + '\n');
+    // A claim another agent holds is an answer, not an error, but scripts and hooks need to tell: exit 4.
+    if (parsed.op === 'claim' && (result as { granted?: boolean }).granted === false) return 4;
     return 0;
   } catch (error) {
     err.write(`twining: ${(error as Error).message}\n`);

@@ -22,6 +22,7 @@ import { ScopeContext, scopeContext } from './ops/scope-context-ops';
 import { DecisionStory, decisionStory } from './ops/decision-story-ops';
 import { status } from './ops/status-ops';
 import { search } from './ops/search-ops';
+import * as claimOps from './ops/claim-ops';
 import { DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 
@@ -256,6 +257,19 @@ export class TwiningEngine {
   }
   search(input: InputOf<'search'>) {
     return search(this.ctx, input);
+  }
+  claim(input: InputOf<'claim'>) {
+    return claimOps.claim(this.ctx, input);
+  }
+  release(input: InputOf<'release'>) {
+    return claimOps.release(this.ctx, input);
+  }
+  claims(input: InputOf<'claims'> = {}) {
+    return claimOps.claims(this.ctx, input);
+  }
+  /** Releases `agentId`'s claims that `scopes` cover (a record's scope and files); `because` names what released them. */
+  releaseCovered(agentId: string, scopes: readonly (string | undefined)[], because: string) {
+    return claimOps.releaseCovered(this.ctx, agentId, scopes, because);
   }
 }
 

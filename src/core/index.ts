@@ -34,3 +34,8 @@ export { findGitDir, gitBusyReason, GIT_OPERATION_FILES } from './git/git-busy';
 export type * from './records';
 export type { ScopeContext, ContextDecision, ContextDelegation } from './ops/scope-context-ops';
 export type { DecisionStory } from './ops/decision-story-ops';
+export { claimConflicts, claimState, describeHolder } from './rules/claims';
+export type { ClaimRecord, ClaimView, ClaimState, ClaimClock } from './rules/claims';
+export { targetsOverlap, normaliseTarget, isGlob } from './rules/claim-paths';
+export { checkPath, lapsedClaimsOf, claimsFileOf } from './store/claims-file';
+export type { ClaimResult, ReleaseResult, Conflict } from './ops/claim-ops';

@@ -104,6 +104,20 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
     model:
       'Find what was decided, warned about or found, by keywords: decisions and blackboard entries ranked by relevance (BM25; prefixes and small typos match), filtered by type, domain, status, confidence and scope. Each result has its id, to open it or pass it to other tools.',
   },
+  claim: {
+    title: 'Claim Files or Task',
+    model:
+      'Before you start editing files or take a delegation, claim them so no other agent works on them at the same time: paths, folders ending in "/", globs, or a delegation_id, with a reason. Either every path is granted or none: when another live agent holds one, the answer names who, since and until when, and why; pick other work or ask them (twining_post a need). Claims last ttl_ms (default 30 minutes); claim again to renew. A handoff releases the claims in its scope.',
+  },
+  release: {
+    title: 'Release Claims',
+    model: 'Release claims you hold as soon as you are done with the files or task (with no paths, delegation or ids: all of your claims).',
+  },
+  claims: {
+    title: 'List Claims',
+    model:
+      'List who holds which files, folders, globs and delegations, with why and until when; claims past their time or of agents that are gone are marked lapsed.',
+  },
 };
 
 /** The tools under twining-mcp's names that run an operation with some fields fixed (core/tool-aliases.ts). */

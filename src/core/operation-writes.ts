@@ -16,6 +16,8 @@ const WRITING = [
   'reconsider',
   'override',
   'promote',
+  'claim',
+  'release',
 ] as const satisfies readonly OperationName[];
 
 export type WritingOperation = (typeof WRITING)[number];

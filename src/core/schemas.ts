@@ -272,6 +272,38 @@ export const inputs = {
     .describe(
       'Ranked keyword search over decisions (summary, context, rationale, alternatives, domain, scope) and blackboard entries (summary, detail, tags, scope).',
     ),
+  claim: z
+    .strictObject({
+      agent_id: agentId.describe('The agent claiming.'),
+      paths: list(nonEmptyText(1000), 100)
+        .optional()
+        .describe('Files, folders (ending in "/") or globs ("src/**/*.sql") relative to the project root; all are claimed or none.'),
+      delegation_id: ulidId.optional().describe('Id of a delegation need to take (claims it for this agent).'),
+      reason: nonEmptyText(2000).describe('Why: shown to every agent and person who meets the claim.'),
+      ttl_ms: z
+        .number()
+        .int()
+        .min(1000)
+        .max(7 * 24 * 3600 * 1000)
+        .optional()
+        .describe('How long the claim lasts unless renewed (default 30 minutes). Claiming again renews it.'),
+    })
+    .describe('Claim files, folders, globs or a delegation for one agent at a time; claiming again renews.'),
+  release: z
+    .strictObject({
+      agent_id: agentId.describe('The agent releasing its claims.'),
+      paths: list(nonEmptyText(1000), 100).optional().describe('The claimed paths to release, as claimed.'),
+      delegation_id: ulidId.optional().describe('The delegation to release.'),
+      claim_ids: list(ulidId, 1000).optional().describe('Ids of the claims to release.'),
+    })
+    .describe("Release an agent's claims (all of them when no path, delegation or id is given)."),
+  claims: z
+    .strictObject({
+      agent_id: agentId.optional().describe("Only this agent's claims."),
+      path: nonEmptyText(1000).optional().describe('Only claims that collide with this file, folder or glob.'),
+      include_released: z.boolean().optional().describe('Also list released claims (kept a week; default false).'),
+    })
+    .describe('List claims: live ones, and lapsed ones (expired, or their holder gone) marked lapsed.'),
 } as const;
 
 /**

@@ -28,6 +28,7 @@ import { ContextStatusBar } from './editor/context-status';
 import { FileAnnotations } from './editor/file-annotations';
 import { Inbox } from './editor/inbox';
 import { registerMcpProvider } from './tools/mcp-provider';
+import { ClaimsEditor } from './editor/claims-editor';
 
 /** When this module finished loading (the bundle's own load time ends here). */
 const moduleLoadedAt = performance.now();
@@ -72,6 +73,9 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   context.subscriptions.push(contextStatus, annotations);
   const inbox = new Inbox(folders, userAgentId);
   context.subscriptions.push(inbox);
+  // Claims: Explorer badges, the edit notice and the status bar (editor/claims-editor.ts).
+  const claims = new ClaimsEditor(ctx);
+  context.subscriptions.push(claims);
   context.subscriptions.push(...registerTools(ctx));
   const chatHandler = createChatHandler(ctx);
   const participant = registerChatParticipant(ctx, chatHandler);
@@ -95,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   statusBar.schedule(500);
   // The inbox's first look learns what is already there (the status bar counts it); later arrivals notify.
   inbox.start(600);
+  claims.start();
   inBackground(
     'listing the Twining folders',
     folders.ready().then(() =>
@@ -141,6 +146,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     statusBar,
     contextStatus,
     annotations,
+    claims,
     fileContext,
     inbox,
     chatHandler,

@@ -46,6 +46,9 @@ const TOOL_ICONS: Record<OperationName, string> = {
   override: '$(debug-step-over)',
   promote: '$(arrow-up)',
   search: '$(search)',
+  claim: '$(lock)',
+  release: '$(unlock)',
+  claims: '$(lock)',
 };
 
 /** `contributes.languageModelTools`, in operation order. */

@@ -14,6 +14,7 @@ import type { SearchSession } from './commands/search-command';
 import type { ContextProvider } from './views/context-view';
 import type { ContextStatusBar } from './editor/context-status';
 import type { FileAnnotations } from './editor/file-annotations';
+import type { ClaimsEditor } from './editor/claims-editor';
 import type { ContextModel } from './model/context-model';
 import type { Inbox } from './editor/inbox';
 import type { TwiningMcpProvider } from './tools/mcp-provider';
@@ -29,6 +30,8 @@ export interface TestHooks {
   /** The Context view's model, the active file's status bar item, and the diagnostics and CodeLens. */
   readonly contextStatus: ContextStatusBar;
   readonly annotations: FileAnnotations;
+  /** Claims in the editor: its model, the Explorer decorations and the edit notices shown. */
+  readonly claims: ClaimsEditor;
   readonly fileContext: ContextModel;
   /** The inbox (its `shown` lists the notifications it showed). */
   readonly inbox: Inbox;

@@ -81,6 +81,7 @@ describe('twining mcp over stdio', () => {
       .sort();
     assert.deepEqual(readOnly, [
       'twining_agents',
+      'twining_claims',
       'twining_decisions',
       'twining_delegations',
       'twining_discover',
@@ -107,6 +108,17 @@ describe('twining mcp over stdio', () => {
       'last_active',
     ]);
     includes(await ok(server, 'twining_agents'), ['agents', 'total_registered', 'active_count']);
+    includes(await ok(server, 'twining_claim', { agent_id: 'mcp-agent', paths: ['src/mcp/'], reason: 'server work' }), [
+      'granted',
+      'claims',
+      'conflicts',
+      'lapsed',
+    ]);
+    const refused = await ok(server, 'twining_claim', { agent_id: 'other-agent', paths: ['src/mcp/server.ts'], reason: 'x' });
+    assert.equal(refused.granted, false);
+    assert.match(refused.conflicts[0].message, /mcp-agent holds src\/mcp\/ since .* until .* \(server work\)/);
+    includes(await ok(server, 'twining_claims', { path: 'src/mcp/' }), ['claims', 'live_count', 'lapsed_count']);
+    includes(await ok(server, 'twining_release', { agent_id: 'mcp-agent' }), ['released', 'not_held']);
     includes(await ok(server, 'twining_discover', { required_capabilities: ['testing'] }), ['agents', 'total_registered']);
     const need = await ok(server, 'twining_delegate', { summary: 'Review the MCP server', required_capabilities: ['review'] });
     includes(need, ['entry_id', 'timestamp', 'expires_at', 'suggested_agents']);

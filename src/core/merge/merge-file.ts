@@ -10,6 +10,7 @@ import { handoffIndexLines, mergeHandoffRecord } from './handoff-merge';
 import { decisionIndexEntries, mergeDecision } from './decision-merge';
 import { registryAgents } from './registry-merge';
 import { graphItems } from './graph-merge';
+import { claimRecords } from './claim-merge';
 import type { Side } from './record-collection';
 import {
   SideText,
@@ -58,6 +59,7 @@ export function kindOf(filePath: string): Kind | undefined {
   if (rel === 'decisions/index.json') return { shape: 'array', family: decisionIndexEntries, what: 'decisions' };
   if (rel === 'agents/registry.json') return { shape: 'array', family: registryAgents, what: 'agents' };
   if (rel === 'graph/entities.json' || rel === 'graph/relations.json') return { shape: 'array', family: graphItems, what: 'items' };
+  if (rel === 'claims/claims.json') return { shape: 'array', family: claimRecords, what: 'claims' };
   const record = /^(handoffs|decisions)\/([^/]+)\.json$/.exec(rel);
   if (record?.[1] === 'handoffs') return { shape: 'object', merge: mergeHandoffRecord, what: `handoff ${record[2]}` };
   if (record?.[1] === 'decisions')

@@ -4,6 +4,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
+import { releaseCovered } from './claim-ops';
 import type { EngineContext } from '../engine-context';
 import { appendLineSafely, readJson, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
 import { joinLines, parseObject } from '../store/jsonl';
@@ -84,6 +85,11 @@ export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Pr
         tx,
       );
     }),
+  );
+  // The work is handed over: the source's claims on it go with it (a failure is a warning, the handoff stands).
+  const artifacts = results.flatMap(r => (Array.isArray(r.artifacts) ? r.artifacts : []));
+  await releaseCovered(ctx, created.source_agent, [created.scope, ...artifacts], `handoff ${created.id}`).catch((error: Error) =>
+    ctx.warn(`handoff ${created.id} was written, but the claims it covers were not released: ${error.message}`),
   );
   return created;
 }

@@ -11,6 +11,7 @@ import { setUpGitMerging } from './git-merging-commands';
 import { search } from './search-command';
 import { dismissEntry, followActiveEditor, overrideDecision, pinContext, promoteDecision, reconsiderDecision, showProjectContext } from './lifecycle-commands';
 import { continueInChat } from './continue-in-chat';
+import { claimPath, releaseClaim } from './claim-commands';
 import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments } from './agent-setup-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
@@ -41,6 +42,8 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.showProjectContext': showProjectContext,
   'twining.copyMcpConfiguration': copyMcpConfiguration,
   'twining.addAgentInstructions': addAgentInstructions,
+  'twining.claimPath': claimPath,
+  'twining.releaseClaim': releaseClaim,
 };
 
 export function registerCommands(ctx: TwiningContext): vscode.Disposable[] {

@@ -43,6 +43,8 @@ export const COMMANDS = {
   'twining.showProjectContext': { title: 'Context: Show the Whole Project', palette: true },
   'twining.copyMcpConfiguration': { title: 'Copy MCP Configuration', palette: true },
   'twining.addAgentInstructions': { title: 'Add Agent Instructions', writesItself: true, palette: true },
+  'twining.claimPath': { title: 'Claim This File / Folder', op: 'claim', palette: true },
+  'twining.releaseClaim': { title: 'Release Claim', op: 'release', palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;

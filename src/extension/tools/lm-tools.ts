@@ -50,6 +50,10 @@ async function describe(op: OperationName, input: Input, folder: TwiningFolder):
       return `Post a ${str(input.entry_type)} "${str(input.summary)}" (scope ${str(input.scope) || 'project'}) to the blackboard ${where}.`;
     case 'decide':
       return `Record the ${str(input.domain)} decision "${str(input.summary)}" (scope ${str(input.scope)})${input.supersedes ? `, superseding ${str(input.supersedes)}` : ''} ${where}.`;
+    case 'claim':
+      return `Claim ${input.delegation_id ? `delegation ${str(input.delegation_id)}` : list(arr(input.paths))} for **${str(input.agent_id)}** (${str(input.reason)}) ${where}.`;
+    case 'release':
+      return `Release ${arr(input.paths).length || input.delegation_id || arr(input.claim_ids).length ? 'the named claims' : 'every claim'} of **${str(input.agent_id)}** ${where}.`;
     default:
       return `Run ${op} ${where}.`;
   }

@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+/**
+ * Benchmark of claims (dist/core.js; build it first: `npm run bench` does), at 1,000 live claims
+ * of 100 agents, as medians:
+ *   - claim and release a path, warm (one engine): the lock, a read of the claims file when it
+ *     changed, the collision check against every live claim, the write;
+ *   - check a path, warm: `claims({path})` through the engine, and `checkPath` (the hook's read path);
+ *   - the check from a new process, as a hook runs it: a bundle of src/core/store/claims-file.ts alone
+ *     (built here with esbuild) against `node -e 0`. The hooks issue's budget is 1.5x a bare start.
+ * Prints a table and one line `BENCH_CLAIMS_JSON {...}`. Options: --claims N (default 1000),
+ * --reps N (default 40). Target: claim and check under 5 ms warm.
+ */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+
+const CORE = path.resolve(__dirname, '../dist/core.js');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const median = values => {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return +(s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2).toFixed(2);
+};
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+async function main() {
+  if (!fs.existsSync(CORE)) throw new Error('dist/core.js is missing; build first (node esbuild.js)');
+  const core = require(CORE);
+  const count = arg('--claims', 1000);
+  const reps = arg('--reps', 40);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-claims-'));
+  try {
+    const ws = await core.openWorkspace(root, { warn: () => undefined });
+    await ws.init();
+    // 1,000 live claims of 100 registered agents, written as the engine writes them.
+    const t = new Date();
+    const iso = t.toISOString();
+    const until = new Date(t.getTime() + 3600_000).toISOString();
+    const agents = Array.from({ length: 100 }, (_, i) => ({ agent_id: `agent-${i}`, capabilities: [], registered_at: iso, last_active: iso }));
+    fs.writeFileSync(path.join(root, '.twining', 'agents', 'registry.json'), JSON.stringify(agents, null, 2));
+    const claims = Array.from({ length: count }, (_, i) => ({
+      id: `01M80HHK${String(i).padStart(18, '0')}`,
+      agent_id: `agent-${i % 100}`,
+      target: i % 10 === 0 ? `pkg${i}/` : i % 10 === 1 ? `pkg${i}/**/*.sql` : `pkg${i}/src/file${i}.ts`,
+      reason: `work item ${i}`,
+      claimed_at: iso,
+      renewed_at: iso,
+      expires_at: until,
+    }));
+    fs.mkdirSync(path.join(root, '.twining', 'claims'));
+    fs.writeFileSync(path.join(root, '.twining', 'claims', 'claims.json'), JSON.stringify(claims, null, 2));
+
+    const claimMs = [];
+    const releaseMs = [];
+    const checkMs = [];
+    const hookInProcessMs = [];
+    for (let i = 0; i < reps + 3; i++) {
+      let s = now();
+      const r = await ws.claim({ agent_id: 'bench', paths: [`free/${i}.ts`], reason: 'bench' });
+      const c = now() - s;
+      if (!r.granted) throw new Error('the bench claim was refused');
+      s = now();
+      await ws.release({ agent_id: 'bench' });
+      const rel = now() - s;
+      s = now();
+      const held = await ws.claims({ path: `pkg${(i * 10) % count}/src/x.sql` });
+      const chk = now() - s;
+      if (held.claims.length === 0) throw new Error('the check found no claim where one is');
+      s = now();
+      core.checkPath(root, `pkg${(i * 10 + 1) % count}/src/db/a.sql`, 'someone');
+      const hook = now() - s;
+      if (i < 3) continue;
+      claimMs.push(c);
+      releaseMs.push(rel);
+      checkMs.push(chk);
+      hookInProcessMs.push(hook);
+    }
+
+    // The check from a new process: claims-file.ts bundled alone, as a hook entry point would bundle it.
+    const bundle = path.join(root, 'check.js');
+    require('esbuild').buildSync({
+      entryPoints: [path.resolve(__dirname, '../src/core/store/claims-file.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+    fs.appendFileSync(bundle, `\nconst c = module.exports.checkPath(process.argv[2], process.argv[3], 'someone');\nif (c.length === 0) process.exit(5);\n`);
+    const spawnMs = argv => {
+      const s = now();
+      const r = spawnSync(process.execPath, argv, { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+      return now() - s;
+    };
+    const bare = [];
+    const check = [];
+    for (let i = 0; i < 21; i++) {
+      bare.push(spawnMs(['-e', '0']));
+      check.push(spawnMs([bundle, root, 'pkg10/src/db/a.sql']));
+    }
+    const result = {
+      claims: count,
+      claim_ms: median(claimMs),
+      release_ms: median(releaseMs),
+      check_engine_ms: median(checkMs),
+      check_in_process_ms: median(hookInProcessMs),
+      node_e0_ms: median(bare),
+      check_new_process_ms: median(check),
+      ratio: +(median(check) / median(bare)).toFixed(2),
+    };
+    console.log(`claims at ${count} live claims (medians)`);
+    console.log(`  claim a path, warm            ${result.claim_ms} ms   (target < 5 ms)`);
+    console.log(`  release it, warm              ${result.release_ms} ms`);
+    console.log(`  check a path (engine), warm   ${result.check_engine_ms} ms   (target < 5 ms)`);
+    console.log(`  check a path (checkPath)      ${result.check_in_process_ms} ms`);
+    console.log(`  node -e 0                     ${result.node_e0_ms} ms`);
+    console.log(`  check from a new process      ${result.check_new_process_ms} ms   (${result.ratio}x; budget 1.5x)`);
+    console.log(`BENCH_CLAIMS_JSON ${JSON.stringify(result)}`);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+main().catch(error => {
+  console.error(error);
+  process.exit(1);
+});

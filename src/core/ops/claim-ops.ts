@@ -1,0 +1,254 @@
+/**
+ * Claims (issue 19): one agent at a time on a file, folder, glob or delegation. Claim, renew and
+ * release are each one read-check-replace of `claims/claims.json` under its lock
+ * (store/claims-file.ts says why), so colliding claims made at the same instant by any number of
+ * processes get exactly one winner; the others are told who holds what, since and until when, and
+ * why. A claim lapses when its time runs out or its holder is gone; the holder's next claim or
+ * release says so (and closes it), and listings mark it lapsed until then.
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import type { EngineContext } from '../engine-context';
+import type { InputOf } from '../schemas';
+import { TwiningError } from '../errors';
+import { ioError, readJsonArray, toJsonText, writeAtomic } from '../store/files';
+import { claimsFileOf } from '../store/claims-file';
+import { ClaimClock, ClaimRecord, ClaimView, claimConflicts, describeHolder, isClaim, prune, viewOf } from '../rules/claims';
+import { DELEGATION_PREFIX, normaliseTarget, targetsOverlap } from '../rules/claim-paths';
+import { delegationOf, isExpired } from '../rules/delegation-detail';
+
+export const DEFAULT_TTL_MS = 30 * 60 * 1000;
+
+/** Per engine, the claims file's items as last read or written, keyed by its stat. */
+const cache = new WeakMap<EngineContext, { key: string; items: unknown[] }>();
+
+async function statKey(file: string): Promise<string> {
+  const st = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw ioError(error, file, 'it could not be read');
+  });
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'missing';
+}
+
+/**
+ * Every item of the claims file (claims and whatever else is there), read again only when its
+ * stat changed: each write replaces the file (a new inode), so one stat tells. The array is the
+ * cache's own: callers copy before changing it.
+ */
+export async function claimItems(ctx: EngineContext): Promise<readonly unknown[]> {
+  const file = claimsFileOf(ctx.layout.dir);
+  const key = await statKey(file);
+  const known = cache.get(ctx);
+  if (known?.key === key) return known.items;
+  const items = key === 'missing' ? [] : await readJsonArray(file, 'The claims file');
+  cache.set(ctx, { key, items });
+  return items;
+}
+
+/** The clock claims are judged by: now, the configured gone threshold, and each agent's last sign of life. */
+export async function claimClock(ctx: EngineContext): Promise<ClaimClock> {
+  const [config, registry] = await Promise.all([ctx.config(), ctx.registry.get(), ctx.blackboard.refresh()]);
+  const seen = new Map<string, string>();
+  for (const agent of registry) if (typeof agent.agent_id === 'string' && typeof agent.last_active === 'string') seen.set(agent.agent_id, agent.last_active);
+  return {
+    now: ctx.now(),
+    goneAfterMs: config.agents.liveness.gone_after_ms,
+    lastSeen: id => {
+      const registered = seen.get(id);
+      const posted = ctx.blackboard.lastEntryBy(id);
+      return posted && !(Date.parse(registered ?? '') >= posted.ms) ? posted.timestamp : registered;
+    },
+  };
+}
+
+export interface Conflict {
+  /** The target asked for. */
+  target: string;
+  /** The live claims of other agents in its way. */
+  held_by: ClaimView[];
+  /** One line per holder: who, since and until when, why. */
+  message: string;
+}
+
+export interface ClaimResult {
+  /** True when every target was claimed (or renewed). */
+  granted: boolean;
+  /** The claims made or renewed (none unless granted). */
+  claims: ClaimView[];
+  conflicts: Conflict[];
+  /** This agent's claims that lapsed since its last call (now closed). */
+  lapsed: ClaimView[];
+}
+
+/** Paths as claim targets: relative to the project, a folder given without "/" gets one. */
+async function targetsOf(ctx: EngineContext, paths: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const raw of paths) {
+    const relative = path.isAbsolute(raw) ? path.relative(ctx.root, raw) : raw;
+    if (relative.startsWith('..')) throw new TwiningError('INVALID_INPUT', `claim: "${raw}" is outside the project ${ctx.root}; nothing was claimed`);
+    const normal = normaliseTarget(relative);
+    if ('error' in normal) throw new TwiningError('INVALID_INPUT', `claim: ${normal.error}; nothing was claimed`);
+    let target = normal.target;
+    if (!target.endsWith('/') && !/[*?[]/.test(target) && !target.startsWith(DELEGATION_PREFIX)) {
+      const st = await fs.stat(path.join(ctx.root, target)).catch(() => undefined);
+      if (st?.isDirectory()) target += '/';
+    }
+    if (!out.includes(target)) out.push(target);
+  }
+  return out;
+}
+
+/** Runs `work` on the claims file's items under its lock, writing back what it returns (when changed). */
+async function rewrite<T>(ctx: EngineContext, work: (items: unknown[], clock: ClaimClock) => { items?: unknown[]; result: T }): Promise<T> {
+  await ctx.ready();
+  const clock = await claimClock(ctx);
+  const file = claimsFileOf(ctx.layout.dir);
+  await fs.mkdir(path.dirname(file), { recursive: true }).catch(error => {
+    throw new TwiningError('IO', `${path.dirname(file)} could not be created (${(error as Error).message}); nothing was claimed or released`);
+  });
+  return ctx.lock([[file, '[]']], async () => {
+    const done = work((await claimItems(ctx)).slice(), clock);
+    if (done.items) {
+      const kept = prune(done.items, clock.now);
+      await writeAtomic(file, toJsonText(kept));
+      // Under the lock nobody else writes: what was written is what the file holds.
+      cache.set(ctx, { key: await statKey(file), items: kept });
+    }
+    return done.result;
+  });
+}
+
+/** Closes `agentId`'s lapsed claims in `items` (it is being told now); returns their views. */
+function closeLapsed(items: unknown[], agentId: string, clock: ClaimClock, nowIso: string): ClaimView[] {
+  const lapsed: ClaimView[] = [];
+  items.forEach((item, i) => {
+    if (!isClaim(item) || item.agent_id !== agentId || item.released_at !== undefined) return;
+    const view = viewOf(item, clock);
+    if (view.state !== 'lapsed') return;
+    lapsed.push(view);
+    items[i] = { ...item, released_at: nowIso, released_because: `lapsed: ${view.lapsed_because}` };
+  });
+  return lapsed;
+}
+
+export async function claim(ctx: EngineContext, input: InputOf<'claim'>): Promise<ClaimResult> {
+  const args = ctx.validate('claim', input);
+  const wanted = await targetsOf(ctx, args.paths ?? []);
+  if (args.delegation_id !== undefined) {
+    await ctx.blackboard.refresh();
+    const need = ctx.blackboard.needs.find(e => e.id === args.delegation_id);
+    const detail = need && delegationOf(need);
+    if (!need || !detail) throw new TwiningError('NOT_FOUND', `claim: ${args.delegation_id} is not a delegation need on the blackboard; nothing was claimed`);
+    if (isExpired(detail, ctx.now()))
+      throw new TwiningError('INVALID_INPUT', `claim: delegation ${args.delegation_id} expired at ${detail.expires_at}; nothing was claimed`);
+    wanted.push(`${DELEGATION_PREFIX}${args.delegation_id}`);
+  }
+  if (wanted.length === 0) throw new TwiningError('INVALID_INPUT', 'claim: name at least one path or a delegation_id; nothing was claimed');
+  const ttl = args.ttl_ms ?? DEFAULT_TTL_MS;
+  return rewrite<ClaimResult>(ctx, (items, clock) => {
+    const nowIso = clock.now.toISOString();
+    const lapsed = closeLapsed(items, args.agent_id, clock, nowIso);
+    const conflicts: Conflict[] = [];
+    for (const target of wanted) {
+      const held_by = claimConflicts(items, target, args.agent_id, clock);
+      if (held_by.length) conflicts.push({ target, held_by, message: `${target}: ${held_by.map(describeHolder).join('; ')}` });
+    }
+    if (conflicts.length) return { items: lapsed.length ? items : undefined, result: { granted: false, claims: [], conflicts, lapsed } };
+    const expires_at = new Date(clock.now.getTime() + ttl).toISOString();
+    const made: ClaimRecord[] = [];
+    for (const target of wanted) {
+      const index = items.findIndex(c => isClaim(c) && c.agent_id === args.agent_id && c.target === target && c.released_at === undefined);
+      if (index >= 0) {
+        const renewed = { ...(items[index] as ClaimRecord), reason: args.reason, renewed_at: nowIso, expires_at };
+        items[index] = renewed;
+        made.push(renewed);
+      } else {
+        const fresh: ClaimRecord = { id: ctx.id(), agent_id: args.agent_id, target, reason: args.reason, claimed_at: nowIso, renewed_at: nowIso, expires_at };
+        items.push(fresh);
+        made.push(fresh);
+      }
+    }
+    return { items, result: { granted: true, claims: made.map(c => viewOf(c, clock)), conflicts: [], lapsed } };
+  });
+}
+
+export interface ReleaseResult {
+  released: ClaimView[];
+  /** Paths, delegations or ids asked for that this agent did not hold. */
+  not_held: string[];
+  lapsed: ClaimView[];
+}
+
+export async function release(ctx: EngineContext, input: InputOf<'release'>): Promise<ReleaseResult> {
+  const args = ctx.validate('release', input);
+  const targets = await targetsOf(ctx, args.paths ?? []);
+  if (args.delegation_id !== undefined) targets.push(`${DELEGATION_PREFIX}${args.delegation_id}`);
+  const ids = args.claim_ids ?? [];
+  const all = targets.length === 0 && ids.length === 0;
+  return rewrite(ctx, (items, clock) => {
+    const nowIso = clock.now.toISOString();
+    const lapsed = closeLapsed(items, args.agent_id, clock, nowIso);
+    const released: ClaimView[] = [];
+    const hit = new Set<string>();
+    items.forEach((item, i) => {
+      if (!isClaim(item) || item.agent_id !== args.agent_id || item.released_at !== undefined) return;
+      const named = targets.includes(item.target) ? item.target : ids.includes(item.id) ? item.id : undefined;
+      if (!all && !named) return;
+      if (named) hit.add(named);
+      const closed = { ...item, released_at: nowIso, released_because: 'released' };
+      items[i] = closed;
+      released.push(viewOf(closed, clock));
+    });
+    const not_held = [...targets, ...ids].filter(t => !hit.has(t));
+    return { items: released.length || lapsed.length ? items : undefined, result: { released, not_held, lapsed } };
+  });
+}
+
+export async function claims(ctx: EngineContext, input: InputOf<'claims'> = {}): Promise<{ claims: ClaimView[]; live_count: number; lapsed_count: number }> {
+  const args = ctx.validate('claims', input);
+  const [items, clock] = await Promise.all([claimItems(ctx), claimClock(ctx)]);
+  let target: string | undefined;
+  if (args.path !== undefined) {
+    const normal = normaliseTarget(path.isAbsolute(args.path) ? path.relative(ctx.root, args.path) : args.path);
+    if ('error' in normal) throw new TwiningError('INVALID_INPUT', `claims: ${normal.error}`);
+    target = normal.target;
+  }
+  const listed: ClaimView[] = [];
+  for (const item of items) {
+    if (!isClaim(item)) continue;
+    if (args.agent_id !== undefined && item.agent_id !== args.agent_id) continue;
+    if (target !== undefined && !targetsOverlap(item.target, target)) continue;
+    const view = viewOf(item, clock);
+    if (view.state === 'released' && !args.include_released) continue;
+    listed.push(view);
+  }
+  listed.sort((a, b) => (a.claimed_at < b.claimed_at ? -1 : a.claimed_at > b.claimed_at ? 1 : 0));
+  return { claims: listed, live_count: listed.filter(c => c.state === 'live').length, lapsed_count: listed.filter(c => c.state === 'lapsed').length };
+}
+
+/**
+ * Releases `agentId`'s claims that `scopes` cover (a handoff's scope and artifacts, a record's
+ * files): a claim whose target starts with one of them, every claim for "project" or an undefined
+ * scope (a handoff without scope); none for an empty list.
+ * `because` says what released them ("handoff <id>"). For handoff, and for `record` (another issue).
+ */
+export async function releaseCovered(ctx: EngineContext, agentId: string, scopes: readonly (string | undefined)[], because: string): Promise<ClaimView[]> {
+  const everything = scopes.some(s => s === undefined || s === 'project' || s.trim() === '');
+  const prefixes = everything
+    ? []
+    : (scopes as string[]).map(s => normaliseTarget(path.isAbsolute(s) ? path.relative(ctx.root, s) : s)).flatMap(n => ('target' in n ? [n.target] : []));
+  const covered = (target: string) => everything || prefixes.some(p => target === p || (p.endsWith('/') && target.startsWith(p)));
+  const mine = (await claimItems(ctx)).some(c => isClaim(c) && c.agent_id === agentId && c.released_at === undefined && covered(c.target));
+  if (!mine) return [];
+  return rewrite(ctx, (items, clock) => {
+    const nowIso = clock.now.toISOString();
+    const released: ClaimView[] = [];
+    items.forEach((item, i) => {
+      if (!isClaim(item) || item.agent_id !== agentId || item.released_at !== undefined || !covered(item.target)) return;
+      const closed = { ...item, released_at: nowIso, released_because: because };
+      items[i] = closed;
+      released.push(viewOf(closed, clock));
+    });
+    return { items: released.length ? items : undefined, result: released };
+  });
+}

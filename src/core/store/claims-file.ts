@@ -1,0 +1,85 @@
+/**
+ * Where claims live and the cheap way to check a path against them.
+ *
+ * Storage: `.twining/claims/claims.json`, a JSON array of claim records (rules/claims.ts), under
+ * both store layouts (files and sqlite): twining-mcp never reads `claims/` (FORMAT.md §1 and
+ * TWINING-2.md §3 list every file it reads), so it ignores them safely, and git merges the file
+ * record by record (merge/claim-merge.ts).
+ *
+ * Why one file under the lock protocol rather than one file per claim created with O_EXCL: claims
+ * collide by prefix and glob (`src/` against `src/auth/jwt.ts`, `src/**\/*.sql` against
+ * `src/db/a.sql`), so no per-claim key can make two colliding claims race for the same name; the
+ * decision needs every live claim at once. The lock (store/lock.ts: proper-lockfile, a dead
+ * holder of this machine taken over at once) serialises claim, renew and release, each a
+ * read-check-replace of the whole file, so of N agents claiming colliding paths at once exactly
+ * one wins, and a writer killed mid-claim leaves the old file or the new one, never half of one.
+ *
+ * `checkPath` is the hook's read path, from a new process per tool call: node's fs and the pure
+ * rules only (no zod, no yaml, no engine), two small reads.
+ */
+import { readFileSync } from 'fs';
+import * as path from 'path';
+import { ClaimView, DEFAULT_GONE_AFTER_MS, claimConflicts, isClaim, viewOf } from '../rules/claims';
+import { normaliseTarget } from '../rules/claim-paths';
+
+/** `.twining/claims/claims.json` of the `.twining` folder `dir`. */
+export function claimsFileOf(dir: string): string {
+  return path.join(dir, 'claims', 'claims.json');
+}
+
+function readArray(file: string): unknown[] {
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+    return Array.isArray(value) ? value : [];
+  } catch {
+    // Missing, unreadable or mid-edit by hand: no claims to check against (the engine reports it).
+    return [];
+  }
+}
+
+interface Snapshot {
+  claims: unknown[];
+  lastSeen: (agentId: string) => string | undefined;
+}
+
+/** The claims and each registered agent's `last_active`: two small reads, nothing when there are no claims. */
+function snapshot(projectRoot: string): Snapshot {
+  const dir = path.join(projectRoot, '.twining');
+  const claims = readArray(claimsFileOf(dir));
+  const seen = new Map<string, string>();
+  if (claims.length > 0)
+    for (const a of readArray(path.join(dir, 'agents', 'registry.json'))) {
+      const agent = a as { agent_id?: unknown; last_active?: unknown };
+      if (agent && typeof agent.agent_id === 'string' && typeof agent.last_active === 'string') seen.set(agent.agent_id, agent.last_active);
+    }
+  return { claims, lastSeen: id => seen.get(id) };
+}
+
+/**
+ * The live claims of agents other than `agentId` colliding with `file` (absolute, or relative to
+ * the project root), for a hook deciding whether to let an edit through. Liveness uses the
+ * registry's `last_active` and each claim's last renewal (not blackboard posts: one read less).
+ */
+export function checkPath(projectRoot: string, file: string, agentId: string | undefined, now = new Date(), goneAfterMs = DEFAULT_GONE_AFTER_MS): ClaimView[] {
+  const relative = path.isAbsolute(file) ? path.relative(projectRoot, file) : file;
+  const normal = normaliseTarget(relative);
+  if ('error' in normal) return [];
+  const { claims, lastSeen } = snapshot(projectRoot);
+  if (claims.length === 0) return [];
+  return claimConflicts(claims, normal.target, agentId, { now, lastSeen, goneAfterMs });
+}
+
+/**
+ * `agentId`'s claims that have lapsed (expired, or it was taken for gone) and are not yet closed:
+ * what a hook tells the holder on its next call, so a lapse is never silent. The holder's next
+ * claim or release closes them.
+ */
+export function lapsedClaimsOf(projectRoot: string, agentId: string, now = new Date(), goneAfterMs = DEFAULT_GONE_AFTER_MS): ClaimView[] {
+  const { claims, lastSeen } = snapshot(projectRoot);
+  const clock = { now, lastSeen, goneAfterMs };
+  return claims
+    .filter(isClaim)
+    .filter(c => c.agent_id === agentId)
+    .map(c => viewOf(c, clock))
+    .filter(v => v.state === 'lapsed');
+}
