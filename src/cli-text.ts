@@ -7,6 +7,7 @@
 import type { OperationName } from './core/schemas';
 import type { VerifyResult } from './core/records';
 import { driftItems } from './core/drift-text';
+import { renderHistoryText } from './cli-text-history';
 
 type Row = Record<string, unknown>;
 
@@ -138,6 +139,6 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       return lines.join('\n');
     }
     default:
-      return JSON.stringify(result, null, 2);
+      return renderHistoryText(op, result) ?? JSON.stringify(result, null, 2);
   }
 }

@@ -39,6 +39,11 @@ const POSITIONAL: Partial<Record<OperationName, string>> = {
   override: 'decision_id',
   promote: 'decision_ids',
   search: 'query',
+  trace: 'decision_id',
+  what_changed: 'since',
+  commits: 'commit_hash',
+  neighbors: 'entity',
+  graph_query: 'query',
 };
 
 function unwrap(schema: z.ZodType): z.ZodType {

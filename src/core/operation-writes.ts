@@ -16,6 +16,11 @@ const WRITING = [
   'reconsider',
   'override',
   'promote',
+  'link_commit',
+  'archive',
+  'add_entity',
+  'add_relation',
+  'prune_graph',
 ] as const satisfies readonly OperationName[];
 
 export type WritingOperation = (typeof WRITING)[number];

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { TwiningError } from './errors';
 import { TIMESTAMP_RULE, canonicalTimestamp } from './timestamps';
+import { historyInputs } from './history-schemas';
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -272,6 +273,8 @@ export const inputs = {
     .describe(
       'Ranked keyword search over decisions (summary, context, rationale, alternatives, domain, scope) and blackboard entries (summary, detail, tags, scope).',
     ),
+  // twining-mcp 1.9's other tools, under its names and input fields (history-schemas.ts).
+  ...historyInputs({ ulidId, agentId, scope, since, text, nonEmptyText, list, ENTRY_TYPES }),
 } as const;
 
 /**

@@ -81,16 +81,24 @@ describe('twining mcp over stdio', () => {
       .sort();
     assert.deepEqual(readOnly, [
       'twining_agents',
+      'twining_commits',
       'twining_decisions',
       'twining_delegations',
       'twining_discover',
+      'twining_export',
+      'twining_graph_query',
       'twining_handoffs',
+      'twining_neighbors',
       'twining_query',
       'twining_read',
+      'twining_recent',
       'twining_search',
       'twining_search_decisions',
       'twining_status',
+      'twining_summarize',
+      'twining_trace',
       'twining_verify',
+      'twining_what_changed',
       'twining_why',
     ]);
     const instructions = server.client.getInstructions() ?? '';

@@ -8,6 +8,7 @@ import type { InputOf } from '../schemas';
 import { overlaps } from '../scope';
 import type { BlackboardEntry } from '../records';
 import { canonicalTimestamp } from '../timestamps';
+import { notePosted } from './graph-populate-ops';
 
 export type NewEntry = Omit<BlackboardEntry, 'id' | 'timestamp'>;
 
@@ -46,6 +47,7 @@ export async function appendEntryLocked(ctx: EngineContext, fields: NewEntry, tx
   entry.timestamp = ctx.timestamp();
   if (tx) await tx.append(ctx.layout.blackboard, toJsonlLine(entry));
   else await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
+  notePosted(ctx, entry as BlackboardEntry);
   return entry as BlackboardEntry;
 }
 
