@@ -18,6 +18,7 @@ import * as handoffOps from './ops/handoff-ops';
 import * as decisionOps from './ops/decision-ops';
 import * as lifecycleOps from './ops/decision-lifecycle-ops';
 import { verify } from './ops/verify-ops';
+import type { ScopeVerifyResult } from './ops/scope-verify-ops';
 import { ScopeContext, scopeContext } from './ops/scope-context-ops';
 import { DecisionStory, decisionStory } from './ops/decision-story-ops';
 import { status } from './ops/status-ops';
@@ -176,7 +177,7 @@ export class TwiningEngine {
     return graph.withGraph(
       this.ctx,
       () => agentOps.register(this.ctx, input),
-      a => graph.onRegister(this.ctx, a.agent_id, a.capabilities, a.role),
+      () => graph.onRegister(this.ctx, input.agent_id, input.capabilities, input.role),
     );
   }
   agents(input: InputOf<'agents'> = {}) {
@@ -225,9 +226,12 @@ export class TwiningEngine {
   acknowledge(input: InputOf<'acknowledge'>) {
     return handoffOps.acknowledge(this.ctx, input);
   }
-  verify(input: InputOf<'verify'>): Promise<VerifyResult> {
+  /** A handoff's snapshot and drift ({handoff_id}), or twining-mcp's checks of a scope ({scope, checks, agent_id, fail_on}). */
+  verify(input: { handoff_id: string }): Promise<VerifyResult>;
+  verify(input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult>;
+  verify(input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult> {
     this.work.verifications++;
-    return verify(this.ctx, input);
+    return graph.withGraph(this.ctx, () => verify(this.ctx, input));
   }
   decide(input: InputOf<'decide'>) {
     return graph.withGraph(
