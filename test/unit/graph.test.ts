@@ -6,6 +6,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
 import { openWorkspace } from '../../src/core';
 import type { GraphEntity, GraphRelation } from '../../src/core/records';
 import { at, emptyProject, readJson, referenceProject } from './fixture';
@@ -167,4 +169,14 @@ describe('graph filled in by the operations, as twining-mcp fills it', () => {
       ['rev', 'challenged', d1.id, { action: 'reconsider' }],
     ]);
   });
+});
+
+test('graph.auto_populate: false in config.yml (twining-mcp 2.x) leaves the graph alone', async () => {
+  const root = emptyProject();
+  const ws = await openWorkspace(root, { now: NOW });
+  await ws.init();
+  fs.appendFileSync(path.join(root, '.twining', 'config.yml'), 'graph:\n  auto_populate: false\n');
+  await ws.decide({ domain: 'd', scope: 'src/a.ts', summary: 's', context: 'c', rationale: 'r', affected_files: ['src/a.ts'] });
+  assert.deepEqual(readJson(root, 'graph/entities.json'), []);
+  assert.deepEqual((await ws.decisions({})).decisions.length, 1);
 });

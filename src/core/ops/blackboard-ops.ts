@@ -63,6 +63,11 @@ export async function read(ctx: EngineContext, input: InputOf<'read'> = {}): Pro
     const n = args.limit ?? 50;
     return { entries: n > 0 ? all.slice(-n) : all.slice(), total_count: all.length };
   }
+  // By scope (and type): the positions kept per scope, so the cost is what is returned, not the history.
+  if (args.scope && !tags && !since) {
+    const { entries, total } = ctx.blackboard.lastInScope(args.scope, types, args.limit ?? 50);
+    return { entries, total_count: total };
+  }
   const matching = ctx.blackboard.entries.filter(
     e =>
       (!types || types.has(e.entry_type)) &&

@@ -50,6 +50,7 @@ const isDirectoryLikeScope = (scope: string) => scope.includes('/') && !isFileLi
 async function populate(ctx: EngineContext, what: string, build: (add: Adder) => void): Promise<void> {
   if (ctx.readOnly) return;
   try {
+    if ((await ctx.config()).graph?.auto_populate === false) return;
     await changeGraph(ctx, (entities, relations) => {
       const adder = new Adder(ctx, entities, relations);
       try {
