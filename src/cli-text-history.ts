@@ -58,6 +58,17 @@ export function renderHistoryText(op: string, result: unknown): string | undefin
       return list(rows(r.entities), e => `${str(e.type).padEnd(10)} ${str(e.name)} ${str(e.id)}`, 'No entities match.');
     case 'prune_graph':
       return `${r.dry_run ? 'Would remove' : 'Removed'} ${rows(r.pruned).length} of ${str(r.total_orphans_found)} entities without relations`;
+    case 'verify_scope': {
+      const checks = Object.entries((r.checks ?? {}) as Record<string, Row>);
+      const lines = checks.map(([name, c]) => {
+        const items = rows(c.uncovered ?? c.ignored_details ?? c.blind_decisions ?? c.stale ?? c.failed);
+        const detail = items
+          .map(i => `\n    ${str(i.decision_id ?? i.id ?? i.constraint_id)}: ${str(i.summary)}${i.affected_file ? ` (${str(i.affected_file)})` : ''}`)
+          .join('');
+        return `${name.padEnd(14)} ${str(c.status)}${typeof c.reason === 'string' ? ` (${c.reason})` : ''}${detail}`;
+      });
+      return `Verified ${str(r.scope)}${r.failed ? ' (FAILED)' : ''}\n${lines.join('\n')}`;
+    }
     default:
       return undefined;
   }

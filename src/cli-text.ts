@@ -130,6 +130,8 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       return [...list, `${list.length} of ${str(r.total_matched)} matches, best first`].join('\n');
     }
     case 'verify': {
+      // verify of a scope (twining-mcp's checks) rather than of a handoff.
+      if (r.checks) return renderHistoryText('verify_scope', result)!;
       const drift = row(r.drift);
       const lines = [`Snapshot ${r.intact ? (r.has_digest ? 'intact' : 'has no digest (written by another program)') : 'ALTERED: its digest does not match'}`];
       // The same sentences as the editor's (core/drift-text.ts); a result is the engine's own, so whole.
