@@ -7,6 +7,7 @@
 import type { OperationName } from './core/schemas';
 import type { VerifyResult } from './core/records';
 import { driftItems } from './core/drift-text';
+import { renderHistoryText } from './cli-text-history';
 
 type Row = Record<string, unknown>;
 
@@ -129,6 +130,8 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       return [...list, `${list.length} of ${str(r.total_matched)} matches, best first`].join('\n');
     }
     case 'verify': {
+      // verify of a scope (twining-mcp's checks) rather than of a handoff.
+      if (r.checks) return renderHistoryText('verify_scope', result)!;
       const drift = row(r.drift);
       const lines = [`Snapshot ${r.intact ? (r.has_digest ? 'intact' : 'has no digest (written by another program)') : 'ALTERED: its digest does not match'}`];
       // The same sentences as the editor's (core/drift-text.ts); a result is the engine's own, so whole.
@@ -166,6 +169,6 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       return list.length ? list.join('\n') : 'No claims.';
     }
     default:
-      return JSON.stringify(result, null, 2);
+      return renderHistoryText(op, result) ?? JSON.stringify(result, null, 2);
   }
 }

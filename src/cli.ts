@@ -42,6 +42,11 @@ const POSITIONAL: Partial<Record<OperationName, string>> = {
   search: 'query',
   claim: 'paths',
   release: 'paths',
+  trace: 'decision_id',
+  what_changed: 'since',
+  commits: 'commit_hash',
+  neighbors: 'entity',
+  graph_query: 'query',
 };
 
 function unwrap(schema: z.ZodType): z.ZodType {

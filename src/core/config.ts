@@ -7,6 +7,8 @@ import * as yaml from 'js-yaml';
 import { z } from 'zod';
 
 export interface Config {
+  /** Only when config.yml sets it (2.x): whether operations fill in the knowledge graph (default true). */
+  graph?: { auto_populate: boolean };
   version: number;
   project_name: string;
   embedding_model: string;
@@ -124,6 +126,8 @@ export function parseConfig(text: string | undefined, projectName: string, warn:
     return defaults;
   }
   const config = merge(defaults as unknown as Record<string, unknown>, loaded, CONFIG_RULES, warn) as unknown as Config;
+  // twining-mcp 2.x's graph.auto_populate (TWINING-2.md §4): absent from 1.9's default file, true unless set to false.
+  if (isMapping(loaded.graph) && loaded.graph.auto_populate === false) config.graph = { auto_populate: false };
   const weights = Object.values(config.context_assembly.priority_weights);
   const sum = weights.reduce((a, b) => a + b, 0);
   if (Math.abs(sum - 1) > 0.01) config.context_assembly.priority_weights = defaults.context_assembly.priority_weights;

@@ -18,6 +18,7 @@ import * as handoffOps from './ops/handoff-ops';
 import * as decisionOps from './ops/decision-ops';
 import * as lifecycleOps from './ops/decision-lifecycle-ops';
 import { verify } from './ops/verify-ops';
+import type { ScopeVerifyResult } from './ops/scope-verify-ops';
 import { ScopeContext, scopeContext } from './ops/scope-context-ops';
 import { DecisionStory, decisionStory } from './ops/decision-story-ops';
 import { status } from './ops/status-ops';
@@ -25,6 +26,12 @@ import { search } from './ops/search-ops';
 import * as claimOps from './ops/claim-ops';
 import { DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
+import * as graphOps from './ops/graph-ops';
+import * as graph from './ops/graph-populate-ops';
+import * as traceOps from './ops/trace-ops';
+import * as changeOps from './ops/change-ops';
+import { archive } from './ops/archive-ops';
+import { exportMarkdown } from './ops/export-ops';
 
 export type { WorkspaceOptions } from './engine-context';
 
@@ -168,7 +175,11 @@ export class TwiningEngine {
   // Operations -------------------------------------------------------------------------------
 
   register(input: InputOf<'register'>) {
-    return agentOps.register(this.ctx, input);
+    return graph.withGraph(
+      this.ctx,
+      () => agentOps.register(this.ctx, input),
+      () => graph.onRegister(this.ctx, input.agent_id, input.capabilities, input.role),
+    );
   }
   agents(input: InputOf<'agents'> = {}) {
     return agentOps.agents(this.ctx, input);
@@ -177,7 +188,7 @@ export class TwiningEngine {
     return agentOps.discover(this.ctx, input);
   }
   post(input: InputOf<'post'>) {
-    return blackboardOps.post(this.ctx, input);
+    return graph.withGraph(this.ctx, () => blackboardOps.post(this.ctx, input));
   }
   read(input: InputOf<'read'> = {}) {
     return blackboardOps.read(this.ctx, input);
@@ -187,7 +198,7 @@ export class TwiningEngine {
     return blackboardOps.getEntry(this.ctx, id);
   }
   delegate(input: InputOf<'delegate'>) {
-    return delegationOps.delegate(this.ctx, input);
+    return graph.withGraph(this.ctx, () => delegationOps.delegate(this.ctx, input));
   }
   delegations(input: InputOf<'delegations'> = {}) {
     return delegationOps.delegations(this.ctx, input);
@@ -197,7 +208,11 @@ export class TwiningEngine {
     return handoffOps.previewSnapshot(this.ctx, scope);
   }
   handoff(input: InputOf<'handoff'>): Promise<HandoffRecord> {
-    return handoffOps.handoff(this.ctx, input);
+    return graph.withGraph(
+      this.ctx,
+      () => handoffOps.handoff(this.ctx, input),
+      h => graph.onHandoff(this.ctx, h),
+    );
   }
   handoffs(input: InputOf<'handoffs'> = {}) {
     return handoffOps.handoffs(this.ctx, input);
@@ -212,12 +227,19 @@ export class TwiningEngine {
   acknowledge(input: InputOf<'acknowledge'>) {
     return handoffOps.acknowledge(this.ctx, input);
   }
-  verify(input: InputOf<'verify'>): Promise<VerifyResult> {
+  /** A handoff's snapshot and drift ({handoff_id}), or twining-mcp's checks of a scope ({scope, checks, agent_id, fail_on}). */
+  verify(input: { handoff_id: string }): Promise<VerifyResult>;
+  verify(input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult>;
+  verify(input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult> {
     this.work.verifications++;
-    return verify(this.ctx, input);
+    return graph.withGraph(this.ctx, () => verify(this.ctx, input));
   }
   decide(input: InputOf<'decide'>) {
-    return decisionOps.decide(this.ctx, input);
+    return graph.withGraph(
+      this.ctx,
+      () => decisionOps.decide(this.ctx, input),
+      r => this.graphOfDecision(r.id, input),
+    );
   }
   decisions(input: InputOf<'decisions'> = {}) {
     return decisionOps.decisions(this.ctx, input);
@@ -244,16 +266,27 @@ export class TwiningEngine {
     return lifecycleOps.why(this.ctx, input);
   }
   dismiss(input: InputOf<'dismiss'>) {
-    return blackboardOps.dismiss(this.ctx, input);
+    return graph.withGraph(this.ctx, () => blackboardOps.dismiss(this.ctx, input));
   }
   reconsider(input: InputOf<'reconsider'>) {
-    return lifecycleOps.reconsider(this.ctx, input);
+    return graph.withGraph(
+      this.ctx,
+      () => lifecycleOps.reconsider(this.ctx, input),
+      () => graph.onChallenge(this.ctx, input.agent_id ?? 'main', input.decision_id, 'reconsider'),
+    );
   }
   override(input: InputOf<'override'>) {
-    return lifecycleOps.override(this.ctx, input);
+    return graph.withGraph(
+      this.ctx,
+      () => lifecycleOps.override(this.ctx, input),
+      async r => {
+        await graph.onChallenge(this.ctx, input.overridden_by ?? 'human', input.decision_id, 'override');
+        if (r.new_decision_id) await this.graphOfDecision(r.new_decision_id, { supersedes: input.decision_id });
+      },
+    );
   }
   promote(input: InputOf<'promote'>) {
-    return lifecycleOps.promote(this.ctx, input);
+    return graph.withGraph(this.ctx, () => lifecycleOps.promote(this.ctx, input));
   }
   search(input: InputOf<'search'>) {
     return search(this.ctx, input);
@@ -270,6 +303,54 @@ export class TwiningEngine {
   /** Releases `agentId`'s claims that `scopes` cover (a record's scope and files); `because` names what released them. */
   releaseCovered(agentId: string, scopes: readonly (string | undefined)[], because: string) {
     return claimOps.releaseCovered(this.ctx, agentId, scopes, because);
+  }
+
+  // twining-mcp 1.9's other tools: dependencies, commits, catching up, archive, export, the graph.
+  trace(input: InputOf<'trace'>) {
+    return traceOps.trace(this.ctx, input);
+  }
+  link_commit(input: InputOf<'link_commit'>) {
+    return traceOps.linkCommit(this.ctx, input);
+  }
+  commits(input: InputOf<'commits'>) {
+    return traceOps.commits(this.ctx, input);
+  }
+  what_changed(input: InputOf<'what_changed'>) {
+    return changeOps.whatChanged(this.ctx, input);
+  }
+  summarize(input: InputOf<'summarize'> = {}) {
+    return changeOps.summarize(this.ctx, input);
+  }
+  recent(input: InputOf<'recent'> = {}) {
+    return changeOps.recent(this.ctx, input);
+  }
+  archive(input: InputOf<'archive'> = {}) {
+    return graph.withGraph(this.ctx, () => archive(this.ctx, input));
+  }
+  export(input: InputOf<'export'> = {}) {
+    return exportMarkdown(this.ctx, input);
+  }
+  add_entity(input: InputOf<'add_entity'>) {
+    return graphOps.addEntity(this.ctx, input);
+  }
+  add_relation(input: InputOf<'add_relation'>) {
+    return graphOps.addRelation(this.ctx, input);
+  }
+  neighbors(input: InputOf<'neighbors'>) {
+    return graphOps.neighbors(this.ctx, input);
+  }
+  graph_query(input: InputOf<'graph_query'>) {
+    return graphOps.graphQuery(this.ctx, input);
+  }
+  prune_graph(input: InputOf<'prune_graph'> = {}) {
+    return graphOps.pruneGraph(this.ctx, input);
+  }
+
+  /** The graph steps of a decision just recorded (twining-mcp's onDecide), from its record. */
+  private async graphOfDecision(id: string, input: { depends_on?: string[]; supersedes?: string; commit_hash?: string }): Promise<void> {
+    const d = await decisionOps.getDecision(this.ctx, id);
+    if (!d) return;
+    await graph.onDecide(this.ctx, { ...d, depends_on: input.depends_on, supersedes: input.supersedes, commit_hash: input.commit_hash });
   }
 }
 

@@ -24,6 +24,7 @@ export {
 } from './schemas';
 export type { OperationName, InputOf, EntryType, Urgency, ResultStatus, Confidence, DecisionStatus } from './schemas';
 export { overlaps, normaliseTags } from './scope';
+export { forgivingInput, withIgnoredFields } from './forgiving-input';
 export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';
 export { snapshotDigest } from './rules/snapshot';
 export { DATA_KINDS, changedKinds } from './data-kinds';

@@ -118,6 +118,62 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
     model:
       'List who holds which files, folders, globs and delegations, with why and until when; claims past their time or of agents that are gone are marked lapsed.',
   },
+  trace: {
+    title: 'Trace Decision Dependencies',
+    model:
+      "Trace a decision's dependency chain: upstream (the decisions it depends on) and downstream (the decisions that depend on it), breadth first, each with its status. Call it before changing or overriding a decision.",
+  },
+  what_changed: {
+    title: 'What Changed Since',
+    model:
+      'What changed since a time: new decisions, new blackboard entries, overridden and reconsidered decisions, optionally in a scope. Use it to catch up.',
+  },
+  summarize: {
+    title: 'Summarize Scope',
+    model:
+      'A summary of the project or a scope: active and provisional decisions, open needs, warnings, unanswered questions, and the last 24 hours in a sentence.',
+  },
+  link_commit: {
+    title: 'Link Commit to Decision',
+    model: 'Link a git commit hash to the decision it implements, so twining_commits finds the decision from the commit.',
+  },
+  commits: {
+    title: 'Decisions of a Commit',
+    model: 'The decisions linked to a git commit hash, newest first: from a change in the history back to its rationale.',
+  },
+  recent: {
+    title: 'Recent Blackboard Entries',
+    model: 'The latest blackboard entries, newest first (default 20), optionally of some types only.',
+  },
+  archive: {
+    title: 'Archive Blackboard',
+    model:
+      'Move blackboard entries older than a time (default now) to the archive, keeping decision entries and, with retain, the newest N. A finding summarises what was archived.',
+  },
+  export: {
+    title: 'Export as Markdown',
+    model: 'The whole coordination state (decisions with rationale, blackboard, knowledge graph), or one scope of it, as a Markdown document.',
+  },
+  add_entity: {
+    title: 'Add Graph Entity',
+    model: 'Add an entity (file, module, function, class, concept, ...) to the knowledge graph, or merge properties into the one with the same name and type.',
+  },
+  add_relation: {
+    title: 'Add Graph Relation',
+    model: 'Relate two knowledge graph entities (by id or unambiguous name), e.g. a file tested_by its test file, or a module depends_on another.',
+  },
+  neighbors: {
+    title: 'Graph Neighbours',
+    model: 'The knowledge graph entities connected to one (by id or name), up to three relations away, optionally through some relation types only.',
+  },
+  graph_query: {
+    title: 'Query Graph',
+    model: 'Find knowledge graph entities whose name or a property contains a substring (case-insensitive).',
+  },
+  prune_graph: {
+    title: 'Prune Graph',
+    model: 'Remove knowledge graph entities that have no relation (dry_run to only list them).',
+  },
 };
 
 /** The tools under twining-mcp's names that run an operation with some fields fixed (core/tool-aliases.ts). */

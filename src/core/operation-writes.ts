@@ -18,6 +18,11 @@ const WRITING = [
   'promote',
   'claim',
   'release',
+  'link_commit',
+  'archive',
+  'add_entity',
+  'add_relation',
+  'prune_graph',
 ] as const satisfies readonly OperationName[];
 
 export type WritingOperation = (typeof WRITING)[number];

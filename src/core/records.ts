@@ -188,3 +188,23 @@ export interface VerifyResult {
   /** Ids from this handoff back through `continues` links, newest first. */
   chain: string[];
 }
+
+/** A knowledge graph entity (`graph/entities.json`, FORMAT.md §4.8). */
+export interface GraphEntity extends Extra {
+  id: string;
+  name: string;
+  type: string;
+  properties: Record<string, string>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A knowledge graph relation (`graph/relations.json`); `source` and `target` are entity ids. */
+export interface GraphRelation extends Extra {
+  id: string;
+  source: string;
+  target: string;
+  type: string;
+  properties: Record<string, string>;
+  created_at: string;
+}

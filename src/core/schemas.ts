@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { TwiningError } from './errors';
 import { TIMESTAMP_RULE, canonicalTimestamp } from './timestamps';
+import { historyInputs } from './history-schemas';
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -56,6 +57,7 @@ export const RESULT_STATUSES = ['completed', 'partial', 'blocked', 'failed'] as 
 export const CONFIDENCES = ['high', 'medium', 'low'] as const;
 export const DECISION_STATUSES = ['active', 'provisional', 'superseded', 'overridden'] as const;
 export const SEARCH_SOURCES = ['decisions', 'blackboard'] as const;
+export const VERIFY_CHECKS = ['test_coverage', 'warnings', 'assembly', 'drift', 'constraints'] as const;
 
 export type EntryType = (typeof ENTRY_TYPES)[number];
 export type Urgency = (typeof URGENCIES)[number];
@@ -214,9 +216,21 @@ export const inputs = {
   status: z.strictObject({}).describe('Counts: agents by liveness, delegations, unacknowledged handoffs, decisions, warnings.'),
   verify: z
     .strictObject({
-      handoff_id: ulidId.describe('Id of the handoff to check.'),
+      handoff_id: ulidId.optional().describe('Id of the handoff to check (its snapshot and drift); or give scope instead.'),
+      // twining-mcp's twining_verify of a scope (ops/scope-verify-ops.ts).
+      scope: nonEmptyText(1000)
+        .optional()
+        .describe('A scope to verify with twining-mcp\'s checks (e.g. "src/auth/" or "project"); or give handoff_id instead.'),
+      checks: list(z.enum(VERIFY_CHECKS), 5).optional().describe('Checks of the scope to run (default all).'),
+      agent_id: agentId.optional().describe("Only this agent's decisions in the assembly check."),
+      fail_on: list(nonEmptyText(100), 5).optional().describe('Checks whose "fail" status makes the verification fail (failed: true).'),
     })
-    .describe("Check a handoff's snapshot integrity and what drifted since it was created."),
+    .refine(v => (v.handoff_id === undefined) !== (v.scope === undefined), {
+      message: 'give handoff_id (to check a handoff) or scope (to verify a scope), one of the two',
+    })
+    .describe(
+      "Check a handoff's snapshot and drift (handoff_id), or verify a scope as twining-mcp does: test coverage, warnings, assembly, drift, constraints (scope).",
+    ),
   why: z
     .strictObject({
       scope: nonEmptyText(1000).describe('A file path, a folder prefix, or a symbol name.'),
@@ -304,6 +318,8 @@ export const inputs = {
       include_released: z.boolean().optional().describe('Also list released claims (kept a week; default false).'),
     })
     .describe('List claims: live ones, and lapsed ones (expired, or their holder gone) marked lapsed.'),
+  // twining-mcp 1.9's other tools, under its names and input fields (history-schemas.ts).
+  ...historyInputs({ ulidId, agentId, scope, since, text, nonEmptyText, list, ENTRY_TYPES }),
 } as const;
 
 /**

@@ -49,6 +49,19 @@ const TOOL_ICONS: Record<OperationName, string> = {
   claim: '$(lock)',
   release: '$(unlock)',
   claims: '$(lock)',
+  trace: '$(type-hierarchy)',
+  what_changed: '$(history)',
+  summarize: '$(list-flat)',
+  link_commit: '$(git-commit)',
+  commits: '$(git-commit)',
+  recent: '$(clock)',
+  archive: '$(archive)',
+  export: '$(markdown)',
+  add_entity: '$(symbol-class)',
+  add_relation: '$(references)',
+  neighbors: '$(type-hierarchy-sub)',
+  graph_query: '$(search)',
+  prune_graph: '$(trash)',
 };
 
 /** `contributes.languageModelTools`, in operation order. */

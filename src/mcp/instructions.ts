@@ -6,7 +6,8 @@ export const INSTRUCTIONS = `Twining keeps the shared record of the agents and p
 
 When to use which tool:
 - At the start of a session, call twining_register with your own agent_id and your capabilities. Then call twining_handoffs with acknowledged=false and target_agent set to your agent_id: work handed to you is waiting there.
-- When you take over a handoff, call twining_acknowledge with its id and your agent_id first, then twining_verify with its id: it says whether the context snapshot is intact and which decisions or warnings changed since it was written.
+- When you take over a handoff, call twining_acknowledge with its id and your agent_id first, then twining_verify with its handoff_id: it says whether the context snapshot is intact and which decisions or warnings changed since it was written. (twining_verify with a scope instead runs twining-mcp's checks of that scope: test coverage, unanswered warnings, decisions made without context, drift.)
+- To catch up, call twining_what_changed with the time you last looked; twining_trace shows a decision's dependencies before you change or override it, and twining_link_commit ties a commit to the decision it implements.
 - Before you edit a file or folder, call twining_decisions with scope set to it, and twining_read with entry_types ["warning"] and the same scope: respect the active decisions, and do not repeat what a warning describes.
 - When you start a task, call twining_claim with your agent_id, the files, folders or globs you will edit (or the delegation_id you take) and a reason. If another live agent holds one, work on something else or ask them with twining_post (a need); call twining_release when you are done.
 - When you make a choice where alternatives existed, record it with twining_decide (context, rationale, the rejected alternatives). Post what you find with twining_post (entry_type "finding"), and what others must watch out for as "warning". Never post entry_type "decision".

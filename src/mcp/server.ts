@@ -20,7 +20,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { OPERATION_NAMES, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas';
+import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas';
+import { forgivingInput, withIgnoredFields } from '../core/forgiving-input';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine';
 import { TwiningError, isTwiningError } from '../core/errors';
@@ -81,10 +82,12 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
   try {
     if (!tool) throw new TwiningError('INVALID_INPUT', `Unknown tool "${name}"; the tools are ${[...BY_TOOL.keys()].join(', ')}`);
     const { op, alias } = tool;
+    // A field twining-mcp would ignore is left out and named in the result; a misspelt one is refused (core/forgiving-input.ts).
+    const { input: known, ignored } = forgivingInput(name, alias ? aliasInputs[alias] : inputs[op], args);
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
-    const input = alias ? aliasInput(alias, args) : (args ?? {});
+    const input = alias ? aliasInput(alias, known) : known;
     const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, input);
-    return text(asToolResult(tool.op, result));
+    return text(withIgnoredFields(asToolResult(tool.op, result), ignored));
   } catch (error) {
     const code = isTwiningError(error) ? error.code : 'INTERNAL_ERROR';
     const message = error instanceof Error ? error.message : String(error);

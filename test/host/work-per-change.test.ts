@@ -39,10 +39,10 @@ describeIn(['single'], 'work per change', () => {
       counted.refreshes++;
       return refresh(...args);
     };
-    engine.verify = (...args: Parameters<typeof verify>) => {
+    engine.verify = (input: { handoff_id: string }) => {
       counted.verifications++;
-      counted.verified.push(String(args[0]?.handoff_id));
-      return verify(...args);
+      counted.verified.push(String(input?.handoff_id));
+      return verify(input);
     };
   });
 

@@ -21,7 +21,7 @@ describe('entries of the wrong kind', () => {
     assert.equal(fs.readFileSync(path.join(root, '.twining'), 'utf8'), 'not a folder');
   });
 
-  test('a stray graph file does not block writes that never touch graph/; init says what it could not add', async () => {
+  test('a stray graph file blocks no write (the graph steps after one are skipped with a warning); init says what it could not add', async () => {
     const root = fixtureProject();
     fs.rmSync(tw(root, 'graph'), { recursive: true });
     fs.writeFileSync(tw(root, 'graph'), 'stray');
@@ -29,7 +29,11 @@ describe('entries of the wrong kind', () => {
     const ws = await openWorkspace(root, { warn: m => warnings.push(m) });
     await ws.post({ entry_type: 'finding', summary: 'written despite the stray file' });
     await ws.register({ agent_id: 'still-works' });
-    assert.deepEqual(warnings, []);
+    assert.equal((await ws.agents()).agents.filter(a => a.agent_id === 'still-works').length, 1);
+    // The post had no graph step (scope "project"); the registration's says why it was skipped.
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /knowledge graph was not updated after registering still-works: .*graph/);
+    warnings.length = 0;
     await ws.init();
     assert.ok(
       warnings.some(w => /graph.*(EEXIST|ENOTDIR)/.test(w)),

@@ -82,16 +82,24 @@ describe('twining mcp over stdio', () => {
     assert.deepEqual(readOnly, [
       'twining_agents',
       'twining_claims',
+      'twining_commits',
       'twining_decisions',
       'twining_delegations',
       'twining_discover',
+      'twining_export',
+      'twining_graph_query',
       'twining_handoffs',
+      'twining_neighbors',
       'twining_query',
       'twining_read',
+      'twining_recent',
       'twining_search',
       'twining_search_decisions',
       'twining_status',
+      'twining_summarize',
+      'twining_trace',
       'twining_verify',
+      'twining_what_changed',
       'twining_why',
     ]);
     const instructions = server.client.getInstructions() ?? '';
@@ -204,12 +212,13 @@ describe('twining mcp over stdio', () => {
       ['twining_acknowledge', { handoff_id: '../../etc/passwd', agent_id: 'a' }, /handoff_id: must be a ULID/],
       ['twining_post', { entry_type: 'decision', summary: 'x' }, /entry_type/],
       ['twining_post', { entry_type: 'warning', summary: 'x'.repeat(201) }, /200 characters/],
-      ['twining_post', { entry_type: 'warning', summary: 'x', unknown_field: 1 }, /unknown field "unknown_field"/],
+      ['twining_post', { entry_type: 'warning', summary: 'x', sumary: 'typo' }, /twining_post: unknown field "sumary" \(did you mean "summary"\?\)/],
+      ['twining_read', { entryTypes: ['warning'] }, /did you mean "entry_types"/],
       ['twining_decide', { domain: 'd', scope: 's', summary: 's', context: 'c' }, /rationale: required/],
       ['twining_read', { since: 'yesterday' }, /since/],
       ['twining_search', { query: '' }, /query: must not be empty/],
       ['twining_search_decisions', { query: 'jwt', status: 'retired' }, /search_decisions: status/],
-      ['twining_search_decisions', { query: 'jwt', entry_types: ['warning'] }, /search_decisions: unknown field "entry_types"/],
+      ['twining_trace', { decison_id: '01M80HHK1QX1QEC06YGTWYXEZJ' }, /did you mean "decision_id"/],
       ['twining_query', { entry_types: ['warning'] }, /query: query: required/],
       ['twining_query', { query: 'jwt', entry_types: ['memo'] }, /query: entry_types\[0\]/],
     ];
@@ -227,6 +236,15 @@ describe('twining mcp over stdio', () => {
     const unknown = await call(server, 'twining_assemble', {});
     assert.deepEqual([unknown.isError, unknown.value.code], [true, 'INVALID_INPUT']);
     assert.deepEqual(changedFiles(before, snapshotTree(root)), []);
+  });
+
+  test('a field twining-mcp would ignore is left out and named in ignored_fields', async () => {
+    const why = await ok(server, 'twining_why', { scope: 'src/auth/jwt.ts', agent_id: 'reviewer' });
+    assert.deepEqual(why.ignored_fields, ['agent_id']);
+    assert.ok(why.decisions.length > 0);
+    const found = await ok(server, 'twining_search_decisions', { query: 'jwt', entry_types: ['warning'], verbose: true });
+    assert.deepEqual(found.ignored_fields, ['entry_types', 'verbose']);
+    assert.equal((await ok(server, 'twining_status', {})).ignored_fields, undefined, 'none ignored: no field');
   });
 
   test('a write by another process is seen by the next call, without a restart', async () => {

@@ -786,7 +786,12 @@ describe('status', () => {
     assert.deepEqual([s.handoffs, s.unacknowledged_handoffs], [2, 1]);
     assert.deepEqual([s.active_decisions, s.provisional_decisions, s.warning_entries, s.blackboard_entries], [4, 0, 3, 14]);
     assert.equal(s.last_activity, '2026-11-22T02:32:12.417Z');
-    assert.equal(s.summary, 'Healthy. 14 blackboard entries, 4 active decisions, 23 graph entities. 4 registered agents (0 active).');
+    // The tester agent and the Vitest decision (no affected files) have no relation: twining-mcp warns about both.
+    assert.deepEqual(s.warnings, ['2 graph entities have no relations']);
+    assert.equal(
+      s.summary,
+      'Needs attention. 14 blackboard entries, 4 active decisions, 23 graph entities. 4 registered agents (0 active). 2 graph entities have no relations.',
+    );
   });
 });
 

@@ -8,6 +8,7 @@ import type { InputOf } from '../schemas';
 import { overlaps } from '../scope';
 import type { BlackboardEntry } from '../records';
 import { canonicalTimestamp } from '../timestamps';
+import { notePosted } from './graph-populate-ops';
 
 export type NewEntry = Omit<BlackboardEntry, 'id' | 'timestamp'>;
 
@@ -46,6 +47,7 @@ export async function appendEntryLocked(ctx: EngineContext, fields: NewEntry, tx
   entry.timestamp = ctx.timestamp();
   if (tx) await tx.append(ctx.layout.blackboard, toJsonlLine(entry));
   else await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
+  notePosted(ctx, entry as BlackboardEntry);
   return entry as BlackboardEntry;
 }
 
@@ -60,6 +62,11 @@ export async function read(ctx: EngineContext, input: InputOf<'read'> = {}): Pro
     const all = ctx.blackboard.entries;
     const n = args.limit ?? 50;
     return { entries: n > 0 ? all.slice(-n) : all.slice(), total_count: all.length };
+  }
+  // By scope (and type): the positions kept per scope, so the cost is what is returned, not the history.
+  if (args.scope && !tags && !since) {
+    const { entries, total } = ctx.blackboard.lastInScope(args.scope, types, args.limit ?? 50);
+    return { entries, total_count: total };
   }
   const matching = ctx.blackboard.entries.filter(
     e =>

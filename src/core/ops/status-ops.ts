@@ -1,7 +1,7 @@
 /** status: twining-mcp's summary of the folder, plus what a coordinator looks at first. */
 import * as path from 'path';
 import type { EngineContext } from '../engine-context';
-import { readJson } from '../store/files';
+import { readGraph } from './graph-ops';
 import type { InputOf } from '../schemas';
 import { livenessReader } from './agent-ops';
 import { delegations } from './delegation-ops';
@@ -35,6 +35,8 @@ export async function status(ctx: EngineContext, input: InputOf<'status'> = {}) 
   if (staleProvisional) warnings.push(`${staleProvisional} provisional decision(s) older than 7 days`);
   if (entries.length >= threshold) warnings.push(`Blackboard has ${entries.length} entries (archive threshold ${threshold})`);
   const graph = await graphCounts(ctx);
+  // twining-mcp's third warning (src/tools/lifecycle-tools.ts at 4846d70).
+  if (graph.orphans > 0) warnings.push(`${graph.orphans} graph entities have no relations`);
   const summary =
     `${warnings.length ? 'Needs attention' : 'Healthy'}. ${entries.length} blackboard entries, ${active_decisions} active decisions, ` +
     `${graph.entities} graph entities. ${registry.length} registered agents (${byLiveness.active} active).` +
@@ -62,11 +64,9 @@ export async function status(ctx: EngineContext, input: InputOf<'status'> = {}) 
   };
 }
 
-async function graphCounts(ctx: EngineContext): Promise<{ entities: number; relations: number }> {
-  const count = async (name: string) => {
-    const value = await readJson(path.join(ctx.layout.dir, 'graph', name), `graph/${name}`).catch(() => undefined);
-    return Array.isArray(value) ? value.length : 0;
-  };
-  const [entities, relations] = await Promise.all([count('entities.json'), count('relations.json')]);
-  return { entities, relations };
+/** Entity and relation counts, and the entities without a relation; a graph file that cannot be read counts as empty, as before. */
+async function graphCounts(ctx: EngineContext): Promise<{ entities: number; relations: number; orphans: number }> {
+  const { entities, relations } = await readGraph(ctx).catch(() => ({ entities: [], relations: [] }));
+  const connected = new Set(relations.flatMap(r => [r.source, r.target]));
+  return { entities: entities.length, relations: relations.length, orphans: entities.filter(e => !connected.has(e.id)).length };
 }

@@ -10,9 +10,17 @@ import { InputOf, isUlid } from '../schemas';
 import { normaliseSnapshot, snapshotIntegrity } from '../rules/snapshot';
 import { driftOf, missingEntries } from '../rules/drift';
 import type { VerifyResult } from '../records';
+import { ScopeVerifyResult, verifyScope } from './scope-verify-ops';
 
-export async function verify(ctx: EngineContext, input: InputOf<'verify'>): Promise<VerifyResult> {
+/** verify by its input's shape: a handoff's snapshot and drift (handoff_id), or twining-mcp's checks of a scope (scope). */
+export async function verify(ctx: EngineContext, input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult> {
   const args = ctx.validate('verify', input);
+  if (args.scope !== undefined) return verifyScope(ctx, { ...args, scope: args.scope });
+  return verifyHandoff(ctx, args.handoff_id!);
+}
+
+async function verifyHandoff(ctx: EngineContext, handoff_id: string): Promise<VerifyResult> {
+  const args = { handoff_id };
   const handoff = await ctx.handoffRecords.get(args.handoff_id);
   if (!handoff) throw new TwiningError('NOT_FOUND', `Handoff not found: ${args.handoff_id}`);
   const snapshot = normaliseSnapshot(handoff.context_snapshot);

@@ -8,6 +8,7 @@ import * as path from 'path';
 import { JsonlFile } from './jsonl';
 import { isRecord, readJsonArray } from './files';
 import { overlaps } from '../scope';
+import { ScopePositions } from './scope-positions';
 import type { BlackboardEntry, HandoffIndexLine } from '../records';
 
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
@@ -64,8 +65,19 @@ export class Blackboard {
       if (!first) this.driftVersion++;
     }
     for (const entry of result.appended) this.index(entry, first);
+    if (result.reloaded) this.positions = undefined;
+    else this.positions?.addFrom(this.entries, this.entries.length - result.appended.length);
     if (!first) this.version++;
     return true;
+  }
+
+  /** Positions by scope and type, made by the first scoped read (store/scope-positions.ts). */
+  private positions?: ScopePositions;
+
+  /** The last `limit` entries (all when 0) whose scope overlaps `scope`, of `types` when given, in file order, and how many match in all. */
+  lastInScope(scope: string, types: ReadonlySet<string> | undefined, limit: number): { entries: BlackboardEntry[]; total: number } {
+    this.positions ??= new ScopePositions(this.entries);
+    return this.positions.last(this.entries, scope, types, limit);
   }
 
   private loaded = false;

@@ -80,11 +80,12 @@ class TwiningTool implements vscode.LanguageModelTool<Input> {
     const name = toolName(this.op);
     if (writes(this.op)) this.ctx.folders.assertWritable(name);
     const folder = await chooseFolder(this.ctx.folders);
-    const input = options.input ?? {};
+    // A field the tool does not have is left out and named in the result, unless it looks misspelt (core/forgiving-input.ts).
+    const { input, ignored } = core().forgivingInput(name, core().inputs[this.op], options.input ?? {});
     core().parseInput(this.op, input); // a clear error naming the field, before anything runs
     const call = (engine: TwiningEngine) => runOperation(engine, this.op, input);
     const result = await (writes(this.op) ? folder.write(name, call) : folder.run(call));
-    return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(JSON.stringify(result))]);
+    return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(JSON.stringify(core().withIgnoredFields(result, ignored)))]);
   }
 }
 
