@@ -4,14 +4,7 @@
  * defensively, as in cli-text.ts; undefined means "no text renderer: print the JSON".
  */
 type Row = Record<string, unknown>;
-const str = (v: unknown): string =>
-  typeof v === 'string'
-    ? v
-    : v === undefined || v === null
-      ? '?'
-      : typeof v === 'object'
-        ? JSON.stringify(v)
-        : String(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '?' : (JSON.stringify(v) ?? '?'));
 const rows = (v: unknown): Row[] => (Array.isArray(v) ? v.filter((x): x is Row => x !== null && typeof x === 'object') : []);
 const list = (items: Row[], line: (r: Row) => string, none: string) => (items.length ? items.map(line).join('\n') : none);
 
