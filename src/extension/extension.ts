@@ -5,7 +5,7 @@
 import { loadStartedAt } from './loadTime';
 import * as vscode from 'vscode';
 import type { TwiningApi, TwiningDataChange } from './api';
-import { TestHooks, testHooksWanted } from './test-hooks';
+import { testHooks, testHooksWanted } from './test-hooks';
 import type { TwiningContext } from './twining-context';
 import { createClock, SECTION, userAgentId } from './settings';
 import { Folders } from './model/folders';
@@ -16,12 +16,10 @@ import { DelegationsProvider } from './views/delegations-view';
 import { HandoffsProvider } from './views/handoffs-view';
 import type { Node } from './views/nodes';
 import { registerCommands } from './commands/all-commands';
-import { currentSearch } from './commands/search-command';
 import { checkGitMerging } from './commands/git-merging-commands';
 import { HandoffStatusBar } from './editor/status-bar';
 import { registerTools } from './tools/lm-tools';
 import { createChatHandler, registerChatParticipant } from './chat/participant';
-import { coreLoadMs } from './model/engine-loader';
 import { ContextModel } from './model/context-model';
 import { ContextProvider } from './views/context-view';
 import { ContextStatusBar } from './editor/context-status';
@@ -129,54 +127,13 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     changes,
     folders.onDidChange(change => changes.fire({ folder: change.folder?.root, kinds: [...change.kinds] })),
   );
-  const testing: TestHooks = {
-    get folders() {
-      return engines();
-    },
-    model: folders,
-    providers,
-    statusBar,
-    contextStatus,
-    annotations,
-    fileContext,
-    inbox,
-    chatHandler,
-    searchPick: currentSearch,
-    mcpProvider: mcp?.provider,
-    refresh: async () => {
-      await folders.refreshAll();
-      statusBar.schedule(0);
-      await statusBar.idle();
-    },
-    whenIdle: async () => {
-      await folders.whenIdle();
-      await providers.handoffs.driftIdle();
-      await statusBar.idle();
-      await contextStatus.idle();
-      await annotations.idle();
-      await folders.whenIdle();
-      await inbox.idle();
-    },
-    work: () => {
-      const all = folders.withTwiningDir().map(f => f.engine.work);
-      const sum = (key: 'refreshes' | 'verifications') => all.reduce((n, w) => n + w[key], 0);
-      return {
-        refreshes: sum('refreshes'),
-        verifications: sum('verifications'),
-        reloads: { agents: providers.agents.loads, delegations: providers.delegations.loads, handoffs: providers.handoffs.loads },
-      };
-    },
-    activationMs,
-    bundleLoadMs,
-    engineLoadMs: () => coreLoadMs,
-    agentId: userAgentId,
-    now: () => clock.now(),
-  };
+  const parts = { folders, clock, agentId: userAgentId, providers, statusBar, contextStatus, annotations, fileContext, inbox, chatHandler };
+  const testing = () => testHooks({ ...parts, mcpProvider: mcp?.provider, activationMs, bundleLoadMs });
   return {
     engines,
     onDidChange: changes.event,
     agentId: userAgentId,
-    ...(testHooksWanted(context.extensionMode, vscode.ExtensionMode.Production) ? { testing } : {}),
+    ...(testHooksWanted(context.extensionMode, vscode.ExtensionMode.Production) ? { testing: testing() } : {}),
   };
 }
 

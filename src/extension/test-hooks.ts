@@ -1,7 +1,7 @@
 /**
  * The test-only entry: what the host tests and the activation benchmark look at inside the
- * extension. It is part of the exported API only in development and test runs (not for users of
- * the API, who get api.ts).
+ * extension, built from the objects activate() created (`testHooks`). It is part of the exported
+ * API only in development and test runs (not for users of the API, who get api.ts).
  */
 import type * as vscode from 'vscode';
 import type { TwiningEngine } from '../core';
@@ -17,6 +17,9 @@ import type { FileAnnotations } from './editor/file-annotations';
 import type { ContextModel } from './model/context-model';
 import type { Inbox } from './editor/inbox';
 import type { TwiningMcpProvider } from './tools/mcp-provider';
+import type { Clock } from './settings';
+import { coreLoadMs } from './model/engine-loader';
+import { currentSearch } from './commands/search-command';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */
@@ -59,4 +62,69 @@ export interface TestHooks {
 /** Test hooks are exported in development and test runs, and when a test or benchmark launcher says so. */
 export function testHooksWanted(mode: vscode.ExtensionMode, production: vscode.ExtensionMode, env: NodeJS.ProcessEnv = process.env): boolean {
   return mode !== production || env.TWINING_TEST_RUN !== undefined || env.TWINING_BENCH_ACTIVATION_OUT !== undefined;
+}
+
+/** What activate() created that the hooks look at. */
+export interface ActivatedParts {
+  folders: Folders;
+  clock: Clock;
+  agentId: () => string;
+  providers: TestHooks['providers'];
+  statusBar: HandoffStatusBar;
+  contextStatus: ContextStatusBar;
+  annotations: FileAnnotations;
+  fileContext: ContextModel;
+  inbox: Inbox;
+  chatHandler: vscode.ChatRequestHandler;
+  mcpProvider: TwiningMcpProvider | undefined;
+  activationMs: number;
+  bundleLoadMs: number;
+}
+
+/** The test hooks over the objects activate() created. */
+export function testHooks(parts: ActivatedParts): TestHooks {
+  const { folders, providers, statusBar, contextStatus, annotations, inbox } = parts;
+  return {
+    get folders() {
+      return new Map(folders.withTwiningDir().map(f => [f.root, f.engine] as const));
+    },
+    model: folders,
+    providers,
+    statusBar,
+    contextStatus,
+    annotations,
+    fileContext: parts.fileContext,
+    inbox,
+    chatHandler: parts.chatHandler,
+    searchPick: currentSearch,
+    mcpProvider: parts.mcpProvider,
+    refresh: async () => {
+      await folders.refreshAll();
+      statusBar.schedule(0);
+      await statusBar.idle();
+    },
+    whenIdle: async () => {
+      await folders.whenIdle();
+      await providers.handoffs.driftIdle();
+      await statusBar.idle();
+      await contextStatus.idle();
+      await annotations.idle();
+      await folders.whenIdle();
+      await inbox.idle();
+    },
+    work: () => {
+      const all = folders.withTwiningDir().map(f => f.engine.work);
+      const sum = (key: 'refreshes' | 'verifications') => all.reduce((n, w) => n + w[key], 0);
+      return {
+        refreshes: sum('refreshes'),
+        verifications: sum('verifications'),
+        reloads: { agents: providers.agents.loads, delegations: providers.delegations.loads, handoffs: providers.handoffs.loads },
+      };
+    },
+    activationMs: parts.activationMs,
+    bundleLoadMs: parts.bundleLoadMs,
+    engineLoadMs: () => coreLoadMs,
+    agentId: parts.agentId,
+    now: () => parts.clock.now(),
+  };
 }
