@@ -21,6 +21,8 @@ import { HandoffStatusBar } from './editor/status-bar';
 import { registerTools } from './tools/lm-tools';
 import { createChatHandler, registerChatParticipant } from './chat/participant';
 import { ContextModel } from './model/context-model';
+import { HandoffsModel } from './model/handoffs-model';
+import { AgentsModel, DelegationsModel } from './model/agents-model';
 import { ContextProvider } from './views/context-view';
 import { ContextStatusBar } from './editor/context-status';
 import { FileAnnotations } from './editor/file-annotations';
@@ -42,10 +44,16 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   context.subscriptions.push(fileContext);
   const ctx: TwiningContext = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext };
 
+  // One model per data family: the views, the status bar and the inbox draw from them.
+  const handoffs = new HandoffsModel(folders, userAgentId);
+  const agents = new AgentsModel(folders);
+  const delegations = new DelegationsModel(folders);
+  context.subscriptions.push(handoffs, agents, delegations);
+
   const providers = {
-    agents: new AgentsProvider(ctx),
-    delegations: new DelegationsProvider(ctx),
-    handoffs: new HandoffsProvider(ctx),
+    agents: new AgentsProvider(ctx, agents),
+    delegations: new DelegationsProvider(ctx, delegations),
+    handoffs: new HandoffsProvider(ctx, handoffs),
     context: new ContextProvider(ctx, fileContext),
   };
   const views: [string, AgentsProvider | DelegationsProvider | HandoffsProvider | ContextProvider][] = [
@@ -63,12 +71,12 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const documents = new RecordDocuments(folders);
   context.subscriptions.push(documents, vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents));
   context.subscriptions.push(...registerCommands(ctx));
-  const statusBar = new HandoffStatusBar(folders, userAgentId);
+  const statusBar = new HandoffStatusBar(handoffs);
   context.subscriptions.push(statusBar);
   const contextStatus = new ContextStatusBar(fileContext);
   const annotations = new FileAnnotations(folders, fileContext);
   context.subscriptions.push(contextStatus, annotations);
-  const inbox = new Inbox(folders, userAgentId);
+  const inbox = new Inbox(handoffs);
   context.subscriptions.push(inbox);
   context.subscriptions.push(...registerTools(ctx));
   const chatHandler = createChatHandler(ctx);
@@ -127,7 +135,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     changes,
     folders.onDidChange(change => changes.fire({ folder: change.folder?.root, kinds: [...change.kinds] })),
   );
-  const parts = { folders, clock, agentId: userAgentId, providers, statusBar, contextStatus, annotations, fileContext, inbox, chatHandler };
+  const parts = { folders, handoffs, clock, agentId: userAgentId, providers, statusBar, contextStatus, annotations, fileContext, inbox, chatHandler };
   const testing = () => testHooks({ ...parts, mcpProvider: mcp?.provider, activationMs, bundleLoadMs });
   return {
     engines,

@@ -16,6 +16,7 @@ import type { ContextStatusBar } from './editor/context-status';
 import type { FileAnnotations } from './editor/file-annotations';
 import type { ContextModel } from './model/context-model';
 import type { Inbox } from './editor/inbox';
+import type { HandoffsModel } from './model/handoffs-model';
 import type { TwiningMcpProvider } from './tools/mcp-provider';
 import type { Clock } from './settings';
 import { coreLoadMs } from './model/engine-loader';
@@ -41,12 +42,12 @@ export interface TestHooks {
   searchPick(): SearchSession | undefined;
   /** The MCP server definition provider (undefined where the host has no MCP API). */
   readonly mcpProvider: TwiningMcpProvider | undefined;
-  /** Re-reads every folder (incrementally) and re-renders the views. */
+  /** Re-reads every folder (incrementally); the views redraw for what changed. */
   refresh(): Promise<void>;
   /** Resolves when pending watcher refreshes, drift checks and status bar counts are done. */
   whenIdle(): Promise<void>;
-  /** Work done so far in all folders: engine refreshes, verifications, and view reloads by view. */
-  work(): { refreshes: number; verifications: number; reloads: { agents: number; delegations: number; handoffs: number } };
+  /** Work done so far in all folders: engine refreshes that read, verifications, view redraws by view, and handoff index queries. */
+  work(): { refreshes: number; verifications: number; redraws: { agents: number; delegations: number; handoffs: number }; handoffQueries: number };
   /** Time spent in activate(), in ms. */
   readonly activationMs: number;
   /** Time the extension bundle took to load (evaluate) before activate() ran, in ms. */
@@ -67,6 +68,7 @@ export function testHooksWanted(mode: vscode.ExtensionMode, production: vscode.E
 /** What activate() created that the hooks look at. */
 export interface ActivatedParts {
   folders: Folders;
+  handoffs: HandoffsModel;
   clock: Clock;
   agentId: () => string;
   providers: TestHooks['providers'];
@@ -118,7 +120,8 @@ export function testHooks(parts: ActivatedParts): TestHooks {
       return {
         refreshes: sum('refreshes'),
         verifications: sum('verifications'),
-        reloads: { agents: providers.agents.loads, delegations: providers.delegations.loads, handoffs: providers.handoffs.loads },
+        redraws: { agents: providers.agents.redraws, delegations: providers.delegations.redraws, handoffs: providers.handoffs.redraws },
+        handoffQueries: parts.handoffs.queries,
       };
     },
     activationMs: parts.activationMs,

@@ -104,10 +104,10 @@ export class Folders implements vscode.Disposable, FolderHost {
 
   /** Checks whether `.twining/` exists in a folder (it was just created) and brings it up to date. */
   recheck(folder: TwiningFolder): Promise<void> {
-    return this.track(folder.catchUp(undefined, true));
+    return this.track(folder.refresh(undefined, true));
   }
 
-  /** Brings every folder up to date and re-checks which have `.twining/` (the Reload command). */
+  /** Brings every folder up to date and re-checks which have `.twining/` (the Refresh command). */
   async refreshAll(): Promise<void> {
     await this.ready();
     await this.track(this.sync(true));
@@ -147,14 +147,14 @@ export class Folders implements vscode.Disposable, FolderHost {
           key,
           created.onDidChange(kinds => this.announce(created, kinds)),
         );
-        this.watchers.set(key, new TwiningWatcher(wf, paths => created.catchUp(paths)));
+        this.watchers.set(key, new TwiningWatcher(wf, paths => created.refresh(paths)));
       }
       ordered.set(key, folder);
     }
     this.folders.clear();
     for (const [key, folder] of ordered) this.folders.set(key, folder);
     await Promise.all(this.all().map(f => f.checkPresence()));
-    if (all) for (const folder of this.withTwiningDir()) await folder.catchUp();
+    if (all) for (const folder of this.withTwiningDir()) await folder.refresh();
     this.updateContext();
     this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });
   }

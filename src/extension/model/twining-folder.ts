@@ -1,7 +1,7 @@
 /**
  * One workspace folder and its engine, created without I/O and used only when a view or command
  * asks. Engine calls run one at a time per folder (`run`); writes go through `write`, which checks
- * trust first and afterwards brings the engine up to date once (`catchUp`, as for a watcher's
+ * trust first and afterwards brings the engine up to date once (`refresh`, as for a watcher's
  * report) and announces what the engine says changed (`onDidChange`), so nobody calls a refresh
  * by hand after writing. The folder calls nothing above it: `Folders` listens.
  */
@@ -115,7 +115,7 @@ export class TwiningFolder {
       this.noteWritten(result);
       return result;
     } finally {
-      await this.catchUp();
+      await this.refresh();
     }
   }
 
@@ -137,7 +137,7 @@ export class TwiningFolder {
    * (or `lookForDir`) `.twining/` is looked for again first (a rename may only show as events of
    * its files), after git has finished rewriting the work tree.
    */
-  async catchUp(paths?: readonly string[], lookForDir = paths !== undefined): Promise<void> {
+  async refresh(paths?: readonly string[], lookForDir = paths !== undefined): Promise<void> {
     if (lookForDir) {
       if (paths) log.debug(`${this.name}: changed on disk: ${paths.join(', ')}`);
       await this.gitSettled();

@@ -1,25 +1,30 @@
 /**
  * The Agents view: every registered agent, liveness by icon and colour, role and capabilities in
  * the description, registration and last activity in the tooltip; gone agents last. Liveness
- * counts an agent's latest blackboard entry, so this view also reloads on blackboard changes.
+ * counts an agent's latest blackboard entry, so this view also redraws on blackboard changes
+ * (model/agents-model.ts says which changes count).
  */
 import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
-import type { ChangeKind } from '../model/change-kinds';
+import type { AgentsModel } from '../model/agents-model';
+import type { TwiningContext } from '../twining-context';
 import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest } from './tree-base';
 import { AgentNode, Node, makeNode } from './nodes';
 import { list, md, strings, when } from '../present/format';
 
 export class AgentsProvider extends FolderTreeProvider {
-  protected readonly relevant = new Set<ChangeKind>(['registry', 'blackboard', 'config', 'settings']);
   protected readonly what = 'the agent registry';
 
+  constructor(
+    ctx: TwiningContext,
+    private readonly model: AgentsModel,
+  ) {
+    super(ctx, model);
+  }
+
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
-    const { agents, thresholds } = await folder.run(async engine => ({
-      agents: (await engine.agents({})).agents,
-      thresholds: (await engine.config()).agents.liveness,
-    }));
+    const { agents, thresholds } = await this.model.agents(folder);
     const me = this.ctx.agentId();
     const now = this.ctx.clock.now();
     const sorted = agents

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { Urgency } from '../../core/schemas';
 import type { TwiningFolder } from '../model/folders';
-import type { ChangeKind } from '../model/change-kinds';
+import type { DelegationsModel } from '../model/agents-model';
+import type { TwiningContext } from '../twining-context';
 import { FolderTreeProvider, LIVENESS_ICON, earliest, messageNode } from './tree-base';
 import { DelegationNode, ExpiredGroupNode, Node, SuggestionNode, makeNode } from './nodes';
 import { expiry, list, md, score, strings, when } from '../present/format';
@@ -20,16 +21,18 @@ const URGENCY_ICON: Record<Urgency, vscode.ThemeIcon> = {
 const EXPIRED_ICON = new vscode.ThemeIcon('history', new vscode.ThemeColor('disabledForeground'));
 
 export class DelegationsProvider extends FolderTreeProvider {
-  protected readonly relevant = new Set<ChangeKind>(['blackboard', 'registry', 'config']);
   protected readonly what = 'the delegations';
   protected override readonly ticks = true;
 
+  constructor(
+    ctx: TwiningContext,
+    private readonly model: DelegationsModel,
+  ) {
+    super(ctx, model);
+  }
+
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
-    const { delegations, agents, thresholds } = await folder.run(async engine => ({
-      delegations: (await engine.delegations({ include_expired: true })).delegations,
-      agents: (await engine.agents({})).agents,
-      thresholds: (await engine.config()).agents.liveness,
-    }));
+    const { delegations, agents, thresholds } = await this.model.delegations(folder);
     const now = this.ctx.clock.now();
     const open = delegations.filter(d => !d.expired);
     const expired = delegations.filter(d => d.expired);
