@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { EngineContext, WorkspaceOptions } from './engine-context';
+import { FolderStore, WorkspaceOptions } from './folder-store';
 import { TwiningError } from './errors';
 import type { Config } from './config';
 import type { InputOf } from './schemas';
@@ -25,7 +25,7 @@ import { search } from './ops/search-ops';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 
-export type { WorkspaceOptions } from './engine-context';
+export type { WorkspaceOptions } from './folder-store';
 
 /** What a refresh found: the kinds of data changed since the last report, and why a file could not be read. */
 export interface ChangeReport {
@@ -44,7 +44,7 @@ export async function openWorkspace(projectRoot: string, options: WorkspaceOptio
 }
 
 export class TwiningEngine {
-  private readonly ctx: EngineContext;
+  private readonly ctx: FolderStore;
   private refreshing: Promise<unknown> = Promise.resolve();
   /** The counters at the last refresh's report. */
   private reported: Versions = NOTHING_READ;
@@ -55,7 +55,7 @@ export class TwiningEngine {
     readonly root: string,
     options: WorkspaceOptions = {},
   ) {
-    this.ctx = new EngineContext(root, options);
+    this.ctx = new FolderStore(root, options);
   }
 
   /** Where the files are (`layout.decision(id)` and so on). */

@@ -6,7 +6,7 @@ import { loadStartedAt } from './loadTime';
 import * as vscode from 'vscode';
 import type { TwiningApi, TwiningDataChange } from './api';
 import { testHooks, testHooksWanted } from './test-hooks';
-import type { TwiningContext } from './twining-context';
+import type { TwiningSession } from './session';
 import { createClock, SECTION, userAgentId } from './settings';
 import { Folders } from './model/folders';
 import { initLog, log } from './log';
@@ -39,10 +39,10 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const clock = createClock();
   const folders = new Folders(clock, vscode.workspace.isTrusted);
   context.subscriptions.push(folders);
-  // The one context every part gets.
+  // What bears on the active file (the Context view's idea), and the session every part gets.
   const fileContext = new ContextModel(folders);
   context.subscriptions.push(fileContext);
-  const ctx: TwiningContext = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext };
+  const ctx: TwiningSession = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext };
 
   // One model per data family: the views, the status bar and the inbox draw from them.
   const handoffs = new HandoffsModel(folders, userAgentId);

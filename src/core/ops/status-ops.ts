@@ -1,13 +1,13 @@
 /** status: twining-mcp's summary of the folder, plus what a coordinator looks at first. */
 import * as path from 'path';
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { readJson } from '../store/files';
 import type { InputOf } from '../schemas';
 import { livenessReader } from './agent-ops';
 import { delegations } from './delegation-ops';
 import { indexOrphanDecisions } from './decision-ops';
 
-export async function status(ctx: EngineContext, input: InputOf<'status'> = {}) {
+export async function status(ctx: FolderStore, input: InputOf<'status'> = {}) {
   ctx.validate('status', input);
   await indexOrphanDecisions(ctx);
   const config = await ctx.config();
@@ -62,7 +62,7 @@ export async function status(ctx: EngineContext, input: InputOf<'status'> = {}) 
   };
 }
 
-async function graphCounts(ctx: EngineContext): Promise<{ entities: number; relations: number }> {
+async function graphCounts(ctx: FolderStore): Promise<{ entities: number; relations: number }> {
   const count = async (name: string) => {
     const value = await readJson(path.join(ctx.layout.dir, 'graph', name), `graph/${name}`).catch(() => undefined);
     return Array.isArray(value) ? value.length : 0;

@@ -3,7 +3,7 @@
  * Only what came after the handoff is looked at (binary search over lists sorted by time), so the
  * cost does not grow with the history before it.
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { byTime, firstAfter } from '../store/kept-files';
 import { TwiningError } from '../errors';
 import { InputOf, isUlid } from '../schemas';
@@ -11,7 +11,7 @@ import { normaliseSnapshot, snapshotIntegrity } from '../rules/snapshot';
 import { driftOf, missingEntries } from '../rules/drift';
 import type { VerifyResult } from '../records';
 
-export async function verify(ctx: EngineContext, input: InputOf<'verify'>): Promise<VerifyResult> {
+export async function verify(ctx: FolderStore, input: InputOf<'verify'>): Promise<VerifyResult> {
   const args = ctx.validate('verify', input);
   const handoff = await ctx.handoffRecords.get(args.handoff_id);
   if (!handoff) throw new TwiningError('NOT_FOUND', `Handoff not found: ${args.handoff_id}`);

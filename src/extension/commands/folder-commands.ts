@@ -4,7 +4,7 @@
  */
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { core } from '../model/engine-loader';
 import { documentUri, showDocument } from '../editor/record-documents';
 import { log } from '../log';
@@ -12,7 +12,7 @@ import { Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder } from './prompts';
 import { offerAfterInitialize } from './git-merging-commands';
 
-export async function initialize(inv: Invocation, ctx: TwiningContext) {
+export async function initialize(inv: Invocation, ctx: TwiningSession) {
   let folder;
   if (inv.mode === 'args') {
     folder = await folderFromArgs(ctx, inv.args, 'any');
@@ -37,11 +37,11 @@ export async function initialize(inv: Invocation, ctx: TwiningContext) {
 }
 
 /** Refresh: every folder re-read, `.twining/` looked for again, every view re-rendered. */
-export async function refresh(_inv: Invocation, ctx: TwiningContext): Promise<void> {
+export async function refresh(_inv: Invocation, ctx: TwiningSession): Promise<void> {
   await ctx.folders.refreshAll();
 }
 
-export async function showStatus(inv: Invocation, ctx: TwiningContext) {
+export async function showStatus(inv: Invocation, ctx: TwiningSession) {
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
     return folder.run(engine => engine.status(inv.args as never));
@@ -57,7 +57,7 @@ export async function showLog(): Promise<void> {
 }
 
 /** `{type: "decision" | "entry", id, folder?}`: opens a rendering of the decision (with its chain) or of the entry. */
-export async function openRecord(inv: Invocation, ctx: TwiningContext): Promise<void> {
+export async function openRecord(inv: Invocation, ctx: TwiningSession): Promise<void> {
   if (inv.mode !== 'args') throw new Error('Open Record takes {type, id, folder}');
   const args = inv.args;
   const folder = await folderFromArgs(ctx, args);

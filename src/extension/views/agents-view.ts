@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
 import type { AgentsModel } from '../model/agents-model';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest } from './tree-base';
 import { AgentNode, Node, makeNode } from './nodes';
 import { list, md, strings, when } from '../present/format';
@@ -17,7 +17,7 @@ export class AgentsProvider extends FolderTreeProvider {
   protected readonly what = 'the agent registry';
 
   constructor(
-    ctx: TwiningContext,
+    ctx: TwiningSession,
     private readonly model: AgentsModel,
   ) {
     super(ctx, model);

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { ContextDecision, ScopeContext } from '../../core';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import type { TwiningFolder } from '../model/folders';
 import { log, messageOf } from '../log';
 import { messageNode } from './tree-base';
@@ -60,7 +60,7 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
   private tick: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly ctx: TwiningContext,
+    private readonly ctx: TwiningSession,
     private readonly model: ContextModel,
   ) {
     this.disposables.push(model.onDidChange(() => this.emitter.fire()));

@@ -8,7 +8,7 @@ import { core } from '../model/engine-loader';
 import type { Urgency } from '../../core/schemas';
 import type { TwiningFolder } from '../model/folders';
 import type { DelegationsModel } from '../model/agents-model';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { FolderTreeProvider, LIVENESS_ICON, earliest, messageNode } from './tree-base';
 import { DelegationNode, ExpiredGroupNode, Node, SuggestionNode, makeNode } from './nodes';
 import { expiry, list, md, score, strings, when } from '../present/format';
@@ -25,7 +25,7 @@ export class DelegationsProvider extends FolderTreeProvider {
   protected override readonly ticks = true;
 
   constructor(
-    ctx: TwiningContext,
+    ctx: TwiningSession,
     private readonly model: DelegationsModel,
   ) {
     super(ctx, model);

@@ -7,7 +7,7 @@
  * which the status bar and the inbox share.
  */
 import * as vscode from 'vscode';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import type { HandoffRecord, TwiningEngine, VerifyResult } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import type { HandoffsModel } from '../model/handoffs-model';
@@ -57,7 +57,7 @@ export class HandoffsProvider extends FolderTreeProvider {
   private readonly driftAgain = new Set<string>();
 
   constructor(
-    ctx: TwiningContext,
+    ctx: TwiningSession,
     private readonly model: HandoffsModel,
   ) {
     super(ctx, model);

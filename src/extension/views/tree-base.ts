@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Liveness } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import type { FamilyModel } from '../model/family-model';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { log, messageOf } from '../log';
 import { makeNode, type FolderNode, type MessageNode, type Node } from './nodes';
 
@@ -53,7 +53,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
   protected readonly ticks: boolean = false;
 
   constructor(
-    protected readonly ctx: TwiningContext,
+    protected readonly ctx: TwiningSession,
     model: FamilyModel,
   ) {
     this.disposables.push(model.onDidChange(change => this.redraw(change.folder)));
