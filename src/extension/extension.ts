@@ -42,7 +42,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   // What bears on the active file (the Context view's idea), and the session every part gets.
   const fileContext = new ContextModel(folders);
   context.subscriptions.push(fileContext);
-  const ctx: TwiningSession = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext };
+  const session: TwiningSession = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext };
 
   // One model per data family: the views, the status bar and the inbox draw from them.
   const handoffs = new HandoffsModel(folders, userAgentId);
@@ -51,10 +51,10 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   context.subscriptions.push(handoffs, agents, delegations);
 
   const providers = {
-    agents: new AgentsProvider(ctx, agents),
-    delegations: new DelegationsProvider(ctx, delegations),
-    handoffs: new HandoffsProvider(ctx, handoffs),
-    context: new ContextProvider(ctx, fileContext),
+    agents: new AgentsProvider(session, agents),
+    delegations: new DelegationsProvider(session, delegations),
+    handoffs: new HandoffsProvider(session, handoffs),
+    context: new ContextProvider(session, fileContext),
   };
   const views: [string, AgentsProvider | DelegationsProvider | HandoffsProvider | ContextProvider][] = [
     ['twining.context', providers.context],
@@ -70,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
 
   const documents = new RecordDocuments(folders);
   context.subscriptions.push(documents, vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents));
-  context.subscriptions.push(...registerCommands(ctx));
+  context.subscriptions.push(...registerCommands(session));
   const statusBar = new HandoffStatusBar(handoffs);
   context.subscriptions.push(statusBar);
   const contextStatus = new ContextStatusBar(fileContext);
@@ -78,9 +78,9 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   context.subscriptions.push(contextStatus, annotations);
   const inbox = new Inbox(handoffs);
   context.subscriptions.push(inbox);
-  context.subscriptions.push(...registerTools(ctx));
-  const chatHandler = createChatHandler(ctx);
-  const participant = registerChatParticipant(ctx, chatHandler);
+  context.subscriptions.push(...registerTools(session));
+  const chatHandler = createChatHandler(session);
+  const participant = registerChatParticipant(session, chatHandler);
   if (participant) context.subscriptions.push(participant);
   // Twining's MCP server for VS Code's agents, when twining.tools.provider asks for it.
   const mcp = registerMcpProvider(folders, String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0'));

@@ -17,16 +17,16 @@ export class AgentsProvider extends FolderTreeProvider {
   protected readonly what = 'the agent registry';
 
   constructor(
-    ctx: TwiningSession,
+    session: TwiningSession,
     private readonly model: AgentsModel,
   ) {
-    super(ctx, model);
+    super(session, model);
   }
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
     const { agents, thresholds } = await this.model.agents(folder);
-    const me = this.ctx.agentId();
-    const now = this.ctx.clock.now();
+    const me = this.session.agentId();
+    const now = this.session.clock.now();
     const sorted = agents
       .map((agent, index) => ({ agent, index }))
       .sort((a, b) => LIVENESS_ORDER[a.agent.liveness] - LIVENESS_ORDER[b.agent.liveness] || a.index - b.index)
@@ -63,7 +63,7 @@ export class AgentsProvider extends FolderTreeProvider {
   protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
     if (element.kind !== 'agent') return undefined;
     const { agent } = element;
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`$(${LIVENESS_ICON[agent.liveness].id}) **${md(agent.agent_id)}** — ${agent.liveness}${element.isMe ? ' (you)' : ''}\n\n`);
     if (agent.role) tip.appendMarkdown(`Role: ${md(agent.role)}\n\n`);

@@ -25,15 +25,15 @@ export class DelegationsProvider extends FolderTreeProvider {
   protected override readonly ticks = true;
 
   constructor(
-    ctx: TwiningSession,
+    session: TwiningSession,
     private readonly model: DelegationsModel,
   ) {
-    super(ctx, model);
+    super(session, model);
   }
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
     const { delegations, agents, thresholds } = await this.model.delegations(folder);
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     const open = delegations.filter(d => !d.expired);
     const expired = delegations.filter(d => d.expired);
     const items: Node[] = open.map(delegation => makeNode<DelegationNode>({ kind: 'delegation', folder, delegation }));
@@ -59,7 +59,7 @@ export class DelegationsProvider extends FolderTreeProvider {
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     switch (element.kind) {
       case 'delegation': {
         const d = element.delegation;
@@ -94,7 +94,7 @@ export class DelegationsProvider extends FolderTreeProvider {
   }
 
   protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     if (element.kind === 'delegation') {
       const d = element.delegation;
       const tip = new vscode.MarkdownString(undefined, true);

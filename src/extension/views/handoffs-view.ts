@@ -57,10 +57,10 @@ export class HandoffsProvider extends FolderTreeProvider {
   private readonly driftAgain = new Set<string>();
 
   constructor(
-    ctx: TwiningSession,
+    session: TwiningSession,
     private readonly model: HandoffsModel,
   ) {
-    super(ctx, model);
+    super(session, model);
     // Drift depends on the decisions, the warnings and findings, and each handoff's own record;
     // the drift keys say which handoffs need verifying again.
     this.disposables.push(model.onDidChangeDrift(folder => this.computeDrift(folder)));
@@ -108,7 +108,7 @@ export class HandoffsProvider extends FolderTreeProvider {
       return;
     }
     const pass = this.driftPass(folder).catch(error => log.debug(`${folder.name}: drift: ${messageOf(error)}`));
-    const run = this.ctx.folders.track(pass).finally(() => {
+    const run = this.session.folders.track(pass).finally(() => {
       this.driftRuns.delete(folder.key);
       if (this.driftAgain.delete(folder.key)) this.computeDrift(folder);
     });
@@ -194,7 +194,7 @@ export class HandoffsProvider extends FolderTreeProvider {
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     switch (element.kind) {
       case 'handoff': {
         const { line, forMe, verify } = element;
@@ -286,7 +286,7 @@ export class HandoffsProvider extends FolderTreeProvider {
   protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
     if (element.kind !== 'handoff') return undefined;
     const { line, verify, forMe } = element;
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${md(String(line.summary ?? ''))}**\n\n`);
     tip.appendMarkdown(`From **${md(line.source_agent)}** to **${md(line.target_agent ?? 'any agent')}**${forMe ? ' (you)' : ''}  \n`);

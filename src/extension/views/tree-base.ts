@@ -53,7 +53,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
   protected readonly ticks: boolean = false;
 
   constructor(
-    protected readonly ctx: TwiningSession,
+    protected readonly session: TwiningSession,
     model: FamilyModel,
   ) {
     this.disposables.push(model.onDidChange(change => this.redraw(change.folder)));
@@ -68,7 +68,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
 
   /** Redraws one folder's part of the tree (or all of it). */
   redraw(folder?: TwiningFolder): void {
-    if (folder && this.ctx.folders.withTwiningDir().length > 1) {
+    if (folder && this.session.folders.withTwiningDir().length > 1) {
       const node = this.folderNodes.get(folder.key);
       if (node) {
         this.emitter.fire(node);
@@ -80,8 +80,8 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
 
   async getChildren(element?: Node): Promise<Node[]> {
     if (!element) {
-      await this.ctx.folders.ready();
-      const present = this.ctx.folders.withTwiningDir();
+      await this.session.folders.ready();
+      const present = this.session.folders.withTwiningDir();
       for (const key of [...this.transitions.keys()]) if (!present.some(f => f.key === key)) this.transitions.delete(key);
       if (present.length === 0) return [];
       if (present.length === 1) return this.rootOf(present[0]);
@@ -178,7 +178,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
     this.transitionTimer = undefined;
     if (this.transitions.size === 0) return;
     const next = Math.min(...this.transitions.values());
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, next - this.ctx.clock.now().getTime()) + 20);
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, next - this.session.clock.now().getTime()) + 20);
     this.transitionTimer = setTimeout(() => {
       this.transitionTimer = undefined;
       this.transitions.clear();
