@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { EngineContext, WorkspaceOptions } from './engine-context';
+import { FolderStore, WorkspaceOptions } from './folder-store';
 import { TwiningError } from './errors';
 import type { Config } from './config';
 import type { InputOf } from './schemas';
@@ -24,7 +24,7 @@ import { DecisionStory, decisionStory } from './ops/decision-story-ops';
 import { status } from './ops/status-ops';
 import { search } from './ops/search-ops';
 import * as claimOps from './ops/claim-ops';
-import { DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
+import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 import * as graphOps from './ops/graph-ops';
 import * as graph from './ops/graph-populate-ops';
@@ -33,7 +33,16 @@ import * as changeOps from './ops/change-ops';
 import { archive } from './ops/archive-ops';
 import { exportMarkdown } from './ops/export-ops';
 
-export type { WorkspaceOptions } from './engine-context';
+export type { WorkspaceOptions } from './folder-store';
+
+/** What a refresh found: the kinds of data changed since the last report, and why a file could not be read. */
+export interface ChangeReport {
+  kinds: DataKind[];
+  error?: Error;
+}
+
+/** The counters of an engine that has read nothing: whatever a new engine has read counts as changed. */
+const NOTHING_READ: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, drift: 0 };
 
 export async function openWorkspace(projectRoot: string, options: WorkspaceOptions = {}): Promise<TwiningEngine> {
   const root = path.resolve(projectRoot);
@@ -43,16 +52,18 @@ export async function openWorkspace(projectRoot: string, options: WorkspaceOptio
 }
 
 export class TwiningEngine {
-  private readonly ctx: EngineContext;
+  private readonly ctx: FolderStore;
   private refreshing: Promise<unknown> = Promise.resolve();
-  /** Work done so far: full refreshes and verifications (benchmarks and tests count them per change). */
+  /** The counters at the last refresh's report. */
+  private reported: Versions = NOTHING_READ;
+  /** Work done so far: refreshes that read the files, and verifications (benchmarks and tests count them per change). */
   readonly work = { refreshes: 0, verifications: 0 };
 
   constructor(
     readonly root: string,
     options: WorkspaceOptions = {},
   ) {
-    this.ctx = new EngineContext(root, options);
+    this.ctx = new FolderStore(root, options);
   }
 
   /** Where the files are (`layout.decision(id)` and so on). */
@@ -97,52 +108,76 @@ export class TwiningEngine {
    * the report was of this engine's own write. One stat per file.
    */
   async isCurrent(paths: readonly string[]): Promise<boolean> {
-    const ctx = this.ctx;
-    for (const p of paths) {
-      const kind = kindOfPath(p);
-      const current =
-        kind === 'blackboard'
-          ? ctx.blackboard.file.isCurrent()
-          : kind === 'handoffs'
-            ? ctx.handoffIndex.file.isCurrent()
-            : kind === 'registry'
-              ? ctx.registry.isCurrent()
-              : kind === 'config'
-                ? ctx.configIsCurrent()
-                : kind === 'decisions'
-                  ? p === '.twining/decisions/index.json'
-                    ? ctx.decisionIndex.isCurrent()
-                    : true // records are read on demand, never kept
-                  : kind === 'handoffRecords'
-                    ? ctx.handoffRecords.isCurrent(handoffIdOfPath(p) ?? '')
-                    : p === '.twining'
-                      ? this.exists() // the folder itself: current while it is there
-                      : true;
-      if (!(await current)) return false;
-    }
+    for (const p of paths) if (!(await this.fileIsCurrent(p, kindOfPath(p)))) return false;
     return true;
   }
 
+  private fileIsCurrent(p: string, kind: ReturnType<typeof kindOfPath>): Promise<boolean> | boolean {
+    const ctx = this.ctx;
+    switch (kind) {
+      case 'blackboard':
+        return ctx.blackboard.file.isCurrent();
+      case 'handoffs':
+        return ctx.handoffIndex.file.isCurrent();
+      case 'registry':
+        return ctx.registry.isCurrent();
+      case 'config':
+        return ctx.configIsCurrent();
+      case 'decisions':
+        return p === '.twining/decisions/index.json' ? ctx.decisionIndex.isCurrent() : true; // records are read on demand, never kept
+      case 'handoffRecords':
+        return ctx.handoffRecords.isCurrent(handoffIdOfPath(p) ?? '');
+      case 'presence':
+        return this.exists(); // the folder itself: current while it is there
+      default:
+        return true; // locks, temporary files, files no operation reads
+    }
+  }
+
   /**
-   * Brings every cached file up to date and says which kinds of data changed in doing so.
-   * `changedPaths` (from a file watcher) name handoff records to look at again; without them,
-   * every record read so far is looked at. Refreshes run one at a time.
+   * Brings the cached files up to date and reports which kinds of data changed since the last
+   * report: read after another process wrote them, written by this engine, or picked up by any
+   * call in between; each change is reported once. This is where a watched path's kind is decided.
+   *
+   * `changedPaths` (a file watcher's, project-relative, `/`-separated) name the handoff records to
+   * look at again (without them, every record read so far), and when every one is as this engine
+   * last read or wrote it (the report of its own write) nothing is read. A file that cannot be read
+   * does not throw: the kinds of the reported paths count as changed and the error comes with them,
+   * so a view reloads, keeps its last good data and says why. Refreshes run one at a time.
    */
-  refresh(changedPaths?: readonly string[]): Promise<DataKind[]> {
-    this.work.refreshes++;
-    const run = this.refreshing.then(async () => {
-      const before = this.versions();
+  refresh(changedPaths?: readonly string[]): Promise<ChangeReport> {
+    const run = this.refreshing.then(async (): Promise<ChangeReport> => {
       const ctx = this.ctx;
-      const records = changedPaths ? changedPaths.map(handoffIdOfPath).filter((id): id is string => id !== undefined) : undefined;
-      await Promise.all([
-        ctx.blackboard.refresh(),
-        ctx.handoffIndex.refresh(),
-        ctx.registry.get(),
-        ctx.decisionIndex.get(),
-        ctx.config(),
-        records ? ctx.handoffRecords.recheck(records) : ctx.handoffRecords.recheckAll(),
-      ]);
-      return changedKinds(before, this.versions());
+      const paths = (changedPaths ?? []).map(p => ({ p, kind: kindOfPath(p) }));
+      let error: Error | undefined;
+      try {
+        let current = changedPaths !== undefined;
+        for (const { p, kind } of paths) if (current) current = await this.fileIsCurrent(p, kind);
+        if (!current) {
+          this.work.refreshes++;
+          const records = changedPaths
+            ? paths
+                .filter(x => x.kind === 'handoffRecords')
+                .map(x => handoffIdOfPath(x.p))
+                .filter((id): id is string => id !== undefined)
+            : undefined;
+          await Promise.all([
+            ctx.blackboard.refresh(),
+            ctx.handoffIndex.refresh(),
+            ctx.registry.get(),
+            ctx.decisionIndex.get(),
+            ctx.config(),
+            records ? ctx.handoffRecords.recheck(records) : ctx.handoffRecords.recheckAll(),
+          ]);
+        }
+      } catch (caught) {
+        error = caught instanceof Error ? caught : new Error(String(caught));
+      }
+      const versions = this.versions();
+      const kinds = new Set(changedKinds(this.reported, versions));
+      this.reported = versions;
+      if (error) for (const { kind } of paths) if (kind && kind !== 'presence') kinds.add(kind);
+      return { kinds: DATA_KINDS.filter(k => kinds.has(k)), ...(error ? { error } : {}) };
     });
     this.refreshing = run.catch(() => undefined);
     return run;

@@ -4,7 +4,7 @@
  * taking twining-mcp's tool inputs (snake_case).
  */
 export { openWorkspace, TwiningEngine, Workspace } from './engine';
-export type { WorkspaceOptions } from './engine';
+export type { ChangeReport, WorkspaceOptions } from './engine';
 export { TwiningError, isTwiningError } from './errors';
 export type { TwiningErrorCode } from './errors';
 export {

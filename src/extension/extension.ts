@@ -5,8 +5,8 @@
 import { loadStartedAt } from './loadTime';
 import * as vscode from 'vscode';
 import type { TwiningApi, TwiningDataChange } from './api';
-import { TestHooks, testHooksWanted } from './test-hooks';
-import type { TwiningContext } from './twining-context';
+import { testHooks, testHooksWanted } from './test-hooks';
+import type { TwiningSession } from './session';
 import { createClock, SECTION, userAgentId } from './settings';
 import { Folders } from './model/folders';
 import { inBackground, initLog, log } from './log';
@@ -16,13 +16,13 @@ import { DelegationsProvider } from './views/delegations-view';
 import { HandoffsProvider } from './views/handoffs-view';
 import type { Node } from './views/nodes';
 import { registerCommands } from './commands/all-commands';
-import { currentSearch } from './commands/search-command';
 import { checkGitMerging } from './commands/git-merging-commands';
 import { HandoffStatusBar } from './editor/status-bar';
 import { registerTools } from './tools/lm-tools';
 import { createChatHandler, registerChatParticipant } from './chat/participant';
-import { coreLoadMs } from './model/engine-loader';
 import { ContextModel } from './model/context-model';
+import { HandoffsModel } from './model/handoffs-model';
+import { AgentsModel, DelegationsModel } from './model/agents-model';
 import { ContextProvider } from './views/context-view';
 import { ContextStatusBar } from './editor/context-status';
 import { FileAnnotations } from './editor/file-annotations';
@@ -40,16 +40,22 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const clock = createClock();
   const folders = new Folders(clock, vscode.workspace.isTrusted);
   context.subscriptions.push(folders);
-  // The one context every part gets.
+  // What bears on the active file (the Context view's idea), and the session every part gets.
   const fileContext = new ContextModel(folders);
   context.subscriptions.push(fileContext);
-  const ctx: TwiningContext = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext };
+  const session: TwiningSession = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext };
+
+  // One model per data family: the views, the status bar and the inbox draw from them.
+  const handoffs = new HandoffsModel(folders, userAgentId);
+  const agents = new AgentsModel(folders);
+  const delegations = new DelegationsModel(folders);
+  context.subscriptions.push(handoffs, agents, delegations);
 
   const providers = {
-    agents: new AgentsProvider(ctx),
-    delegations: new DelegationsProvider(ctx),
-    handoffs: new HandoffsProvider(ctx),
-    context: new ContextProvider(ctx, fileContext),
+    agents: new AgentsProvider(session, agents),
+    delegations: new DelegationsProvider(session, delegations),
+    handoffs: new HandoffsProvider(session, handoffs),
+    context: new ContextProvider(session, fileContext),
   };
   const views: [string, AgentsProvider | DelegationsProvider | HandoffsProvider | ContextProvider][] = [
     ['twining.context', providers.context],
@@ -65,20 +71,20 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
 
   const documents = new RecordDocuments(folders);
   context.subscriptions.push(documents, vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents));
-  context.subscriptions.push(...registerCommands(ctx));
-  const statusBar = new HandoffStatusBar(folders, userAgentId);
+  context.subscriptions.push(...registerCommands(session));
+  const statusBar = new HandoffStatusBar(handoffs);
   context.subscriptions.push(statusBar);
   const contextStatus = new ContextStatusBar(fileContext);
   const annotations = new FileAnnotations(folders, fileContext);
   context.subscriptions.push(contextStatus, annotations);
-  const inbox = new Inbox(folders, userAgentId);
+  const inbox = new Inbox(handoffs);
   context.subscriptions.push(inbox);
   // Claims: Explorer badges, the edit notice and the status bar (editor/claims-editor.ts).
-  const claims = new ClaimsEditor(ctx);
+  const claims = new ClaimsEditor(session);
   context.subscriptions.push(claims);
-  context.subscriptions.push(...registerTools(ctx));
-  const chatHandler = createChatHandler(ctx);
-  const participant = registerChatParticipant(ctx, chatHandler);
+  context.subscriptions.push(...registerTools(session));
+  const chatHandler = createChatHandler(session);
+  const participant = registerChatParticipant(session, chatHandler);
   if (participant) context.subscriptions.push(participant);
   // Twining's MCP server for VS Code's agents, when twining.tools.provider asks for it.
   const mcp = registerMcpProvider(folders, versionOf(context.extension.packageJSON));
@@ -137,55 +143,13 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     changes,
     folders.onDidChange(change => changes.fire({ folder: change.folder?.root, kinds: [...change.kinds] })),
   );
-  const testing: TestHooks = {
-    get folders() {
-      return engines();
-    },
-    model: folders,
-    providers,
-    statusBar,
-    contextStatus,
-    annotations,
-    claims,
-    fileContext,
-    inbox,
-    chatHandler,
-    searchPick: currentSearch,
-    mcpProvider: mcp?.provider,
-    refresh: async () => {
-      await folders.refreshAll();
-      statusBar.schedule(0);
-      await statusBar.idle();
-    },
-    whenIdle: async () => {
-      await folders.whenIdle();
-      await providers.handoffs.driftIdle();
-      await statusBar.idle();
-      await contextStatus.idle();
-      await annotations.idle();
-      await folders.whenIdle();
-      await inbox.idle();
-    },
-    work: () => {
-      const all = folders.withTwiningDir().map(f => f.engine.work);
-      const sum = (key: 'refreshes' | 'verifications') => all.reduce((n, w) => n + w[key], 0);
-      return {
-        refreshes: sum('refreshes'),
-        verifications: sum('verifications'),
-        reloads: { agents: providers.agents.loads, delegations: providers.delegations.loads, handoffs: providers.handoffs.loads },
-      };
-    },
-    activationMs,
-    bundleLoadMs,
-    engineLoadMs: () => coreLoadMs,
-    agentId: userAgentId,
-    now: () => clock.now(),
-  };
+  const parts = { folders, handoffs, clock, agentId: userAgentId, providers, statusBar, contextStatus, annotations, fileContext, inbox, chatHandler, claims };
+  const testing = () => testHooks({ ...parts, mcpProvider: mcp?.provider, activationMs, bundleLoadMs });
   return {
     engines,
     onDidChange: changes.event,
     agentId: userAgentId,
-    ...(testHooksWanted(context.extensionMode, vscode.ExtensionMode.Production) ? { testing } : {}),
+    ...(testHooksWanted(context.extensionMode, vscode.ExtensionMode.Production) ? { testing: testing() } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The test-only entry: what the host tests and the activation benchmark look at inside the
- * extension. It is part of the exported API only in development and test runs (not for users of
- * the API, who get api.ts).
+ * extension, built from the objects activate() created (`testHooks`). It is part of the exported
+ * API only in development and test runs (not for users of the API, who get api.ts).
  */
 import type * as vscode from 'vscode';
 import type { TwiningEngine } from '../core';
@@ -17,7 +17,11 @@ import type { FileAnnotations } from './editor/file-annotations';
 import type { ClaimsEditor } from './editor/claims-editor';
 import type { ContextModel } from './model/context-model';
 import type { Inbox } from './editor/inbox';
+import type { HandoffsModel } from './model/handoffs-model';
 import type { TwiningMcpProvider } from './tools/mcp-provider';
+import type { Clock } from './settings';
+import { coreLoadMs } from './model/engine-loader';
+import { currentSearch } from './commands/search-command';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */
@@ -41,12 +45,12 @@ export interface TestHooks {
   searchPick(): SearchSession | undefined;
   /** The MCP server definition provider (undefined where the host has no MCP API). */
   readonly mcpProvider: TwiningMcpProvider | undefined;
-  /** Re-reads every folder (incrementally) and re-renders the views. */
+  /** Re-reads every folder (incrementally); the views redraw for what changed. */
   refresh(): Promise<void>;
   /** Resolves when pending watcher refreshes, drift checks and status bar counts are done. */
   whenIdle(): Promise<void>;
-  /** Work done so far in all folders: engine refreshes, verifications, and view reloads by view. */
-  work(): { refreshes: number; verifications: number; reloads: { agents: number; delegations: number; handoffs: number } };
+  /** Work done so far in all folders: engine refreshes that read, verifications, view redraws by view, and handoff index queries. */
+  work(): { refreshes: number; verifications: number; redraws: { agents: number; delegations: number; handoffs: number }; handoffQueries: number };
   /** Time spent in activate(), in ms. */
   readonly activationMs: number;
   /** Time the extension bundle took to load (evaluate) before activate() ran, in ms. */
@@ -62,4 +66,73 @@ export interface TestHooks {
 /** Test hooks are exported in development and test runs, and when a test or benchmark launcher says so. */
 export function testHooksWanted(mode: vscode.ExtensionMode, production: vscode.ExtensionMode, env: NodeJS.ProcessEnv = process.env): boolean {
   return mode !== production || env.TWINING_TEST_RUN !== undefined || env.TWINING_BENCH_ACTIVATION_OUT !== undefined;
+}
+
+/** What activate() created that the hooks look at. */
+export interface ActivatedParts {
+  folders: Folders;
+  handoffs: HandoffsModel;
+  clock: Clock;
+  agentId: () => string;
+  providers: TestHooks['providers'];
+  statusBar: HandoffStatusBar;
+  contextStatus: ContextStatusBar;
+  annotations: FileAnnotations;
+  fileContext: ContextModel;
+  inbox: Inbox;
+  claims: ClaimsEditor;
+  chatHandler: vscode.ChatRequestHandler;
+  mcpProvider: TwiningMcpProvider | undefined;
+  activationMs: number;
+  bundleLoadMs: number;
+}
+
+/** The test hooks over the objects activate() created. */
+export function testHooks(parts: ActivatedParts): TestHooks {
+  const { folders, providers, statusBar, contextStatus, annotations, inbox, claims } = parts;
+  return {
+    get folders() {
+      return new Map(folders.withTwiningDir().map(f => [f.root, f.engine] as const));
+    },
+    model: folders,
+    providers,
+    statusBar,
+    contextStatus,
+    annotations,
+    claims,
+    fileContext: parts.fileContext,
+    inbox,
+    chatHandler: parts.chatHandler,
+    searchPick: currentSearch,
+    mcpProvider: parts.mcpProvider,
+    refresh: async () => {
+      await folders.refreshAll();
+      statusBar.schedule(0);
+      await statusBar.idle();
+    },
+    whenIdle: async () => {
+      await folders.whenIdle();
+      await providers.handoffs.driftIdle();
+      await statusBar.idle();
+      await contextStatus.idle();
+      await annotations.idle();
+      await folders.whenIdle();
+      await inbox.idle();
+    },
+    work: () => {
+      const all = folders.withTwiningDir().map(f => f.engine.work);
+      const sum = (key: 'refreshes' | 'verifications') => all.reduce((n, w) => n + w[key], 0);
+      return {
+        refreshes: sum('refreshes'),
+        verifications: sum('verifications'),
+        redraws: { agents: providers.agents.redraws, delegations: providers.delegations.redraws, handoffs: providers.handoffs.redraws },
+        handoffQueries: parts.handoffs.queries,
+      };
+    },
+    activationMs: parts.activationMs,
+    bundleLoadMs: parts.bundleLoadMs,
+    engineLoadMs: () => coreLoadMs,
+    agentId: parts.agentId,
+    now: () => parts.clock.now(),
+  };
 }

@@ -95,7 +95,7 @@ describe('architecture', () => {
   const LAYERS: string[][] = [
     ['naming', 'log', 'loadTime', 'present/'],
     ['settings', 'model/'],
-    ['twining-context'],
+    ['session'],
     ['views/'],
     ['editor/', 'tools/'],
     ['commands/'],

@@ -12,7 +12,7 @@ import { languageModelTools } from '../../src/extension/manifest';
 import { COMMANDS, COMMAND_IDS, CommandId, commandWrites } from '../../src/extension/commands/command-table';
 import { OPERATIONS } from '../../src/core/operation-info';
 import { writes } from '../../src/core/operation-writes';
-import { classifyPath } from '../../src/extension/model/change-kinds';
+import { kindOfPath as classifyPath } from '../../src/core/data-kinds';
 import { sanitiseAgentId, scopeCandidates } from '../../src/extension/naming';
 import { inputs } from '../../src/core';
 import { duration, expiry, md, relative, score } from '../../src/extension/present/format';
@@ -121,7 +121,7 @@ test('views, activation, capabilities and icons', () => {
   for (const c of participant.commands) assert.ok(c.description.length > 10, `/${c.name} has a description`);
 });
 
-test('watcher: paths map to the data they hold; locks and temporary files are ignored', () => {
+test('watched paths map to the data they hold (decided in the engine alone); locks and temporary files are ignored', () => {
   assert.equal(classifyPath('.twining'), 'presence');
   assert.equal(classifyPath('.twining/blackboard.jsonl'), 'blackboard');
   assert.equal(classifyPath('.twining/agents/registry.json'), 'registry');

@@ -3,13 +3,13 @@
  * latest blackboard entry as well as its registration (FORMAT.md §7.11), with the thresholds of
  * the current configuration, passed in rather than kept.
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { toJsonText, writeAtomic } from '../store/files';
 import type { InputOf } from '../schemas';
 import { LivenessThresholds, livenessOf, mergeRegistration, rankAgents } from '../rules/scoring';
 import type { AgentRecord, AgentScore, AgentWithLiveness, Liveness } from '../records';
 
-export async function register(ctx: EngineContext, input: InputOf<'register'>): Promise<AgentRecord> {
+export async function register(ctx: FolderStore, input: InputOf<'register'>): Promise<AgentRecord> {
   const args = ctx.validate('register', input);
   await ctx.ready();
   return ctx.lock([ctx.locks.registry], async () => {
@@ -22,7 +22,7 @@ export async function register(ctx: EngineContext, input: InputOf<'register'>): 
 }
 
 export async function agents(
-  ctx: EngineContext,
+  ctx: FolderStore,
   input: InputOf<'agents'> = {},
 ): Promise<{ agents: AgentWithLiveness[]; total_registered: number; active_count: number }> {
   const args = ctx.validate('agents', input);
@@ -36,7 +36,7 @@ export async function agents(
   };
 }
 
-export async function discover(ctx: EngineContext, input: InputOf<'discover'>): Promise<{ agents: AgentScore[]; total_registered: number }> {
+export async function discover(ctx: FolderStore, input: InputOf<'discover'>): Promise<{ agents: AgentScore[]; total_registered: number }> {
   const args = ctx.validate('discover', input);
   const liveness = await livenessReader(ctx);
   const registry = await ctx.registry.get();
@@ -47,7 +47,7 @@ export async function discover(ctx: EngineContext, input: InputOf<'discover'>): 
  * Brings the blackboard and configuration up to date and gives the liveness of an agent from its
  * last sign of life, with the configured thresholds (§5.2's boundaries).
  */
-export async function livenessReader(ctx: EngineContext, thresholds?: LivenessThresholds): Promise<(agent: AgentRecord) => Liveness> {
+export async function livenessReader(ctx: FolderStore, thresholds?: LivenessThresholds): Promise<(agent: AgentRecord) => Liveness> {
   const [, config] = await Promise.all([ctx.blackboard.refresh(), thresholds ? undefined : ctx.config()]);
   const t = thresholds ?? config!.agents.liveness;
   const now = ctx.now();
@@ -55,7 +55,7 @@ export async function livenessReader(ctx: EngineContext, thresholds?: LivenessTh
 }
 
 /** The later of `last_active` and the agent's latest blackboard entry (as stored). */
-function lastSeen(ctx: EngineContext, agent: AgentRecord): string {
+function lastSeen(ctx: FolderStore, agent: AgentRecord): string {
   const work = typeof agent.agent_id === 'string' ? ctx.blackboard.lastEntryBy(agent.agent_id) : undefined;
   const registered = typeof agent.last_active === 'string' ? Date.parse(agent.last_active) : NaN;
   return work && (Number.isNaN(registered) || work.ms > registered) ? work.timestamp : agent.last_active;

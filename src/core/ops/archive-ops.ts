@@ -12,7 +12,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { readTextIfExists } from '../store/files';
 import { allOrNothing } from '../store/transaction';
 import { parseObject } from '../store/jsonl';
@@ -30,7 +30,7 @@ export interface ArchiveResult {
   summary_entry_id?: string;
 }
 
-export async function archive(ctx: EngineContext, input: InputOf<'archive'> = {}): Promise<ArchiveResult> {
+export async function archive(ctx: FolderStore, input: InputOf<'archive'> = {}): Promise<ArchiveResult> {
   const args = ctx.validate('archive', input);
   const cutoff = args.before !== undefined ? canonicalTimestamp(args.before)! : ctx.timestamp();
   const keepDecisions = args.keep_decisions ?? true;

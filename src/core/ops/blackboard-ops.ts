@@ -1,5 +1,5 @@
 /** Blackboard operations: post, read, dismiss, one entry by id, and the append every writer uses. */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { appendLineSafely, readTextIfExists, toJsonlLine } from '../store/files';
 import { Transaction, allOrNothing } from '../store/transaction';
 import { parseObject } from '../store/jsonl';
@@ -12,7 +12,7 @@ import { notePosted } from './graph-populate-ops';
 
 export type NewEntry = Omit<BlackboardEntry, 'id' | 'timestamp'>;
 
-export async function post(ctx: EngineContext, input: InputOf<'post'>): Promise<{ id: string; timestamp: string }> {
+export async function post(ctx: FolderStore, input: InputOf<'post'>): Promise<{ id: string; timestamp: string }> {
   const args = ctx.validate('post', input);
   const entry = await appendEntry(ctx, {
     entry_type: args.entry_type,
@@ -27,13 +27,13 @@ export async function post(ctx: EngineContext, input: InputOf<'post'>): Promise<
 }
 
 /** Appends one blackboard line under the blackboard lock. */
-export async function appendEntry(ctx: EngineContext, fields: NewEntry): Promise<BlackboardEntry> {
+export async function appendEntry(ctx: FolderStore, fields: NewEntry): Promise<BlackboardEntry> {
   await ctx.ready();
   return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields));
 }
 
 /** Appends one blackboard line, keys in twining-mcp's order (as a step of `tx` when given); the caller holds the blackboard lock. */
-export async function appendEntryLocked(ctx: EngineContext, fields: NewEntry, tx?: Transaction): Promise<BlackboardEntry> {
+export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?: Transaction): Promise<BlackboardEntry> {
   const entry: Record<string, unknown> = {
     entry_type: fields.entry_type,
     summary: fields.summary,
@@ -51,7 +51,7 @@ export async function appendEntryLocked(ctx: EngineContext, fields: NewEntry, tx
   return entry as BlackboardEntry;
 }
 
-export async function read(ctx: EngineContext, input: InputOf<'read'> = {}): Promise<{ entries: BlackboardEntry[]; total_count: number }> {
+export async function read(ctx: FolderStore, input: InputOf<'read'> = {}): Promise<{ entries: BlackboardEntry[]; total_count: number }> {
   const args = ctx.validate('read', input);
   await ctx.blackboard.refresh();
   const types = args.entry_types?.length ? new Set<string>(args.entry_types) : undefined;
@@ -80,7 +80,7 @@ export async function read(ctx: EngineContext, input: InputOf<'read'> = {}): Pro
 }
 
 /** One blackboard entry by id (current file only), for views that open an entry. */
-export async function getEntry(ctx: EngineContext, id: string): Promise<BlackboardEntry | undefined> {
+export async function getEntry(ctx: FolderStore, id: string): Promise<BlackboardEntry | undefined> {
   await ctx.blackboard.refresh();
   return ctx.blackboard.get(id);
 }
@@ -90,7 +90,7 @@ export async function getEntry(ctx: EngineContext, id: string): Promise<Blackboa
  * written whole through a temporary file, keeping every line that does not parse. Unlike
  * twining-mcp, which drops the reason, a `status` entry records who dismissed what and why.
  */
-export async function dismiss(ctx: EngineContext, input: InputOf<'dismiss'>): Promise<{ dismissed: string[]; not_found: string[]; status_entry_id?: string }> {
+export async function dismiss(ctx: FolderStore, input: InputOf<'dismiss'>): Promise<{ dismissed: string[]; not_found: string[]; status_entry_id?: string }> {
   const args = ctx.validate('dismiss', input);
   await ctx.ready();
   // The rewrite is undone if the status entry cannot be appended: a dismissal is whole or nothing.

@@ -5,7 +5,7 @@
  * the latest entries. All read the kept blackboard and decision index; only overridden decisions
  * are read from their records (for the reason).
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import type { InputOf } from '../schemas';
 import { overlaps } from '../scope';
 import { canonicalTimestamp } from '../timestamps';
@@ -22,7 +22,7 @@ export interface WhatChanged {
 
 const scoped = (scope: string | undefined) => (item: { scope?: unknown }) => !scope || (typeof item.scope === 'string' && overlaps(item.scope, scope));
 
-export async function whatChanged(ctx: EngineContext, input: InputOf<'what_changed'>): Promise<WhatChanged> {
+export async function whatChanged(ctx: FolderStore, input: InputOf<'what_changed'>): Promise<WhatChanged> {
   const args = ctx.validate('what_changed', input);
   const since = canonicalTimestamp(args.since)!;
   await Promise.all([ctx.blackboard.refresh(), indexOrphanDecisions(ctx)]);
@@ -63,7 +63,7 @@ export interface Summary {
 
 const plural = (n: number, word: string) => `${n} ${word}${n !== 1 ? 's' : ''}`;
 
-export async function summarize(ctx: EngineContext, input: InputOf<'summarize'> = {}): Promise<Summary> {
+export async function summarize(ctx: FolderStore, input: InputOf<'summarize'> = {}): Promise<Summary> {
   const args = ctx.validate('summarize', input);
   const scope = args.scope || 'project';
   await Promise.all([ctx.blackboard.refresh(), indexOrphanDecisions(ctx)]);
@@ -87,7 +87,7 @@ export async function summarize(ctx: EngineContext, input: InputOf<'summarize'> 
 }
 
 /** The last `n` entries (default 20) of the blackboard, optionally of some types, newest first. */
-export async function recent(ctx: EngineContext, input: InputOf<'recent'> = {}): Promise<{ entries: BlackboardEntry[] }> {
+export async function recent(ctx: FolderStore, input: InputOf<'recent'> = {}): Promise<{ entries: BlackboardEntry[] }> {
   const args = ctx.validate('recent', input);
   await ctx.blackboard.refresh();
   const n = args.n ?? 20;

@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import type { InputOf } from '../schemas';
 import { TwiningError } from '../errors';
 import { ioError, readJsonArray, toJsonText, writeAtomic } from '../store/files';
@@ -20,7 +20,7 @@ import { delegationOf, isExpired } from '../rules/delegation-detail';
 export const DEFAULT_TTL_MS = 30 * 60 * 1000;
 
 /** Per engine, the claims file's items as last read or written, keyed by its stat. */
-const cache = new WeakMap<EngineContext, { key: string; items: unknown[] }>();
+const cache = new WeakMap<FolderStore, { key: string; items: unknown[] }>();
 
 async function statKey(file: string): Promise<string> {
   const st = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
@@ -35,7 +35,7 @@ async function statKey(file: string): Promise<string> {
  * stat changed: each write replaces the file (a new inode), so one stat tells. The array is the
  * cache's own: callers copy before changing it.
  */
-export async function claimItems(ctx: EngineContext): Promise<readonly unknown[]> {
+export async function claimItems(ctx: FolderStore): Promise<readonly unknown[]> {
   const file = claimsFileOf(ctx.layout.dir);
   const key = await statKey(file);
   const known = cache.get(ctx);
@@ -46,7 +46,7 @@ export async function claimItems(ctx: EngineContext): Promise<readonly unknown[]
 }
 
 /** The clock claims are judged by: now, the configured gone threshold, and each agent's last sign of life. */
-export async function claimClock(ctx: EngineContext): Promise<ClaimClock> {
+export async function claimClock(ctx: FolderStore): Promise<ClaimClock> {
   const [config, registry] = await Promise.all([ctx.config(), ctx.registry.get(), ctx.blackboard.refresh()]);
   const seen = new Map<string, string>();
   for (const agent of registry) if (typeof agent.agent_id === 'string' && typeof agent.last_active === 'string') seen.set(agent.agent_id, agent.last_active);
@@ -81,7 +81,7 @@ export interface ClaimResult {
 }
 
 /** Paths as claim targets: relative to the project, a folder given without "/" gets one. */
-async function targetsOf(ctx: EngineContext, paths: readonly string[]): Promise<string[]> {
+async function targetsOf(ctx: FolderStore, paths: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const raw of paths) {
     const relative = path.isAbsolute(raw) ? path.relative(ctx.root, raw) : raw;
@@ -99,7 +99,7 @@ async function targetsOf(ctx: EngineContext, paths: readonly string[]): Promise<
 }
 
 /** Runs `work` on the claims file's items under its lock, writing back what it returns (when changed). */
-async function rewrite<T>(ctx: EngineContext, work: (items: unknown[], clock: ClaimClock) => { items?: unknown[]; result: T }): Promise<T> {
+async function rewrite<T>(ctx: FolderStore, work: (items: unknown[], clock: ClaimClock) => { items?: unknown[]; result: T }): Promise<T> {
   await ctx.ready();
   const clock = await claimClock(ctx);
   const file = claimsFileOf(ctx.layout.dir);
@@ -131,7 +131,7 @@ function closeLapsed(items: unknown[], agentId: string, clock: ClaimClock, nowIs
   return lapsed;
 }
 
-export async function claim(ctx: EngineContext, input: InputOf<'claim'>): Promise<ClaimResult> {
+export async function claim(ctx: FolderStore, input: InputOf<'claim'>): Promise<ClaimResult> {
   const args = ctx.validate('claim', input);
   const wanted = await targetsOf(ctx, args.paths ?? []);
   if (args.delegation_id !== undefined) {
@@ -179,7 +179,7 @@ export interface ReleaseResult {
   lapsed: ClaimView[];
 }
 
-export async function release(ctx: EngineContext, input: InputOf<'release'>): Promise<ReleaseResult> {
+export async function release(ctx: FolderStore, input: InputOf<'release'>): Promise<ReleaseResult> {
   const args = ctx.validate('release', input);
   const targets = await targetsOf(ctx, args.paths ?? []);
   if (args.delegation_id !== undefined) targets.push(`${DELEGATION_PREFIX}${args.delegation_id}`);
@@ -204,7 +204,7 @@ export async function release(ctx: EngineContext, input: InputOf<'release'>): Pr
   });
 }
 
-export async function claims(ctx: EngineContext, input: InputOf<'claims'> = {}): Promise<{ claims: ClaimView[]; live_count: number; lapsed_count: number }> {
+export async function claims(ctx: FolderStore, input: InputOf<'claims'> = {}): Promise<{ claims: ClaimView[]; live_count: number; lapsed_count: number }> {
   const args = ctx.validate('claims', input);
   const [items, clock] = await Promise.all([claimItems(ctx), claimClock(ctx)]);
   let target: string | undefined;
@@ -232,7 +232,7 @@ export async function claims(ctx: EngineContext, input: InputOf<'claims'> = {}):
  * scope (a handoff without scope); none for an empty list.
  * `because` says what released them ("handoff <id>"). For handoff, and for `record` (another issue).
  */
-export async function releaseCovered(ctx: EngineContext, agentId: string, scopes: readonly (string | undefined)[], because: string): Promise<ClaimView[]> {
+export async function releaseCovered(ctx: FolderStore, agentId: string, scopes: readonly (string | undefined)[], because: string): Promise<ClaimView[]> {
   const everything = scopes.some(s => s === undefined || s === 'project' || s.trim() === '');
   const prefixes = everything
     ? []

@@ -4,7 +4,7 @@
  * index entry, and posts its blackboard entry, under the decision index and blackboard locks, so
  * that it happens whole or not at all; records and entries match what twining-mcp writes.
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas';
 import { toJsonText } from '../store/files';
@@ -30,7 +30,7 @@ export interface WhyDecision {
   agent_id: string;
 }
 
-export async function why(ctx: EngineContext, input: InputOf<'why'>): Promise<{ decisions: WhyDecision[]; active_count: number; provisional_count: number }> {
+export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<{ decisions: WhyDecision[]; active_count: number; provisional_count: number }> {
   const args = ctx.validate('why', input);
   const matching = (await ctx.decisionIndex.get()).filter(d => decisionAffects(d, args.scope));
   // Queries load the records of the matching index entries; an entry whose file is missing is skipped (FORMAT.md §4.3).
@@ -61,7 +61,7 @@ const notFound = (op: string, id: string) => new TwiningError('NOT_FOUND', `${op
  * Runs `work` on the decision index items under the index and blackboard locks, then writes the
  * index; every step is undone if a later one fails (a full disk changes nothing).
  */
-async function transition<T>(ctx: EngineContext, work: (raw: unknown[], tx: Transaction) => Promise<T>): Promise<T> {
+async function transition<T>(ctx: FolderStore, work: (raw: unknown[], tx: Transaction) => Promise<T>): Promise<T> {
   await ctx.ready();
   return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () =>
     allOrNothing(async tx => {
@@ -74,7 +74,7 @@ async function transition<T>(ctx: EngineContext, work: (raw: unknown[], tx: Tran
 }
 
 export async function reconsider(
-  ctx: EngineContext,
+  ctx: FolderStore,
   input: InputOf<'reconsider'>,
 ): Promise<{ flagged: boolean; decision_summary: string; dependents: string[] }> {
   const args = ctx.validate('reconsider', input);
@@ -91,16 +91,13 @@ export async function reconsider(
 }
 
 /** Ids of the decisions whose `depends_on` names `id` (only their records say so), in index order. */
-async function dependentsOf(ctx: EngineContext, raw: readonly unknown[], id: string): Promise<string[]> {
+async function dependentsOf(ctx: FolderStore, raw: readonly unknown[], id: string): Promise<string[]> {
   const ids = raw.map(item => (item as { id?: unknown })?.id).filter((x): x is string => typeof x === 'string' && x !== id);
   const records = await mapBounded(ids, other => readDecisionRecord(ctx, other).catch(() => undefined));
   return records.filter(r => Array.isArray(r?.depends_on) && r.depends_on.includes(id)).map(r => r!.id);
 }
 
-export async function override(
-  ctx: EngineContext,
-  input: InputOf<'override'>,
-): Promise<{ overridden: boolean; old_summary: string; new_decision_id?: string }> {
+export async function override(ctx: FolderStore, input: InputOf<'override'>): Promise<{ overridden: boolean; old_summary: string; new_decision_id?: string }> {
   const args = ctx.validate('override', input);
   const by = args.overridden_by ?? 'human';
   return transition(ctx, async (raw, tx) => {
@@ -135,7 +132,7 @@ export async function override(
 }
 
 export async function promote(
-  ctx: EngineContext,
+  ctx: FolderStore,
   input: InputOf<'promote'>,
 ): Promise<{ promoted: string[]; already_active: string[]; not_found: string[]; wrong_status: { id: string; status: string }[] }> {
   const args = ctx.validate('promote', input);

@@ -1,5 +1,5 @@
 /** Decisions: decide (conflicts found inside the index lock, rules/conflicts.ts), decisions, and one decision record. */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { isRecord, readJson, toJsonText, writeAtomic } from '../store/files';
@@ -13,7 +13,7 @@ import type { DecisionIndexEntry, DecisionRecord } from '../records';
 
 export type DecideResult = { id: string; timestamp: string; conflicts?: { id: string; summary: string }[] };
 
-export async function decide(ctx: EngineContext, input: InputOf<'decide'>): Promise<DecideResult> {
+export async function decide(ctx: FolderStore, input: InputOf<'decide'>): Promise<DecideResult> {
   const args = ctx.validate('decide', input);
   await ctx.ready();
   // Index and blackboard locks first: a LOCKED decision writes nothing.
@@ -33,7 +33,7 @@ export async function decide(ctx: EngineContext, input: InputOf<'decide'>): Prom
  * record (and the superseded one's), adds its entry to `raw` (the caller writes the index), and
  * posts the conflict warning and the decision entry.
  */
-export async function decideLocked(ctx: EngineContext, raw: unknown[], args: ParsedInputOf<'decide'>, tx: Transaction): Promise<DecideResult> {
+export async function decideLocked(ctx: FolderStore, raw: unknown[], args: ParsedInputOf<'decide'>, tx: Transaction): Promise<DecideResult> {
   const agent_id = args.agent_id ?? 'main';
   if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx);
   // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
@@ -54,7 +54,7 @@ export async function decideLocked(ctx: EngineContext, raw: unknown[], args: Par
 }
 
 /** Marks decision `id` superseded, in its record and in `raw` (the index items); NOT_FOUND when it does not exist. */
-async function supersede(ctx: EngineContext, raw: unknown[], id: string, tx: Transaction): Promise<void> {
+async function supersede(ctx: FolderStore, raw: unknown[], id: string, tx: Transaction): Promise<void> {
   const old = await setDecisionStatus(ctx, raw, id, 'superseded', tx);
   if (!old) throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${id}, which does not exist; nothing was written`);
 }
@@ -65,7 +65,7 @@ async function supersede(ctx: EngineContext, raw: unknown[], id: string, tx: Tra
  * decision index lock. Returns the record as it was before, or undefined when there is none.
  */
 export async function setDecisionStatus(
-  ctx: EngineContext,
+  ctx: FolderStore,
   raw: unknown[],
   id: string,
   status: DecisionRecord['status'],
@@ -81,7 +81,7 @@ export async function setDecisionStatus(
 }
 
 /** `decisions/{id}.json`, or undefined when missing; CORRUPT (naming the file) when it is not a JSON object. */
-export async function readDecisionRecord(ctx: EngineContext, id: string): Promise<DecisionRecord | undefined> {
+export async function readDecisionRecord(ctx: FolderStore, id: string): Promise<DecisionRecord | undefined> {
   const record = await readJson(ctx.layout.decision(id), `Decision ${id}`);
   if (record === undefined) return undefined;
   if (!isRecord(record))
@@ -142,7 +142,7 @@ function indexEntryOf(record: Record<string, unknown>): Record<string, unknown> 
  * once per engine, under the index lock (a writer holds it for both steps, so none is half done
  * then), unless read-only; says what it repaired.
  */
-export async function indexOrphanDecisions(ctx: EngineContext): Promise<void> {
+export async function indexOrphanDecisions(ctx: FolderStore): Promise<void> {
   if (ctx.decisionOrphansChecked || ctx.readOnly) return;
   ctx.decisionOrphansChecked = true;
   const names = await fs.readdir(path.dirname(ctx.layout.decisionIndex)).catch(() => [] as string[]);
@@ -168,7 +168,7 @@ export async function indexOrphanDecisions(ctx: EngineContext): Promise<void> {
 
 const isRecordName = (name: string) => name.length === 31 && name.endsWith('.json') && isUlid(name.slice(0, 26));
 
-export async function decisions(ctx: EngineContext, input: InputOf<'decisions'> = {}): Promise<{ decisions: DecisionIndexEntry[]; total_count: number }> {
+export async function decisions(ctx: FolderStore, input: InputOf<'decisions'> = {}): Promise<{ decisions: DecisionIndexEntry[]; total_count: number }> {
   const args = ctx.validate('decisions', input);
   await indexOrphanDecisions(ctx);
   const statuses = args.status === undefined ? undefined : new Set<string>(Array.isArray(args.status) ? args.status : [args.status]);
@@ -186,7 +186,7 @@ export async function decisions(ctx: EngineContext, input: InputOf<'decisions'> 
 }
 
 /** A decision record by id, or undefined. */
-export async function getDecision(ctx: EngineContext, id: string): Promise<DecisionRecord | undefined> {
+export async function getDecision(ctx: FolderStore, id: string): Promise<DecisionRecord | undefined> {
   checkUlid('decision id', id);
   const record = await readJson(ctx.layout.decision(id), `Decision ${id}`).catch(() => undefined);
   return record && typeof record === 'object' && !Array.isArray(record) ? (record as DecisionRecord) : undefined;

@@ -6,7 +6,7 @@
  * once, with its handoff). The last two are built on first use and then extended with only the
  * decisions and handoffs added since.
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { readDecisionRecord } from './decision-ops';
 import { mapBounded } from '../store/bounded';
 import type { DecisionRecord, HandoffIndexLine } from '../records';
@@ -22,7 +22,7 @@ export class DecisionRelations {
   private handoffsOf = new Map<string, HandoffIndexLine[]>();
   private seenHandoffs = new Set<string>();
 
-  constructor(private readonly ctx: EngineContext) {}
+  constructor(private readonly ctx: FolderStore) {}
 
   /**
    * A decision record (undefined when missing or unreadable). Kept while its index entry is the

@@ -3,7 +3,7 @@
  * (back to the first), what superseded it (up to the current one), and every handoff whose context
  * snapshot carried it. From the engine's kept state (ops/decision-relations.ts).
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { checkUlid } from '../schemas';
 import type { DecisionRecord, HandoffIndexLine } from '../records';
 import { relationsOf } from './scope-context-ops';
@@ -21,7 +21,7 @@ export interface DecisionStory {
 const CHAIN_LIMIT = 100;
 
 /** The story of decision `id`, or undefined when it has no readable record. */
-export async function decisionStory(ctx: EngineContext, id: string): Promise<DecisionStory | undefined> {
+export async function decisionStory(ctx: FolderStore, id: string): Promise<DecisionStory | undefined> {
   checkUlid('decision id', id);
   const r = relationsOf(ctx);
   const record = await r.record(id);

@@ -1,5 +1,5 @@
 /** Delegations (FORMAT.md §5.5): a `need` entry with a delegation detail, and the open and expired ones with suggested agents. */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import type { InputOf } from '../schemas';
 import { overlaps, normaliseTags } from '../scope';
 import { rankAgents } from '../rules/scoring';
@@ -9,7 +9,7 @@ import { discover, livenessReader } from './agent-ops';
 import type { AgentScore, Delegation, DelegationDetail } from '../records';
 
 export async function delegate(
-  ctx: EngineContext,
+  ctx: FolderStore,
   input: InputOf<'delegate'>,
 ): Promise<{ entry_id: string; timestamp: string; expires_at: string; suggested_agents: AgentScore[] }> {
   const args = ctx.validate('delegate', input);
@@ -48,7 +48,7 @@ export async function delegate(
 }
 
 export async function delegations(
-  ctx: EngineContext,
+  ctx: FolderStore,
   input: InputOf<'delegations'> = {},
 ): Promise<{ delegations: Delegation[]; open_count: number; expired_count: number }> {
   const args = ctx.validate('delegations', input);

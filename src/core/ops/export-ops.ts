@@ -6,7 +6,7 @@
  * scope overlaps it (decisions also by an affected file), entities whose name or a property
  * contains it, and the relations touching those.
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import type { InputOf } from '../schemas';
 import { overlaps } from '../scope';
 import type { BlackboardEntry, DecisionRecord } from '../records';
@@ -22,7 +22,7 @@ export interface ExportResult {
 const cell = (value: unknown) =>
   (typeof value === 'string' ? value : value === undefined || value === null ? '' : (JSON.stringify(value) ?? '')).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
-export async function exportMarkdown(ctx: EngineContext, input: InputOf<'export'> = {}): Promise<ExportResult> {
+export async function exportMarkdown(ctx: FolderStore, input: InputOf<'export'> = {}): Promise<ExportResult> {
   const args = ctx.validate('export', input);
   const scope = args.scope || undefined;
   await ctx.blackboard.refresh();

@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import type { EngineContext, LockTarget } from '../engine-context';
+import type { FolderStore, LockTarget } from '../folder-store';
 import { JsonArrayFile } from '../store/kept-files';
 import { toJsonText, writeAtomic } from '../store/files';
 import { TwiningError } from '../errors';
@@ -22,10 +22,10 @@ interface GraphFiles {
   relationsLock: LockTarget;
 }
 
-const files = new WeakMap<EngineContext, GraphFiles>();
+const files = new WeakMap<FolderStore, GraphFiles>();
 
 /** The two graph files of this engine, kept by stat like the other array files. */
-export function graphFiles(ctx: EngineContext): GraphFiles {
+export function graphFiles(ctx: FolderStore): GraphFiles {
   let found = files.get(ctx);
   if (!found) {
     const dir = path.join(ctx.layout.dir, 'graph');
@@ -43,7 +43,7 @@ export function graphFiles(ctx: EngineContext): GraphFiles {
 }
 
 /** Entities and relations as they are on disk now (missing files: empty). */
-export async function readGraph(ctx: EngineContext): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }> {
+export async function readGraph(ctx: FolderStore): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }> {
   const g = graphFiles(ctx);
   const [entities, relations] = await Promise.all([g.entities.get(), g.relations.get()]);
   return { entities: entities.filter(isEntity), relations: relations.filter(isRelation) };
@@ -58,7 +58,7 @@ const isRelation = (r: unknown): r is GraphRelation =>
  * A change to the graph made in memory and written in one go: `work` gets both arrays as read
  * under both locks and changes them in place; each file is written only if it changed.
  */
-export async function changeGraph<T>(ctx: EngineContext, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {
+export async function changeGraph<T>(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {
   await ctx.ready();
   const g = graphFiles(ctx);
   await fs.mkdir(path.dirname(g.entitiesLock[0]), { recursive: true });
@@ -83,7 +83,7 @@ export async function changeGraph<T>(ctx: EngineContext, work: (entities: GraphE
 
 /** Upserts by (name, type): properties merged, `updated_at` refreshed (graph-store.ts addEntity). */
 export function upsertEntity(
-  ctx: EngineContext,
+  ctx: FolderStore,
   entities: GraphEntity[],
   input: { name: string; type: string; properties?: Record<string, string> },
 ): GraphEntity {
@@ -115,7 +115,7 @@ export function resolveEntity(entities: readonly GraphEntity[], ref: string): Gr
 
 /** Appends a relation between two entities named by id or name (graph-store.ts addRelation). */
 export function appendRelation(
-  ctx: EngineContext,
+  ctx: FolderStore,
   entities: readonly GraphEntity[],
   relations: GraphRelation[],
   input: { source: string; target: string; type: string; properties?: Record<string, string> },
@@ -134,13 +134,13 @@ export function appendRelation(
   return relation;
 }
 
-export async function addEntity(ctx: EngineContext, input: InputOf<'add_entity'>): Promise<{ id: string; entity: GraphEntity }> {
+export async function addEntity(ctx: FolderStore, input: InputOf<'add_entity'>): Promise<{ id: string; entity: GraphEntity }> {
   const args = ctx.validate('add_entity', input);
   const entity = await changeGraph(ctx, entities => ({ ...upsertEntity(ctx, entities, args) }));
   return { id: entity.id, entity };
 }
 
-export async function addRelation(ctx: EngineContext, input: InputOf<'add_relation'>): Promise<{ id: string; relation: GraphRelation }> {
+export async function addRelation(ctx: FolderStore, input: InputOf<'add_relation'>): Promise<{ id: string; relation: GraphRelation }> {
   const args = ctx.validate('add_relation', input);
   const relation = await changeGraph(ctx, (entities, relations) => appendRelation(ctx, entities, relations, args));
   return { id: relation.id, relation };
@@ -153,7 +153,7 @@ export interface Neighbor {
 }
 
 /** Breadth-first from an entity (id, else the first with that name), depth 1 to 3 (graph.ts neighbors). */
-export async function neighbors(ctx: EngineContext, input: InputOf<'neighbors'>): Promise<{ center: GraphEntity; neighbors: Neighbor[] }> {
+export async function neighbors(ctx: FolderStore, input: InputOf<'neighbors'>): Promise<{ center: GraphEntity; neighbors: Neighbor[] }> {
   const args = ctx.validate('neighbors', input);
   const { entities, relations } = await readGraph(ctx);
   const center = entities.find(e => e.id === args.entity) ?? entities.find(e => e.name === args.entity);
@@ -198,7 +198,7 @@ export function neighborsOf(
 }
 
 /** Entities whose name or a property value contains the query, case-insensitively, in file order (graph.ts query). */
-export async function graphQuery(ctx: EngineContext, input: InputOf<'graph_query'>): Promise<{ entities: GraphEntity[] }> {
+export async function graphQuery(ctx: FolderStore, input: InputOf<'graph_query'>): Promise<{ entities: GraphEntity[] }> {
   const args = ctx.validate('graph_query', input);
   const { entities } = await readGraph(ctx);
   const q = args.query.toLowerCase();
@@ -219,7 +219,7 @@ export interface PruneResult {
 }
 
 /** Removes entities without any relation, optionally of some types only (graph.ts prune). */
-export async function pruneGraph(ctx: EngineContext, input: InputOf<'prune_graph'> = {}): Promise<PruneResult> {
+export async function pruneGraph(ctx: FolderStore, input: InputOf<'prune_graph'> = {}): Promise<PruneResult> {
   const args = ctx.validate('prune_graph', input);
   const dryRun = args.dry_run ?? false;
   const find = (entities: readonly GraphEntity[], relations: readonly GraphRelation[]) => {

@@ -10,15 +10,15 @@
  * itself has already succeeded and is never failed by its graph. Each operation's steps are
  * applied together and each graph file is rewritten once, under its lock.
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import type { BlackboardEntry, GraphEntity, GraphRelation } from '../records';
 import { appendRelation, changeGraph, upsertEntity } from './graph-ops';
 
 /** Blackboard entries appended by operations still running, whose graph steps follow when they succeed. */
-const posted = new WeakMap<EngineContext, BlackboardEntry[]>();
+const posted = new WeakMap<FolderStore, BlackboardEntry[]>();
 
 /** Called for every appended blackboard line (blackboard-ops.ts appendEntryLocked). */
-export function notePosted(ctx: EngineContext, entry: BlackboardEntry): void {
+export function notePosted(ctx: FolderStore, entry: BlackboardEntry): void {
   (posted.get(ctx) ?? posted.set(ctx, []).get(ctx)!).push(entry);
 }
 
@@ -27,7 +27,7 @@ export function notePosted(ctx: EngineContext, entry: BlackboardEntry): void {
  * does for each) and `after`'s, in that order. An operation that fails posted nothing (its writes
  * were undone), so its notes are dropped.
  */
-export async function withGraph<T>(ctx: EngineContext, run: () => Promise<T>, after?: (result: T) => Promise<void>): Promise<T> {
+export async function withGraph<T>(ctx: FolderStore, run: () => Promise<T>, after?: (result: T) => Promise<void>): Promise<T> {
   let result: T;
   try {
     result = await run();
@@ -47,7 +47,7 @@ export const isFileLikeScope = (scope: string) => scope.includes('/') && /\.\w+$
 const isDirectoryLikeScope = (scope: string) => scope.includes('/') && !isFileLikeScope(scope);
 
 /** Runs `build`'s steps in order, stopping at the first that fails; never throws. */
-async function populate(ctx: EngineContext, what: string, build: (add: Adder) => void): Promise<void> {
+async function populate(ctx: FolderStore, what: string, build: (add: Adder) => void): Promise<void> {
   if (ctx.readOnly) return;
   try {
     if ((await ctx.config()).graph?.auto_populate === false) return;
@@ -66,7 +66,7 @@ async function populate(ctx: EngineContext, what: string, build: (add: Adder) =>
 
 class Adder {
   constructor(
-    private readonly ctx: EngineContext,
+    private readonly ctx: FolderStore,
     private readonly entities: GraphEntity[],
     private readonly relations: GraphRelation[],
   ) {}
@@ -80,7 +80,7 @@ class Adder {
 
 /** After decide: the decision as a concept, its files and symbols decided_by it, its depends_on, supersedes and commit. */
 export function onDecide(
-  ctx: EngineContext,
+  ctx: FolderStore,
   d: {
     id: string;
     scope: string;
@@ -108,7 +108,7 @@ export function onDecide(
 }
 
 /** After every blackboard entry (decision copies, handoff and link statuses included): its scope, and for warnings and findings a concept that affects it. */
-export function onPost(ctx: EngineContext, entry: BlackboardEntry): Promise<void> {
+export function onPost(ctx: FolderStore, entry: BlackboardEntry): Promise<void> {
   const scope = entry.scope;
   if (!scope || scope === 'project' || !scope.includes('/')) return Promise.resolve();
   return populate(ctx, `entry ${entry.id}`, add => {
@@ -125,7 +125,7 @@ export function onPost(ctx: EngineContext, entry: BlackboardEntry): Promise<void
 
 /** After a handoff: its agents, what they produced, and the scope it affects. */
 export function onHandoff(
-  ctx: EngineContext,
+  ctx: FolderStore,
   h: { source_agent: string; target_agent?: string; scope?: string; results?: { artifacts?: string[] }[] },
 ): Promise<void> {
   return populate(ctx, 'the handoff', add => {
@@ -144,7 +144,7 @@ export function onHandoff(
 }
 
 /** After link_commit: the commit, decided_by the decision. */
-export function onLinkCommit(ctx: EngineContext, decisionId: string, commitHash: string): Promise<void> {
+export function onLinkCommit(ctx: FolderStore, decisionId: string, commitHash: string): Promise<void> {
   return populate(ctx, `linking commit ${commitHash}`, add => {
     add.entity(commitHash, 'commit', { decision: decisionId });
     add.relation(commitHash, decisionId, 'decided_by');
@@ -152,7 +152,7 @@ export function onLinkCommit(ctx: EngineContext, decisionId: string, commitHash:
 }
 
 /** After register: the agent with its capabilities and role. */
-export function onRegister(ctx: EngineContext, agentId: string, capabilities?: string[], role?: string): Promise<void> {
+export function onRegister(ctx: FolderStore, agentId: string, capabilities?: string[], role?: string): Promise<void> {
   const properties: Record<string, string> = {};
   if (capabilities?.length) properties.capabilities = capabilities.join(', ');
   if (role) properties.role = role;
@@ -160,7 +160,7 @@ export function onRegister(ctx: EngineContext, agentId: string, capabilities?: s
 }
 
 /** After reconsider or override: the agent challenged the decision. */
-export function onChallenge(ctx: EngineContext, agentId: string, decisionId: string, action: 'reconsider' | 'override'): Promise<void> {
+export function onChallenge(ctx: FolderStore, agentId: string, decisionId: string, action: 'reconsider' | 'override'): Promise<void> {
   return populate(ctx, `${action} of ${decisionId}`, add => {
     add.entity(agentId, 'agent');
     add.relation(agentId, decisionId, 'challenged', { action });

@@ -5,7 +5,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { releaseCovered } from './claim-ops';
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { appendLineSafely, readJson, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
 import { joinLines, parseObject } from '../store/jsonl';
 import { allOrNothing } from '../store/transaction';
@@ -21,7 +21,7 @@ import { canonicalTimestamp } from '../timestamps';
 const ORPHAN_AGE_MS = 30_000;
 
 /** What an automatic snapshot for `scope` would hold right now (shown before a handoff is written). */
-export async function previewSnapshot(ctx: EngineContext, scope?: string): Promise<ContextSnapshot> {
+export async function previewSnapshot(ctx: FolderStore, scope?: string): Promise<ContextSnapshot> {
   await ctx.blackboard.refresh();
   await ctx.decisionIndex.get();
   // Active decisions in scope, computed once per version of the index and scope.
@@ -30,7 +30,7 @@ export async function previewSnapshot(ctx: EngineContext, scope?: string): Promi
   return buildSnapshot({ decisions, warnings, findings });
 }
 
-export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Promise<HandoffRecord> {
+export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>): Promise<HandoffRecord> {
   const args = ctx.validate('handoff', input);
   if (args.continues !== undefined && !(await ctx.handoffRecords.get(args.continues))) {
     throw new TwiningError('NOT_FOUND', `handoff: continues names handoff ${args.continues}, which does not exist`);
@@ -94,7 +94,7 @@ export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Pr
   return created;
 }
 
-export async function handoffs(ctx: EngineContext, input: InputOf<'handoffs'> = {}): Promise<{ handoffs: HandoffIndexLine[]; total_count: number }> {
+export async function handoffs(ctx: FolderStore, input: InputOf<'handoffs'> = {}): Promise<{ handoffs: HandoffIndexLine[]; total_count: number }> {
   const args = ctx.validate('handoffs', input);
   await ctx.handoffIndex.refresh();
   if (!ctx.orphansChecked) await indexOrphans(ctx);
@@ -122,7 +122,7 @@ export async function handoffs(ctx: EngineContext, input: InputOf<'handoffs'> = 
  * Finds handoff records that have no index line (a writer crashed between the two steps of a
  * handoff) and, unless read-only, appends their lines. Done once per engine.
  */
-async function indexOrphans(ctx: EngineContext): Promise<void> {
+async function indexOrphans(ctx: FolderStore): Promise<void> {
   ctx.orphansChecked = true;
   await repairAcknowledgements(ctx);
   const names = await fs.readdir(ctx.layout.handoffsDir).catch(() => [] as string[]);
@@ -150,7 +150,7 @@ async function indexOrphans(ctx: EngineContext): Promise<void> {
 }
 
 export async function acknowledge(
-  ctx: EngineContext,
+  ctx: FolderStore,
   input: InputOf<'acknowledge'>,
 ): Promise<{ id: string; acknowledged_by: string; acknowledged_at: string; summary: string; source_agent: string }> {
   const args = ctx.validate('acknowledge', input);
@@ -196,7 +196,7 @@ export async function acknowledge(
  * program without our transaction) leaves the record right and the index behind. The record wins.
  * Looks at unacknowledged handoffs only (few), once per engine, unless read-only.
  */
-async function repairAcknowledgements(ctx: EngineContext): Promise<void> {
+async function repairAcknowledgements(ctx: FolderStore): Promise<void> {
   if (ctx.readOnly) return;
   const behind: string[] = [];
   for (const line of ctx.handoffIndex.sorted()) {

@@ -6,7 +6,7 @@
  * re-parsed only when it changed, records read once per index version), so asking again after an
  * editor switch costs no re-read.
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { decisionAffects, newestFirst } from '../rules/why';
 import { delegationOf, isExpired } from '../rules/delegation-detail';
 import { overlaps } from '../scope';
@@ -58,10 +58,10 @@ export interface ScopeContext {
   totals: { decisions: number; warnings: number; findings: number; delegations: number; handoffs: number };
 }
 
-const relations = new WeakMap<EngineContext, DecisionRelations>();
+const relations = new WeakMap<FolderStore, DecisionRelations>();
 
 /** The engine's kept knowledge of decision records (supersessions, snapshots naming a decision). */
-export function relationsOf(ctx: EngineContext): DecisionRelations {
+export function relationsOf(ctx: FolderStore): DecisionRelations {
   let r = relations.get(ctx);
   if (!r) relations.set(ctx, (r = new DecisionRelations(ctx)));
   return r;
@@ -73,7 +73,7 @@ const isCurrent = (status: unknown) => status === 'active' || status === 'provis
  * The context of `scope` (a workspace-relative file or folder, or a symbol; undefined for the
  * whole project), each list cut at `limit` (default: unlimited for a scope, 200 for the project).
  */
-export async function scopeContext(ctx: EngineContext, scope: string | undefined, options: { limit?: number } = {}): Promise<ScopeContext> {
+export async function scopeContext(ctx: FolderStore, scope: string | undefined, options: { limit?: number } = {}): Promise<ScopeContext> {
   const limit = options.limit ?? (scope ? Infinity : 200);
   const now = ctx.now();
   await Promise.all([ctx.blackboard.refresh(), ctx.handoffIndex.refresh()]);
@@ -153,7 +153,7 @@ function newestEntries(entries: readonly BlackboardEntry[], limit: number): Blac
 }
 
 /** Index entries as listed: who recorded each, and for the past ones what replaced or overrode them. */
-async function describeDecisions(ctx: EngineContext, listed: readonly DecisionIndexEntry[]): Promise<ContextDecision[]> {
+async function describeDecisions(ctx: FolderStore, listed: readonly DecisionIndexEntry[]): Promise<ContextDecision[]> {
   const r = relationsOf(ctx);
   const records = await r.recordsOf(listed.map(d => d.id));
   for (const record of records) if (record) r.noteRecord(record);
@@ -189,7 +189,7 @@ async function describeDecisions(ctx: EngineContext, listed: readonly DecisionIn
 }
 
 async function summaryOf(
-  ctx: EngineContext,
+  ctx: FolderStore,
   r: DecisionRelations,
   id: string,
   known: ReadonlyMap<string, DecisionIndexEntry>,

@@ -14,7 +14,7 @@
  */
 import { execFile } from 'child_process';
 import { promisify } from 'util';
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import type { ParsedInputOf } from '../schemas';
 import { VERIFY_CHECKS } from '../schemas';
 import { overlaps } from '../scope';
@@ -41,7 +41,7 @@ export interface ScopeVerifyResult {
 const bearsOn = (d: DecisionRecord, scope: string) =>
   overlaps(d.scope, scope) || (d.affected_files ?? []).some(f => overlaps(f, scope)) || (d.affected_symbols ?? []).some(s => s === scope);
 
-export async function verifyScope(ctx: EngineContext, args: ParsedInputOf<'verify'> & { scope: string }): Promise<ScopeVerifyResult> {
+export async function verifyScope(ctx: FolderStore, args: ParsedInputOf<'verify'> & { scope: string }): Promise<ScopeVerifyResult> {
   const run = new Set<CheckName>(args.checks ?? VERIFY_CHECKS);
   const all = [...(await allDecisionRecords(ctx)).values()].filter(d => bearsOn(d, args.scope));
   all.sort((a, b) => (a.timestamp !== b.timestamp ? (a.timestamp < b.timestamp ? 1 : -1) : a.id < b.id ? 1 : -1));
@@ -76,7 +76,7 @@ export async function verifyScope(ctx: EngineContext, args: ParsedInputOf<'verif
   return result;
 }
 
-async function testCoverage(ctx: EngineContext, decisions: DecisionRecord[]) {
+async function testCoverage(ctx: FolderStore, decisions: DecisionRecord[]) {
   // Relate each affected file to a test file named like it, when the graph has both.
   const wanted: { source: string; test: string }[] = [];
   const { entities } = await readGraph(ctx);
@@ -108,7 +108,7 @@ async function testCoverage(ctx: EngineContext, decisions: DecisionRecord[]) {
   return { status, decisions_in_scope: decisions.length, decisions_with_tested_by: withTests, uncovered };
 }
 
-async function warnings(ctx: EngineContext, scope: string) {
+async function warnings(ctx: FolderStore, scope: string) {
   await ctx.blackboard.refresh();
   const inScope = ctx.blackboard.entries.filter(e => typeof e.scope === 'string' && overlaps(e.scope, scope));
   const acknowledgedIds = new Set<string>();
@@ -145,7 +145,7 @@ function assembly(decisions: DecisionRecord[], agentId?: string) {
 }
 
 const run = promisify(execFile);
-async function git(ctx: EngineContext, args: string[]): Promise<string | undefined> {
+async function git(ctx: FolderStore, args: string[]): Promise<string | undefined> {
   try {
     return (await run('git', args, { cwd: ctx.root, timeout: 5000, encoding: 'utf8' })).stdout.trim();
   } catch {
@@ -154,7 +154,7 @@ async function git(ctx: EngineContext, args: string[]): Promise<string | undefin
 }
 
 /** A decision's affected file committed after it, with no newer decision of its domain on that file. */
-async function drift(ctx: EngineContext, decisions: DecisionRecord[], all: DecisionRecord[]) {
+async function drift(ctx: FolderStore, decisions: DecisionRecord[], all: DecisionRecord[]) {
   if ((await git(ctx, ['rev-parse', '--is-inside-work-tree'])) === undefined) return { status: 'skip', decisions_checked: 0, stale: [] };
   const stale: Record<string, string>[] = [];
   let checked = 0;
@@ -191,7 +191,7 @@ async function drift(ctx: EngineContext, decisions: DecisionRecord[], all: Decis
 }
 
 /** Constraints with a check_command are counted, not run (see above). */
-async function constraints(ctx: EngineContext, scope: string) {
+async function constraints(ctx: FolderStore, scope: string) {
   await ctx.blackboard.refresh();
   const checkable = ctx.blackboard.entries.filter(e => {
     if (e.entry_type !== 'constraint' || typeof e.scope !== 'string' || !overlaps(e.scope, scope)) return false;

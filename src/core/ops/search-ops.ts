@@ -4,14 +4,14 @@
  */
 import { availableParallelism } from 'os';
 import { join } from 'path';
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { readRecordsInWorker } from '../search/record-reader';
 import type { InputOf } from '../schemas';
 import { SearchIndex, type SearchResult } from '../search/search-index';
 import { KeywordIndex } from '../search/keyword-index';
 import { readDecisionRecord } from './decision-ops';
 
-export async function search(ctx: EngineContext, input: InputOf<'search'>): Promise<SearchResult> {
+export async function search(ctx: FolderStore, input: InputOf<'search'>): Promise<SearchResult> {
   const args = ctx.validate('search', input);
   const index = searchIndexOf(ctx);
   await index.sync();
@@ -19,7 +19,7 @@ export async function search(ctx: EngineContext, input: InputOf<'search'>): Prom
 }
 
 /** The context's search index, made on first use. */
-export function searchIndexOf(ctx: EngineContext): SearchIndex {
+export function searchIndexOf(ctx: FolderStore): SearchIndex {
   ctx.searchIndex ??= new SearchIndex(
     {
       entries: async () => {
@@ -48,7 +48,7 @@ const WORKER_MIN_RECORDS = 1000;
  * Many records read by a worker thread (search/record-reader.ts), where that pays: enough of them
  * and a second core. Undefined: they are read on this thread.
  */
-function recordsOffThread(ctx: EngineContext, ids: string[]): ReturnType<typeof readRecordsInWorker> | undefined {
+function recordsOffThread(ctx: FolderStore, ids: string[]): ReturnType<typeof readRecordsInWorker> | undefined {
   const options = ctx.searchWorker;
   if (options === false || ids.length < (options.minRecords ?? WORKER_MIN_RECORDS) || availableParallelism() < 2) return undefined;
   return readRecordsInWorker(

@@ -1,13 +1,13 @@
 /** status: twining-mcp's summary of the folder, plus what a coordinator looks at first. */
 import * as path from 'path';
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { readGraph } from './graph-ops';
 import type { InputOf } from '../schemas';
 import { livenessReader } from './agent-ops';
 import { delegations } from './delegation-ops';
 import { indexOrphanDecisions } from './decision-ops';
 
-export async function status(ctx: EngineContext, input: InputOf<'status'> = {}) {
+export async function status(ctx: FolderStore, input: InputOf<'status'> = {}) {
   ctx.validate('status', input);
   await indexOrphanDecisions(ctx);
   const config = await ctx.config();
@@ -65,7 +65,7 @@ export async function status(ctx: EngineContext, input: InputOf<'status'> = {}) 
 }
 
 /** Entity and relation counts, and the entities without a relation; a graph file that cannot be read counts as empty, as before. */
-async function graphCounts(ctx: EngineContext): Promise<{ entities: number; relations: number; orphans: number }> {
+async function graphCounts(ctx: FolderStore): Promise<{ entities: number; relations: number; orphans: number }> {
   const { entities, relations } = await readGraph(ctx).catch(() => ({ entities: [], relations: [] }));
   const connected = new Set(relations.flatMap(r => [r.source, r.target]));
   return { entities: entities.length, relations: relations.length, orphans: entities.filter(e => !connected.has(e.id)).length };

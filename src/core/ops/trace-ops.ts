@@ -6,7 +6,7 @@
  * hash to a decision (record and index) and says so on the blackboard; commits finds the
  * decisions a hash was linked to.
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { isRecord, toJsonText } from '../store/files';
 import { allOrNothing } from '../store/transaction';
 import { mapBounded } from '../store/bounded';
@@ -26,7 +26,7 @@ export interface TraceEntry {
 }
 
 /** Every indexed decision's record, by id (records that cannot be read are left out, with a warning). */
-export async function allDecisionRecords(ctx: EngineContext): Promise<Map<string, DecisionRecord>> {
+export async function allDecisionRecords(ctx: FolderStore): Promise<Map<string, DecisionRecord>> {
   await indexOrphanDecisions(ctx);
   const index = await ctx.decisionIndex.get();
   const records = await mapBounded(index, d =>
@@ -38,7 +38,7 @@ export async function allDecisionRecords(ctx: EngineContext): Promise<Map<string
   return new Map(records.filter((r): r is DecisionRecord => !!r && typeof r.id === 'string').map(r => [r.id, r]));
 }
 
-export async function trace(ctx: EngineContext, input: InputOf<'trace'>): Promise<{ chain: TraceEntry[] }> {
+export async function trace(ctx: FolderStore, input: InputOf<'trace'>): Promise<{ chain: TraceEntry[] }> {
   const args = ctx.validate('trace', input);
   const root = await readDecisionRecord(ctx, args.decision_id);
   if (!root) throw new TwiningError('NOT_FOUND', `Decision not found: ${args.decision_id}`);
@@ -71,7 +71,7 @@ export function traceChain(decisions: ReadonlyMap<string, DecisionRecord>, root:
 }
 
 export async function linkCommit(
-  ctx: EngineContext,
+  ctx: FolderStore,
   input: InputOf<'link_commit'>,
 ): Promise<{ linked: boolean; decision_summary: string; status_entry_id: string }> {
   const args = ctx.validate('link_commit', input);
@@ -128,7 +128,7 @@ export interface CommitDecision {
 }
 
 /** The decisions a commit was linked to (exact hash, as linked), newest first. */
-export async function commits(ctx: EngineContext, input: InputOf<'commits'>): Promise<{ decisions: CommitDecision[] }> {
+export async function commits(ctx: FolderStore, input: InputOf<'commits'>): Promise<{ decisions: CommitDecision[] }> {
   const args = ctx.validate('commits', input);
   await indexOrphanDecisions(ctx);
   const matching = (await ctx.decisionIndex.get()).filter(d => Array.isArray(d.commit_hashes) && d.commit_hashes.includes(args.commit_hash));

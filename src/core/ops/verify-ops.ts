@@ -3,7 +3,7 @@
  * Only what came after the handoff is looked at (binary search over lists sorted by time), so the
  * cost does not grow with the history before it.
  */
-import type { EngineContext } from '../engine-context';
+import type { FolderStore } from '../folder-store';
 import { byTime, firstAfter } from '../store/kept-files';
 import { TwiningError } from '../errors';
 import { InputOf, isUlid } from '../schemas';
@@ -13,13 +13,13 @@ import type { VerifyResult } from '../records';
 import { ScopeVerifyResult, verifyScope } from './scope-verify-ops';
 
 /** verify by its input's shape: a handoff's snapshot and drift (handoff_id), or twining-mcp's checks of a scope (scope). */
-export async function verify(ctx: EngineContext, input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult> {
+export async function verify(ctx: FolderStore, input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult> {
   const args = ctx.validate('verify', input);
   if (args.scope !== undefined) return verifyScope(ctx, { ...args, scope: args.scope });
   return verifyHandoff(ctx, args.handoff_id!);
 }
 
-async function verifyHandoff(ctx: EngineContext, handoff_id: string): Promise<VerifyResult> {
+async function verifyHandoff(ctx: FolderStore, handoff_id: string): Promise<VerifyResult> {
   const args = { handoff_id };
   const handoff = await ctx.handoffRecords.get(args.handoff_id);
   if (!handoff) throw new TwiningError('NOT_FOUND', `Handoff not found: ${args.handoff_id}`);

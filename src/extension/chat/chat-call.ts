@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { TwiningFolder } from '../model/folders';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { activeFile } from '../commands/prompts';
 import { commonScope } from './chat-parse';
 
@@ -21,7 +21,7 @@ export interface TwiningChatMetadata {
 }
 
 export interface ChatCall {
-  ctx: TwiningContext;
+  ctx: TwiningSession;
   folder: TwiningFolder;
   request: vscode.ChatRequest;
   context: vscode.ChatContext;

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { chooseFolder } from '../model/folder-choice';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { log, messageOf } from '../log';
 import type { ChatCall, ChatCommandResult } from './chat-call';
 import { agents, delegations, discover, handoffs, status } from './chat-lists';
@@ -33,12 +33,12 @@ export const CHAT_COMMANDS: Record<ChatCommandName, (call: ChatCall) => Promise<
 };
 
 /** The participant's request handler (exported through the API so tests can drive it). */
-export function createChatHandler(ctx: TwiningContext): vscode.ChatRequestHandler {
+export function createChatHandler(ctx: TwiningSession): vscode.ChatRequestHandler {
   return (request, context, stream, token) => handle(ctx, request, context, stream, token);
 }
 
 /** Registers `@twining` where the chat API exists (it is absent in some hosts). */
-export function registerChatParticipant(ctx: TwiningContext, handler: vscode.ChatRequestHandler): vscode.Disposable | undefined {
+export function registerChatParticipant(ctx: TwiningSession, handler: vscode.ChatRequestHandler): vscode.Disposable | undefined {
   const chat = (vscode as { chat?: typeof vscode.chat }).chat;
   if (typeof chat?.createChatParticipant !== 'function') return undefined;
   const participant = chat.createChatParticipant('twining.chat', handler);
@@ -48,7 +48,7 @@ export function registerChatParticipant(ctx: TwiningContext, handler: vscode.Cha
 }
 
 async function handle(
-  ctx: TwiningContext,
+  ctx: TwiningSession,
   request: vscode.ChatRequest,
   context: vscode.ChatContext,
   stream: vscode.ChatResponseStream,

@@ -3,13 +3,13 @@
  * defaults to the user's agent id) and `discover`.
  */
 import { inform } from '../log';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { LIVENESS_ICON } from '../views/tree-base';
 import { list, score, strings } from '../present/format';
 import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { askText, csv, pickFolder, pickOne } from './prompts';
 
-export async function registerAgent(inv: Invocation, ctx: TwiningContext) {
+export async function registerAgent(inv: Invocation, ctx: TwiningSession) {
   const title = 'Register Agent';
   if (inv.mode === 'args') {
     const args = inv.args;
@@ -56,7 +56,7 @@ export async function registerAgent(inv: Invocation, ctx: TwiningContext) {
   return record;
 }
 
-export async function discoverAgents(inv: Invocation, ctx: TwiningContext) {
+export async function discoverAgents(inv: Invocation, ctx: TwiningSession) {
   const title = 'Discover Agents';
   if (inv.mode === 'args') {
     const args = inv.args;

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { CLIENTS, MCP_CLIENTS, McpClient, clientSnippet, currentRuntime, isMcpClient, mcpLaunch } from '../../mcp/client-config';
 import { INSTRUCTION_TARGETS, InstructionTarget, PROMPT_FILE, TARGETS, handoffPrompt, withSection } from '../../mcp/agent-instructions';
 import type { TwiningFolder } from '../model/folders';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { bundledCli } from '../tools/mcp-provider';
 import { followUp, log, inform } from '../log';
 import { Cancelled, Invocation, folderFromArgs, quietly } from './command-runner';
@@ -23,7 +23,7 @@ function fields(what: string, args: Record<string, unknown>, known: string[]): R
   return args;
 }
 
-async function folderOf(inv: Invocation, ctx: TwiningContext, title: string): Promise<TwiningFolder> {
+async function folderOf(inv: Invocation, ctx: TwiningSession, title: string): Promise<TwiningFolder> {
   if (inv.mode === 'args') return folderFromArgs(ctx, inv.args);
   if (inv.mode === 'node') return inv.node.folder;
   return (inv.mode === 'uri' ? ctx.folders.folderOf(inv.uri) : undefined) ?? (await pickFolder(ctx, { title }));
@@ -33,7 +33,7 @@ async function folderOf(inv: Invocation, ctx: TwiningContext, title: string): Pr
 // Copy MCP Configuration
 
 /** `{client?, folder?}`: copies the snippet for `client` to the clipboard and opens it in an editor. */
-export async function copyMcpConfiguration(inv: Invocation, ctx: TwiningContext) {
+export async function copyMcpConfiguration(inv: Invocation, ctx: TwiningSession) {
   const title = 'Copy MCP Configuration';
   const folder = await folderOf(inv, ctx, title);
   let client: McpClient;
@@ -138,7 +138,7 @@ async function showDiffs(folder: TwiningFolder, changes: FileChange[]): Promise<
  * the handoff prompt file. Run by hand, it shows the diffs and asks before writing. Running it
  * again replaces the marked section instead of adding another.
  */
-export async function addAgentInstructions(inv: Invocation, ctx: TwiningContext) {
+export async function addAgentInstructions(inv: Invocation, ctx: TwiningSession) {
   const title = 'Add Agent Instructions';
   const folder = await folderOf(inv, ctx, title);
   let target: InstructionTarget = 'agents';

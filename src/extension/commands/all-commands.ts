@@ -1,6 +1,6 @@
 /** Registers every command (see command-table.ts for the list and command-runner.ts for how arguments work). */
 import * as vscode from 'vscode';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { CommandId } from './command-table';
 import { Handler, registerCommand } from './command-runner';
 import { acknowledgeHandoff, createHandoff, openHandoff, verifyHandoff } from './handoff-commands';
@@ -46,6 +46,6 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.releaseClaim': releaseClaim,
 };
 
-export function registerCommands(ctx: TwiningContext): vscode.Disposable[] {
+export function registerCommands(ctx: TwiningSession): vscode.Disposable[] {
   return [...(Object.keys(HANDLERS) as CommandId[]).map(id => registerCommand(id, HANDLERS[id], ctx)), ...registerProposedDocuments()];
 }

@@ -5,7 +5,7 @@
  * its folders and the project as the scope.
  */
 import * as vscode from 'vscode';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../editor/record-documents';
@@ -19,7 +19,7 @@ function folderAndFile(inv: Invocation, folder: TwiningFolder): string | undefin
   return inv.mode === 'uri' ? folder.relativePath(inv.uri) : activeFile(folder);
 }
 
-async function interactiveFolder(inv: Invocation, ctx: TwiningContext, title: string): Promise<TwiningFolder> {
+async function interactiveFolder(inv: Invocation, ctx: TwiningSession, title: string): Promise<TwiningFolder> {
   if (inv.mode === 'node') return inv.node.folder;
   if (inv.mode === 'uri') {
     const folder = ctx.folders.folderOf(inv.uri);
@@ -29,7 +29,7 @@ async function interactiveFolder(inv: Invocation, ctx: TwiningContext, title: st
 }
 
 function postCommand(entryType: 'warning' | 'finding', title: string) {
-  return async (inv: Invocation, ctx: TwiningContext) => {
+  return async (inv: Invocation, ctx: TwiningSession) => {
     if (inv.mode === 'args') {
       const args = inv.args;
       const folder = await folderFromArgs(ctx, args);
@@ -69,7 +69,7 @@ function postCommand(entryType: 'warning' | 'finding', title: string) {
 export const postWarning = postCommand('warning', 'Post Warning');
 export const postFinding = postCommand('finding', 'Post Finding');
 
-export async function postDelegation(inv: Invocation, ctx: TwiningContext) {
+export async function postDelegation(inv: Invocation, ctx: TwiningSession) {
   const title = 'Post Delegation';
   if (inv.mode === 'args') {
     const args = inv.args;
@@ -111,7 +111,7 @@ export async function postDelegation(inv: Invocation, ctx: TwiningContext) {
   return result;
 }
 
-export async function recordDecision(inv: Invocation, ctx: TwiningContext) {
+export async function recordDecision(inv: Invocation, ctx: TwiningSession) {
   const title = 'Record Decision';
   if (inv.mode === 'args') {
     const args = inv.args;

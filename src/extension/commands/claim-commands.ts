@@ -5,12 +5,12 @@
  */
 import { promises as fs } from 'fs';
 import * as vscode from 'vscode';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import type { TwiningFolder } from '../model/folders';
 import { Cancelled, Invocation, folderFromArgs } from './command-runner';
 
 /** The folder and the path (relative, a folder ending in "/") a menu or the active editor names. */
-async function target(inv: Invocation, ctx: TwiningContext): Promise<{ folder: TwiningFolder; path: string }> {
+async function target(inv: Invocation, ctx: TwiningSession): Promise<{ folder: TwiningFolder; path: string }> {
   const uri = inv.mode === 'uri' ? inv.uri : vscode.window.activeTextEditor?.document.uri;
   if (!uri) throw new Error('Open a file, or use the Explorer’s context menu, to claim a file or folder');
   const folder = ctx.folders.folderOf(uri);
@@ -20,7 +20,7 @@ async function target(inv: Invocation, ctx: TwiningContext): Promise<{ folder: T
   return { folder, path: isDir ? `${relative}/` : relative };
 }
 
-export async function claimPath(inv: Invocation, ctx: TwiningContext) {
+export async function claimPath(inv: Invocation, ctx: TwiningSession) {
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
     return folder.write('Claim', engine => engine.claim({ agent_id: ctx.agentId(), ...(inv.args as object) } as never));
@@ -39,7 +39,7 @@ export async function claimPath(inv: Invocation, ctx: TwiningContext) {
   return result;
 }
 
-export async function releaseClaim(inv: Invocation, ctx: TwiningContext) {
+export async function releaseClaim(inv: Invocation, ctx: TwiningSession) {
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
     return folder.write('Release Claim', engine => engine.release({ agent_id: ctx.agentId(), ...(inv.args as object) }));

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
 import { chooseFolder } from '../model/folder-choice';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { followUp, log, reportError } from '../log';
 import { isNode, Node } from '../views/nodes';
 import { COMMANDS, CommandId, commandWrites } from './command-table';
@@ -39,10 +39,10 @@ export function invocationOf(first: unknown): Invocation {
   return { mode: 'interactive' };
 }
 
-export type Handler = (invocation: Invocation, ctx: TwiningContext) => unknown;
+export type Handler = (invocation: Invocation, ctx: TwiningSession) => unknown;
 
 /** Registers a command with the shared argument handling, trust check and error reporting. */
-export function registerCommand(id: CommandId, handler: Handler, ctx: TwiningContext): vscode.Disposable {
+export function registerCommand(id: CommandId, handler: Handler, ctx: TwiningSession): vscode.Disposable {
   const info = COMMANDS[id];
   return vscode.commands.registerCommand(id, async (first?: unknown) => {
     let invocation: Invocation = { mode: 'interactive' };
@@ -72,7 +72,7 @@ export function registerCommand(id: CommandId, handler: Handler, ctx: TwiningCon
  * Takes the optional `folder` field out of an argument object and finds the workspace folder by
  * the one folder rule (model/folder-choice.ts). Initialize takes any folder (`twiningDir: 'any'`).
  */
-export function folderFromArgs(ctx: TwiningContext, args: Record<string, unknown>, twiningDir: boolean | 'any' = true): Promise<TwiningFolder> {
+export function folderFromArgs(ctx: TwiningSession, args: Record<string, unknown>, twiningDir: boolean | 'any' = true): Promise<TwiningFolder> {
   const spec = args.folder;
   delete args.folder;
   return chooseFolder(ctx.folders, { spec, twiningDir });

@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { TwiningEngine } from '../../core';
 import { mapBounded } from '../../core/store/bounded';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import type { TwiningFolder } from '../model/folders';
 import { ContinuePromptFacts, continuePrompt } from '../present/continue-prompt';
 import { resolveSnapshot } from '../present/snapshot-contents';
@@ -63,7 +63,7 @@ export async function continueFacts(engine: TwiningEngine, id: string, agentId: 
   };
 }
 
-async function target(inv: Invocation, ctx: TwiningContext): Promise<{ folder: TwiningFolder; id: string }> {
+async function target(inv: Invocation, ctx: TwiningSession): Promise<{ folder: TwiningFolder; id: string }> {
   if (inv.mode === 'uri' && inv.uri.scheme === SCHEME) {
     // The opened handoff document (its editor title button).
     const query = new URLSearchParams(inv.uri.query);
@@ -79,7 +79,7 @@ async function target(inv: Invocation, ctx: TwiningContext): Promise<{ folder: T
 }
 
 /** The command: builds the prompt and puts it into the chat input. Returns `{ handoff_id, query, opened }`. */
-export async function continueInChat(inv: Invocation, ctx: TwiningContext): Promise<{ handoff_id: string; query: string; opened: 'chat' | 'document' }> {
+export async function continueInChat(inv: Invocation, ctx: TwiningSession): Promise<{ handoff_id: string; query: string; opened: 'chat' | 'document' }> {
   const { folder, id } = await target(inv, ctx);
   const query = continuePrompt(await folder.run(engine => continueFacts(engine, id, ctx.agentId())));
   const commands = await vscode.commands.getCommands(true);

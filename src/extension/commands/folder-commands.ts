@@ -3,7 +3,7 @@
  * click on a snapshot or drift item runs).
  */
 import * as path from 'path';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { core } from '../model/engine-loader';
 import { documentUri, showDocument } from '../editor/record-documents';
 import { inBackground, inform, log } from '../log';
@@ -11,7 +11,7 @@ import { Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder } from './prompts';
 import { offerAfterInitialize } from './git-merging-commands';
 
-export async function initialize(inv: Invocation, ctx: TwiningContext) {
+export async function initialize(inv: Invocation, ctx: TwiningSession) {
   let folder;
   if (inv.mode === 'args') {
     folder = await folderFromArgs(ctx, inv.args, 'any');
@@ -36,11 +36,11 @@ export async function initialize(inv: Invocation, ctx: TwiningContext) {
 }
 
 /** Refresh: every folder re-read, `.twining/` looked for again, every view re-rendered. */
-export async function refresh(_inv: Invocation, ctx: TwiningContext): Promise<void> {
+export async function refresh(_inv: Invocation, ctx: TwiningSession): Promise<void> {
   await ctx.folders.refreshAll();
 }
 
-export async function showStatus(inv: Invocation, ctx: TwiningContext) {
+export async function showStatus(inv: Invocation, ctx: TwiningSession) {
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
     return folder.run(engine => engine.status(inv.args as never));
@@ -56,7 +56,7 @@ export function showLog(): void {
 }
 
 /** `{type: "decision" | "entry", id, folder?}`: opens a rendering of the decision (with its chain) or of the entry. */
-export async function openRecord(inv: Invocation, ctx: TwiningContext): Promise<void> {
+export async function openRecord(inv: Invocation, ctx: TwiningSession): Promise<void> {
   if (inv.mode !== 'args') throw new Error('Open Record takes {type, id, folder}');
   const args = inv.args;
   const folder = await folderFromArgs(ctx, args);

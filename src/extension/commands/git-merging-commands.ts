@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
 import { followUp, log } from '../log';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { Invocation, folderFromArgs, quietly } from './command-runner';
 import { pickFolder } from './prompts';
 
@@ -35,7 +35,7 @@ async function setUp(folder: TwiningFolder, quiet: boolean) {
   return result;
 }
 
-export async function setUpGitMerging(inv: Invocation, ctx: TwiningContext) {
+export async function setUpGitMerging(inv: Invocation, ctx: TwiningSession) {
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
     const extra = Object.keys(inv.args);

@@ -8,7 +8,7 @@
  * handoff without scope.
  */
 import * as vscode from 'vscode';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import type { ContextSnapshot, HandoffRecord, HandoffResult } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../editor/record-documents';
@@ -26,7 +26,7 @@ export function snapshotCounts(s: ContextSnapshot): string {
   return `${plural(s.decision_ids.length, 'decision')}, ${plural(s.warning_ids.length, 'warning')}, ${plural(s.finding_ids.length, 'finding')}`;
 }
 
-export async function createHandoff(inv: Invocation, ctx: TwiningContext): Promise<HandoffRecord | undefined> {
+export async function createHandoff(inv: Invocation, ctx: TwiningSession): Promise<HandoffRecord | undefined> {
   if (inv.mode === 'args') {
     const args = inv.args;
     const folder = await folderFromArgs(ctx, args);
@@ -154,7 +154,7 @@ async function askResults(s: Step): Promise<HandoffResult[]> {
 /** The handoff a command is about: a tree item, an argument object `{handoff_id, folder?}`, or a pick. */
 export async function handoffTarget(
   inv: Invocation,
-  ctx: TwiningContext,
+  ctx: TwiningSession,
   title: string,
   options: { unacknowledged?: boolean } = {},
 ): Promise<{ folder: TwiningFolder; id: string; args?: Record<string, unknown> }> {
@@ -167,7 +167,7 @@ export async function handoffTarget(
   return { folder, id: await pickHandoff(ctx, folder, { title }, options) };
 }
 
-export async function acknowledgeHandoff(inv: Invocation, ctx: TwiningContext) {
+export async function acknowledgeHandoff(inv: Invocation, ctx: TwiningSession) {
   const { folder, id, args } = await handoffTarget(inv, ctx, 'Acknowledge Handoff', { unacknowledged: true });
   const input = args ? withDefault(args, 'agent_id', ctx.agentId()) : { handoff_id: id, agent_id: ctx.agentId() };
   const result = await folder.write('Acknowledge Handoff', engine => engine.acknowledge(input as never));
@@ -176,7 +176,7 @@ export async function acknowledgeHandoff(inv: Invocation, ctx: TwiningContext) {
   return result;
 }
 
-export async function openHandoff(inv: Invocation, ctx: TwiningContext): Promise<HandoffRecord | undefined> {
+export async function openHandoff(inv: Invocation, ctx: TwiningSession): Promise<HandoffRecord | undefined> {
   const { folder, id, args } = await handoffTarget(inv, ctx, 'Open Handoff');
   if (args && Object.keys(args).some(k => k !== 'handoff_id')) {
     throw new Error(
@@ -191,7 +191,7 @@ export async function openHandoff(inv: Invocation, ctx: TwiningContext): Promise
   return record;
 }
 
-export async function verifyHandoff(inv: Invocation, ctx: TwiningContext) {
+export async function verifyHandoff(inv: Invocation, ctx: TwiningSession) {
   const { folder, id, args } = await handoffTarget(inv, ctx, 'Verify Handoff');
   const input = args ?? { handoff_id: id };
   const result = await folder.run(engine => engine.verify(input as never));

@@ -7,14 +7,14 @@
  */
 import { inform } from '../log';
 import type { BlackboardEntry, ContextDecision, TwiningEngine } from '../../core';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import type { TwiningFolder } from '../model/folders';
 import { oneLine, relative } from '../present/format';
 import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { askText, pickFolder, pickOne } from './prompts';
 
 /** The folder and scope the palette versions offer items from: the active file, else the project. */
-async function activeContext(ctx: TwiningContext, title: string) {
+async function activeContext(ctx: TwiningSession, title: string) {
   const file = ctx.fileContext.activeFile();
   const folder = file?.folder ?? (await pickFolder(ctx, { title }));
   return { folder, context: await ctx.fileContext.get(folder, file?.scope) };
@@ -23,7 +23,7 @@ async function activeContext(ctx: TwiningContext, title: string) {
 /** An argument-object call: the operation's fields, `who` defaulting to the user's agent id. */
 async function argsCall<T>(
   args: Record<string, unknown>,
-  ctx: TwiningContext,
+  ctx: TwiningSession,
   title: string,
   who: string,
   run: (engine: TwiningEngine, input: never) => Promise<T>,
@@ -33,7 +33,7 @@ async function argsCall<T>(
   return folder.write(title, engine => run(engine, args as never));
 }
 
-export async function dismissEntry(inv: Invocation, ctx: TwiningContext) {
+export async function dismissEntry(inv: Invocation, ctx: TwiningSession) {
   const title = 'Dismiss Warning or Finding';
   if (inv.mode === 'args') {
     const result = await argsCall(inv.args, ctx, title, 'agent_id', (engine, input) => engine.dismiss(input));
@@ -72,7 +72,7 @@ export async function dismissEntry(inv: Invocation, ctx: TwiningContext) {
 /** The decision a command acts on: the view's item, or one picked from the active file's decisions. */
 async function decisionTarget(
   inv: Invocation,
-  ctx: TwiningContext,
+  ctx: TwiningSession,
   title: string,
   accept: (d: ContextDecision) => boolean,
 ): Promise<{ folder: TwiningFolder; decision: ContextDecision } | undefined> {
@@ -92,7 +92,7 @@ async function decisionTarget(
 
 const isCurrent = (d: ContextDecision) => d.status === 'active' || d.status === 'provisional';
 
-export async function reconsiderDecision(inv: Invocation, ctx: TwiningContext) {
+export async function reconsiderDecision(inv: Invocation, ctx: TwiningSession) {
   const title = 'Reconsider Decision';
   if (inv.mode === 'args') return argsCall(inv.args, ctx, title, 'agent_id', (engine, input) => engine.reconsider(input));
   const target = await decisionTarget(inv, ctx, title, isCurrent);
@@ -110,7 +110,7 @@ export async function reconsiderDecision(inv: Invocation, ctx: TwiningContext) {
   return result;
 }
 
-export async function overrideDecision(inv: Invocation, ctx: TwiningContext) {
+export async function overrideDecision(inv: Invocation, ctx: TwiningSession) {
   const title = 'Override Decision';
   if (inv.mode === 'args') return argsCall(inv.args, ctx, title, 'overridden_by', (engine, input) => engine.override(input));
   const target = await decisionTarget(inv, ctx, title, isCurrent);
@@ -128,7 +128,7 @@ export async function overrideDecision(inv: Invocation, ctx: TwiningContext) {
   return result;
 }
 
-export async function promoteDecision(inv: Invocation, ctx: TwiningContext) {
+export async function promoteDecision(inv: Invocation, ctx: TwiningSession) {
   const title = 'Promote Decision';
   if (inv.mode === 'args') return argsCall(inv.args, ctx, title, 'promoted_by', (engine, input) => engine.promote(input));
   const target = await decisionTarget(inv, ctx, title, d => d.status === 'provisional');
@@ -144,7 +144,7 @@ export async function promoteDecision(inv: Invocation, ctx: TwiningContext) {
 }
 
 /** Pin Context to This File / Follow the Active Editor / Show Whole Project Context. */
-export async function pinContext(inv: Invocation, ctx: TwiningContext): Promise<void> {
+export async function pinContext(inv: Invocation, ctx: TwiningSession): Promise<void> {
   if (inv.mode === 'node') ctx.fileContext.pin({ folder: inv.node.folder, scope: inv.node.kind === 'contextScope' ? inv.node.scope : undefined });
   else if (inv.mode === 'uri') {
     const folder = ctx.folders.folderOf(inv.uri);
@@ -157,11 +157,11 @@ export async function pinContext(inv: Invocation, ctx: TwiningContext): Promise<
   } else ctx.fileContext.pin();
 }
 
-export function followActiveEditor(_inv: Invocation, ctx: TwiningContext): void {
+export function followActiveEditor(_inv: Invocation, ctx: TwiningSession): void {
   ctx.fileContext.follow();
 }
 
-export async function showProjectContext(inv: Invocation, ctx: TwiningContext): Promise<void> {
+export async function showProjectContext(inv: Invocation, ctx: TwiningSession): Promise<void> {
   const folder = inv.mode === 'node' ? inv.node.folder : inv.mode === 'args' ? await folderFromArgs(ctx, inv.args) : undefined;
   ctx.fileContext.wholeProject(folder);
 }

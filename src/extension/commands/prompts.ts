@@ -8,7 +8,7 @@ import { LIVENESS_ICON } from '../views/tree-base';
 import { list, oneLine, relative, strings } from '../present/format';
 import { Cancelled } from './command-runner';
 import { applyFolderRule } from '../model/folder-choice';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { scopeCandidates } from '../naming';
 
 export interface Step {
@@ -64,7 +64,7 @@ export function csv(text: string): string[] {
 }
 
 /** The workspace folder to work in: by the one folder rule, asking when several qualify (active editor's first). */
-export async function pickFolder(ctx: TwiningContext, s: Step, options: { twiningDir: boolean } = { twiningDir: true }): Promise<TwiningFolder> {
+export async function pickFolder(ctx: TwiningSession, s: Step, options: { twiningDir: boolean } = { twiningDir: true }): Promise<TwiningFolder> {
   const choice = await applyFolderRule(ctx.folders, { twiningDir: options.twiningDir });
   if (!Array.isArray(choice)) return choice;
   const picked = await pickOne(
@@ -117,7 +117,7 @@ export async function pickScope(
 }
 
 /** Picks a handoff from the list (unacknowledged ones for the user first when `unacknowledged`). */
-export async function pickHandoff(ctx: TwiningContext, folder: TwiningFolder, s: Step, options: { unacknowledged?: boolean } = {}): Promise<string> {
+export async function pickHandoff(ctx: TwiningSession, folder: TwiningFolder, s: Step, options: { unacknowledged?: boolean } = {}): Promise<string> {
   const me = ctx.agentId();
   const now = ctx.clock.now();
   const { handoffs } = await folder.run(engine => engine.handoffs({ limit: 200, ...(options.unacknowledged ? { acknowledged: false } : {}) }));

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { inBackground } from '../log';
 import type { SearchHit, SearchResult } from '../../core/search/search-index';
 import type { TwiningFolder } from '../model/folders';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { oneLine, relative } from '../present/format';
 import { Invocation, folderFromArgs } from './command-runner';
 import { pickFolder } from './prompts';
@@ -138,7 +138,7 @@ export function currentSearch(): SearchSession | undefined {
   return current;
 }
 
-export async function search(inv: Invocation, ctx: TwiningContext): Promise<SearchResult | undefined> {
+export async function search(inv: Invocation, ctx: TwiningSession): Promise<SearchResult | undefined> {
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
     return folder.run(engine => engine.search(inv.args as never));

@@ -4,7 +4,7 @@
  * addressed to the holder), and a status bar item naming the claim on the active file.
  */
 import * as vscode from 'vscode';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { ClaimsModel, FileClaim } from '../model/claims-model';
 import { ClaimDecorations, claimLine } from './claim-decorations';
 import { followUp, log } from '../log';
@@ -19,7 +19,7 @@ export class ClaimsEditor implements vscode.Disposable {
   readonly notices: string[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly ctx: TwiningContext) {
+  constructor(private readonly ctx: TwiningSession) {
     this.model = new ClaimsModel(ctx.folders);
     this.decorations = new ClaimDecorations(this.model, () => ctx.agentId());
     this.status.name = 'Twining Claim';

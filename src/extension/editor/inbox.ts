@@ -2,10 +2,12 @@
  * The inbox: when handoffs addressed to the user's agent id arrive from another process (an agent,
  * the CLI, twining-mcp; not this extension's own writes), one notification says who and what, with
  * Open, Acknowledge and Continue in Chat; a burst gives one notification for all of them. The
- * setting `twining.inbox.notify` turns it off. The status bar count is separate (status-bar.ts).
+ * setting `twining.inbox.notify` turns it off. The status bar count is separate (status-bar.ts);
+ * both look at the handoffs model's list, queried once per change.
  */
 import * as vscode from 'vscode';
-import type { Folders, TwiningFolder } from '../model/folders';
+import type { TwiningFolder } from '../model/folders';
+import type { HandoffsModel } from '../model/handoffs-model';
 import { SECTION } from '../settings';
 import { followUp, inBackground, log, messageOf } from '../log';
 import { ArrivalBatcher, ArrivalLine, Timers, arrivalMessage, newArrivals, realTimers } from './inbox-rules';
@@ -35,20 +37,17 @@ export class Inbox implements vscode.Disposable {
   readonly shown: InboxNotification[] = [];
 
   constructor(
-    private readonly folders: Folders,
-    private readonly agentId: () => string,
+    private readonly model: HandoffsModel,
     timers: Timers = realTimers,
   ) {
     this.batcher = new ArrivalBatcher<Arrival>(items => this.notify(items), timers);
     this.disposables.push(
-      folders.onDidChange(change => {
+      model.onDidChange(change => {
         const k = change.kinds;
+        const folder = change.folder;
         if (k.has('settings') || k.has('trust')) this.enqueue(() => this.lookAll(true));
-        else if (!change.folder || k.has('presence')) this.enqueue(() => this.lookAll(false));
-        else if (k.has('handoffs') || k.has('handoffRecords')) {
-          const folder = change.folder;
-          this.enqueue(() => this.look(folder));
-        }
+        else if (!folder) this.enqueue(() => this.lookAll(false));
+        else if (k.has('handoffs') || k.has('handoffRecords')) this.enqueue(() => this.look(folder));
       }),
     );
   }
@@ -71,20 +70,20 @@ export class Inbox implements vscode.Disposable {
 
   private enqueue(work: () => Promise<void>): void {
     this.chain = this.chain.then(work).catch(error => log.warn(`inbox: ${messageOf(error)}`));
-    inBackground('inbox', this.folders.track(this.chain));
+    inBackground('inbox', this.model.folders.track(this.chain));
   }
 
   /** Looks at every folder; `rebaseline` forgets what was known (the agent id changed). */
   private async lookAll(rebaseline: boolean): Promise<void> {
-    await this.folders.ready();
+    await this.model.folders.ready();
     if (rebaseline) this.known.clear();
-    for (const folder of this.folders.withTwiningDir()) await this.look(folder);
+    for (const folder of this.model.folders.withTwiningDir()) await this.look(folder);
   }
 
   private async look(folder: TwiningFolder): Promise<void> {
     if (!folder.hasTwiningDir) return;
-    const me = this.agentId();
-    const { handoffs } = await folder.run(engine => engine.handoffs({ target_agent: me, acknowledged: false, limit: 200 }));
+    const me = this.model.agentId();
+    const handoffs = (await this.model.forMe(folder)).slice(0, 200);
     const before = this.known.get(folder.key);
     const { arrivals, known } = newArrivals(before ?? new Set(), handoffs, folder.written);
     this.known.set(folder.key, known);

@@ -1,9 +1,10 @@
 /**
  * The status bar item: "$(bell) 2" when two unacknowledged handoffs target the user's agent id
  * (in all Twining folders together); hidden when there are none. A click focuses the Handoffs view.
+ * The count comes from the handoffs model, which the Handoffs view and the inbox share.
  */
 import * as vscode from 'vscode';
-import type { Folders } from '../model/folders';
+import type { HandoffsModel } from '../model/handoffs-model';
 import { log, messageOf } from '../log';
 
 export class HandoffStatusBar implements vscode.Disposable {
@@ -14,32 +15,26 @@ export class HandoffStatusBar implements vscode.Disposable {
   /** The last count shown (tests read it). */
   count = 0;
 
-  constructor(
-    private readonly folders: Folders,
-    private readonly agentId: () => string,
-  ) {
+  constructor(private readonly model: HandoffsModel) {
     this.item = vscode.window.createStatusBarItem('twining.handoffsForYou', vscode.StatusBarAlignment.Left, 50);
     this.item.name = 'Twining: Handoffs for You';
     this.item.command = 'twining.handoffs.focus';
     this.disposables.push(
       this.item,
-      folders.onDidChange(change => {
-        const k = change.kinds;
-        if (!change.folder || k.has('handoffs') || k.has('handoffRecords') || k.has('presence') || k.has('trust') || k.has('settings')) this.schedule();
-      }),
+      model.onDidChange(() => this.schedule()),
     );
   }
 
-  /** Recounts soon (coalescing bursts of changes). */
+  /** Counts again soon (coalescing bursts of changes). */
   schedule(delayMs = 30): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.running = this.folders.track(this.update());
+      this.running = this.model.folders.track(this.update());
     }, delayMs);
   }
 
-  /** Resolves when a scheduled recount is done (tests). */
+  /** Resolves when a scheduled count is done (tests). */
   async idle(): Promise<void> {
     while (this.timer || this.running) {
       if (this.running) await this.running;
@@ -49,13 +44,10 @@ export class HandoffStatusBar implements vscode.Disposable {
 
   private async update(): Promise<void> {
     try {
-      await this.folders.ready();
-      const me = this.agentId();
+      await this.model.folders.ready();
+      const me = this.model.agentId();
       let count = 0;
-      for (const folder of this.folders.withTwiningDir()) {
-        const { total_count } = await folder.run(engine => engine.handoffs({ target_agent: me, acknowledged: false, limit: 1 }));
-        count += total_count;
-      }
+      for (const folder of this.model.folders.withTwiningDir()) count += (await this.model.forMe(folder)).length;
       this.count = count;
       if (count === 0) {
         this.item.hide();

@@ -9,7 +9,6 @@ import * as vscode from 'vscode';
 import type { Clock } from '../settings';
 import { log, messageOf, setContext } from '../log';
 import type { ChangeKind } from './change-kinds';
-import { DATA_KINDS } from '../../core/data-kinds';
 import { TwiningWatcher } from './watcher';
 import { FolderHost, TwiningFolder } from './twining-folder';
 import { core } from './engine-loader';
@@ -30,6 +29,7 @@ export function readOnlyMessage(what: string): string {
 export class Folders implements vscode.Disposable, FolderHost {
   private readonly folders = new Map<string, TwiningFolder>();
   private readonly watchers = new Map<string, TwiningWatcher>();
+  private readonly folderSubscriptions = new Map<string, vscode.Disposable>();
   private readonly emitter = new vscode.EventEmitter<FolderChange>();
   private readonly disposables: vscode.Disposable[] = [this.emitter];
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -101,56 +101,25 @@ export class Folders implements vscode.Disposable, FolderHost {
     return uri ? this.folderOf(uri) : undefined;
   }
 
-  /**
-   * Refreshes a folder's engine once and announces the kinds of data that changed. `paths` are a
-   * watcher's report: when every one is as the engine last read or wrote it (the report of this
-   * extension's own write), nothing is refreshed or announced.
-   */
-  refresh(folder: TwiningFolder, report?: { kinds: Iterable<ChangeKind>; paths: readonly string[] }): Promise<void> {
-    return this.track(this.doRefresh(folder, report));
-  }
-
-  /** Checks whether `.twining/` exists in a folder (it was just created) and refreshes it. */
+  /** Checks whether `.twining/` exists in a folder (it was just created) and brings it up to date. */
   recheck(folder: TwiningFolder): Promise<void> {
-    return this.track(this.doRefresh(folder, undefined, true));
+    return this.track(folder.refresh(undefined, true));
   }
 
-  /** Refreshes every folder and re-checks which have `.twining/` (the Refresh command). */
+  /** Brings every folder up to date and re-checks which have `.twining/` (the Refresh command). */
   async refreshAll(): Promise<void> {
     await this.ready();
     await this.track(this.sync(true));
   }
 
-  private async doRefresh(folder: TwiningFolder, report?: { kinds: Iterable<ChangeKind>; paths: readonly string[] }, checkPresence = false): Promise<void> {
-    const hints = new Set(report?.kinds ?? []);
-    if (report || checkPresence) {
-      if (report) log.debug(`${folder.name}: changed on disk: ${[...hints].join(', ')}`);
-      // Every report re-checks that .twining/ exists (one stat): a folder rename may only show as
-      // events of its files.
-      const was = folder.hasTwiningDir;
-      if ((await folder.checkPresence()) !== was) {
-        this.updateContext();
-        this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });
-      }
+  /** What a folder announced, announced to the extension with the folder. */
+  private announce(folder: TwiningFolder, kinds: ReadonlySet<ChangeKind>): void {
+    if (kinds.has('presence')) {
+      this.updateContext();
+      this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });
+      return;
     }
-    if (!folder.hasTwiningDir) return;
-    const kinds = new Set<ChangeKind>();
-    try {
-      // A report of files that are as the engine last read or wrote them needs no refresh (this
-      // extension's own write, or a change a view's read already picked up); what changed since
-      // the last announcement is announced either way.
-      await folder.run(async engine => {
-        if (report && (await engine.isCurrent(report.paths))) return;
-        await engine.refresh(report?.paths);
-      });
-      for (const kind of folder.changedSinceLastLook()) kinds.add(kind);
-    } catch (error) {
-      // A half-written or corrupt file: the reported kinds are announced, so the views reload, keep
-      // their last good data and say why.
-      log.warn(`${folder.name}: refresh failed: ${messageOf(error)}`);
-      for (const kind of hints) if ((DATA_KINDS as readonly string[]).includes(kind)) kinds.add(kind);
-    }
-    if (kinds.size) this.emitter.fire({ folder, kinds });
+    this.emitter.fire({ folder, kinds });
   }
 
   /** Brings the folder list in line with the workspace, checks `.twining/` in each. */
@@ -162,6 +131,9 @@ export class Folders implements vscode.Disposable, FolderHost {
       this.folders.delete(key);
       this.watchers.get(key)?.dispose();
       this.watchers.delete(key);
+      this.folderSubscriptions.get(key)?.dispose();
+      this.folderSubscriptions.delete(key);
+      folder.dispose();
       log.info(`${folder.name}: folder removed from the workspace`);
     }
     const ordered = new Map<string, TwiningFolder>();
@@ -169,16 +141,19 @@ export class Folders implements vscode.Disposable, FolderHost {
       const key = wf.uri.toString();
       let folder = this.folders.get(key);
       if (!folder) {
-        folder = new TwiningFolder(wf, this, !this.trusted);
-        const created = folder;
-        this.watchers.set(key, new TwiningWatcher(wf, report => created.gitSettled().then(() => this.doRefresh(created, report))));
+        const created = (folder = new TwiningFolder(wf, this, !this.trusted));
+        this.folderSubscriptions.set(
+          key,
+          created.onDidChange(kinds => this.announce(created, kinds)),
+        );
+        this.watchers.set(key, new TwiningWatcher(wf, paths => created.refresh(paths)));
       }
       ordered.set(key, folder);
     }
     this.folders.clear();
     for (const [key, folder] of ordered) this.folders.set(key, folder);
     await Promise.all(this.all().map(f => f.checkPresence()));
-    if (all) for (const folder of this.withTwiningDir()) await this.doRefresh(folder);
+    if (all) for (const folder of this.withTwiningDir()) await folder.refresh();
     this.updateContext();
     this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });
   }
@@ -223,6 +198,8 @@ export class Folders implements vscode.Disposable, FolderHost {
   dispose(): void {
     for (const w of this.watchers.values()) w.dispose();
     this.watchers.clear();
+    for (const d of this.folderSubscriptions.values()) d.dispose();
+    for (const f of this.folders.values()) f.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }

@@ -1,14 +1,15 @@
 /**
  * One workspace folder and its engine, created without I/O and used only when a view or command
  * asks. Engine calls run one at a time per folder (`run`); writes go through `write`, which checks
- * trust first and afterwards refreshes the engine once and announces what changed, so nobody
- * calls a refresh by hand after writing.
+ * trust first and afterwards brings the engine up to date once (`refresh`, as for a watcher's
+ * report) and announces what the engine says changed (`onDidChange`), so nobody calls a refresh
+ * by hand after writing. The folder calls nothing above it: `Folders` listens.
  */
 import * as path from 'path';
 import { promises as fs } from 'fs';
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { TwiningEngine } from '../../core';
-import { changedKinds, type DataKind, type Versions } from '../../core/data-kinds';
+import type { ChangeKind } from './change-kinds';
 import { core } from './engine-loader';
 import type { Clock } from '../settings';
 import { log } from '../log';
@@ -18,18 +19,16 @@ export interface FolderHost {
   readonly clock: Clock;
   /** Throws the one read-only error when the workspace is not trusted. */
   assertWritable(what: string): void;
-  /** Refreshes the folder's engine once and announces what changed. */
-  refresh(folder: TwiningFolder): Promise<void>;
 }
-
-const ZERO_VERSIONS: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, drift: 0 };
 
 export class TwiningFolder {
   /** Whether `.twining/` exists (as last seen). */
   hasTwiningDir = false;
   private engineValue: TwiningEngine | undefined;
   private chain: Promise<unknown> = Promise.resolve();
-  private seen?: { engine: TwiningEngine; versions: Versions };
+  private readonly emitter = new vscode.EventEmitter<ReadonlySet<ChangeKind>>();
+  /** Fires with the kinds of data the engine reported changed (`presence`: `.twining/` appeared or went). */
+  readonly onDidChange = this.emitter.event;
 
   constructor(
     readonly workspaceFolder: vscode.WorkspaceFolder,
@@ -105,8 +104,8 @@ export class TwiningFolder {
   }
 
   /**
-   * Runs an engine call that writes (`what` names it for the read-only message), then refreshes
-   * the engine once and announces the change: the views reload once, and the watcher's later
+   * Runs an engine call that writes (`what` names it for the read-only message), then brings the
+   * engine up to date and announces the change: the views reload once, and the watcher's later
    * report of the same write finds every file as the engine left it and changes nothing.
    */
   async write<T>(what: string, work: (engine: TwiningEngine) => Promise<T>): Promise<T> {
@@ -116,7 +115,7 @@ export class TwiningFolder {
       this.noteWritten(result);
       return result;
     } finally {
-      await this.host.refresh(this);
+      await this.refresh();
     }
   }
 
@@ -132,16 +131,24 @@ export class TwiningFolder {
   }
 
   /**
-   * Which kinds of data changed since the last call, by the engine's version counters. Any engine
-   * call may have picked up a change first, so the counters decide. A new engine compares with
-   * counters at zero: whatever it has read counts.
+   * Brings the engine up to date and announces the kinds of data it reports changed: the engine
+   * decides which kinds a path stands for and keeps what it reported last, so each change is
+   * announced once, whichever call picked it up first. `paths` are a watcher's report; with them
+   * (or `lookForDir`) `.twining/` is looked for again first (a rename may only show as events of
+   * its files), after git has finished rewriting the work tree.
    */
-  changedSinceLastLook(): DataKind[] {
-    const engine = this.engine;
-    const versions = engine.versions();
-    const before = this.seen?.engine === engine ? this.seen.versions : ZERO_VERSIONS;
-    this.seen = { engine, versions };
-    return changedKinds(before, versions);
+  async refresh(paths?: readonly string[], lookForDir = paths !== undefined): Promise<void> {
+    if (lookForDir) {
+      if (paths) log.debug(`${this.name}: changed on disk: ${paths.join(', ')}`);
+      await this.gitSettled();
+      const was = this.hasTwiningDir;
+      if ((await this.checkPresence()) !== was) this.emitter.fire(new Set<ChangeKind>(['presence']));
+    }
+    if (!this.hasTwiningDir) return;
+    const report = await this.run(engine => engine.refresh(paths));
+    // A half-written or corrupt file: the views reload, keep their last good data and say why.
+    if (report.error) log.warn(`${this.name}: refresh failed: ${report.error.message}`);
+    if (report.kinds.length) this.emitter.fire(new Set(report.kinds));
   }
 
   /** The workspace-relative, `/`-separated path of a file in this folder, or undefined. */
@@ -160,5 +167,9 @@ export class TwiningFolder {
     const stat = await fs.stat(this.dir).catch(() => undefined);
     this.hasTwiningDir = stat?.isDirectory() ?? false;
     return this.hasTwiningDir;
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
   }
 }

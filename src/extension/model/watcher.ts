@@ -1,10 +1,9 @@
 /**
  * Watches one workspace folder's `.twining/` for writes by any process and reports, debounced and
- * coalesced, which kinds of data changed. Lock directories (`*.lock`) and temporary files
- * (`*.tmp`) are ignored: the rename that ends an atomic write is what counts.
+ * coalesced, which paths changed. What a path stands for (and that locks and temporary files
+ * stand for nothing) is the engine's to say: `TwiningEngine.refresh` decides it, in one place.
  */
 import * as vscode from 'vscode';
-import { ChangeKind, classifyPath } from './change-kinds';
 
 export interface WatchOptions {
   /** Quiet time after the last event before the changes are reported. */
@@ -13,19 +12,12 @@ export interface WatchOptions {
   maxWaitMs?: number;
 }
 
-/** What changed since the last report: the kinds, and the paths (folder-relative, `/`-separated). */
-export interface WatchReport {
-  kinds: Set<ChangeKind>;
-  paths: string[];
-}
-
 /**
  * One FileSystemWatcher on `{.twining,.twining/**}` of a workspace folder. `onChanges` receives the
- * kinds and paths seen since the last report; while a report is pending or running, `idle` is a promise.
+ * paths (folder-relative, `/`-separated) seen since the last report; while a report is pending or running, `idle` is a promise.
  */
 export class TwiningWatcher implements vscode.Disposable {
   private readonly watcher: vscode.FileSystemWatcher;
-  private kinds = new Set<ChangeKind>();
   private paths = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private firstEventAt = 0;
@@ -44,7 +36,7 @@ export class TwiningWatcher implements vscode.Disposable {
 
   constructor(
     private readonly folder: vscode.WorkspaceFolder,
-    private readonly onChanges: (report: WatchReport) => Promise<void>,
+    private readonly onChanges: (paths: string[]) => Promise<void>,
     private readonly options: WatchOptions = {},
   ) {
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '{.twining,.twining/**}'));
@@ -57,9 +49,7 @@ export class TwiningWatcher implements vscode.Disposable {
     const relative = vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/');
     // asRelativePath prefixes the folder name in multi-root workspaces; strip it when present.
     const rel = relative.startsWith(`${this.folder.name}/.twining`) ? relative.slice(this.folder.name.length + 1) : relative;
-    const kind = classifyPath(rel);
-    if (!kind) return;
-    this.kinds.add(kind);
+    if (rel !== '.twining' && !rel.startsWith('.twining/')) return;
     this.paths.add(rel);
     this.lastEventAt = Date.now();
     this.schedule();
@@ -83,14 +73,13 @@ export class TwiningWatcher implements vscode.Disposable {
   private flush(): void {
     this.timer = undefined;
     const round = this.round;
-    const report: WatchReport = { kinds: this.kinds, paths: [...this.paths] };
+    const paths = [...this.paths];
     this.round = undefined;
-    this.kinds = new Set();
     this.paths = new Set();
     const previous = this.running ?? Promise.resolve();
     // Reports are handled one after the other, in the order the events came.
     const running: Promise<void> = previous
-      .then(() => this.onChanges(report))
+      .then(() => this.onChanges(paths))
       .catch(() => undefined)
       .finally(() => {
         if (this.running === running) this.running = undefined;

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { OperationName, TwiningEngine } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { chooseFolder } from '../model/folder-choice';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import { OPERATIONS, toolName } from '../../core/operation-info';
 import { writes } from '../../core/operation-writes';
 import { core } from '../model/engine-loader';
@@ -62,7 +62,7 @@ async function describe(op: OperationName, input: Input, folder: TwiningFolder):
 class TwiningTool implements vscode.LanguageModelTool<Input> {
   constructor(
     private readonly op: OperationName,
-    private readonly ctx: TwiningContext,
+    private readonly ctx: TwiningSession,
   ) {}
 
   async prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<Input>): Promise<vscode.PreparedToolInvocation> {
@@ -90,7 +90,7 @@ class TwiningTool implements vscode.LanguageModelTool<Input> {
 }
 
 /** Registers the tools where the language model API exists (it is absent in some hosts). */
-export function registerTools(ctx: TwiningContext): vscode.Disposable[] {
+export function registerTools(ctx: TwiningSession): vscode.Disposable[] {
   const lm = (vscode as { lm?: typeof vscode.lm }).lm;
   if (typeof lm?.registerTool !== 'function') return [];
   // The operation list comes from operations.ts, so registering does not load the core.

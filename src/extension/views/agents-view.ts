@@ -1,27 +1,32 @@
 /**
  * The Agents view: every registered agent, liveness by icon and colour, role and capabilities in
  * the description, registration and last activity in the tooltip; gone agents last. Liveness
- * counts an agent's latest blackboard entry, so this view also reloads on blackboard changes.
+ * counts an agent's latest blackboard entry, so this view also redraws on blackboard changes
+ * (model/agents-model.ts says which changes count).
  */
 import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
-import type { ChangeKind } from '../model/change-kinds';
+import type { AgentsModel } from '../model/agents-model';
+import type { TwiningSession } from '../session';
 import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest } from './tree-base';
 import { AgentNode, Node, makeNode } from './nodes';
 import { list, md, strings, when } from '../present/format';
 
 export class AgentsProvider extends FolderTreeProvider {
-  protected readonly relevant = new Set<ChangeKind>(['registry', 'blackboard', 'config', 'settings']);
   protected readonly what = 'the agent registry';
 
+  constructor(
+    session: TwiningSession,
+    private readonly model: AgentsModel,
+  ) {
+    super(session, model);
+  }
+
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
-    const { agents, thresholds } = await folder.run(async engine => ({
-      agents: (await engine.agents({})).agents,
-      thresholds: (await engine.config()).agents.liveness,
-    }));
-    const me = this.ctx.agentId();
-    const now = this.ctx.clock.now();
+    const { agents, thresholds } = await this.model.agents(folder);
+    const me = this.session.agentId();
+    const now = this.session.clock.now();
     const sorted = agents
       .map((agent, index) => ({ agent, index }))
       .sort((a, b) => LIVENESS_ORDER[a.agent.liveness] - LIVENESS_ORDER[b.agent.liveness] || a.index - b.index)
@@ -58,7 +63,7 @@ export class AgentsProvider extends FolderTreeProvider {
   protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
     if (element.kind !== 'agent') return undefined;
     const { agent } = element;
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`$(${LIVENESS_ICON[agent.liveness].id}) **${md(agent.agent_id)}** — ${agent.liveness}${element.isMe ? ' (you)' : ''}\n\n`);
     if (agent.role) tip.appendMarkdown(`Role: ${md(agent.role)}\n\n`);

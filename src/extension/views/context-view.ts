@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { ContextDecision, ScopeContext } from '../../core';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import type { TwiningFolder } from '../model/folders';
 import { log, messageOf } from '../log';
 import { messageNode } from './tree-base';
@@ -60,7 +60,7 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
   private tick: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly ctx: TwiningContext,
+    private readonly session: TwiningSession,
     private readonly model: ContextModel,
   ) {
     this.disposables.push(model.onDidChange(() => this.emitter.fire()));
@@ -86,14 +86,14 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
   private describe(): void {
     if (!this.view) return;
     const t = this.model.target;
-    const several = this.ctx.folders.withTwiningDir().length > 1;
+    const several = this.session.folders.withTwiningDir().length > 1;
     const where = t ? (t.scope ?? 'whole project') + (several ? ` (${t.folder.name})` : '') : undefined;
     this.view.description = t ? `${where}${t.mode === 'pinned' ? ' · pinned' : ''}` : undefined;
   }
 
   async getChildren(element?: Node): Promise<Node[]> {
     if (element) return element.kind === 'contextGroup' ? element.children : [];
-    await this.ctx.folders.ready();
+    await this.session.folders.ready();
     const target = this.model.target;
     if (!target || !target.folder.hasTwiningDir) {
       this.last = undefined;
@@ -153,7 +153,7 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
   }
 
   getTreeItem(element: Node): vscode.TreeItem {
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     const base = `${element.folder.key}#context:`;
     switch (element.kind) {
       case 'contextScope': {

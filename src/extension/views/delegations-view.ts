@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { Urgency } from '../../core/schemas';
 import type { TwiningFolder } from '../model/folders';
-import type { ChangeKind } from '../model/change-kinds';
+import type { DelegationsModel } from '../model/agents-model';
+import type { TwiningSession } from '../session';
 import { FolderTreeProvider, LIVENESS_ICON, earliest, messageNode } from './tree-base';
 import { DelegationNode, ExpiredGroupNode, Node, SuggestionNode, makeNode } from './nodes';
 import { expiry, list, md, score, strings, when } from '../present/format';
@@ -20,17 +21,19 @@ const URGENCY_ICON: Record<Urgency, vscode.ThemeIcon> = {
 const EXPIRED_ICON = new vscode.ThemeIcon('history', new vscode.ThemeColor('disabledForeground'));
 
 export class DelegationsProvider extends FolderTreeProvider {
-  protected readonly relevant = new Set<ChangeKind>(['blackboard', 'registry', 'config']);
   protected readonly what = 'the delegations';
   protected override readonly ticks = true;
 
+  constructor(
+    session: TwiningSession,
+    private readonly model: DelegationsModel,
+  ) {
+    super(session, model);
+  }
+
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
-    const { delegations, agents, thresholds } = await folder.run(async engine => ({
-      delegations: (await engine.delegations({ include_expired: true })).delegations,
-      agents: (await engine.agents({})).agents,
-      thresholds: (await engine.config()).agents.liveness,
-    }));
-    const now = this.ctx.clock.now();
+    const { delegations, agents, thresholds } = await this.model.delegations(folder);
+    const now = this.session.clock.now();
     const open = delegations.filter(d => !d.expired);
     const expired = delegations.filter(d => d.expired);
     const items: Node[] = open.map(delegation => makeNode<DelegationNode>({ kind: 'delegation', folder, delegation }));
@@ -56,7 +59,7 @@ export class DelegationsProvider extends FolderTreeProvider {
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     switch (element.kind) {
       case 'delegation': {
         const d = element.delegation;
@@ -91,7 +94,7 @@ export class DelegationsProvider extends FolderTreeProvider {
   }
 
   protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     if (element.kind === 'delegation') {
       const d = element.delegation;
       const tip = new vscode.MarkdownString(undefined, true);

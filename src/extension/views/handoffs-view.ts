@@ -3,13 +3,14 @@
  * agent id most. Under each: its results, its context snapshot (click an item to open the record)
  * and, when something drifted since it was created, a "Drift" group. Drift comes from the core's
  * `verify`, computed in the background for the listed handoffs and again only when the blackboard
- * or the decisions change.
+ * or the decisions change. The list comes from the handoffs model (model/handoffs-model.ts),
+ * which the status bar and the inbox share.
  */
 import * as vscode from 'vscode';
-import type { TwiningContext } from '../twining-context';
+import type { TwiningSession } from '../session';
 import type { HandoffRecord, TwiningEngine, VerifyResult } from '../../core';
 import type { TwiningFolder } from '../model/folders';
-import type { ChangeKind } from '../model/change-kinds';
+import type { HandoffsModel } from '../model/handoffs-model';
 import { log, messageOf } from '../log';
 import { FolderTreeProvider, messageNode } from './tree-base';
 import { DriftItemNode, DriftNode, HandoffNode, Node, ResultNode, SnapshotItemNode, SnapshotNode, makeNode } from './nodes';
@@ -48,7 +49,6 @@ function driftSignature(v: VerifyResult | undefined): string {
 }
 
 export class HandoffsProvider extends FolderTreeProvider {
-  protected readonly relevant = new Set<ChangeKind>(['handoffs', 'handoffRecords', 'config', 'settings']);
   protected readonly what = 'the handoffs';
   protected override readonly ticks = true;
   /** Handoff elements by folder and id: the same object across reloads, so one can be re-rendered. */
@@ -56,13 +56,21 @@ export class HandoffsProvider extends FolderTreeProvider {
   private readonly driftRuns = new Map<string, Promise<void>>();
   private readonly driftAgain = new Set<string>();
 
-  constructor(ctx: TwiningContext) {
-    super(ctx);
+  constructor(
+    session: TwiningSession,
+    private readonly model: HandoffsModel,
+  ) {
+    super(session, model);
+    // Drift depends on the decisions, the warnings and findings, and each handoff's own record;
+    // the drift keys say which handoffs need verifying again.
+    this.disposables.push(model.onDidChangeDrift(folder => this.computeDrift(folder)));
   }
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[] }> {
-    const { handoffs, total_count } = await folder.run(engine => engine.handoffs({ limit: LIST_LIMIT }));
-    const me = this.ctx.agentId();
+    const list = await this.model.list(folder);
+    const handoffs = list.lines.slice(0, LIST_LIMIT);
+    const total_count = list.total;
+    const me = this.model.agentId();
     const known = this.nodes.get(folder.key) ?? new Map<string, HandoffNode & { driftKey?: string }>();
     const next = new Map<string, HandoffNode & { driftKey?: string }>();
     const items: HandoffNode[] = [];
@@ -93,12 +101,6 @@ export class HandoffsProvider extends FolderTreeProvider {
     return { items };
   }
 
-  protected override onDataChange(folder: TwiningFolder, kinds: ReadonlySet<ChangeKind>): void {
-    // Drift depends on the decisions, the warnings and findings, and each handoff's own record;
-    // the drift keys say which handoffs need verifying again.
-    if (kinds.has('handoffRecords') || kinds.has('blackboard') || kinds.has('decisions')) this.computeDrift(folder);
-  }
-
   /** Verifies the listed handoffs whose drift is older than the data, one at a time, in the background. */
   private computeDrift(folder: TwiningFolder): void {
     if (this.driftRuns.has(folder.key)) {
@@ -106,7 +108,7 @@ export class HandoffsProvider extends FolderTreeProvider {
       return;
     }
     const pass = this.driftPass(folder).catch(error => log.debug(`${folder.name}: drift: ${messageOf(error)}`));
-    const run = this.ctx.folders.track(pass).finally(() => {
+    const run = this.session.folders.track(pass).finally(() => {
       this.driftRuns.delete(folder.key);
       if (this.driftAgain.delete(folder.key)) this.computeDrift(folder);
     });
@@ -117,7 +119,7 @@ export class HandoffsProvider extends FolderTreeProvider {
     // Let the list render first.
     await new Promise(resolve => setTimeout(resolve, 0));
     const nodes = [...(this.nodes.get(folder.key)?.values() ?? [])];
-    // The engine is already fresh (the folder model refreshed it before announcing the change):
+    // The engine is already fresh (the folder refreshed it before announcing the change):
     // a handoff is verified again only when its key moved. Most blackboard appends (statuses,
     // needs, answers…) leave every handoff's drift as it was.
     const keyOf = (engine: TwiningEngine, id: string) => `${engineId(engine)}:${engine.versions().drift}:${engine.recordVersion(id)}`;
@@ -192,7 +194,7 @@ export class HandoffsProvider extends FolderTreeProvider {
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     switch (element.kind) {
       case 'handoff': {
         const { line, forMe, verify } = element;
@@ -284,7 +286,7 @@ export class HandoffsProvider extends FolderTreeProvider {
   protected override tooltipOf(element: Node): vscode.MarkdownString | undefined {
     if (element.kind !== 'handoff') return undefined;
     const { line, verify, forMe } = element;
-    const now = this.ctx.clock.now();
+    const now = this.session.clock.now();
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**${md(String(line.summary ?? ''))}**\n\n`);
     tip.appendMarkdown(`From **${md(line.source_agent)}** to **${md(line.target_agent ?? 'any agent')}**${forMe ? ' (you)' : ''}  \n`);

@@ -1,13 +1,15 @@
 /**
- * What the Agents, Delegations and Handoffs views share (the Context view draws its own tree): the grouping by workspace folder when there are
- * several, keeping the last good data when a file cannot be read, re-rendering at the next
- * liveness or expiry transition, and a slow tick for "expires in" texts while a view is visible.
+ * What the Agents, Delegations and Handoffs views share (the Context view draws its own tree): the
+ * grouping by workspace folder when there are several, redrawing when their family's model says
+ * its data changed (model/family-model.ts), keeping the last good data when a file cannot be read,
+ * redrawing at the next liveness or expiry transition, and a slow tick for "expires in" texts
+ * while a view is visible. Views draw: they neither filter announcements nor re-read files.
  */
 import * as vscode from 'vscode';
 import type { Liveness } from '../../core';
-import type { TwiningFolder, FolderChange } from '../model/folders';
-import type { TwiningContext } from '../twining-context';
-import type { ChangeKind } from '../model/change-kinds';
+import type { TwiningFolder } from '../model/folders';
+import type { FamilyModel } from '../model/family-model';
+import type { TwiningSession } from '../session';
 import { log, messageOf } from '../log';
 import { makeNode, type FolderNode, type MessageNode, type Node } from './nodes';
 
@@ -42,18 +44,19 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
   private transitionTimer: NodeJS.Timeout | undefined;
   private tickTimer: NodeJS.Timeout | undefined;
   private view: vscode.TreeView<Node> | undefined;
-  /** Number of root loads so far (tests and benchmarks read it). */
-  loads = 0;
+  /** Number of root redraws so far (tests and benchmarks read it). */
+  redraws = 0;
 
-  /** The kinds of change that make this view reload. */
-  protected abstract readonly relevant: ReadonlySet<ChangeKind>;
   /** What this view lists, for messages ("agents"). */
   protected abstract readonly what: string;
   /** Whether "expires in"/"ago" texts need the slow tick while visible. */
   protected readonly ticks: boolean = false;
 
-  constructor(protected readonly ctx: TwiningContext) {
-    this.disposables.push(ctx.folders.onDidChange(change => this.onFolderChange(change)));
+  constructor(
+    protected readonly session: TwiningSession,
+    model: FamilyModel,
+  ) {
+    this.disposables.push(model.onDidChange(change => this.redraw(change.folder)));
   }
 
   /** Connects the TreeView, so the slow tick runs only while the view is visible. */
@@ -63,29 +66,9 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
     this.updateTick();
   }
 
-  protected onFolderChange(change: FolderChange): void {
-    if (change.kinds.has('presence') || change.kinds.has('trust')) {
-      this.refresh();
-      return;
-    }
-    if (!change.folder) {
-      if ([...change.kinds].some(k => this.relevant.has(k))) this.refresh();
-      return;
-    }
-    if ([...change.kinds].some(k => this.relevant.has(k))) this.refresh(change.folder);
-    this.onDataChange(change.folder, change.kinds);
-  }
-
-  /**
-   * Every change in one folder, whether or not this view reloads for it (the handoffs view
-   * recomputes drift when decisions or blackboard entries change, even when the same report
-   * also brought new handoffs).
-   */
-  protected onDataChange(_folder: TwiningFolder, _kinds: ReadonlySet<ChangeKind>): void {}
-
-  /** Re-renders one folder's part of the tree (or all of it). */
-  refresh(folder?: TwiningFolder): void {
-    if (folder && this.ctx.folders.withTwiningDir().length > 1) {
+  /** Redraws one folder's part of the tree (or all of it). */
+  redraw(folder?: TwiningFolder): void {
+    if (folder && this.session.folders.withTwiningDir().length > 1) {
       const node = this.folderNodes.get(folder.key);
       if (node) {
         this.emitter.fire(node);
@@ -97,8 +80,8 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
 
   async getChildren(element?: Node): Promise<Node[]> {
     if (!element) {
-      await this.ctx.folders.ready();
-      const present = this.ctx.folders.withTwiningDir();
+      await this.session.folders.ready();
+      const present = this.session.folders.withTwiningDir();
       for (const key of [...this.transitions.keys()]) if (!present.some(f => f.key === key)) this.transitions.delete(key);
       if (present.length === 0) return [];
       if (present.length === 1) return this.rootOf(present[0]);
@@ -124,7 +107,7 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
 
   /** The top-level items of one folder; on failure, the last good items under a warning. */
   private async rootOf(folder: TwiningFolder): Promise<Node[]> {
-    this.loads++;
+    this.redraws++;
     try {
       const { items, nextTransition } = await this.load(folder);
       this.lastGood.set(folder.key, items);
@@ -195,17 +178,17 @@ export abstract class FolderTreeProvider implements vscode.TreeDataProvider<Node
     this.transitionTimer = undefined;
     if (this.transitions.size === 0) return;
     const next = Math.min(...this.transitions.values());
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, next - this.ctx.clock.now().getTime()) + 20);
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, next - this.session.clock.now().getTime()) + 20);
     this.transitionTimer = setTimeout(() => {
       this.transitionTimer = undefined;
       this.transitions.clear();
-      this.refresh();
+      this.redraw();
     }, delay);
   }
 
   private updateTick(): void {
     const visible = this.ticks && this.view?.visible === true;
-    if (visible && !this.tickTimer) this.tickTimer = setInterval(() => this.refresh(), TICK_MS);
+    if (visible && !this.tickTimer) this.tickTimer = setInterval(() => this.redraw(), TICK_MS);
     if (!visible && this.tickTimer) {
       clearInterval(this.tickTimer);
       this.tickTimer = undefined;

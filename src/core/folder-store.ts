@@ -2,7 +2,7 @@
  * What every operation works with: where the files are (layout), the cached views of them
  * (stores), the clock and ids, the locks, the configuration, and the rules of writing (validated
  * input, read-only refusal, the folder made before the first write). Operations (ops/) are
- * functions of this context; the engine (engine.ts) is their facade.
+ * functions of this store; the engine (engine.ts) is their facade.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
@@ -51,7 +51,7 @@ export interface WorkspaceOptions {
 /** A lock target and the content it is created with when missing. */
 export type LockTarget = readonly [file: string, emptyContent: string];
 
-export class EngineContext {
+export class FolderStore {
   readonly layout: Layout;
   readonly blackboard: Blackboard;
   readonly handoffIndex: HandoffIndex;
@@ -113,7 +113,7 @@ export class EngineContext {
     return this.nextId(this.clock().getTime());
   }
 
-  /** Validates an operation's input and the clock; a writing operation on a read-only context fails first. */
+  /** Validates an operation's input and the clock; a writing operation on a read-only store fails first. */
   validate<K extends OperationName>(op: K, input: unknown): ParsedInputOf<K> {
     if (writes(op)) this.assertWritable(op);
     const parsed = parseInput(op, input);

@@ -1,5 +1,5 @@
 /**
- * The one context every part of the extension gets: the views, the commands, the language model
+ * The extension's session, which every part gets: the views, the commands, the language model
  * tools and the chat participant. Built once in activate().
  */
 import type * as vscode from 'vscode';
@@ -7,7 +7,7 @@ import type { Folders } from './model/folders';
 import type { Clock } from './settings';
 import type { ContextModel } from './model/context-model';
 
-export interface TwiningContext {
+export interface TwiningSession {
   /** The workspace folders, their engines, trust and change announcements. */
   readonly folders: Folders;
   /** The engine clock (TWINING_NOW can pin it for tests and demos). */

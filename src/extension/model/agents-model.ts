@@ -1,0 +1,37 @@
+/**
+ * The agents and delegations families: which changes they show, and the one engine query each
+ * view draws from. Nothing is kept between asks: liveness and expiry depend on the time of asking.
+ */
+import type { TwiningEngine } from '../../core';
+import type { Config } from '../../core/config';
+import type { ChangeKind } from './change-kinds';
+import type { TwiningFolder } from './folders';
+import { FamilyModel } from './family-model';
+
+type Liveness = Config['agents']['liveness'];
+type AgentView = Awaited<ReturnType<TwiningEngine['agents']>>['agents'][number];
+type DelegationView = Awaited<ReturnType<TwiningEngine['delegations']>>['delegations'][number];
+
+/** The registered agents. Liveness counts an agent's latest blackboard entry; "you" follows the settings. */
+export class AgentsModel extends FamilyModel {
+  protected readonly shows = new Set<ChangeKind>(['registry', 'blackboard', 'config', 'settings']);
+
+  /** A folder's agents (in registry order) and the liveness thresholds. */
+  agents(folder: TwiningFolder): Promise<{ agents: AgentView[]; thresholds: Liveness }> {
+    return folder.run(async engine => ({ agents: (await engine.agents({})).agents, thresholds: (await engine.config()).agents.liveness }));
+  }
+}
+
+/** The delegation needs (blackboard entries) and the agents suggested for them (registry). */
+export class DelegationsModel extends FamilyModel {
+  protected readonly shows = new Set<ChangeKind>(['blackboard', 'registry', 'config']);
+
+  /** A folder's delegations (expired ones included), its agents and the liveness thresholds. */
+  delegations(folder: TwiningFolder): Promise<{ delegations: DelegationView[]; agents: AgentView[]; thresholds: Liveness }> {
+    return folder.run(async engine => ({
+      delegations: (await engine.delegations({ include_expired: true })).delegations,
+      agents: (await engine.agents({})).agents,
+      thresholds: (await engine.config()).agents.liveness,
+    }));
+  }
+}
