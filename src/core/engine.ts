@@ -195,8 +195,9 @@ export class TwiningEngine {
   previewSnapshot(scope?: string): Promise<ContextSnapshot> {
     return handoffOps.previewSnapshot(this.ctx, scope);
   }
-  handoff(input: InputOf<'handoff'>): Promise<HandoffRecord> {
-    return handoffOps.handoff(this.ctx, input);
+  /** `confirmed`: the snapshot the user was shown; if what is in scope changed since, nothing is written (CHANGED, with what changed). */
+  handoff(input: InputOf<'handoff'>, options?: { confirmed?: ContextSnapshot }): Promise<HandoffRecord> {
+    return handoffOps.handoff(this.ctx, input, options);
   }
   handoffs(input: InputOf<'handoffs'> = {}) {
     return handoffOps.handoffs(this.ctx, input);
