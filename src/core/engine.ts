@@ -195,6 +195,12 @@ export class TwiningEngine {
   previewSnapshot(scope?: string): Promise<ContextSnapshot> {
     return handoffOps.previewSnapshot(this.ctx, scope);
   }
+
+  /** How many decisions, warnings and findings the snapshot of each scope would attach, from one read. */
+  snapshotCounts(scopes: readonly (string | undefined)[]): Promise<{ decisions: number; warnings: number; findings: number }[]> {
+    return handoffOps.snapshotCounts(this.ctx, scopes);
+  }
+
   /** `confirmed`: the snapshot the user was shown; if what is in scope changed since, nothing is written (CHANGED, with what changed). */
   handoff(input: InputOf<'handoff'>, options?: { confirmed?: ContextSnapshot }): Promise<HandoffRecord> {
     return handoffOps.handoff(this.ctx, input, options);

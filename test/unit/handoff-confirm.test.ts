@@ -65,6 +65,23 @@ describe('snapshotChanges (pure)', () => {
   });
 });
 
+test("snapshotCounts: one call gives, for each scope, the lengths of that scope's snapshot", async () => {
+  const root = fixtureProject();
+  await cli(root, 'post', { entry_type: 'warning', summary: 'no id check', scope: 'src/' });
+  const ws = await openWorkspace(root, { warn: () => undefined });
+  const scopes = [SCOPE, 'src/auth/', 'src/', 'docs/', undefined];
+  const counts = await ws.snapshotCounts(scopes);
+  for (const [i, scope] of scopes.entries()) {
+    const s = await ws.previewSnapshot(scope);
+    assert.deepEqual(
+      counts[i],
+      { decisions: s.decision_ids.length, warnings: s.warning_ids.length, findings: s.finding_ids.length },
+      `scope ${scope ?? '(whole project)'}`,
+    );
+  }
+  assert.ok(counts[0].warnings > 0 && counts[0].decisions > 0, 'the file has warnings and decisions in the fixture');
+});
+
 describe('handoff with a confirmed snapshot', () => {
   test('a warning posted in scope by another process after the preview: nothing written, then the new snapshot is handed over', async () => {
     const root = fixtureProject();

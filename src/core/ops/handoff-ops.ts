@@ -24,10 +24,23 @@ const ORPHAN_AGE_MS = 30_000;
 export async function previewSnapshot(ctx: EngineContext, scope?: string): Promise<ContextSnapshot> {
   await ctx.blackboard.refresh();
   await ctx.decisionIndex.get();
-  // Active decisions in scope, computed once per version of the index and scope.
-  const decisions = ctx.decisionIndex.derived(`active in ${scope ?? ''}`, items => snapshotSources(items, [], [], scope || undefined).decisions);
   const { warnings, findings } = ctx.blackboard.inScope(scope || undefined);
-  return buildSnapshot({ decisions, warnings, findings });
+  return buildSnapshot({ decisions: activeDecisionsIn(ctx, scope), warnings, findings });
+}
+
+/** What the snapshot of each scope would count, from one read and without building the snapshots (Create Handoff's scope step). */
+export async function snapshotCounts(
+  ctx: EngineContext,
+  scopes: readonly (string | undefined)[],
+): Promise<{ decisions: number; warnings: number; findings: number }[]> {
+  await ctx.blackboard.refresh();
+  await ctx.decisionIndex.get();
+  return scopes.map(scope => ({ decisions: activeDecisionsIn(ctx, scope).length, ...ctx.blackboard.countInScope(scope || undefined) }));
+}
+
+/** Active decisions in scope, computed once per version of the index and scope. */
+function activeDecisionsIn(ctx: EngineContext, scope: string | undefined) {
+  return ctx.decisionIndex.derived(`active in ${scope ?? ''}`, items => snapshotSources(items, [], [], scope || undefined).decisions);
 }
 
 /**
