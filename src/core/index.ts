@@ -27,6 +27,7 @@ export { overlaps, normaliseTags } from './scope';
 export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';
 export { snapshotDigest } from './rules/snapshot';
 export type { SnapshotChange, SnapshotChanges } from './rules/snapshot-changes';
+export { describeSnapshotChanges } from './rules/snapshot-changes';
 export { DATA_KINDS, changedKinds } from './data-kinds';
 export type { DataKind, Versions } from './data-kinds';
 export { gitSetup, gitMergeState, driverCommand, driverNeedsUpdate, LOCAL_CONFIG_NOTE } from './git/git-setup';

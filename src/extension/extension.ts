@@ -6,6 +6,7 @@ import { loadStartedAt } from './loadTime';
 import * as vscode from 'vscode';
 import type { TwiningApi, TwiningDataChange } from './api';
 import { TestHooks, testHooksWanted } from './test-hooks';
+import { answerPromptsWith } from './commands/prompt-script';
 import type { TwiningContext } from './twining-context';
 import { createClock, SECTION, userAgentId } from './settings';
 import { Folders } from './model/folders';
@@ -171,6 +172,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     engineLoadMs: () => coreLoadMs,
     agentId: userAgentId,
     now: () => clock.now(),
+    answerPrompts: answerPromptsWith,
   };
   return {
     engines,

@@ -17,6 +17,7 @@ import type { FileAnnotations } from './editor/file-annotations';
 import type { ContextModel } from './model/context-model';
 import type { Inbox } from './editor/inbox';
 import type { TwiningMcpProvider } from './tools/mcp-provider';
+import type { PromptAnswerer } from './commands/prompt-script';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */
@@ -54,6 +55,8 @@ export interface TestHooks {
   agentId(): string;
   /** The engine clock (TWINING_NOW-pinned in tests). */
   now(): Date;
+  /** Answers the commands' prompts from a script (undefined: VS Code's own prompts again). */
+  answerPrompts(script: PromptAnswerer | undefined): void;
 }
 
 /** Test hooks are exported in development and test runs, and when a test or benchmark launcher says so. */
