@@ -23,6 +23,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { OPERATION_NAMES, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine';
+import { refuseReadWithoutFolder } from '../core/missing-folder';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
 import { ALIAS_OPERATIONS, OPERATIONS, toolName } from '../core/operation-info';
@@ -83,6 +84,7 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
     const { op, alias } = tool;
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
     const input = alias ? aliasInput(alias, args) : (args ?? {});
+    await refuseReadWithoutFolder(op, engine.root, () => engine.exists(), 'the folder the server was started for (--dir, else its working folder)');
     const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, input);
     return text(asToolResult(tool.op, result));
   } catch (error) {
