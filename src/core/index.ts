@@ -6,6 +6,7 @@
 export { openWorkspace, TwiningEngine, Workspace } from './engine';
 export type { WorkspaceOptions } from './engine';
 export { TwiningError, isTwiningError } from './errors';
+export { isWriteRefusal, writeRefusal } from './write-trust';
 export type { TwiningErrorCode } from './errors';
 export {
   inputs,

@@ -84,7 +84,6 @@ class TwiningTool implements vscode.LanguageModelTool<Input> {
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<Input>): Promise<vscode.LanguageModelToolResult> {
     const name = toolName(this.op);
-    if (writes(this.op)) this.ctx.folders.assertWritable(name);
     const folder = await chooseFolder(this.ctx.folders);
     const input = (options.input ?? {}) as Input;
     core().parseInput(this.op, input); // a clear error naming the field, before anything runs
