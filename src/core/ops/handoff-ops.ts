@@ -65,12 +65,13 @@ export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>, opt
     return result as unknown as HandoffResult;
   });
 
-  // The locks first (the decision index's too when the snapshot is computed, so nothing in scope
-  // changes between the comparison and the write), so a LOCKED handoff writes nothing. The record
+  // The locks first (the decision index's too when the snapshot is compared with a confirmed one,
+  // so nothing in scope changes between the comparison and the write), so a LOCKED handoff writes nothing. The record
   // appears whole (temp file + rename), then its index line and the status entry; a failed step
   // undoes the earlier ones (a full disk writes nothing). A crash between the steps leaves a record
   // without a line at worst; listings find and index it.
-  const locks = automatic ? [ctx.locks.decisionIndex, ctx.locks.handoffIndex, ctx.locks.blackboard] : [ctx.locks.handoffIndex, ctx.locks.blackboard];
+  const compared = automatic && expectedDigest !== undefined;
+  const locks = compared ? [ctx.locks.decisionIndex, ctx.locks.handoffIndex, ctx.locks.blackboard] : [ctx.locks.handoffIndex, ctx.locks.blackboard];
   return ctx.lock(locks, async () => {
     const snapshot: ContextSnapshot = args.context_snapshot ?? (automatic ? await previewSnapshot(ctx, args.scope) : emptySnapshot());
     if (expectedDigest !== undefined) {
