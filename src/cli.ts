@@ -12,6 +12,7 @@ import * as path from 'path';
 import type { z } from 'zod';
 import { OPERATION_NAMES, OperationName, inputs } from './core/schemas';
 import { openWorkspace, Workspace } from './core/engine';
+import { refuseReadWithoutFolder } from './core/missing-folder';
 import { TwiningError, isTwiningError } from './core/errors';
 import { TIMESTAMP_RULE, canonicalTimestamp } from './core/timestamps';
 import { version } from '../package.json';
@@ -275,6 +276,14 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   }
   try {
     const workspace: Workspace = await openWorkspace(path.resolve(parsed.dir), { now: clock, warn: m => err.write(`twining: warning: ${m}\n`) });
+    if (parsed.op !== 'init') {
+      await refuseReadWithoutFolder(
+        parsed.op,
+        workspace.root,
+        () => workspace.exists(),
+        parsed.dir === '.' ? 'the current folder; --dir names another' : 'the folder --dir names',
+      );
+    }
     const result =
       parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
     out.write((parsed.json ? JSON.stringify(result, null, 2) : renderText(parsed.op, result, workspace.now())) + '\n');

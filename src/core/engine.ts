@@ -242,10 +242,17 @@ export class TwiningEngine {
   previewSnapshot(scope?: string): Promise<ContextSnapshot> {
     return handoffOps.previewSnapshot(this.ctx, scope);
   }
-  handoff(input: InputOf<'handoff'>): Promise<HandoffRecord> {
+
+  /** How many decisions, warnings and findings the snapshot of each scope would attach, from one read. */
+  snapshotCounts(scopes: readonly (string | undefined)[]): Promise<{ decisions: number; warnings: number; findings: number }[]> {
+    return handoffOps.snapshotCounts(this.ctx, scopes);
+  }
+
+  /** `confirmed`: the snapshot the user was shown; if what is in scope changed since, nothing is written (CHANGED, with what changed). */
+  handoff(input: InputOf<'handoff'>, options?: { confirmed?: ContextSnapshot }): Promise<HandoffRecord> {
     return graph.withGraph(
       this.ctx,
-      () => handoffOps.handoff(this.ctx, input),
+      () => handoffOps.handoff(this.ctx, input, options),
       h => graph.onHandoff(this.ctx, h),
     );
   }

@@ -7,6 +7,7 @@ export type TwiningErrorCode =
   | 'NOT_FOUND' // something named does not exist (exit 2)
   | 'CORRUPT' // a file on disk cannot be parsed, or is not a regular file, and will not be overwritten
   | 'LOCKED' // another writer held the lock for the whole retry period
+  | 'CHANGED' // what the caller confirmed changed before the write (a handoff's snapshot); nothing was written
   | 'IO'; // the file system refused a read or write (full disk, no permission, a file where a folder belongs)
 
 export class TwiningError extends Error {

@@ -17,6 +17,7 @@ import { TwiningError } from './errors';
 import { isWritableDate } from './timestamps';
 import { OperationName, ParsedInputOf, parseInput } from './schemas';
 import { writes } from './operation-writes';
+import { writeRefusal } from './write-trust';
 import type { AgentRecord, DecisionIndexEntry } from './records';
 import type { SearchIndex } from './search/search-index';
 import type { TextIndex } from './search/text-index';
@@ -135,8 +136,10 @@ export class FolderStore {
     );
   }
 
+  /** The one write-trust rule (write-trust.ts), applied to every writing operation by `validate`. */
   assertWritable(op: string): void {
-    if (this.readOnly) throw new TwiningError('INVALID_INPUT', `${op}: this workspace is opened read-only (untrusted); nothing was written`);
+    const refusal = writeRefusal(this.readOnly, op);
+    if (refusal) throw refusal;
   }
 
   /** Waits while the write gate holds writes back; fails naming its reason when it does not clear in time. */

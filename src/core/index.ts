@@ -6,6 +6,7 @@
 export { openWorkspace, TwiningEngine, Workspace } from './engine';
 export type { ChangeReport, WorkspaceOptions } from './engine';
 export { TwiningError, isTwiningError } from './errors';
+export { isWriteRefusal, writeRefusal } from './write-trust';
 export type { TwiningErrorCode } from './errors';
 export {
   inputs,
@@ -27,6 +28,8 @@ export { overlaps, normaliseTags } from './scope';
 export { forgivingInput, withIgnoredFields } from './forgiving-input';
 export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';
 export { snapshotDigest } from './rules/snapshot';
+export type { SnapshotChange, SnapshotChanges } from './rules/snapshot-changes';
+export { describeSnapshotChanges } from './rules/snapshot-changes';
 export { DATA_KINDS, changedKinds } from './data-kinds';
 export type { DataKind, Versions } from './data-kinds';
 export { gitSetup, gitMergeState, driverCommand, driverNeedsUpdate, LOCAL_CONFIG_NOTE } from './git/git-setup';

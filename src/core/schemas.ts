@@ -143,6 +143,11 @@ export const inputs = {
       auto_snapshot: z.boolean().optional().describe('Attach decisions, warnings and findings in scope (default true).'),
       context_snapshot: contextSnapshot.optional().describe('An explicit snapshot; overrides the automatic one.'),
       continues: ulidId.optional().describe('Id of the handoff this one continues (chains A to B to C).'),
+      expected_digest: z
+        .string()
+        .regex(/^sha256:[0-9a-f]{64}$/, { message: 'must be "sha256:" and 64 hex digits (a snapshot_digest)' })
+        .optional()
+        .describe('The digest of the snapshot the caller confirmed: if what is in scope changed since, nothing is written (error CHANGED).'),
     })
     .describe('Hand work over with its results and a snapshot of the decisions, warnings and findings in scope.'),
   handoffs: z

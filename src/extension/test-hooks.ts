@@ -22,6 +22,7 @@ import type { TwiningMcpProvider } from './tools/mcp-provider';
 import type { Clock } from './settings';
 import { coreLoadMs } from './model/engine-loader';
 import { currentSearch } from './commands/search-command';
+import { answerPromptsWith, type PromptAnswerer } from './commands/prompt-script';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */
@@ -61,6 +62,8 @@ export interface TestHooks {
   agentId(): string;
   /** The engine clock (TWINING_NOW-pinned in tests). */
   now(): Date;
+  /** Answers the commands' prompts from a script (undefined: VS Code's own prompts again). */
+  answerPrompts(script: PromptAnswerer | undefined): void;
 }
 
 /** Test hooks are exported in development and test runs, and when a test or benchmark launcher says so. */
@@ -100,6 +103,7 @@ export function testHooks(parts: ActivatedParts): TestHooks {
     contextStatus,
     annotations,
     claims,
+    answerPrompts: answerPromptsWith,
     fileContext: parts.fileContext,
     inbox,
     chatHandler: parts.chatHandler,

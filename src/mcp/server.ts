@@ -24,6 +24,7 @@ import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, typ
 import { forgivingInput, withIgnoredFields } from '../core/forgiving-input';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine';
+import { refuseReadWithoutFolder } from '../core/missing-folder';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
 import { ALIAS_OPERATIONS, OPERATIONS, toolName } from '../core/operation-info';
@@ -86,6 +87,7 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
     const { input: known, ignored } = forgivingInput(name, alias ? aliasInputs[alias] : inputs[op], args);
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
     const input = alias ? aliasInput(alias, known) : known;
+    await refuseReadWithoutFolder(op, engine.root, () => engine.exists(), 'the folder the server was started for (--dir, else its working folder)');
     const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, input);
     return text(withIgnoredFields(asToolResult(tool.op, result), ignored));
   } catch (error) {

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
-import { openWorkspace, Workspace } from '../../src/core';
+import { OPERATION_NAMES, isWriteRefusal, openWorkspace, Workspace } from '../../src/core';
+import { writes } from '../../src/core/operation-writes';
 import { fixtureProject, tw, readText, writeText, snapshotTree, changedFiles, parseJsonl, CLI_JS } from './tmp';
 
 const H0 = '01M80HHKAVJT8FG2B08Q4NGZ4W'; // unacknowledged fixture handoff
@@ -438,6 +439,14 @@ describe('invalid operation inputs are rejected by name, and nothing is written'
     await failsWithoutWriting(root, () => ws.post({ entry_type: 'finding', summary: 's' }), 'INVALID_INPUT', /read-only/);
     await failsWithoutWriting(root, () => ws.acknowledge({ handoff_id: H0, agent_id: 'a' }), 'INVALID_INPUT', /read-only/);
     await failsWithoutWriting(root, () => ws.register({ agent_id: 'a' }), 'INVALID_INPUT', /read-only/);
+    // Every writing operation meets the one rule, with the one refusal the extension recognises.
+    for (const op of OPERATION_NAMES.filter(writes)) {
+      await assert.rejects((ws[op] as (input: unknown) => Promise<unknown>).call(ws, {}), (error: unknown) => {
+        assert.ok(isWriteRefusal(error), `${op}: ${(error as Error).message}`);
+        assert.match(error.message, new RegExp(`"${op}" would write to the project; nothing was written\\. Trust the workspace`));
+        return true;
+      });
+    }
   });
 });
 

@@ -113,7 +113,7 @@ async function ladder(
   name: string,
   maxPages: number,
   attempt: (root: string, k: number) => Promise<unknown>,
-  added: (before: ReturnType<typeof assertConsistent>, after: ReturnType<typeof assertConsistent>) => void,
+  added: (before: ReturnType<typeof assertConsistent>, after: ReturnType<typeof assertConsistent>, root: string, result: unknown) => void,
   setup: (root: string) => void | Promise<void> = () => undefined,
 ) {
   const root = projectOnTmpfs();
@@ -125,10 +125,10 @@ async function ladder(
     const filler = fillLeaving(root, k);
     const before = snapshotTree(root);
     try {
-      await attempt(root, k);
+      const result = await attempt(root, k);
       successes++;
       fs.rmSync(filler);
-      added(state, assertConsistent(root));
+      added(state, assertConsistent(root), root, result);
     } catch (error) {
       const e = error as { code?: string; message: string };
       failures++;
@@ -163,15 +163,18 @@ describe('a full disk (tmpfs filled to the last pages)', { skip }, () => {
 
   test('register: the registry is replaced whole or not at all', async () => {
     let n = 0;
+    const capabilities = Array.from({ length: 100 }, (_, i) => `capability-number-${i}-${'y'.repeat(60)}`);
     await ladder(
       'register',
       4,
-      async root =>
-        (await openWorkspace(root, { warn: () => undefined })).register({
-          agent_id: `agent-${n++}`,
-          capabilities: Array.from({ length: 100 }, (_, i) => `capability-number-${i}-${'y'.repeat(60)}`),
-        }),
-      () => undefined,
+      async root => (await openWorkspace(root, { warn: () => undefined })).register({ agent_id: `agent-${n++}`, capabilities }),
+      (_before, _after, root) => {
+        // The agent just registered is in the registry file, with every capability.
+        const registry = JSON.parse(fs.readFileSync(tw(root, 'agents/registry.json'), 'utf8')) as { agent_id: string; capabilities: string[] }[];
+        const agent = registry.find(a => a.agent_id === `agent-${n - 1}`);
+        assert.ok(agent, `agent-${n - 1} is in agents/registry.json`);
+        assert.deepEqual(agent.capabilities, capabilities);
+      },
     );
   });
 
@@ -198,7 +201,19 @@ describe('a full disk (tmpfs filled to the last pages)', { skip }, () => {
         const open = (await ws.handoffs({ acknowledged: false, limit: 1 })).handoffs[0];
         return ws.acknowledge({ handoff_id: open.id, agent_id: 'taker' });
       },
-      () => undefined,
+      (_before, _after, root, result) => {
+        // The record says who took it, and its index line says acknowledged.
+        const id = (result as { id: string }).id;
+        const record = JSON.parse(fs.readFileSync(tw(root, 'handoffs', `${id}.json`), 'utf8'));
+        assert.equal(record.acknowledged_by, 'taker');
+        const line = fs
+          .readFileSync(tw(root, 'handoffs/index.jsonl'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map(l => JSON.parse(l))
+          .find(l => l.id === id);
+        assert.equal(line?.acknowledged, true, `handoff ${id} is acknowledged in the index`);
+      },
       // Many long handoffs make the index span several pages, so its rewrite can fail after the record's.
       async root => {
         const ws = await openWorkspace(root, { warn: () => undefined });

@@ -14,6 +14,7 @@ import { InputOf, isUlid } from '../schemas';
 import { overlaps } from '../scope';
 import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from '../rules/snapshot';
 import { appendEntryLocked } from './blackboard-ops';
+import { describeSnapshotChanges, snapshotChanges, SnapshotItemKind } from '../rules/snapshot-changes';
 import type { ContextSnapshot, HandoffIndexLine, HandoffRecord, HandoffResult } from '../records';
 import { canonicalTimestamp } from '../timestamps';
 
@@ -24,52 +25,84 @@ const ORPHAN_AGE_MS = 30_000;
 export async function previewSnapshot(ctx: FolderStore, scope?: string): Promise<ContextSnapshot> {
   await ctx.blackboard.refresh();
   await ctx.decisionIndex.get();
-  // Active decisions in scope, computed once per version of the index and scope.
-  const decisions = ctx.decisionIndex.derived(`active in ${scope ?? ''}`, items => snapshotSources(items, [], [], scope || undefined).decisions);
   const { warnings, findings } = ctx.blackboard.inScope(scope || undefined);
-  return buildSnapshot({ decisions, warnings, findings });
+  return buildSnapshot({ decisions: activeDecisionsIn(ctx, scope), warnings, findings });
 }
 
-export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>): Promise<HandoffRecord> {
+/** What the snapshot of each scope would count, from one read and without building the snapshots (Create Handoff's scope step). */
+export async function snapshotCounts(
+  ctx: FolderStore,
+  scopes: readonly (string | undefined)[],
+): Promise<{ decisions: number; warnings: number; findings: number }[]> {
+  await ctx.blackboard.refresh();
+  await ctx.decisionIndex.get();
+  return scopes.map(scope => ({ decisions: activeDecisionsIn(ctx, scope).length, ...ctx.blackboard.countInScope(scope || undefined) }));
+}
+
+/** Active decisions in scope, computed once per version of the index and scope. */
+function activeDecisionsIn(ctx: FolderStore, scope: string | undefined) {
+  return ctx.decisionIndex.derived(`active in ${scope ?? ''}`, items => snapshotSources(items, [], [], scope || undefined).decisions);
+}
+
+/**
+ * Writes a handoff. With `expected_digest` (or `confirmed`, the snapshot the user was shown), the
+ * snapshot is computed again under the locks and compared: when what is in scope changed since it
+ * was confirmed, nothing is written and the error (code CHANGED) carries what came into scope or
+ * left it and the snapshot as it stands now (`details`, a SnapshotChanges), so the caller can show
+ * it and hand that one over instead. The stored digest is always the digest of what was written.
+ */
+export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>, options: { confirmed?: ContextSnapshot } = {}): Promise<HandoffRecord> {
   const args = ctx.validate('handoff', input);
   if (args.continues !== undefined && !(await ctx.handoffRecords.get(args.continues))) {
     throw new TwiningError('NOT_FOUND', `handoff: continues names handoff ${args.continues}, which does not exist`);
   }
   await ctx.ready();
-  const snapshot: ContextSnapshot = args.context_snapshot
-    ? args.context_snapshot
-    : args.auto_snapshot === false
-      ? emptySnapshot()
-      : await previewSnapshot(ctx, args.scope);
+  const automatic = !args.context_snapshot && args.auto_snapshot !== false;
+  const expectedDigest = args.expected_digest ?? (options.confirmed ? snapshotDigest(options.confirmed) : undefined);
   const results: HandoffResult[] = args.results.map(r => {
     const result: Record<string, unknown> = { description: r.description, status: r.status };
     if (r.artifacts !== undefined) result.artifacts = r.artifacts;
     if (r.notes !== undefined) result.notes = r.notes;
     return result as unknown as HandoffResult;
   });
-  const record: Record<string, unknown> = { source_agent: args.source_agent };
-  if (args.target_agent !== undefined) record.target_agent = args.target_agent;
-  if (args.scope !== undefined) record.scope = args.scope;
-  record.summary = args.summary;
-  record.results = results;
-  record.context_snapshot = {
-    decision_ids: snapshot.decision_ids,
-    warning_ids: snapshot.warning_ids,
-    finding_ids: snapshot.finding_ids,
-    summaries: snapshot.summaries,
-  };
-  record.id = ctx.id();
-  record.created_at = ctx.timestamp();
-  if (args.continues !== undefined) record.continues = args.continues;
-  record.snapshot_digest = snapshotDigest(snapshot);
-  const created = record as HandoffRecord;
 
-  // Both locks first, so a LOCKED handoff writes nothing. The record appears whole (temp file +
-  // rename), then its index line and the status entry; a failed step undoes the earlier ones (a
-  // full disk writes nothing). A crash between the steps leaves a record without a line at worst;
-  // listings find and index it.
-  await ctx.lock([ctx.locks.handoffIndex, ctx.locks.blackboard], () =>
-    allOrNothing(async tx => {
+  // The locks first (the decision index's too when the snapshot is compared with a confirmed one,
+  // so nothing in scope changes between the comparison and the write), so a LOCKED handoff writes nothing. The record
+  // appears whole (temp file + rename), then its index line and the status entry; a failed step
+  // undoes the earlier ones (a full disk writes nothing). A crash between the steps leaves a record
+  // without a line at worst; listings find and index it.
+  const compared = automatic && expectedDigest !== undefined;
+  const locks = compared ? [ctx.locks.decisionIndex, ctx.locks.handoffIndex, ctx.locks.blackboard] : [ctx.locks.handoffIndex, ctx.locks.blackboard];
+  const created = await ctx.lock(locks, async () => {
+    const snapshot: ContextSnapshot = args.context_snapshot ?? (automatic ? await previewSnapshot(ctx, args.scope) : emptySnapshot());
+    if (expectedDigest !== undefined) {
+      const changes = snapshotChanges({ digest: expectedDigest, snapshot: options.confirmed }, snapshot, (item, id) => summaryNow(ctx, item, id));
+      if (changes) {
+        throw new TwiningError(
+          'CHANGED',
+          `handoff: what is in scope ${args.scope ? `(${args.scope}) ` : ''}changed since the snapshot was confirmed: ${describeSnapshotChanges(changes)}. ` +
+            `Nothing was written; confirm the new snapshot (digest ${changes.current_digest}) to hand it over.`,
+          changes,
+        );
+      }
+    }
+    const record: Record<string, unknown> = { source_agent: args.source_agent };
+    if (args.target_agent !== undefined) record.target_agent = args.target_agent;
+    if (args.scope !== undefined) record.scope = args.scope;
+    record.summary = args.summary;
+    record.results = results;
+    record.context_snapshot = {
+      decision_ids: snapshot.decision_ids,
+      warning_ids: snapshot.warning_ids,
+      finding_ids: snapshot.finding_ids,
+      summaries: snapshot.summaries,
+    };
+    record.id = ctx.id();
+    record.created_at = ctx.timestamp();
+    if (args.continues !== undefined) record.continues = args.continues;
+    record.snapshot_digest = snapshotDigest(snapshot);
+    const created = record as HandoffRecord;
+    await allOrNothing(async tx => {
       await ctx.handoffRecords.write(created.id, created, (file, text) => tx.replace(file, text));
       await tx.append(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
       await appendEntryLocked(
@@ -84,14 +117,24 @@ export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>): Prom
         },
         tx,
       );
-    }),
-  );
+    });
+    return created;
+  });
   // The work is handed over: the source's claims on it go with it (a failure is a warning, the handoff stands).
   const artifacts = results.flatMap(r => (Array.isArray(r.artifacts) ? r.artifacts : []));
   await releaseCovered(ctx, created.source_agent, [created.scope, ...artifacts], `handoff ${created.id}`).catch((error: Error) =>
     ctx.warn(`handoff ${created.id} was written, but the claims it covers were not released: ${error.message}`),
   );
   return created;
+}
+
+/** The summary of a decision (from the index) or a blackboard entry as read last. */
+function summaryNow(ctx: FolderStore, item: SnapshotItemKind, id: string): string | undefined {
+  const summary =
+    item === 'decision'
+      ? ctx.decisionIndex.derived('decisions by id', items => new Map(items.map(d => [d.id, d] as const))).get(id)?.summary
+      : ctx.blackboard.get(id)?.summary;
+  return typeof summary === 'string' ? summary : undefined;
 }
 
 export async function handoffs(ctx: FolderStore, input: InputOf<'handoffs'> = {}): Promise<{ handoffs: HandoffIndexLine[]; total_count: number }> {

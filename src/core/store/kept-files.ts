@@ -130,6 +130,28 @@ export class Blackboard {
     return at.sort((a, b) => a - b).map(i => this.needs[i]);
   }
 
+  /**
+   * How many of the warnings and findings `inScope(scope)` gives have an id (those a handoff's
+   * snapshot takes in), without listing or sorting them.
+   */
+  countInScope(scope: string | undefined): { warnings: number; findings: number } {
+    const withId = (list: readonly BlackboardEntry[], at?: readonly number[]) => {
+      let n = 0;
+      if (at) for (const i of at) n += typeof list[i].id === 'string' && list[i].id !== '' ? 1 : 0;
+      else for (const e of list) n += typeof e.id === 'string' && e.id !== '' ? 1 : 0;
+      return n;
+    };
+    if (!scope) return { warnings: withId(this.warnings), findings: withId(this.findings) };
+    let warnings = 0;
+    let findings = 0;
+    for (const [s, at] of this.byScope) {
+      if (!overlaps(s, scope)) continue;
+      warnings += withId(this.warnings, at.warnings);
+      findings += withId(this.findings, at.findings);
+    }
+    return { warnings, findings };
+  }
+
   /** Warnings and findings whose scope overlaps `scope`, in file order (all of them without a scope). */
   inScope(scope: string | undefined): { warnings: BlackboardEntry[]; findings: BlackboardEntry[] } {
     if (!scope) return { warnings: this.warnings.slice(), findings: this.findings.slice() };

@@ -16,7 +16,7 @@
  * exists claims the record (renaming it to a name of its own, which only one rename can do) and
  * removes `X.lock/` when that directory was made just after the record (within `WINDOW_MS`): the
  * dead writer's own. A directory made at another time (twining-mcp broke the dead lock after 10 s
- * and holds its own) is left alone. Anything else (no record: twining-mcp's lock; another machine;
+ * and holds its own) is left alone, unless it is dated in the future (see `FUTURE_SKEW_MS`). Anything else (no record: twining-mcp's lock; another machine;
  * a live process) falls back to the 10 s rule.
  */
 import { promises as fs, readlinkSync } from 'fs';
@@ -42,6 +42,12 @@ const PID_NAMESPACE = (() => {
 
 /** A lock directory made this long after its owner record (or less) is that owner's. */
 const WINDOW_MS = 2_000;
+/**
+ * How far ahead of this machine's clock a lock directory's time may be and still be a live
+ * holder's: twining-mcp sets its first lock's time to the next whole second plus 5 ms (FORMAT.md
+ * §3 rule 3), and a holder refreshes it to its own now every 5 s.
+ */
+export const FUTURE_SKEW_MS = 2_000;
 /** A record older than proper-lockfile's staleness no longer keeps our writers out by itself. */
 const STALE_MS = 10_000;
 
@@ -148,8 +154,11 @@ async function removeIfDead(target: string): Promise<'alive' | 'removed' | 'gone
     if (record && ownerIsDead(record)) {
       const dir = await fs.stat(`${target}.lock`).catch(() => undefined);
       const madeAfter = dir && dir.birthtimeMs > 0 ? dir.birthtimeMs - recorded.mtimeMs : NaN;
-      // Only the dead writer's own directory: made just after its record (clock granularity aside).
-      if (madeAfter >= -10 && madeAfter <= WINDOW_MS) await fs.rmdir(`${target}.lock`).catch(() => undefined);
+      // Only the dead writer's own directory: made just after its record (clock granularity aside),
+      // or dated ahead of this machine's clock (a clock that jumped back, a copied folder): no live
+      // holder's, which would refresh its time to now, and it would not go stale until that time.
+      const inFuture = dir !== undefined && dir.mtimeMs - Date.now() > FUTURE_SKEW_MS;
+      if ((madeAfter >= -10 && madeAfter <= WINDOW_MS) || inFuture) await fs.rmdir(`${target}.lock`).catch(() => undefined);
     }
     return 'removed';
   } finally {

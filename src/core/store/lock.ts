@@ -8,7 +8,7 @@ import * as path from 'path';
 import * as lockfile from 'proper-lockfile';
 import { createExclusive, ioError, sweepTemporaryFiles } from './files';
 import { TwiningError } from '../errors';
-import { describeOwner, forgetOwner, recordOwner } from './lock-owner';
+import { FUTURE_SKEW_MS, describeOwner, forgetOwner, recordOwner } from './lock-owner';
 
 const OPTIONS = {
   stale: 10_000,
@@ -34,6 +34,23 @@ const RETRY_DELAYS = [50, 75, 113, 169, 253, 380, 570, 854, 1000, 1000];
 const MAX_WAIT_MS = 30_000;
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
+/** The lock directory of `target` when its time is ahead of this machine's clock by more than the skew. */
+async function futureLock(target: string): Promise<{ mtime: Date; aheadMs: number } | undefined> {
+  const st = await fs.stat(`${target}.lock`).catch(() => undefined);
+  const aheadMs = st ? st.mtimeMs - Date.now() : 0;
+  return st && aheadMs > FUTURE_SKEW_MS ? { mtime: st.mtime, aheadMs } : undefined;
+}
+
+/** Why a lock in the future blocks, and what to do: for the LOCKED message. */
+function futureLockText(target: string, future: { mtime: Date; aheadMs: number }): string {
+  const ahead = future.aheadMs >= 120_000 ? `${Math.round(future.aheadMs / 60_000)} min` : `${Math.round(future.aheadMs / 1000)} s`;
+  return (
+    `. Its lock directory ${target}.lock has its time set in the future (${future.mtime.toISOString()}, ${ahead} ahead of this machine's clock), ` +
+    `so it does not go stale (10 s after its time) until then: a clock that jumped back, or a folder copied with its lock. ` +
+    `If no Twining or twining-mcp process is writing to this project, remove that directory (rmdir "${target}.lock").`
+  );
+}
+
 /** Real paths of lock targets that exist (or existed: a write re-creates them). */
 const resolved = new Map<string, string>();
 
@@ -50,8 +67,8 @@ async function realTarget(file: string, emptyContent: string): Promise<string> {
 /** Per lock target, the end of this process's queue for it: true when that caller was locked out. */
 const queues = new Map<string, Promise<boolean>>();
 
-const lockedOut = (file: string, detail = '', details?: unknown) =>
-  new TwiningError('LOCKED', `${file} stayed locked by another writer${detail} for the whole retry period (about 4.5 s); nothing was written`, details);
+const lockedOut = (file: string, detail = '', details?: unknown, why = '') =>
+  new TwiningError('LOCKED', `${file} stayed locked by another writer${detail} for the whole retry period (about 4.5 s); nothing was written${why}`, details);
 
 /**
  * Runs `fn` when this process's earlier callers for `target` are done. Callers in one process
@@ -140,8 +157,9 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
     holder = now;
     if (attempt >= RETRY_DELAYS.length) {
       const holder = await describeOwner(target);
+      const future = await futureLock(target);
       // `details` marks the lock itself as the one not had (not a lock taken inside `work`).
-      throw lockedOut(file, holder ? ` (${holder})` : '', target);
+      throw lockedOut(file, holder ? ` (${holder})` : '', target, future ? futureLockText(target, future) : '');
     }
     await sleep(RETRY_DELAYS[attempt]);
   }

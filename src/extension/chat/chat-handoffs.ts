@@ -3,7 +3,8 @@
  * from `#file` references or the selection, else the active file; `to: agent` names the target),
  * /ack <id, id prefix or words of the summary> and /verify <the same>.
  */
-import type { HandoffIndexLine } from '../../core';
+import type { HandoffIndexLine, HandoffRecord, SnapshotChanges } from '../../core';
+import { core } from '../model/engine-loader';
 import { driftItems, NO_DRIFT } from '../../core/drift-text';
 import { snapshotCounts } from '../commands/handoff-commands';
 import { absolute, md, oneLine, relative } from '../present/format';
@@ -23,7 +24,27 @@ export async function handoff(call: ChatCall): Promise<ChatCommandResult> {
   const scope = await scopeOf(call);
   stream.progress(`Handing over with the snapshot of ${scope ? `\`${scope}\`` : 'the whole project'}…`);
   const input = { source_agent: ctx.agentId(), summary, results: [], ...(scope ? { scope } : {}), ...(target ? { target_agent: target } : {}) };
-  const record = await folder.write('/handoff', engine => engine.handoff(input));
+  // The snapshot this answer announces is the one written: if what is in scope changes before the
+  // write, nothing is written, the answer says what changed, and a button hands over the new one.
+  const confirmed = await folder.run(engine => engine.previewSnapshot(scope));
+  let record: HandoffRecord;
+  try {
+    record = await folder.write('/handoff', engine => engine.handoff(input, { confirmed }));
+  } catch (error) {
+    if (!core().isTwiningError(error, 'CHANGED')) throw error;
+    const changes = error.details as SnapshotChanges;
+    stream.markdown(
+      `Nothing was handed over: what is in scope ${scope ? `\`${scope}\`` : '(the whole project)'} changed while the handoff was being written: ` +
+        `${md(core().describeSnapshotChanges(changes))}.\n\nThe snapshot now holds ${snapshotCounts(changes.current)}:\n\n`,
+    );
+    for (const s of changes.current.summaries) stream.markdown(`- ${md(s)}\n`);
+    stream.button({
+      command: 'twining.createHandoff',
+      title: 'Hand Over the New Snapshot',
+      arguments: [{ ...input, scope: scope ?? null, expected_digest: changes.current_digest, folder: folder.root }],
+    });
+    return { metadata: { command: 'handoff', scope } };
+  }
   stream.markdown(
     `Handoff created from **${md(record.source_agent)}** to ${record.target_agent ? `**${md(record.target_agent)}**` : 'any agent'}, ` +
       `scope ${scope ? `\`${scope}\`` : 'whole project'}, with ${snapshotCounts(record.context_snapshot)} attached (id \`${record.id}\`).\n\n`,

@@ -173,7 +173,9 @@ export async function addAgentInstructions(inv: Invocation, ctx: TwiningSession)
     );
     if (choice !== 'Write') throw new Cancelled();
   }
-  ctx.folders.assertWritable(title);
+  // These files are outside .twining/: no engine writes them, so the rule is asked here.
+  const refusal = ctx.folders.writeRefusal(title);
+  if (refusal) throw refusal;
   for (const change of changes) await writeWhole(change);
   const message = `Wrote ${written.join(' and ')} in ${folder.name}.`;
   log.info(message);

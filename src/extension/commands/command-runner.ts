@@ -49,7 +49,8 @@ export function registerCommand(id: CommandId, handler: Handler, ctx: TwiningSes
     try {
       invocation = invocationOf(first);
       // Before any prompt: nobody answers five questions to be told the workspace is read-only.
-      if (commandWrites(id)) ctx.folders.assertWritable(info.title);
+      const refusal = commandWrites(id) ? ctx.folders.writeRefusal(info.title) : undefined;
+      if (refusal) throw refusal;
       return await handler(invocation, ctx);
     } catch (error) {
       if (error instanceof Cancelled) return undefined;

@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { TwiningSession } from '../session';
-import type { ContextSnapshot, HandoffRecord, HandoffResult } from '../../core';
+import type { ContextSnapshot, HandoffRecord, HandoffResult, SnapshotChange, SnapshotChanges } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../editor/record-documents';
 import { driftCount, driftSummary } from '../../core/drift-text';
@@ -17,13 +17,75 @@ import { RESULT_STATUS_LOOK, plural } from '../present/format';
 import { resolveSnapshot } from '../present/snapshot-contents';
 import { followUp, inform } from '../log';
 import { core } from '../model/engine-loader';
-import { Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
+import { Cancelled, Invocation, folderFromArgs, quietly, withDefault } from './command-runner';
 import { activeFile, askText, pickAgent, pickFolder, pickHandoff, pickOne, pickScope, Step } from './prompts';
 
 const TITLE = 'Create Handoff';
 
 export function snapshotCounts(s: ContextSnapshot): string {
-  return `${plural(s.decision_ids.length, 'decision')}, ${plural(s.warning_ids.length, 'warning')}, ${plural(s.finding_ids.length, 'finding')}`;
+  return countsText({ decisions: s.decision_ids.length, warnings: s.warning_ids.length, findings: s.finding_ids.length });
+}
+
+function countsText(c: { decisions: number; warnings: number; findings: number }): string {
+  return `${plural(c.decisions, 'decision')}, ${plural(c.warnings, 'warning')}, ${plural(c.findings, 'finding')}`;
+}
+
+/**
+ * Writes a handoff holding the snapshot the user confirmed (`confirmed`; undefined: no snapshot, or
+ * an explicit one). When what is in scope changed since, the engine writes nothing and says what
+ * changed; `ask` shows that and returns true to hand over the new snapshot (then compared in its
+ * turn), false to cancel (nothing written: Cancelled).
+ */
+export async function handOverConfirmed(
+  folder: TwiningFolder,
+  input: Record<string, unknown>,
+  confirmed: ContextSnapshot | undefined,
+  ask: (changes: SnapshotChanges) => Promise<boolean>,
+): Promise<HandoffRecord> {
+  for (;;) {
+    const shown = confirmed;
+    try {
+      return await folder.write('Create Handoff', engine => engine.handoff(input as never, { confirmed: shown }));
+    } catch (error) {
+      if (!shown || !core().isTwiningError(error, 'CHANGED')) throw error;
+      const changes = error.details as SnapshotChanges;
+      if (!(await ask(changes))) throw new Cancelled();
+      confirmed = changes.current;
+    }
+  }
+}
+
+/** Tells what changed in scope since the snapshot was confirmed, shows the new one, and asks. */
+async function confirmChanged(folder: TwiningFolder, scope: string | undefined, changes: SnapshotChanges): Promise<boolean> {
+  const resolved = await folder.run(engine => resolveSnapshot(engine, changes.current));
+  type Item = vscode.QuickPickItem & { go?: boolean };
+  const items: Item[] = [
+    {
+      label: '$(check) Hand over the new snapshot',
+      description: snapshotCounts(changes.current),
+      detail: `Changed in ${scope ?? 'the whole project'}: ${core().describeSnapshotChanges(changes)}`,
+      go: true,
+    },
+    { label: '$(close) Cancel (nothing is written)', go: false },
+  ];
+  const sections: [string, SnapshotChange[], string][] = [
+    ['Came into scope', changes.added, 'add'],
+    ['Left the scope', changes.removed, 'remove'],
+  ];
+  for (const [title, list, icon] of sections) {
+    if (list.length === 0) continue;
+    items.push({ label: title, kind: vscode.QuickPickItemKind.Separator });
+    for (const c of list) items.push({ label: `$(${icon}) ${c.summary}`, description: `${c.item} ${c.id}`, go: true });
+  }
+  items.push({ label: 'The new snapshot', kind: vscode.QuickPickItemKind.Separator });
+  for (const r of resolved)
+    items.push({
+      label: `$(${r.item === 'decision' ? 'law' : r.item === 'warning' ? 'warning' : 'lightbulb'}) ${r.summary ?? r.id}`,
+      description: r.scope,
+      go: true,
+    });
+  const picked = await pickOne({ title: `${TITLE}: what is in scope changed` }, items, 'What is in scope changed since you confirmed the snapshot');
+  return picked.go === true;
 }
 
 export async function createHandoff(inv: Invocation, ctx: TwiningSession): Promise<HandoffRecord | undefined> {
@@ -44,19 +106,19 @@ export async function createHandoff(inv: Invocation, ctx: TwiningSession): Promi
   const target = inv.mode === 'node' && inv.node.kind === 'agent' ? inv.node.agent.agent_id : undefined;
   const total = target ? 4 : 5;
 
-  // 1-2. Scope, and what the automatic snapshot will attach for it.
+  // 1-2. Scope (what each offered scope's snapshot would attach, counted in one call), then the
+  // picked scope's snapshot: the one the user confirms is the one compared, and stored, at the write.
   let scope: string | undefined;
-  let autoSnapshot = true;
+  let confirmed: ContextSnapshot | undefined;
   for (;;) {
-    scope = await pickScope(
-      { title: TITLE, step: 1, total },
-      file,
-      undefined,
-      async s => `Attaches ${snapshotCounts(await folder.run(engine => engine.previewSnapshot(s)))}`,
+    scope = await pickScope({ title: TITLE, step: 1, total }, file, undefined, async scopes =>
+      (await folder.run(engine => engine.snapshotCounts(scopes))).map(c => `Attaches ${countsText(c)}`),
     );
-    const choice = await confirmSnapshot(folder, scope, { title: TITLE, step: 2, total });
+    const picked = scope;
+    const snapshot = await folder.run(engine => engine.previewSnapshot(picked));
+    const choice = await confirmSnapshot(folder, scope, snapshot, { title: TITLE, step: 2, total });
     if (choice === 'back') continue;
-    autoSnapshot = choice === 'attach';
+    confirmed = choice === 'attach' ? snapshot : undefined;
     break;
   }
 
@@ -79,8 +141,8 @@ export async function createHandoff(inv: Invocation, ctx: TwiningSession): Promi
   const input: Record<string, unknown> = { source_agent: ctx.agentId(), summary, results };
   if (targetAgent) input.target_agent = targetAgent;
   if (scope) input.scope = scope;
-  if (!autoSnapshot) input.auto_snapshot = false;
-  const record = await folder.write('Create Handoff', engine => engine.handoff(input as never));
+  if (!confirmed) input.auto_snapshot = false;
+  const record = await handOverConfirmed(folder, input, confirmed, changes => confirmChanged(folder, scope, changes));
   followUp(
     vscode.window.showInformationMessage(
       `Handoff created for ${targetAgent ?? 'any agent'} with ${snapshotCounts(record.context_snapshot)} attached.`,
@@ -95,11 +157,8 @@ export async function createHandoff(inv: Invocation, ctx: TwiningSession): Promi
 type SnapshotChoice = 'attach' | 'none' | 'back';
 
 /** Shows every decision, warning and finding the snapshot will attach; asks to go on. */
-async function confirmSnapshot(folder: TwiningFolder, scope: string | undefined, s: Step): Promise<SnapshotChoice> {
-  const { snapshot, resolved } = await folder.run(async engine => {
-    const snapshot = await engine.previewSnapshot(scope);
-    return { snapshot, resolved: await resolveSnapshot(engine, snapshot) };
-  });
+async function confirmSnapshot(folder: TwiningFolder, scope: string | undefined, snapshot: ContextSnapshot, s: Step): Promise<SnapshotChoice> {
+  const resolved = await folder.run(engine => resolveSnapshot(engine, snapshot));
   type Item = vscode.QuickPickItem & { choice?: SnapshotChoice };
   const items: Item[] = [
     {

@@ -10,6 +10,7 @@ import { Cancelled } from './command-runner';
 import { applyFolderRule } from '../model/folder-choice';
 import type { TwiningSession } from '../session';
 import { scopeCandidates } from '../naming';
+import { promptScript } from './prompt-script';
 
 export interface Step {
   title: string;
@@ -22,19 +23,25 @@ function titleOf(s: Step): string {
 }
 
 export async function askText(s: Step, options: { prompt: string; placeHolder?: string; value?: string; optional?: boolean; max?: number }): Promise<string> {
-  const value = await vscode.window.showInputBox({
-    title: titleOf(s),
-    prompt: options.prompt,
-    placeHolder: options.placeHolder,
-    value: options.value,
-    ignoreFocusOut: true,
-    validateInput: text => {
-      if (!options.optional && text.trim() === '') return 'Required';
-      if (options.max && text.length > options.max) return `At most ${options.max} characters (${text.length} now)`;
-      return undefined;
-    },
-  });
+  const validateInput = (text: string) => {
+    if (!options.optional && text.trim() === '') return 'Required';
+    if (options.max && text.length > options.max) return `At most ${options.max} characters (${text.length} now)`;
+    return undefined;
+  };
+  const script = promptScript();
+  const value = script
+    ? await script({ title: titleOf(s) })
+    : await vscode.window.showInputBox({
+        title: titleOf(s),
+        prompt: options.prompt,
+        placeHolder: options.placeHolder,
+        value: options.value,
+        ignoreFocusOut: true,
+        validateInput,
+      });
   if (value === undefined) throw new Cancelled();
+  const invalid = script && validateInput(value);
+  if (invalid) throw new Error(`${titleOf(s)}: the scripted answer "${value}" is refused: ${invalid}`);
   return value.trim();
 }
 
@@ -44,6 +51,15 @@ export async function pickOne<T extends vscode.QuickPickItem>(
   placeHolder: string,
   options: { matchOnDescription?: boolean } = {},
 ): Promise<T> {
+  const script = promptScript();
+  if (script) {
+    const choices = items.filter(i => i.kind !== vscode.QuickPickItemKind.Separator);
+    const label = await script({ title: titleOf(s), labels: choices.map(i => i.label) });
+    if (label === undefined) throw new Cancelled();
+    const found = choices.find(i => i.label === label);
+    if (!found) throw new Error(`${titleOf(s)}: no item "${label}" to pick (there are: ${choices.map(i => i.label).join(' | ')})`);
+    return found;
+  }
   const picked = await vscode.window.showQuickPick(items, {
     title: titleOf(s),
     placeHolder,
@@ -91,24 +107,26 @@ export interface ScopeChoice extends vscode.QuickPickItem {
 /**
  * Asks for a scope, starting from `file` (the active editor's, or the one a menu was opened on).
  * `whole` is what the whole project means for this operation: no scope (handoffs) or "project".
- * `describe` adds a line per choice (e.g. what a snapshot would attach).
+ * `describe` adds a line per choice (e.g. what a snapshot would attach), for all choices in one call.
  */
 export async function pickScope(
   s: Step,
   file: string | undefined,
   whole: string | undefined,
-  describe?: (scope: string | undefined) => Promise<string>,
+  describe?: (scopes: (string | undefined)[]) => Promise<string[]>,
 ): Promise<string | undefined> {
   const candidates = scopeCandidates(file);
+  const values = candidates.map(scope => (scope === undefined ? whole : scope));
+  const details = describe ? await describe(values) : [];
   const items: ScopeChoice[] = [];
-  for (const scope of candidates) {
+  for (const [i, scope] of candidates.entries()) {
     const isFile = scope !== undefined && scope === file;
     const label = scope === undefined ? '$(project) Whole project' : `${isFile ? '$(file)' : '$(folder)'} ${scope}`;
     const value = scope === undefined ? whole : scope;
     items.push({
       label,
       description: scope === undefined ? (whole ? `scope "${whole}"` : 'no scope') : isFile ? 'active file' : 'folder',
-      detail: describe ? await describe(value) : undefined,
+      detail: details[i],
       scope: value,
     });
   }

@@ -21,11 +21,6 @@ export interface FolderChange {
   kinds: ReadonlySet<ChangeKind>;
 }
 
-/** The message of every refused write in an untrusted workspace. */
-export function readOnlyMessage(what: string): string {
-  return `Twining is read-only in an untrusted workspace: "${what}" would write to .twining/. Trust the workspace to use it.`;
-}
-
 export class Folders implements vscode.Disposable, FolderHost {
   private readonly folders = new Map<string, TwiningFolder>();
   private readonly watchers = new Map<string, TwiningWatcher>();
@@ -70,14 +65,17 @@ export class Folders implements vscode.Disposable, FolderHost {
     return this.all().filter(f => f.hasTwiningDir);
   }
 
-  /** The one trust check: throws the read-only error (INVALID_INPUT) when the workspace is not trusted. */
-  assertWritable(what: string): void {
-    if (!this.trusted) throw new (core().TwiningError)('INVALID_INPUT', readOnlyMessage(what), { readOnly: true });
+  /**
+   * Asks the one write-trust rule (core/write-trust.ts, which the engines apply to every write)
+   * ahead of time: the refusal `what` would meet, before any prompt; undefined when trusted.
+   */
+  writeRefusal(what: string): Error | undefined {
+    return core().writeRefusal(!this.trusted, what);
   }
 
-  /** Whether an error is the one `assertWritable` throws. */
+  /** Whether an error is that refusal. */
   isReadOnlyError(error: unknown): error is Error {
-    return error instanceof Error && (error as { details?: { readOnly?: unknown } }).details?.readOnly === true;
+    return core().isWriteRefusal(error);
   }
 
   /** The user's settings changed (agent id): views and counts that depend on them update. */

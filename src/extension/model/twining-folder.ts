@@ -17,8 +17,6 @@ import { log } from '../log';
 /** What a folder needs from the model that holds it. */
 export interface FolderHost {
   readonly clock: Clock;
-  /** Throws the one read-only error when the workspace is not trusted. */
-  assertWritable(what: string): void;
 }
 
 export class TwiningFolder {
@@ -104,16 +102,18 @@ export class TwiningFolder {
   }
 
   /**
-   * Runs an engine call that writes (`what` names it for the read-only message), then brings the
-   * engine up to date and announces the change: the views reload once, and the watcher's later
-   * report of the same write finds every file as the engine left it and changes nothing.
+   * Runs an engine call that writes, then refreshes the engine once and announces the change: the
+   * views reload once, and the watcher's later report of the same write finds every file as the
+   * engine left it and changes nothing. The engine refuses writes in an untrusted workspace (the
+   * one trust check, core/write-trust.ts); its refusal is told with `what`, the user's name for it.
    */
   async write<T>(what: string, work: (engine: TwiningEngine) => Promise<T>): Promise<T> {
-    this.host.assertWritable(what);
     try {
       const result = await this.run(work);
       this.noteWritten(result);
       return result;
+    } catch (error) {
+      throw core().isWriteRefusal(error) ? (core().writeRefusal(true, what) ?? error) : error;
     } finally {
       await this.refresh();
     }

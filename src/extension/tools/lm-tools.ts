@@ -5,7 +5,7 @@
  * the one folder rule (model/folder-choice.ts): the active editor's, else the only one.
  */
 import * as vscode from 'vscode';
-import type { OperationName, TwiningEngine } from '../../core';
+import type { ContextSnapshot, OperationName, TwiningEngine } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { chooseFolder } from '../model/folder-choice';
 import type { TwiningSession } from '../session';
@@ -24,6 +24,13 @@ export function runOperation(engine: TwiningEngine, op: OperationName, input: In
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 const arr = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+/**
+ * The snapshots shown in handoff confirmations, by tool input, until the call they were shown for
+ * runs: the one the user confirmed is the one compared, and stored, at the write (a few at most).
+ */
+const shownSnapshots = new Map<string, ContextSnapshot>();
+const inputKey = (folder: TwiningFolder, input: Input) => `${folder.root}\n${JSON.stringify(input)}`;
+
 /** What a writing tool is about to do, for the confirmation dialog. */
 async function describe(op: OperationName, input: Input, folder: TwiningFolder): Promise<string> {
   const where = `in \`${folder.name}/.twining/\``;
@@ -37,6 +44,8 @@ async function describe(op: OperationName, input: Input, folder: TwiningFolder):
       let snapshot = '';
       if (input.auto_snapshot !== false && !input.context_snapshot) {
         const s = await folder.run(engine => engine.previewSnapshot(str(input.scope) || undefined));
+        if (shownSnapshots.size >= 16) shownSnapshots.delete(shownSnapshots.keys().next().value!);
+        shownSnapshots.set(inputKey(folder, input), s);
         snapshot = ` The snapshot attaches ${s.decision_ids.length} decision(s), ${s.warning_ids.length} warning(s) and ${s.finding_ids.length} finding(s).`;
       }
       return `Hand over "${str(input.summary)}" from **${str(input.source_agent)}** to **${str(input.target_agent) || 'any agent'}** with ${results} result(s), scope ${str(input.scope) || 'whole project'}, ${where}.${snapshot}`;
@@ -78,12 +87,15 @@ class TwiningTool implements vscode.LanguageModelTool<Input> {
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<Input>): Promise<vscode.LanguageModelToolResult> {
     const name = toolName(this.op);
-    if (writes(this.op)) this.ctx.folders.assertWritable(name);
     const folder = await chooseFolder(this.ctx.folders);
     // A field the tool does not have is left out and named in the result, unless it looks misspelt (core/forgiving-input.ts).
     const { input, ignored } = core().forgivingInput(name, core().inputs[this.op], options.input ?? {});
     core().parseInput(this.op, input); // a clear error naming the field, before anything runs
-    const call = (engine: TwiningEngine) => runOperation(engine, this.op, input);
+    // A handoff holds the snapshot its confirmation showed; if what is in scope changed since,
+    // nothing is written and the error says what changed (calling again shows the new one).
+    const confirmed = this.op === 'handoff' ? shownSnapshots.get(inputKey(folder, input)) : undefined;
+    if (confirmed) shownSnapshots.delete(inputKey(folder, input));
+    const call = (engine: TwiningEngine) => (confirmed ? engine.handoff(input as never, { confirmed }) : runOperation(engine, this.op, input));
     const result = await (writes(this.op) ? folder.write(name, call) : folder.run(call));
     return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(JSON.stringify(core().withIgnoredFields(result, ignored)))]);
   }
