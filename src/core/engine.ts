@@ -24,14 +24,10 @@ import { DecisionStory, decisionStory } from './ops/decision-story-ops';
 import { status } from './ops/status-ops';
 import { search } from './ops/search-ops';
 import * as claimOps from './ops/claim-ops';
+import { HistoryAndGraphTools } from './engine-history-tools';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
-import * as graphOps from './ops/graph-ops';
 import * as graph from './ops/graph-populate-ops';
-import * as traceOps from './ops/trace-ops';
-import * as changeOps from './ops/change-ops';
-import { archive } from './ops/archive-ops';
-import { exportMarkdown } from './ops/export-ops';
 
 export type { WorkspaceOptions } from './folder-store';
 
@@ -51,8 +47,8 @@ export async function openWorkspace(projectRoot: string, options: WorkspaceOptio
   return new TwiningEngine(root, options);
 }
 
-export class TwiningEngine {
-  private readonly ctx: FolderStore;
+export class TwiningEngine extends HistoryAndGraphTools {
+  protected readonly ctx: FolderStore;
   private refreshing: Promise<unknown> = Promise.resolve();
   /** The counters at the last refresh's report. */
   private reported: Versions = NOTHING_READ;
@@ -63,6 +59,7 @@ export class TwiningEngine {
     readonly root: string,
     options: WorkspaceOptions = {},
   ) {
+    super();
     this.ctx = new FolderStore(root, options);
   }
 
@@ -345,47 +342,6 @@ export class TwiningEngine {
   /** Releases `agentId`'s claims that `scopes` cover (a record's scope and files); `because` names what released them. */
   releaseCovered(agentId: string, scopes: readonly (string | undefined)[], because: string) {
     return claimOps.releaseCovered(this.ctx, agentId, scopes, because);
-  }
-
-  // twining-mcp 1.9's other tools: dependencies, commits, catching up, archive, export, the graph.
-  trace(input: InputOf<'trace'>) {
-    return traceOps.trace(this.ctx, input);
-  }
-  link_commit(input: InputOf<'link_commit'>) {
-    return traceOps.linkCommit(this.ctx, input);
-  }
-  commits(input: InputOf<'commits'>) {
-    return traceOps.commits(this.ctx, input);
-  }
-  what_changed(input: InputOf<'what_changed'>) {
-    return changeOps.whatChanged(this.ctx, input);
-  }
-  summarize(input: InputOf<'summarize'> = {}) {
-    return changeOps.summarize(this.ctx, input);
-  }
-  recent(input: InputOf<'recent'> = {}) {
-    return changeOps.recent(this.ctx, input);
-  }
-  archive(input: InputOf<'archive'> = {}) {
-    return graph.withGraph(this.ctx, () => archive(this.ctx, input));
-  }
-  export(input: InputOf<'export'> = {}) {
-    return exportMarkdown(this.ctx, input);
-  }
-  add_entity(input: InputOf<'add_entity'>) {
-    return graphOps.addEntity(this.ctx, input);
-  }
-  add_relation(input: InputOf<'add_relation'>) {
-    return graphOps.addRelation(this.ctx, input);
-  }
-  neighbors(input: InputOf<'neighbors'>) {
-    return graphOps.neighbors(this.ctx, input);
-  }
-  graph_query(input: InputOf<'graph_query'>) {
-    return graphOps.graphQuery(this.ctx, input);
-  }
-  prune_graph(input: InputOf<'prune_graph'> = {}) {
-    return graphOps.pruneGraph(this.ctx, input);
   }
 
   /** The graph steps of a decision just recorded (twining-mcp's onDecide), from its record. */
