@@ -28,6 +28,8 @@ import { ContextStatusBar } from './editor/context-status';
 import { FileAnnotations } from './editor/file-annotations';
 import { Inbox } from './editor/inbox';
 import { registerMcpProvider } from './tools/mcp-provider';
+import { registerPanelSerializers } from './webview/panel-serializers';
+import { TimelinePanel } from './webview/timeline-panel';
 
 /** When this module finished loading (the bundle's own load time ends here). */
 const moduleLoadedAt = performance.now();
@@ -65,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const documents = new RecordDocuments(folders);
   context.subscriptions.push(documents, vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents));
   context.subscriptions.push(...registerCommands(ctx));
+  context.subscriptions.push(...registerPanelSerializers(ctx));
   const statusBar = new HandoffStatusBar(folders, userAgentId);
   context.subscriptions.push(statusBar);
   const contextStatus = new ContextStatusBar(fileContext);
@@ -143,6 +146,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     chatHandler,
     searchPick: currentSearch,
     mcpProvider: mcp?.provider,
+    timelinePaints: () => TimelinePanel.open?.paints,
     refresh: async () => {
       await folders.refreshAll();
       statusBar.schedule(0);

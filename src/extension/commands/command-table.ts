@@ -43,6 +43,8 @@ export const COMMANDS = {
   'twining.showProjectContext': { title: 'Context: Show the Whole Project', palette: true },
   'twining.copyMcpConfiguration': { title: 'Copy MCP Configuration', palette: true },
   'twining.addAgentInstructions': { title: 'Add Agent Instructions', writesItself: true, palette: true },
+  'twining.openTimeline': { title: 'Open Timeline', palette: true },
+  'twining.showGraph': { title: 'Show Graph', palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;
