@@ -68,7 +68,7 @@ function scene(): Scene {
   const rect = chrome.scroller.getBoundingClientRect();
   const width = Math.max(200, Math.floor(rect.width - chrome.labelWidth()));
   const height = AXIS + Math.max(1, lanes.length) * LANE_H + 8;
-  const view = state.view ?? { start: now - RANGES.day, span: RANGES.day * 1.02, follow: true };
+  const view = state.view ?? fitAll();
   if (view.follow) view.start = now - view.span * 0.97;
   const f = filter();
   return {
@@ -115,13 +115,16 @@ function render(): void {
   });
 }
 
+/** The window from the first entry to now (with a margin on both sides), following now. */
+function fitAll(): NonNullable<TimelineState['view']> {
+  const first = Math.min(data.items[0]?.t ?? now - RANGES.day, data.arrows[0]?.t ?? now);
+  return { start: 0, span: Math.max(HOUR, (now - first) * 1.08), follow: true };
+}
+
 function setRange(name: string): void {
   const now0 = now;
-  if (name === 'all') {
-    const first = data.items[0]?.t ?? now0 - RANGES.day;
-    const span = Math.max(HOUR, (now0 - first) * 1.05);
-    state.view = { start: now0 - span, span, follow: true };
-  } else if (name === 'now') {
+  if (name === 'all') state.view = fitAll();
+  else if (name === 'now') {
     state.view = { ...(state.view ?? { span: RANGES.day, start: 0 }), follow: true };
   } else state.view = { start: now0 - RANGES[name], span: RANGES[name] * 1.03, follow: true };
   save();

@@ -159,7 +159,7 @@ export class TimelineFeed {
   }
 
   private async decisionIndex(engine: TwiningEngine): Promise<DecisionIndexEntry[]> {
-    return (await engine.decisions({ limit: 0 })).decisions;
+    return (await engine.decisions({})).decisions;
   }
 
   private async handoffLines(engine: TwiningEngine): Promise<HandoffIndexLine[]> {

@@ -141,7 +141,10 @@ export class TimelinePanel implements vscode.Disposable {
       .then(async messages => {
         for (const m of messages) await this.post(m);
       })
-      .catch(error => log.warn(`Timeline: ${messageOf(error)}`));
+      .catch(error => {
+        log.warn(`Timeline: ${messageOf(error)}`);
+        void this.post({ type: 'empty', message: `The timeline could not be read: ${messageOf(error)}` });
+      });
   }
 
   private post(message: ToWebview): Thenable<boolean> {
