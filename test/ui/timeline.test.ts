@@ -129,7 +129,22 @@ async function main(): Promise<void> {
       const at = new Date(Date.parse(TWINING_NOW) + 60_000).toISOString();
       execFileSync(
         process.execPath,
-        [path.join(REPO, 'dist', 'cli.js'), 'post', '--dir', folder, '--now', at, '--entry-type', 'finding', '--scope', 'src/auth/jwt.ts', '--agent-id', 'ops-bot', '--summary', 'Token clock skew seen in prod'],
+        [
+          path.join(REPO, 'dist', 'cli.js'),
+          'post',
+          '--dir',
+          folder,
+          '--now',
+          at,
+          '--entry-type',
+          'finding',
+          '--scope',
+          'src/auth/jwt.ts',
+          '--agent-id',
+          'ops-bot',
+          '--summary',
+          'Token clock skew seen in prod',
+        ],
         { encoding: 'utf8' },
       );
       const deadline = Date.now() + 20000;
