@@ -108,18 +108,32 @@ export function draw(g: CanvasRenderingContext2D, s: Scene, theme: Theme): numbe
   g.lineTo(nowX, s.height);
   g.stroke();
   const end = s.start + s.span;
-  // Spans: warnings standing until resolved or dismissed, delegations until they expire.
+  // Spans: warnings standing until resolved or dismissed, delegations until they expire. Spans of
+  // one kind on one lane that touch on screen are drawn as one bar (thousands of standing warnings
+  // are a few rectangles).
+  g.globalAlpha = 0.35;
+  const open = new Map<string, { x1: number; x2: number; y: number; kind: string }>();
+  const flush = (bar: { x1: number; x2: number; y: number; kind: string }) => {
+    g.fillStyle = colourOf(theme, bar.kind);
+    g.fillRect(bar.x1, bar.y + 6, Math.max(2, bar.x2 - bar.x1), 4);
+  };
   for (const it of s.spans) {
     const stop = it.end ?? (it.standing ? s.now : it.t);
     if (stop < s.start || it.t > end) continue;
     const y = yOf(s, it.lane);
     if (y === undefined) continue;
-    g.fillStyle = colourOf(theme, it.kind);
-    g.globalAlpha = 0.35;
     const x1 = Math.max(0, xOf(s, it.t));
-    g.fillRect(x1, y + 6, Math.max(2, Math.min(s.width, xOf(s, stop)) - x1), 4);
-    g.globalAlpha = 1;
+    const x2 = Math.min(s.width, xOf(s, stop));
+    const key = `${it.lane}\u0000${it.kind}`;
+    const bar = open.get(key);
+    if (bar && x1 <= bar.x2 + 1) bar.x2 = Math.max(bar.x2, x2);
+    else {
+      if (bar) flush(bar);
+      open.set(key, { x1, x2, y, kind: it.kind });
+    }
   }
+  for (const bar of open.values()) flush(bar);
+  g.globalAlpha = 1;
   // Supersession: from the newer decision back to the one it replaced.
   g.setLineDash([2, 3]);
   for (const link of s.links) {
@@ -133,9 +147,12 @@ export function draw(g: CanvasRenderingContext2D, s: Scene, theme: Theme): numbe
     curve(g, xOf(s, b.t), yb, xOf(s, a.t), ya, -12);
   }
   g.setLineDash([]);
-  // Items: one marker per lane and pixel column.
+  // Items: one marker per lane and pixel column, gathered by kind and drawn as one path per kind
+  // (one fill for thousands of markers).
   let drawn = 0;
   const lastX = new Map<string, number>();
+  const buckets = new Map<string, { kind: string; hollow: boolean; points: number[] }>();
+  let focused: [number, number] | undefined;
   for (let i = firstAtOrAfter(s.items, s.start - (s.span / s.width) * 6), n = s.items.length; i < n; i++) {
     const it = s.items[i];
     if (it.t > end + (s.span / s.width) * 6) break;
@@ -144,10 +161,17 @@ export function draw(g: CanvasRenderingContext2D, s: Scene, theme: Theme): numbe
     const x = Math.round(xOf(s, it.t));
     if (lastX.get(it.lane) === x && it.id !== s.focus) continue;
     lastX.set(it.lane, x);
-    marker(g, it, x, y, colourOf(theme, it.kind));
+    // A decision no longer in force is drawn hollow.
+    const hollow = it.status === 'superseded' || it.status === 'overridden';
+    const key = `${it.kind}${hollow ? '/hollow' : ''}`;
+    let bucket = buckets.get(key);
+    if (!bucket) buckets.set(key, (bucket = { kind: it.kind, hollow, points: [] }));
+    bucket.points.push(x, y);
     drawn++;
-    if (it.id === s.focus) ring(g, x, y, theme.focus);
+    if (it.id === s.focus) focused = [x, y];
   }
+  for (const b of buckets.values()) markers(g, b.kind, b.points, b.hollow, colourOf(theme, b.kind));
+  if (focused) ring(g, focused[0], focused[1], theme.focus);
   // Handoffs: arrows from the source lane to the target's; dashed until acknowledged.
   const handoffColour = colourOf(theme, 'handoff');
   const byId = new Map(s.arrows.map(a => [a.id, a] as const));
@@ -180,25 +204,32 @@ export function draw(g: CanvasRenderingContext2D, s: Scene, theme: Theme): numbe
   return drawn;
 }
 
-function marker(g: CanvasRenderingContext2D, it: TimelineItem, x: number, y: number, colour: string): void {
+function markers(g: CanvasRenderingContext2D, kind: string, points: number[], hollow: boolean, colour: string): void {
   g.fillStyle = g.strokeStyle = colour;
   g.beginPath();
-  if (it.kind === 'decision') {
-    g.moveTo(x, y - 6);
-    g.lineTo(x + 6, y);
-    g.lineTo(x, y + 6);
-    g.lineTo(x - 6, y);
-    g.closePath();
-  } else if (it.kind === 'warning') {
-    g.moveTo(x, y - 6);
-    g.lineTo(x + 6, y + 5);
-    g.lineTo(x - 6, y + 5);
-    g.closePath();
-  } else if (it.kind === 'delegation' || it.kind === 'need' || it.kind === 'claim') {
-    g.rect(x - 4.5, y - 4.5, 9, 9);
-  } else g.arc(x, y, it.kind === 'status' ? 3 : 4.5, 0, Math.PI * 2);
-  // A decision no longer in force is drawn hollow.
-  if (it.status === 'superseded' || it.status === 'overridden') g.stroke();
+  for (let i = 0; i < points.length; i += 2) {
+    const x = points[i];
+    const y = points[i + 1];
+    if (kind === 'decision') {
+      g.moveTo(x, y - 6);
+      g.lineTo(x + 6, y);
+      g.lineTo(x, y + 6);
+      g.lineTo(x - 6, y);
+      g.closePath();
+    } else if (kind === 'warning') {
+      g.moveTo(x, y - 6);
+      g.lineTo(x + 6, y + 5);
+      g.lineTo(x - 6, y + 5);
+      g.closePath();
+    } else if (kind === 'delegation' || kind === 'need' || kind === 'claim') {
+      g.rect(x - 4.5, y - 4.5, 9, 9);
+    } else {
+      const r = kind === 'status' ? 3 : 4.5;
+      g.moveTo(x + r, y);
+      g.arc(x, y, r, 0, Math.PI * 2);
+    }
+  }
+  if (hollow) g.stroke();
   else g.fill();
 }
 

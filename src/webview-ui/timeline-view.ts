@@ -9,6 +9,7 @@ import { arrowVisible, itemVisible, lanesOf, mergeByTime, type TimelineData, typ
 import type { FromWebview, TimelineState, ToWebview } from '../extension/webview/timeline-messages';
 import { AXIS, LANE_H, arrowEnds, draw, readTheme, segmentDistance, xOf, yOf, type Scene } from './timeline-draw';
 import { buildChrome, type Chrome } from './timeline-chrome';
+import { unpackItems } from '../extension/present/timeline-packing';
 
 declare function acquireVsCodeApi(): { postMessage(m: FromWebview): void; getState(): TimelineState | undefined; setState(s: TimelineState): void };
 const vscode = acquireVsCodeApi();
@@ -101,7 +102,9 @@ function render(): void {
       canvas.style.height = `${s.height}px`;
     }
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const d0 = performance.now();
     const drawn = draw(g, s, theme);
+    const drawMs = performance.now() - d0;
     chrome.setHandoffs(s.arrows.map(a => ({ arrow: a, ends: arrowEnds(s, a) })).filter(a => a.ends && a.ends.x2 >= 0 && a.ends.x1 <= s.width) as never);
     chrome.setStatus(
       `${shown.length.toLocaleString()} of ${data.items.length.toLocaleString()} entries, ${drawn.toLocaleString()} drawn; ${s.arrows.length} handoffs`,
@@ -110,7 +113,7 @@ function render(): void {
       const p = pending;
       pending = undefined;
       // The frame after this one is when the drawing is on the screen.
-      requestAnimationFrame(() => vscode.postMessage({ type: 'painted', items: data.items.length, ms: performance.now() - p.since, reason: p.reason }));
+      requestAnimationFrame(() => vscode.postMessage({ type: 'painted', items: data.items.length, ms: performance.now() - p.since, drawMs, reason: p.reason }));
     }
   });
 }
@@ -275,7 +278,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const since = performance.now();
   switch (m.type) {
     case 'reset':
-      data = m.data;
+      data = { ...m.data, items: unpackItems(m.items) };
       agents = m.agents;
       user = m.user;
       now = m.now;
@@ -288,22 +291,23 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'append': {
       now = m.now;
-      mergeByTime(data.items, m.items);
-      for (const i of m.items) byId.set(i.id, i);
-      for (const i of m.items) if (i.open.type === 'decision') decisions.set(i.open.id, i);
+      const added = unpackItems(m.items);
+      mergeByTime(data.items, added);
+      for (const i of added) byId.set(i.id, i);
+      for (const i of added) if (i.open.type === 'decision') decisions.set(i.open.id, i);
       for (const r of m.resolved) {
         const w = byId.get(r.id);
         if (w) [w.end, w.standing] = [r.end, undefined];
       }
       const known = new Set(data.lanes.map(l => l.id));
       const f = filter();
-      if (m.items.some(i => !known.has(i.lane))) {
+      if (added.some(i => !known.has(i.lane))) {
         data.lanes = lanesOf(user, agents as never, data.items, data.arrows);
         pending = { reason: 'update after an append', since };
         refilter();
         break;
       }
-      const visible = m.items.filter(i => itemVisible(i, f));
+      const visible = added.filter(i => itemVisible(i, f));
       mergeByTime(shown, visible);
       for (const i of visible) if (i.end !== undefined || i.standing) spans.push(i);
       pending = { reason: 'update after an append', since };

@@ -7,7 +7,7 @@
 import * as path from 'path';
 import { execFileSync } from 'child_process';
 import type { FrameLocator } from 'playwright-core';
-import { launchWorkbench, openViewContainer, runCommand, screenshot, sleep, waitForRows, waitForWorkbench } from './workbench';
+import { launchWorkbench, openFile, openViewContainer, pickQuickItem, runCommand, screenshot, sleep, waitForRows, waitForWorkbench } from './workbench';
 import { page, runSteps, step, uiRun, useWorkbench } from './steps';
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -157,6 +157,28 @@ async function main(): Promise<void> {
       const status = await timeline().locator('.status').innerText();
       console.log(`    after the post: ${status}`);
       await screenshot(page(), 'timeline-live');
+    },
+    { needs: [opened] },
+  );
+
+  await step(
+    "Show Graph on jwt.ts's Ed25519 decision draws its chain and files, and a click opens the superseded one",
+    async () => {
+      const p = page();
+      await openFile(p, 'src/auth/jwt.ts');
+      await runCommand(p, 'Twining: Show Graph');
+      await pickQuickItem(p, /Ed25519/);
+      const graph = p.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+      const older = graph.locator('.node', { hasText: 'Sign access tokens with RS256' }).first();
+      await older.waitFor({ state: 'visible', timeout: 30000 });
+      const labels = await graph.locator('.node').evaluateAll(nodes => nodes.map(n => n.getAttribute('aria-label')));
+      console.log(`    graph nodes:\n${labels.map(l => `      ${l}`).join('\n')}`);
+      if (!labels.some(l => l?.startsWith('this decision: Sign access tokens with Ed25519'))) throw new Error('the decision is not in the middle');
+      if (!labels.some(l => l?.startsWith('superseded by this decision: Sign access tokens with RS256'))) throw new Error('no superseded decision');
+      if (!labels.some(l => l === 'file this decision affects: src/auth/jwt.ts')) throw new Error('no affected file');
+      await screenshot(p, 'decision-graph');
+      await older.click();
+      await p.locator('.tabs-container .tab', { hasText: 'decision-' }).first().waitFor({ state: 'visible', timeout: 15000 });
     },
     { needs: [opened] },
   );

@@ -19,6 +19,7 @@ import {
   type DecisionExtra,
   type TimelineInput,
 } from '../../src/extension/present/timeline-layout';
+import { packItems, unpackItems } from '../../src/extension/present/timeline-packing';
 
 const FIXTURE = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'reference-twining');
 const read = (rel: string) => fs.readFileSync(path.join(FIXTURE, rel), 'utf8');
@@ -145,4 +146,14 @@ test('appended entries merge into the sorted list (the live delta), and the wind
   for (let i = 1; i < items.length; i++) assert.ok(items[i - 1].t <= items[i].t);
   assert.equal(firstAtOrAfter(items, Date.parse('2026-11-22T03:00:00.000Z')), items.length - 1);
   assert.equal(firstAtOrAfter(items, 0), 0);
+});
+
+test('items packed for the webview (typed arrays, shared tables) unpack to the same items', () => {
+  const items = buildTimeline(fixtureInput()).items;
+  const packed = packItems(items);
+  assert.ok(packed.t instanceof Float64Array && packed.lane instanceof Uint32Array);
+  assert.deepEqual(packed.kinds.sort(), ['decision', 'delegation', 'finding', 'warning']);
+  assert.equal(packed.refs.length, 4, 'only the decisions carry a reference of their own');
+  assert.deepEqual(unpackItems(packItems(items)), items);
+  assert.deepEqual(unpackItems(packItems([])), []);
 });

@@ -21,6 +21,7 @@ import {
 } from '../present/timeline-layout';
 import { buildTimeline } from '../present/timeline-layout';
 import type { ToWebview } from './timeline-messages';
+import { packItems } from '../present/timeline-packing';
 
 /** At most this many superseded decisions are followed to their replacement (one record read each). */
 const SUPERSESSION_LIMIT = 5000;
@@ -60,7 +61,8 @@ export class TimelineFeed {
         folder: this.folder.key,
         user: this.user(),
         now: engine.now().getTime(),
-        data,
+        data: { lanes: data.lanes, arrows: data.arrows, links: data.links },
+        items: packItems(data.items),
         agents: agents.agents.map(a => ({ id: a.agent_id, ...(a.role ? { role: a.role } : {}) })),
       };
     });
@@ -77,7 +79,7 @@ export class TimelineFeed {
     if (kinds.has('blackboard')) {
       const delta = await this.appended();
       if (!delta) return [await this.reset()];
-      if (delta.items.length || delta.resolved.length) out.push(delta);
+      if (delta.items.count || delta.resolved.length) out.push(delta);
     }
     if (kinds.has('handoffs') || kinds.has('handoffRecords') || kinds.has('decisions')) out.push(await this.relations());
     return out;
@@ -102,7 +104,7 @@ export class TimelineFeed {
         const at = Date.parse(String(entry.timestamp));
         if (Array.isArray(entry.relates_to)) for (const id of entry.relates_to) if (this.warnings.delete(id)) resolved.push({ id, end: at });
       }
-      return { type: 'append', now: engine.now().getTime(), items: byTime(items), resolved };
+      return { type: 'append', now: engine.now().getTime(), items: packItems(byTime(items)), resolved };
     });
   }
 

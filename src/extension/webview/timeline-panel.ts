@@ -21,6 +21,7 @@ export const TIMELINE_VIEW_TYPE = 'twining.timeline';
 export interface PaintReport {
   items: number;
   ms: number;
+  drawMs: number;
   reason: string;
   at: number;
 }
@@ -110,7 +111,7 @@ export class TimelinePanel implements vscode.Disposable {
         void vscode.commands.executeCommand('twining.showGraph', { id: message.decisionId, folder: this.feed?.folder.root });
         break;
       case 'painted':
-        this.paints.push({ items: message.items, ms: message.ms, reason: message.reason, at: Date.now() });
+        this.paints.push({ items: message.items, ms: message.ms, drawMs: message.drawMs, reason: message.reason, at: Date.now() });
         if (this.paints.length > 100) this.paints.shift();
         log.info(`Timeline: ${message.reason} painted ${message.items} entries in ${message.ms.toFixed(1)} ms.`);
         break;
