@@ -52,7 +52,7 @@ export interface KnowledgeGraph {
 
 export const NODE_W = 220;
 export const NODE_H = 44;
-const GAP_X = 40;
+const GAP_X = 70; // room for an edge's label between two nodes of a row
 const GAP_Y = 40;
 const NEIGHBOUR_LIMIT = 24;
 
@@ -99,9 +99,10 @@ export function decisionGraph(story: StoryInput, graph?: KnowledgeGraph): Decisi
       ...(d.missing ? {} : { open: { type: 'decision' as const, id: d.id } }),
     })),
   ];
+  // Rows only for what there is: no empty band above when no handoff carried it.
   const top = 20;
   const handoffY = top;
-  const chainY = top + NODE_H + GAP_Y * 1.5;
+  const chainY = story.handoffs.length ? top + NODE_H + GAP_Y * 1.5 : top;
   const affectsY = chainY + NODE_H + GAP_Y * 1.5;
   const neighbourY = affectsY + NODE_H + GAP_Y * 1.5;
   const centreIndex = older.length;
