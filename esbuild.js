@@ -48,6 +48,16 @@ const builds = [
   // The worker thread that reads decision records for the search index (src/core/search/record-reader.ts),
   // found beside whichever bundle starts it.
   { ...common, entryPoints: { 'record-worker': 'src/core/search/record-worker.ts' }, outdir: 'dist' },
+  // The webview pages (src/webview-ui/), for the browser: each script with its style sheet beside it
+  // (dist/webview/NAME.js and NAME.css), loaded under the page's content security policy.
+  {
+    ...common,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    entryPoints: { timeline: 'src/webview-ui/timeline-view.ts', graph: 'src/webview-ui/graph-view.ts' },
+    outdir: 'dist/webview',
+  },
 ];
 
 if (withTests) {

@@ -29,6 +29,7 @@ import { FileAnnotations } from './editor/file-annotations';
 import { Inbox } from './editor/inbox';
 import { registerMcpProvider } from './tools/mcp-provider';
 import { ClaimsEditor } from './editor/claims-editor';
+import { registerPanelSerializers } from './webview/panel-serializers';
 
 /** When this module finished loading (the bundle's own load time ends here). */
 const moduleLoadedAt = performance.now();
@@ -72,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const documents = new RecordDocuments(folders);
   context.subscriptions.push(documents, vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents));
   context.subscriptions.push(...registerCommands(session));
+  context.subscriptions.push(...registerPanelSerializers(session));
   const statusBar = new HandoffStatusBar(handoffs);
   context.subscriptions.push(statusBar);
   const contextStatus = new ContextStatusBar(fileContext);

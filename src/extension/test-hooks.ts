@@ -23,6 +23,7 @@ import type { Clock } from './settings';
 import { coreLoadMs } from './model/engine-loader';
 import { currentSearch } from './commands/search-command';
 import { answerPromptsWith, type PromptAnswerer } from './commands/prompt-script';
+import { TimelinePanel } from './webview/timeline-panel';
 
 export interface TestHooks {
   /** Engines of the workspace folders that have `.twining/`, by folder path. */
@@ -46,6 +47,8 @@ export interface TestHooks {
   searchPick(): SearchSession | undefined;
   /** The MCP server definition provider (undefined where the host has no MCP API). */
   readonly mcpProvider: TwiningMcpProvider | undefined;
+  /** The first paints and updates the open timeline's page reported (newest last), if a timeline is open. */
+  timelinePaints(): { items: number; ms: number; drawMs: number; reason: string; at: number }[] | undefined;
   /** Re-reads every folder (incrementally); the views redraw for what changed. */
   refresh(): Promise<void>;
   /** Resolves when pending watcher refreshes, drift checks and status bar counts are done. */
@@ -104,6 +107,7 @@ export function testHooks(parts: ActivatedParts): TestHooks {
     annotations,
     claims,
     answerPrompts: answerPromptsWith,
+    timelinePaints: () => TimelinePanel.open?.paints,
     fileContext: parts.fileContext,
     inbox,
     chatHandler: parts.chatHandler,

@@ -281,6 +281,20 @@ async function main(): Promise<void> {
   );
 
   await step(
+    'Open Timeline draws a lane per agent and the handoff chain (the README picture)',
+    async () => {
+      const p = page();
+      await runCommand(p, 'Twining: Open Timeline');
+      const frame = p.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+      await frame.locator('.lane', { hasText: 'db-migrator' }).first().waitFor({ state: 'visible', timeout: 30000 });
+      await frame.locator('.handoff', { hasText: 'continues an earlier handoff' }).first().waitFor({ state: 'visible', timeout: 15000 });
+      await sleep(500); // the frame after the last message
+      await picture('timeline');
+    },
+    { needs: [opened] },
+  );
+
+  await step(
     'Ctrl-C stops npm start and leaves no process behind',
     async () => {
       if (!start || !started) throw new Error('npm start is not running');

@@ -31,6 +31,10 @@ const EXPECTED = [
   'dist/merge-driver.js',
   'dist/mcp.js',
   'dist/record-worker.js', // read by a worker thread of the search index
+  'dist/webview/timeline.js', // the timeline and graph webview pages with their style sheets
+  'dist/webview/timeline.css',
+  'dist/webview/graph.js',
+  'dist/webview/graph.css',
   'media/twining.svg',
   'media/twining.png',
   'media/chat/twining.instructions.md', // contributes.chatInstructions

@@ -97,7 +97,7 @@ describe('architecture', () => {
     ['settings', 'model/'],
     ['session'],
     ['views/'],
-    ['editor/', 'tools/'],
+    ['editor/', 'tools/', 'webview/'],
     ['commands/'],
     ['chat/'],
     ['extension', 'api', 'test-hooks', 'manifest'],

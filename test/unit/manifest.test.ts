@@ -90,7 +90,7 @@ test('menus only name declared commands; writing actions in views are hidden whe
 });
 
 test('views, activation, capabilities and icons', () => {
-  assert.deepEqual(pkg.activationEvents, ['workspaceContains:.twining']);
+  assert.deepEqual(pkg.activationEvents, ['workspaceContains:.twining', 'onWebviewPanel:twining.timeline', 'onWebviewPanel:twining.graph']);
   assert.deepEqual(
     contributes.views.twining.map((v: { id: string }) => v.id),
     ['twining.agents', 'twining.delegations', 'twining.handoffs', 'twining.context'],

@@ -13,6 +13,7 @@ import { dismissEntry, followActiveEditor, overrideDecision, pinContext, promote
 import { continueInChat } from './continue-in-chat';
 import { claimPath, releaseClaim } from './claim-commands';
 import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments } from './agent-setup-commands';
+import { openTimeline, showGraph } from './timeline-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
@@ -44,6 +45,8 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.addAgentInstructions': addAgentInstructions,
   'twining.claimPath': claimPath,
   'twining.releaseClaim': releaseClaim,
+  'twining.openTimeline': openTimeline,
+  'twining.showGraph': showGraph,
 };
 
 export function registerCommands(ctx: TwiningSession): vscode.Disposable[] {

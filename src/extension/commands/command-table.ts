@@ -45,6 +45,8 @@ export const COMMANDS = {
   'twining.addAgentInstructions': { title: 'Add Agent Instructions', writesItself: true, palette: true },
   'twining.claimPath': { title: 'Claim This File / Folder', op: 'claim', palette: true },
   'twining.releaseClaim': { title: 'Release Claim', op: 'release', palette: true },
+  'twining.openTimeline': { title: 'Open Timeline', palette: true },
+  'twining.showGraph': { title: 'Show Graph', palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;

@@ -70,7 +70,7 @@ export async function dismissEntry(inv: Invocation, ctx: TwiningSession) {
 }
 
 /** The decision a command acts on: the view's item, or one picked from the active file's decisions. */
-async function decisionTarget(
+export async function decisionTarget(
   inv: Invocation,
   ctx: TwiningSession,
   title: string,

@@ -95,7 +95,7 @@ export class TwiningFolder {
    * Runs engine calls that read, one at a time per folder: the engine's incremental readers are
    * not meant to be refreshed by two callers at once.
    */
-  run<T>(work: (engine: TwiningEngine) => Promise<T>): Promise<T> {
+  run<T>(work: (engine: TwiningEngine) => T | Promise<T>): Promise<T> {
     const next = this.chain.then(() => work(this.engine));
     this.chain = next.catch(() => undefined);
     return next;

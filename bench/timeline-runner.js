@@ -1,0 +1,81 @@
+// The module that bench/timeline.js passes to the VS Code extension host as `extensionTestsPath`.
+// It opens Twining: Open Timeline on the workspace's big blackboard and waits for the page's
+// report of its first paint (test hook `timelinePaints`), then appends one entry at a time from
+// another process (the CLI, as an agent would) and waits for the page's report of the update.
+// Writes to TWINING_BENCH_ACTIVATION_OUT:
+//   openToPaintMs    Open Timeline run -> the page says its first frame with data is on the screen
+//                    (engine read, layout, the message to the page, indexing and drawing)
+//   pagePaintMs      the page's own part of that: message received -> frame drawn
+//   appendToPaintMs  per append: the CLI's post returned -> the page drew the update
+//   pageAppendMs     per append: the page's part (delta received -> frame drawn)
+//   firstDrawMs, appendDrawMs  of the page's part, the canvas drawing itself
+//   items            entries the page holds at first paint
+'use strict';
+
+const { execFileSync } = require('child_process');
+const { runnerOf } = require('./activation-runner');
+
+const EXTENSION_ID = 'twining.twining-vscode';
+const APPENDS = 7;
+
+async function until(check, what, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise(r => setTimeout(r, 5));
+  }
+}
+
+async function measure() {
+  const vscode = require('vscode');
+  const api = (await vscode.extensions.getExtension(EXTENSION_ID).activate()).testing;
+  const folder = vscode.workspace.workspaceFolders[0].uri.fsPath;
+  const result = { appendToPaintMs: [], pageAppendMs: [], appendDrawMs: [] };
+  const t0 = performance.now();
+  await vscode.commands.executeCommand('twining.openTimeline');
+  const first = await until(() => (api.timelinePaints() || []).find(p => p.reason === 'first paint'), 'the first paint');
+  result.openToPaintMs = performance.now() - t0;
+  result.pagePaintMs = first.ms;
+  result.firstDrawMs = first.drawMs;
+  result.items = first.items;
+  // Wait until the relations (handoff records) have been sent too, so that appends are measured alone.
+  await new Promise(r => setTimeout(r, 3000));
+  const now = Date.parse(process.env.TWINING_NOW);
+  for (let i = 0; i < APPENDS; i++) {
+    const before = api.timelinePaints().length;
+    const at = new Date(now + (i + 1) * 1000).toISOString();
+    execFileSync(process.execPath, [
+      process.env.TWINING_BENCH_CLI,
+      'post',
+      '--dir',
+      folder,
+      '--now',
+      at,
+      '--entry-type',
+      'status',
+      '--agent-id',
+      'agent-3',
+      '--summary',
+      `append ${i}`,
+    ]);
+    const a0 = performance.now();
+    const update = await until(
+      () =>
+        api
+          .timelinePaints()
+          .slice(before)
+          .find(p => p.reason === 'update after an append'),
+      `the update after append ${i}`,
+      30_000,
+    );
+    result.appendToPaintMs.push(performance.now() - a0);
+    result.pageAppendMs.push(update.ms);
+    result.appendDrawMs.push(update.drawMs);
+    if (update.items !== first.items + i + 1) throw new Error(`after append ${i} the page holds ${update.items} entries, not ${first.items + i + 1}`);
+  }
+  return result;
+}
+
+module.exports = { run: runnerOf(measure) };

@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+/**
+ * Timeline benchmark in a real VS Code extension host (the VS Code server inside code-server, with
+ * headless Chromium as the window; see scripts/host-server.js): a blackboard of 100,000 entries
+ * (8 agents, every entry type, 30 days up to the pinned clock) plus 300 handoffs, then
+ * Twining: Open Timeline. bench/timeline-runner.js measures the time to the page's first paint
+ * and to its update after one append by another process (the CLI). Needs dist/ built first.
+ *
+ *   node bench/timeline.js [--runs N] [--entries N]   (default 3 runs, 100,000 entries)
+ *
+ * Prints the medians and one line `BENCH_TIMELINE_JSON {...}`. Exit status 1 when a run failed.
+ */
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const { ensureHost } = require('../scripts/setup-host');
+const { startServer, openWorkbench, waitForExit } = require('../scripts/host-server');
+const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('../scripts/workspace');
+
+const RUNNER = path.join(__dirname, 'timeline-runner.js');
+const TYPES = ['status', 'finding', 'warning', 'need', 'question', 'answer', 'offer', 'artifact', 'constraint', 'decision'];
+const SCOPES = ['src/auth/', 'src/auth/jwt.ts', 'src/api/', 'src/api/users.ts', 'src/db/', 'project', 'README.md'];
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+function ulid(ms, n) {
+  let time = '';
+  for (let t = ms, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = CROCKFORD[t % 32] + time;
+  let rest = '';
+  for (let r = n, i = 0; i < 16; i++, r = Math.floor(r / 32)) rest = CROCKFORD[r % 32] + rest;
+  return time + rest;
+}
+
+/** Replaces the workspace's blackboard with `count` entries and adds `handoffs` handoff lines and records. */
+function fill(folder, count, handoffs) {
+  const dir = path.join(folder, '.twining');
+  const end = Date.parse(TWINING_NOW);
+  const start = end - 30 * 86400e3;
+  const lines = [];
+  for (let i = 0; i < count; i++) {
+    const ms = Math.floor(start + ((end - start) * i) / count);
+    const type = TYPES[i % TYPES.length];
+    lines.push(
+      JSON.stringify({
+        entry_type: type,
+        summary: `${type} number ${i} about the ${SCOPES[i % SCOPES.length]} work`,
+        detail: '',
+        tags: [],
+        scope: SCOPES[(i * 7) % SCOPES.length],
+        agent_id: `agent-${i % 8}`,
+        id: ulid(ms, i),
+        timestamp: new Date(ms).toISOString(),
+      }),
+    );
+  }
+  fs.writeFileSync(path.join(dir, 'blackboard.jsonl'), `${lines.join('\n')}\n`);
+  const index = [];
+  for (let i = 0; i < handoffs; i++) {
+    const ms = Math.floor(start + ((end - start) * (i + 0.5)) / handoffs);
+    const id = ulid(ms, 900000 + i);
+    const record = {
+      source_agent: `agent-${i % 8}`,
+      target_agent: `agent-${(i + 1) % 8}`,
+      scope: SCOPES[i % SCOPES.length],
+      summary: `handoff ${i}`,
+      results: [{ description: 'done', status: 'completed' }],
+      context_snapshot: { decision_ids: [], warning_ids: [], finding_ids: [], summaries: [] },
+      id,
+      created_at: new Date(ms).toISOString(),
+      ...(i > 0 && i % 3 ? { continues: index[i - 1].id } : {}),
+    };
+    fs.writeFileSync(path.join(dir, 'handoffs', `${id}.json`), JSON.stringify(record, null, 2));
+    index.push({
+      id,
+      created_at: record.created_at,
+      source_agent: record.source_agent,
+      target_agent: record.target_agent,
+      scope: record.scope,
+      summary: record.summary,
+      result_status: 'completed',
+      acknowledged: false,
+    });
+  }
+  fs.appendFileSync(path.join(dir, 'handoffs', 'index.jsonl'), index.map(l => JSON.stringify(l)).join('\n') + '\n');
+}
+
+const median = xs => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
+};
+
+async function runOne(index, host, entries) {
+  const root = tempDir('twining-bench-tl-');
+  const ws = makeWorkspace(root, 'folder');
+  fill(ws.folders[0], entries, 300);
+  const outFile = path.join(root, 'timeline.json');
+  let server;
+  let wb;
+  try {
+    server = await startServer({
+      name: `bench-tl-${index}`,
+      host,
+      workspaceOrFolderUri: ws.open,
+      extensionDevelopmentPath: REPO,
+      env: { TWINING_NOW, TWINING_BENCH_ACTIVATION_OUT: outFile, TWINING_BENCH_CLI: path.join(REPO, 'dist', 'cli.js') },
+    });
+    wb = await openWorkbench({
+      server,
+      extensionTestsPath: RUNNER,
+      onLog: (type, text) => process.env.TWINING_BENCH_VERBOSE === '1' && console.log(`[tl:${index}] ${text}`),
+    });
+    const code = await waitForExit(wb, 240_000);
+    const data = JSON.parse(fs.readFileSync(outFile, 'utf8'));
+    if (data.error) throw new Error(data.error);
+    if (code !== 0) throw new Error(`the runner ended with ${code}`);
+    return data;
+  } finally {
+    if (wb) await wb.close().catch(() => {});
+    if (server) await server.stop();
+    if (!process.env.TWINING_KEEP_RUN) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const opt = (name, dflt) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : dflt);
+  const runs = opt('--runs', 3);
+  const entries = opt('--entries', 100000);
+  const host = ensureHost();
+  const results = [];
+  for (let i = 1; i <= runs; i++) {
+    try {
+      const r = await runOne(i, host, entries);
+      results.push(r);
+      console.log(
+        `run ${i}: first paint ${r.openToPaintMs.toFixed(0)} ms (page ${r.pagePaintMs.toFixed(0)} ms, drawing ${r.firstDrawMs.toFixed(0)} ms) for ${r.items} entries; ` +
+          `append -> update ${r.appendToPaintMs.map(x => x.toFixed(0)).join(', ')} ms (page ${r.pageAppendMs.map(x => x.toFixed(1)).join(', ')} ms; drawing ${r.appendDrawMs.map(x => x.toFixed(1)).join(', ')} ms)`,
+      );
+    } catch (error) {
+      console.log(`run ${i} failed: ${error.stack || error}`);
+      process.exitCode = 1;
+    }
+  }
+  if (!results.length) return;
+  const summary = {
+    entries,
+    runs: results.length,
+    openToPaintMs: median(results.map(r => r.openToPaintMs)),
+    pagePaintMs: median(results.map(r => r.pagePaintMs)),
+    appendToPaintMs: median(results.flatMap(r => r.appendToPaintMs)),
+    pageAppendMs: median(results.flatMap(r => r.pageAppendMs)),
+    firstDrawMs: median(results.map(r => r.firstDrawMs)),
+    appendDrawMs: median(results.flatMap(r => r.appendDrawMs)),
+  };
+  console.log(`\nTimeline at ${entries.toLocaleString('en')} entries (medians of ${results.length} runs):`);
+  console.log(
+    `  Open Timeline -> first paint       ${summary.openToPaintMs.toFixed(0)} ms (of which the page: ${summary.pagePaintMs.toFixed(0)} ms, drawing ${summary.firstDrawMs.toFixed(0)} ms)`,
+  );
+  console.log(
+    `  one append by the CLI -> update    ${summary.appendToPaintMs.toFixed(0)} ms (of which the page: ${summary.pageAppendMs.toFixed(1)} ms, drawing ${summary.appendDrawMs.toFixed(1)} ms)`,
+  );
+  console.log(`BENCH_TIMELINE_JSON ${JSON.stringify(summary)}`);
+}
+
+main().catch(error => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,170 @@
+/**
+ * Twining: Open Timeline. One webview panel per window showing one workspace folder's team over
+ * time (the layout data comes from present/timeline-layout.ts through timeline-feed.ts; the page is
+ * src/webview-ui/timeline-view.ts). The panel sends everything when the page asks (on first load,
+ * after being hidden, after a reload), then only deltas as the folder's data changes. Clicks open
+ * the same documents the views open.
+ */
+import * as vscode from 'vscode';
+import type { TwiningSession } from '../session';
+import type { TwiningFolder } from '../model/folders';
+import { documentUri, showDocument } from '../editor/record-documents';
+import { inBackground, log, messageOf } from '../log';
+import { TimelineFeed } from './timeline-feed';
+import { onFolderChange } from './folder-changes';
+import { webviewHtml, webviewOptions } from './webview-html';
+import type { FromWebview, TimelineState, ToWebview } from './timeline-messages';
+
+export const TIMELINE_VIEW_TYPE = 'twining.timeline';
+
+/** The last first-paint the page reported (benchmarks and host tests read it through the test hooks). */
+export interface PaintReport {
+  items: number;
+  ms: number;
+  drawMs: number;
+  reason: string;
+  at: number;
+}
+
+export class TimelinePanel implements vscode.Disposable {
+  private static current: TimelinePanel | undefined;
+  private feed: TimelineFeed | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Messages are sent in order: a delta never overtakes the reset it follows. */
+  private queue: Promise<unknown> = Promise.resolve();
+  readonly paints: PaintReport[] = [];
+  /** Whether the page is loaded and listening (a hidden panel's page is gone until it is shown again). */
+  private ready = false;
+
+  /** Opens the timeline (or shows the open one) for `folder`, or the first folder with `.twining/`. */
+  static async show(ctx: TwiningSession, folder?: TwiningFolder): Promise<TimelinePanel> {
+    await ctx.folders.ready();
+    const target = folder ?? ctx.folders.withTwiningDir()[0];
+    if (TimelinePanel.current) {
+      TimelinePanel.current.panel.reveal();
+      if (target && TimelinePanel.current.feed?.folder.key !== target.key) TimelinePanel.current.use(target);
+      return TimelinePanel.current;
+    }
+    const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, 'Twining Timeline', vscode.ViewColumn.Active, webviewOptions(ctx.extensionUri));
+    return (TimelinePanel.current = new TimelinePanel(panel, ctx, target));
+  }
+
+  /** Brings back a panel VS Code restored after a reload (the serializer), with the page's saved state. */
+  static revive(panel: vscode.WebviewPanel, ctx: TwiningSession, state: TimelineState | undefined): TimelinePanel {
+    panel.webview.options = webviewOptions(ctx.extensionUri);
+    const folder = ctx.folders.all().find(f => f.key === state?.folder);
+    TimelinePanel.current?.dispose();
+    return (TimelinePanel.current = new TimelinePanel(panel, ctx, folder));
+  }
+
+  /** The open panel, if any (test hooks). */
+  static get open(): TimelinePanel | undefined {
+    return TimelinePanel.current;
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly ctx: TwiningSession,
+    folder: TwiningFolder | undefined,
+  ) {
+    panel.iconPath = vscode.Uri.joinPath(ctx.extensionUri, 'media', 'twining.svg');
+    panel.webview.html = webviewHtml(panel.webview, ctx.extensionUri, {
+      title: 'Twining Timeline',
+      script: 'timeline',
+      body: '<div id="app" aria-busy="true">Loading the timeline…</div>',
+    });
+    if (folder) this.use(folder);
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((message: FromWebview) => this.received(message)),
+      onFolderChange(
+        ctx.folders,
+        () => this.feed?.folder,
+        kinds => this.ready && this.enqueue(async () => (this.feed ? this.feed.changed(kinds) : [])),
+      ),
+      // Hidden, the page is unloaded (no retainContextWhenHidden: it keeps its state with setState and
+      // asks for everything again when shown).
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.ready = false;
+      }),
+      vscode.window.onDidChangeActiveTextEditor(() => this.sendActiveFile()),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  /** Shows `folder` (a new feed: everything is sent again). */
+  private use(folder: TwiningFolder): void {
+    this.feed = new TimelineFeed(folder, () => this.ctx.agentId());
+    this.panel.title = this.ctx.folders.all().length > 1 ? `Twining Timeline: ${folder.name}` : 'Twining Timeline';
+    if (this.ready) this.sendAll();
+  }
+
+  private received(message: FromWebview): void {
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.sendAll();
+        break;
+      case 'open':
+        inBackground('Timeline: opening a record', this.open(message.ref.type, message.ref.id));
+        break;
+      case 'showGraph':
+        void vscode.commands.executeCommand('twining.showGraph', { id: message.decisionId, folder: this.feed?.folder.root });
+        break;
+      case 'painted':
+        this.paints.push({ items: message.items, ms: message.ms, drawMs: message.drawMs, reason: message.reason, at: Date.now() });
+        if (this.paints.length > 100) this.paints.shift();
+        log.info(`Timeline: ${message.reason} painted ${message.items} entries in ${message.ms.toFixed(1)} ms.`);
+        break;
+    }
+  }
+
+  private sendAll(): void {
+    const feed = this.feed;
+    if (!feed) {
+      void this.post({ type: 'empty', message: 'No workspace folder has a .twining/ folder yet.' });
+      return;
+    }
+    this.enqueue(async () => [await feed.reset()]);
+    this.sendActiveFile();
+    // The records behind the arrows and links come after the first paint.
+    this.enqueue(async () => [await feed.relations()]);
+  }
+
+  private sendActiveFile(): void {
+    const uri = vscode.window.activeTextEditor?.document.uri;
+    const path = uri && this.feed ? this.feed.folder.relativePath(uri) : undefined;
+    this.enqueue(() => Promise.resolve<ToWebview[]>([{ type: 'activeFile', ...(path ? { path } : {}) }]));
+  }
+
+  private enqueue(work: () => Promise<ToWebview[]>): void {
+    this.queue = this.queue
+      .then(work)
+      .then(async messages => {
+        for (const m of messages) await this.post(m);
+      })
+      .catch(error => {
+        log.warn(`Timeline: ${messageOf(error)}`);
+        void this.post({ type: 'empty', message: `The timeline could not be read: ${messageOf(error)}` });
+      });
+  }
+
+  private post(message: ToWebview): Thenable<boolean> {
+    return this.panel.webview.postMessage(message);
+  }
+
+  private async open(type: 'entry' | 'decision' | 'handoff', id: string): Promise<void> {
+    const folder = this.feed?.folder;
+    if (!folder) return;
+    try {
+      await showDocument(documentUri(folder, type, id));
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Twining: could not open the ${type} ${id}: ${messageOf(error)}`);
+    }
+  }
+
+  dispose(): void {
+    if (TimelinePanel.current === this) TimelinePanel.current = undefined;
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.panel.dispose();
+  }
+}

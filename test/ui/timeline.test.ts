@@ -1,0 +1,187 @@
+// The timeline as a person uses it, in the real workbench: the demo's story (scripts/demo.js) in
+// the workspace, Twining: Open Timeline from the palette, a lane per agent and the A → B → C
+// handoff chain in the webview (Playwright reaches into the webview's frames), the scope filter
+// narrowed to src/auth/, a click on a handoff's arrow on the canvas opening its document, and a
+// post by another process (the CLI) showing up without a reload. Run by scripts/run-ui-tests.js
+// (`timeline`).
+import * as path from 'path';
+import { execFileSync } from 'child_process';
+import type { FrameLocator } from 'playwright-core';
+import { launchWorkbench, openFile, openViewContainer, pickQuickItem, runCommand, screenshot, sleep, waitForRows, waitForWorkbench } from './workbench';
+import { page, runSteps, step, uiRun, useWorkbench } from './steps';
+
+const REPO = path.resolve(__dirname, '..', '..');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { prepareDemo } = require(path.join(REPO, 'scripts', 'demo.js')) as {
+  prepareDemo: (folder: string, o: { now: Date }) => Promise<{ agentId: string; handoffs: Record<string, string> }>;
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { TWINING_NOW } = require(path.join(REPO, 'scripts', 'workspace.js')) as { TWINING_NOW: string };
+
+/** The timeline page: VS Code's webview iframe, then the page's own frame inside it. */
+function timeline(): FrameLocator {
+  return page().frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+async function texts(selector: string): Promise<string[]> {
+  return (await timeline().locator(selector).allInnerTexts()).map(t => t.replace(/\s+/g, ' ').trim());
+}
+
+/** Waits until the handoffs listed in view satisfy `accept`; returns them. */
+async function waitForHandoffs(accept: (rows: string[]) => boolean, what: string, timeout = 20000): Promise<string[]> {
+  const deadline = Date.now() + timeout;
+  let rows: string[] = [];
+  while (Date.now() < deadline) {
+    rows = await texts('.handoff').catch(() => []);
+    if (accept(rows)) return rows;
+    await sleep(250);
+  }
+  throw new Error(`${what}: the handoffs in view were ${JSON.stringify(rows, null, 1)}`);
+}
+
+async function main(): Promise<void> {
+  const { url, folder } = uiRun();
+  let demo: { agentId: string; handoffs: Record<string, string> } | undefined;
+
+  const opened = 'Open Timeline shows a lane per agent';
+  await step(opened, async () => {
+    // The story ends at the host's pinned clock, so that the timeline's "last day" holds all of it.
+    demo = await prepareDemo(folder, { now: new Date(TWINING_NOW) });
+    useWorkbench(await launchWorkbench(url, { echoLogs: process.env.TWINING_TEST_VERBOSE === '1' }));
+    await waitForWorkbench(page());
+    // The Twining views first: their rows say the extension has read the folder.
+    await openViewContainer(page(), 'Twining');
+    await waitForRows(page(), 'Agents', rows => rows.some(r => r.includes('db-migrator')));
+    await runCommand(page(), 'Twining: Open Timeline');
+    await timeline().locator('.lane').first().waitFor({ state: 'visible', timeout: 30000 });
+    const lanes = await texts('.lane');
+    console.log(`    lanes: ${lanes.join(' | ')}`);
+    const expected = [`${demo.agentId} (you)`, 'db-migrator', 'backend-dev', 'frontend-dev', 'security-reviewer', 'docs-writer'];
+    for (const lane of expected) if (!lanes.includes(lane)) throw new Error(`no lane "${lane}" in ${JSON.stringify(lanes)}`);
+    if (lanes[0] !== `${demo.agentId} (you)`) throw new Error(`your lane is not first: ${lanes[0]}`);
+  });
+
+  await step(
+    'the handoff chain A → B → C is drawn, the later two continuing the one before',
+    async () => {
+      const rows = await waitForHandoffs(r => r.length >= 4, 'four handoffs');
+      console.log(`    handoffs in view:\n${rows.map(r => `      ${r}`).join('\n')}`);
+      const find = (from: string, to: string) => rows.find(r => r.startsWith(`${from} → ${to}:`));
+      const a = find('db-migrator', 'backend-dev');
+      const b = find('backend-dev', 'frontend-dev');
+      const c = find('frontend-dev', demo!.agentId);
+      if (!a || !b || !c) throw new Error('an arrow of the chain is missing');
+      if (!a.includes('· acknowledged') || a.includes('continues')) throw new Error(`A: ${a}`);
+      if (!b.includes('· acknowledged') || !b.includes('continues an earlier handoff')) throw new Error(`B: ${b}`);
+      if (!c.includes('not acknowledged') || !c.includes('continues an earlier handoff')) throw new Error(`C: ${c}`);
+      await screenshot(page(), 'timeline-demo');
+    },
+    { needs: [opened] },
+  );
+
+  const filtered = 'the scope filter src/auth/ keeps only what bears on src/auth/';
+  await step(
+    filtered,
+    async () => {
+      const before = await timeline().locator('.status').innerText();
+      const scope = timeline().locator('#scope');
+      await scope.fill('src/auth/');
+      await scope.press('Enter');
+      const rows = await waitForHandoffs(r => r.length === 1, 'only the auth handoff');
+      if (!rows[0].startsWith('security-reviewer → backend-dev: Auth review done')) throw new Error(`left: ${rows[0]}`);
+      const after = await timeline().locator('.status').innerText();
+      console.log(`    before: ${before}\n    after:  ${after}`);
+      const shown = (s: string) => Number(s.replace(/,/g, '').match(/^(\d+) of/)?.[1]);
+      if (!(shown(after) > 0 && shown(after) < shown(before))) throw new Error(`the entries shown did not narrow: ${before} -> ${after}`);
+    },
+    { needs: [opened] },
+  );
+
+  await step(
+    "a click on the handoff's arrow opens its document",
+    async () => {
+      const button = timeline().locator('.handoff').first();
+      const x = Number(await button.getAttribute('data-x'));
+      const y = Number(await button.getAttribute('data-y'));
+      // The arrow on the canvas, where the page says it drew its middle.
+      await timeline().locator('canvas').click({ position: { x, y } });
+      const id = demo!.handoffs.review;
+      await page()
+        .locator('.tabs-container .tab', { hasText: `handoff-${id}` })
+        .first()
+        .waitFor({ state: 'visible', timeout: 15000 });
+      const editor = page().locator('.editor-instance .view-lines').first();
+      await editor.waitFor({ state: 'visible', timeout: 15000 });
+      const text = (await editor.innerText()).replace(/\s+/g, ' ');
+      if (!text.includes('Auth review done')) throw new Error(`the document shows: ${text.slice(0, 300)}`);
+    },
+    { needs: [filtered] },
+  );
+
+  await step(
+    'a post by another process shows up without a reload',
+    async () => {
+      await runCommand(page(), 'Twining: Open Timeline');
+      await timeline().locator('.lane').first().waitFor({ state: 'visible', timeout: 15000 });
+      // Hidden behind the document and shown again, the page kept its filter (getState/setState).
+      const scope = await timeline().locator('#scope').inputValue();
+      if (scope !== 'src/auth/') throw new Error(`the scope filter after hide and show: "${scope}"`);
+      const at = new Date(Date.parse(TWINING_NOW) + 60_000).toISOString();
+      execFileSync(
+        process.execPath,
+        [
+          path.join(REPO, 'dist', 'cli.js'),
+          'post',
+          '--dir',
+          folder,
+          '--now',
+          at,
+          '--entry-type',
+          'finding',
+          '--scope',
+          'src/auth/jwt.ts',
+          '--agent-id',
+          'ops-bot',
+          '--summary',
+          'Token clock skew seen in prod',
+        ],
+        { encoding: 'utf8' },
+      );
+      const deadline = Date.now() + 20000;
+      let lanes: string[] = [];
+      while (Date.now() < deadline && !lanes.includes('ops-bot')) {
+        lanes = await texts('.lane');
+        await sleep(250);
+      }
+      if (!lanes.includes('ops-bot')) throw new Error(`no lane for the new post's agent: ${JSON.stringify(lanes)}`);
+      const status = await timeline().locator('.status').innerText();
+      console.log(`    after the post: ${status}`);
+      await screenshot(page(), 'timeline-live');
+    },
+    { needs: [opened] },
+  );
+
+  await step(
+    "Show Graph on jwt.ts's Ed25519 decision draws its chain and files, and a click opens the superseded one",
+    async () => {
+      const p = page();
+      await openFile(p, 'src/auth/jwt.ts');
+      await runCommand(p, 'Twining: Show Graph');
+      await pickQuickItem(p, /Ed25519/);
+      const graph = p.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+      const older = graph.locator('.node', { hasText: 'Sign access tokens with RS256' }).first();
+      await older.waitFor({ state: 'visible', timeout: 30000 });
+      const labels = await graph.locator('.node').evaluateAll(nodes => nodes.map(n => n.getAttribute('aria-label')));
+      console.log(`    graph nodes:\n${labels.map(l => `      ${l}`).join('\n')}`);
+      if (!labels.some(l => l?.startsWith('this decision: Sign access tokens with Ed25519'))) throw new Error('the decision is not in the middle');
+      if (!labels.some(l => l?.startsWith('superseded by this decision: Sign access tokens with RS256'))) throw new Error('no superseded decision');
+      if (!labels.some(l => l === 'file this decision affects: src/auth/jwt.ts')) throw new Error('no affected file');
+      await screenshot(p, 'decision-graph');
+      await older.click();
+      await p.locator('.tabs-container .tab', { hasText: 'decision-' }).first().waitFor({ state: 'visible', timeout: 15000 });
+    },
+    { needs: [opened] },
+  );
+}
+
+runSteps('timeline', main);
