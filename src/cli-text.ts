@@ -7,6 +7,8 @@
 import type { OperationName } from './core/schemas';
 import type { VerifyResult } from './core/records';
 import { driftItems } from './core/drift-text';
+import { briefingText } from './core/briefing-text';
+import type { AssembledContext } from './core/ops/assemble-ops';
 
 type Row = Record<string, unknown>;
 
@@ -135,6 +137,15 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       if (Object.keys(drift).length) for (const d of driftItems(result as VerifyResult)) if (d.id) lines.push(`  ${d.sentence} [${d.id}]`);
       if (!r.drifted) lines.push('No drift since the handoff was created.');
       if (count(r.chain) > 1) lines.push(`Chain: ${strs(r.chain).join(' ← ')}`);
+      return lines.join('\n');
+    }
+    case 'assemble':
+      return briefingText(result as AssembledContext);
+    case 'record': {
+      const lines = [`${str(r.message)} in ${str(r.scope)}: status ${str(r.status_entry_id)}`];
+      for (const d of rows(r.decisions_created)) lines.push(`  decision ${str(d.id)}${d.status ? ` (${str(d.status)})` : ''}: ${str(d.summary)}`);
+      for (const f of rows(r.findings_created)) lines.push(`  ${str(f.entry_type)} ${str(f.id)}: ${str(f.summary)}`);
+      if (r.handoff_id) lines.push(`  handoff ${str(r.handoff_id)}`);
       return lines.join('\n');
     }
     default:

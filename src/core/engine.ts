@@ -22,6 +22,8 @@ import { ScopeContext, scopeContext } from './ops/scope-context-ops';
 import { DecisionStory, decisionStory } from './ops/decision-story-ops';
 import { status } from './ops/status-ops';
 import { search } from './ops/search-ops';
+import { assemble } from './ops/assemble-ops';
+import { record } from './ops/record-ops';
 import { DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 
@@ -256,6 +258,14 @@ export class TwiningEngine {
   }
   search(input: InputOf<'search'>) {
     return search(this.ctx, input);
+  }
+  /** A briefing for a task in a scope (twining_assemble). */
+  assemble(input: InputOf<'assemble'>) {
+    return assemble(this.ctx, input);
+  }
+  /** The end of a piece of work in one call, all or nothing (twining_record). */
+  record(input: InputOf<'record'>) {
+    return record(this.ctx, input);
   }
 }
 

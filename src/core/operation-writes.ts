@@ -16,6 +16,7 @@ const WRITING = [
   'reconsider',
   'override',
   'promote',
+  'record',
 ] as const satisfies readonly OperationName[];
 
 export type WritingOperation = (typeof WRITING)[number];

@@ -46,6 +46,8 @@ const TOOL_ICONS: Record<OperationName, string> = {
   override: '$(debug-step-over)',
   promote: '$(arrow-up)',
   search: '$(search)',
+  assemble: '$(book)',
+  record: '$(save)',
 };
 
 /** `contributes.languageModelTools`, in operation order. */

@@ -40,7 +40,7 @@ test("the tools' input schemas in package.json are the zod-derived ones (run scr
 
 test('writing tools are the operations that write', () => {
   const writing = OPERATION_NAMES.filter(op => writes(op)).sort();
-  assert.deepEqual(writing, ['acknowledge', 'decide', 'delegate', 'dismiss', 'handoff', 'override', 'post', 'promote', 'reconsider', 'register']);
+  assert.deepEqual(writing, ['acknowledge', 'decide', 'delegate', 'dismiss', 'handoff', 'override', 'post', 'promote', 'reconsider', 'record', 'register']);
   for (const tool of contributes.languageModelTools) {
     const op = tool.name.slice('twining_'.length);
     assert.ok(tool.tags.includes(writes(op as keyof typeof OPERATIONS) ? 'twining-write' : 'twining-read'), tool.name);

@@ -7,9 +7,9 @@ import * as path from 'path';
 import type { EngineContext } from '../engine-context';
 import { appendLineSafely, readJson, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
 import { joinLines, parseObject } from '../store/jsonl';
-import { allOrNothing } from '../store/transaction';
+import { Transaction, allOrNothing } from '../store/transaction';
 import { TwiningError } from '../errors';
-import { InputOf, isUlid } from '../schemas';
+import { InputOf, ParsedInputOf, isUlid } from '../schemas';
 import { overlaps } from '../scope';
 import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from '../rules/snapshot';
 import { appendEntryLocked } from './blackboard-ops';
@@ -40,6 +40,18 @@ export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Pr
     : args.auto_snapshot === false
       ? emptySnapshot()
       : await previewSnapshot(ctx, args.scope);
+  const created = handoffRecordOf(ctx, args, snapshot);
+
+  // Both locks first, so a LOCKED handoff writes nothing. The record appears whole (temp file +
+  // rename), then its index line and the status entry; a failed step undoes the earlier ones (a
+  // full disk writes nothing). A crash between the steps leaves a record without a line at worst;
+  // listings find and index it.
+  await ctx.lock([ctx.locks.handoffIndex, ctx.locks.blackboard], () => allOrNothing(tx => writeHandoffLocked(ctx, created, tx)));
+  return created;
+}
+
+/** A new handoff record (id and time from the engine's clock), keys in twining-mcp's order. */
+export function handoffRecordOf(ctx: EngineContext, args: ParsedInputOf<'handoff'>, snapshot: ContextSnapshot): HandoffRecord {
   const results: HandoffResult[] = args.results.map(r => {
     const result: Record<string, unknown> = { description: r.description, status: r.status };
     if (r.artifacts !== undefined) result.artifacts = r.artifacts;
@@ -61,31 +73,25 @@ export async function handoff(ctx: EngineContext, input: InputOf<'handoff'>): Pr
   record.created_at = ctx.timestamp();
   if (args.continues !== undefined) record.continues = args.continues;
   record.snapshot_digest = snapshotDigest(snapshot);
-  const created = record as HandoffRecord;
+  return record as HandoffRecord;
+}
 
-  // Both locks first, so a LOCKED handoff writes nothing. The record appears whole (temp file +
-  // rename), then its index line and the status entry; a failed step undoes the earlier ones (a
-  // full disk writes nothing). A crash between the steps leaves a record without a line at worst;
-  // listings find and index it.
-  await ctx.lock([ctx.locks.handoffIndex, ctx.locks.blackboard], () =>
-    allOrNothing(async tx => {
-      await ctx.handoffRecords.write(created.id, created, (file, text) => tx.replace(file, text));
-      await tx.append(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
-      await appendEntryLocked(
-        ctx,
-        {
-          entry_type: 'status',
-          summary: `Handoff created: ${created.summary}`.slice(0, 200),
-          detail: `From ${created.source_agent} to ${created.target_agent ?? 'any agent'}. ${results.length} result(s).`,
-          tags: ['handoff'],
-          scope: created.scope ?? 'project',
-          agent_id: created.source_agent,
-        },
-        tx,
-      );
-    }),
+/** Writes a new handoff (record, index line, status entry) as steps of `tx`; the caller holds the handoff index and blackboard locks. */
+export async function writeHandoffLocked(ctx: EngineContext, created: HandoffRecord, tx: Transaction): Promise<void> {
+  await ctx.handoffRecords.write(created.id, created, (file, text) => tx.replace(file, text));
+  await tx.append(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
+  await appendEntryLocked(
+    ctx,
+    {
+      entry_type: 'status',
+      summary: `Handoff created: ${created.summary}`.slice(0, 200),
+      detail: `From ${created.source_agent} to ${created.target_agent ?? 'any agent'}. ${created.results.length} result(s).`,
+      tags: ['handoff'],
+      scope: created.scope ?? 'project',
+      agent_id: created.source_agent,
+    },
+    tx,
   );
-  return created;
 }
 
 export async function handoffs(ctx: EngineContext, input: InputOf<'handoffs'> = {}): Promise<{ handoffs: HandoffIndexLine[]; total_count: number }> {
