@@ -34,3 +34,6 @@ export { findGitDir, gitBusyReason, GIT_OPERATION_FILES } from './git/git-busy';
 export type * from './records';
 export type { ScopeContext, ContextDecision, ContextDelegation } from './ops/scope-context-ops';
 export type { DecisionStory } from './ops/decision-story-ops';
+export { briefingText } from './briefing-text';
+export type { AssembledContext } from './ops/assemble-ops';
+export type { RecordResult } from './ops/record-ops';

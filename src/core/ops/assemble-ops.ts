@@ -14,7 +14,7 @@ import type { EngineContext } from '../engine-context';
 import type { InputOf } from '../schemas';
 import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord, HandoffResult, VerifyResult } from '../records';
 import { overlaps } from '../scope';
-import { Costed, byScore, estimateTokens, fillBudget, scoreOf } from '../rules/assembly';
+import { Costed, byScore, decisionInScope, estimateTokens, fillBudget, scoreOf } from '../rules/assembly';
 import { readDecisionRecord } from './decision-ops';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
@@ -87,16 +87,6 @@ const CHANGED_ITEMS = 10;
 const RECORD_BATCH = 64;
 /** Entry types an assembly answers about; blackboard copies of decisions come from the decision records instead. */
 const KINDS = new Set(['warning', 'need', 'finding', 'question']);
-
-/** Whether a decision (by its index entry) bears on `scope`, as twining-mcp's getByScope decides it. */
-export function decisionInScope(d: DecisionIndexEntry, scope: string): string | undefined {
-  if (scope === 'project') return 'project-wide briefing';
-  if (typeof d.scope === 'string' && overlaps(d.scope, scope)) return `decision scope ${d.scope} overlaps ${scope}`;
-  const file = (Array.isArray(d.affected_files) ? d.affected_files : []).find(f => typeof f === 'string' && overlaps(f, scope));
-  if (file) return `affects ${file}`;
-  if (Array.isArray(d.affected_symbols) && d.affected_symbols.includes(scope)) return `affects symbol ${scope}`;
-  return undefined;
-}
 
 /** Ids of needs, warnings and questions that are resolved: marked so (2.x) or named in a later entry's relates_to. */
 function resolvedIds(ctx: EngineContext): Set<string> {

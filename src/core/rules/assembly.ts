@@ -13,7 +13,26 @@
  * Pure: no file, no clock (the caller passes `now`). Ties are broken by id, so the result is deterministic.
  */
 
+import { overlaps } from '../scope';
+
 export const RECENCY_HALF_LIFE_HOURS = 168;
+
+/** The fields of a decision index entry that say where it applies. */
+export interface Placed {
+  scope?: unknown;
+  affected_files?: unknown;
+  affected_symbols?: unknown;
+}
+
+/** Why a decision bears on `scope` (as twining-mcp's getByScope decides it: scope or an affected file a prefix either way, or the symbol itself), or undefined. */
+export function decisionInScope(d: Placed, scope: string): string | undefined {
+  if (scope === 'project') return `decision in ${typeof d.scope === 'string' ? d.scope : 'the project'}`;
+  if (typeof d.scope === 'string' && overlaps(d.scope, scope)) return `decision scope ${d.scope} overlaps ${scope}`;
+  const file = (Array.isArray(d.affected_files) ? d.affected_files : []).find(f => typeof f === 'string' && overlaps(f, scope));
+  if (file) return `affects ${file}`;
+  if (Array.isArray(d.affected_symbols) && d.affected_symbols.includes(scope)) return `affects symbol ${scope}`;
+  return undefined;
+}
 
 /** config.yml's context_assembly.priority_weights. */
 export interface Weights {

@@ -31,9 +31,9 @@ export async function ensureSessionsDir(twiningDir: string): Promise<string> {
 }
 
 /** Writes JSON whole (temporary file, then rename): a reader never sees half a file. */
-export async function writeJsonFile(file: string, value: unknown): Promise<void> {
+export async function writeJsonFile(file: string, value: unknown, pretty = true): Promise<void> {
   const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  await fs.writeFile(tmp, JSON.stringify(value, null, 2) + '\n');
+  await fs.writeFile(tmp, (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) + '\n');
   await fs.rename(tmp, file);
 }
 
@@ -83,6 +83,10 @@ export interface SessionState {
   started_at: string;
   last_seen: string;
   last_tool?: string;
+  /** The last edit's time: a Stop asks for a record when nothing was recorded after it. */
+  last_edit_at?: string;
+  /** When a hook last refreshed the agent's liveness in agents/registry.json. */
+  registered_at?: string;
   /** Project-relative paths this session edited, first edit first. */
   files_touched: string[];
   /** The size of blackboard.jsonl at the session's start: what the session wrote is after it. */
