@@ -18,7 +18,7 @@ import { SessionState, readSession, writeSession } from '../core/store/session-f
 import { decisionInScope } from '../core/rules/assembly';
 import { overlaps } from '../core/scope';
 import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, permissionAnswer, recordsWork, reminderAnswer } from './hook-protocol';
-import { blackboardSince, freshHookIndex, indexDecisions, applyEntries, saveHookIndex } from './hook-index';
+import { blackboardSince, indexDecisions, lookUp, writeHookIndex } from './hook-index';
 import { claimHeldByOther } from './claim-seam';
 
 export type StopMode = 'block' | 'remind' | 'off';
@@ -76,13 +76,14 @@ export async function sessionStart(input: HookInput, o: HookOptions): Promise<Ho
   const st = await fs.stat(path.join(twiningDir, 'decisions', 'index.json')).catch(() => undefined);
   const bst = await fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined);
   if (st && bst && bst.size === offset) {
-    await saveHookIndex(twiningDir, {
-      version: 1,
-      decisions_stat: `${st.ino}:${st.size}:${st.mtimeMs}`,
+    await writeHookIndex(twiningDir, {
+      decisionsStat: `${st.ino}:${st.size}:${st.mtimeMs}`,
       blackboard: { identity: `${bst.dev}:${bst.ino}`, offset },
       decisions: indexDecisions(decisions),
-      warnings: applyEntries([], engine.blackboard.entries as unknown as Record<string, unknown>[]),
-    }).catch(() => undefined);
+      entries: engine.blackboard.entries as unknown as Record<string, unknown>[],
+    }).catch(error =>
+      process.stderr.write(`twining hook SessionStart: the hook index was not written (${(error as Error).message}); the first edit will build it\n`),
+    );
   }
   return contextAnswer('SessionStart', core.briefingText(briefing));
 }
@@ -98,11 +99,13 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
       return permissionAnswer(o.onClaim, reason);
     }
   }
-  const index = await freshHookIndex(twiningDir);
   const lines: string[] = [];
   for (const file of files) {
-    const decisions = index.decisions.filter(d => decisionInScope({ scope: d[1], affected_files: d[2], affected_symbols: d[3] }, file));
-    const warnings = index.warnings.filter(w => overlaps(w[1], file));
+    const found = await lookUp(twiningDir, file);
+    // Oldest first by id (ULIDs sort by time): the newest are taken from the end.
+    const byId = (a: [string, ...unknown[]], b: [string, ...unknown[]]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+    const decisions = found.decisions.filter(d => decisionInScope({ scope: d[1], affected_files: d[2] }, file)).sort(byId);
+    const warnings = found.warnings.filter(w => overlaps(w[1], file)).sort(byId);
     if (decisions.length === 0 && warnings.length === 0) continue;
     lines.push(`Twining: before you edit ${file}, ${decisions.length} active decision(s) and ${warnings.length} open warning(s) apply:`);
     for (const w of warnings.slice(-CONTEXT_WARNINGS).reverse()) lines.push(`- WARNING [${w[0]}] ${w[2]}${w[3] ? ` (from ${w[3]})` : ''}`);
@@ -113,7 +116,7 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
         .then(t => JSON.parse(t) as { rationale?: unknown })
         .catch(() => undefined);
       const why = typeof record?.rationale === 'string' ? ` Why: ${record.rationale.replace(/\s+/g, ' ').slice(0, 300)}` : '';
-      lines.push(`- DECISION [${d[0]}]${d[5] === 'provisional' ? ' (provisional)' : ''} ${d[4]}.${why}`);
+      lines.push(`- DECISION [${d[0]}]${d[4] === 'provisional' ? ' (provisional)' : ''} ${d[3]}.${why}`);
     }
     if (decisions.length > CONTEXT_DECISIONS) lines.push(`- and ${decisions.length - CONTEXT_DECISIONS} older decision(s): twining_why ${file}`);
   }

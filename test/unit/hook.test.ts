@@ -149,6 +149,45 @@ describe('twining hook, Claude Code', () => {
   });
 });
 
+describe('the hook index', () => {
+  test('kept current: a warning posted after the session started shows on the next edit, a resolved one no longer does', () => {
+    const root = fixtureProject();
+    hook(root, 'SessionStart', claude(root, 'ix', 'SessionStart', { source: 'startup' }), '--agent', 'ix');
+    const edit = () =>
+      hook(
+        root,
+        'PreToolUse',
+        claude(root, 'ix', 'PreToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src/auth/jwt.ts') }, tool_use_id: 't' }),
+      ).json.hookSpecificOutput.additionalContext as string;
+    assert.match(edit(), new RegExp(EXP_WARNING));
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI_JS, ...args], { cwd: root, encoding: 'utf8' });
+    assert.equal(
+      cli('post', '--entry-type', 'warning', '--summary', 'Leeway must stay under a minute', '--scope', 'src/auth/', '--agent-id', 'other').status,
+      0,
+    );
+    assert.match(edit(), /Leeway must stay under a minute/);
+    assert.equal(cli('record', '--summary', 'exp is checked now', '--resolves', EXP_WARNING, '--agent-id', 'other').status, 0);
+    assert.doesNotMatch(edit(), new RegExp(EXP_WARNING));
+    assert.equal(
+      cli(
+        'decide',
+        '--domain',
+        'security',
+        '--scope',
+        'src/auth/jwt.ts',
+        '--summary',
+        'Allow 30 s of clock skew',
+        '--context',
+        'c',
+        '--rationale',
+        'CI clocks drift',
+      ).status,
+      0,
+    );
+    assert.match(edit(), /Allow 30 s of clock skew\. Why: CI clocks drift/);
+  });
+});
+
 describe('twining hook, VS Code', () => {
   test('SessionStart with camelCase input: the agent id from the session, the briefing as additional context', () => {
     const root = fixtureProject();
