@@ -6,6 +6,9 @@ export const INSTRUCTIONS = `Twining keeps the shared record of the agents and p
 
 When to use which tool:
 - At the start of a session, call twining_register with your own agent_id and your capabilities. Then call twining_handoffs with acknowledged=false and target_agent set to your agent_id: work handed to you is waiting there.
+- Before you start a task, twining_assemble (task, scope, your agent_id) gives the briefing in one call: handoffs waiting for you, active warnings, the decisions that constrain the scope with their rationale, open needs and questions, and what changed since your last briefing.
+- When you finish a piece of work, twining_record records it in one call: a summary, the decisions you made (each with rationale and affected files), findings and warnings for the next session, the ids it resolved, and optionally a handoff.
+- Where Twining's agent hooks are set up (twining hooks-setup, or the command Twining: Set Up Agent Hooks), the briefing arrives by itself when a session starts, an edit shows the file's decisions and warnings, and a session that changed files is asked for twining_record before it ends.
 - When you take over a handoff, call twining_acknowledge with its id and your agent_id first, then twining_verify with its id: it says whether the context snapshot is intact and which decisions or warnings changed since it was written.
 - Before you edit a file or folder, call twining_decisions with scope set to it, and twining_read with entry_types ["warning"] and the same scope: respect the active decisions, and do not repeat what a warning describes.
 - When you make a choice where alternatives existed, record it with twining_decide (context, rationale, the rejected alternatives). Post what you find with twining_post (entry_type "finding"), and what others must watch out for as "warning". Never post entry_type "decision".

@@ -12,6 +12,7 @@ import { search } from './search-command';
 import { dismissEntry, followActiveEditor, overrideDecision, pinContext, promoteDecision, reconsiderDecision, showProjectContext } from './lifecycle-commands';
 import { continueInChat } from './continue-in-chat';
 import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments } from './agent-setup-commands';
+import { setUpAgentHooks } from './hooks-setup-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
@@ -41,6 +42,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.showProjectContext': showProjectContext,
   'twining.copyMcpConfiguration': copyMcpConfiguration,
   'twining.addAgentInstructions': addAgentInstructions,
+  'twining.setUpAgentHooks': setUpAgentHooks,
 };
 
 export function registerCommands(ctx: TwiningContext): vscode.Disposable[] {

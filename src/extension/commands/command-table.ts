@@ -43,6 +43,7 @@ export const COMMANDS = {
   'twining.showProjectContext': { title: 'Context: Show the Whole Project', palette: true },
   'twining.copyMcpConfiguration': { title: 'Copy MCP Configuration', palette: true },
   'twining.addAgentInstructions': { title: 'Add Agent Instructions', writesItself: true, palette: true },
+  'twining.setUpAgentHooks': { title: 'Set Up Agent Hooks', writesItself: true, palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;
