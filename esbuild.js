@@ -35,6 +35,8 @@ function tsFiles(dir) {
 const CLI_BANNER = [
   '#!/usr/bin/env node',
   "if (process.argv[2] === 'merge' && require.main === module) return void require('./merge-driver.js').runFromArgv();",
+  // `twining hook <event>` runs on every tool call of an agent: the small dist/hook.js, before zod and the engine load.
+  "if (process.argv[2] === 'hook' && require.main === module) return void require('./hook.js').runHook(process.argv.slice(3)).then(code => { process.exitCode = code; });",
 ].join('\n');
 
 const builds = [
@@ -43,6 +45,8 @@ const builds = [
   { ...common, entryPoints: { cli: 'src/cli.ts' }, outdir: 'dist', banner: { js: CLI_BANNER } },
   // git's merge driver, which dist/cli.js hands `merge` to (see CLI_BANNER).
   { ...common, entryPoints: { 'merge-driver': 'src/merge-driver-main.ts' }, outdir: 'dist' },
+  // Agent hooks (`twining hook <event>`, see CLI_BANNER); it loads core.js only for the events that need the engine.
+  { ...common, entryPoints: { hook: 'src/hook/hook-main.ts' }, outdir: 'dist' },
   // The MCP server, loaded by `twining mcp` only (see src/cli.ts).
   { ...common, entryPoints: { mcp: 'src/mcp/server.ts' }, outdir: 'dist' },
   // The worker thread that reads decision records for the search index (src/core/search/record-reader.ts),

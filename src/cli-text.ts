@@ -8,6 +8,8 @@ import type { OperationName } from './core/schemas';
 import type { VerifyResult } from './core/records';
 import { driftItems } from './core/drift-text';
 import { renderHistoryText } from './cli-text-history';
+import { briefingText } from './core/briefing-text';
+import type { AssembledContext } from './core/ops/assemble-ops';
 
 type Row = Record<string, unknown>;
 
@@ -167,6 +169,15 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
         return `${str(c.target)}  ${str(c.agent_id)}  ${state}, until ${str(c.expires_at)} (${ago(c.expires_at, now)}): ${str(c.reason)}`;
       });
       return list.length ? list.join('\n') : 'No claims.';
+    }
+    case 'assemble':
+      return briefingText(result as AssembledContext);
+    case 'record': {
+      const lines = [`${str(r.message)} in ${str(r.scope)}: status ${str(r.status_entry_id)}`];
+      for (const d of rows(r.decisions_created)) lines.push(`  decision ${str(d.id)}${d.status ? ` (${str(d.status)})` : ''}: ${str(d.summary)}`);
+      for (const f of rows(r.findings_created)) lines.push(`  ${str(f.entry_type)} ${str(f.id)}: ${str(f.summary)}`);
+      if (r.handoff_id) lines.push(`  handoff ${str(r.handoff_id)}`);
+      return lines.join('\n');
     }
     default:
       return renderHistoryText(op, result) ?? JSON.stringify(result, null, 2);

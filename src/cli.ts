@@ -19,6 +19,7 @@ import { version } from '../package.json';
 import { renderText } from './cli-text';
 import { GIT_COMMANDS, isGitCommand, runGitCommand } from './git-commands';
 import { CLIENTS, MCP_CLIENTS, clientSnippet, currentRuntime, isMcpClient, mcpLaunch } from './mcp/client-config';
+import { hooksSetup } from './hooks-setup-command';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 interface Field {
@@ -226,6 +227,8 @@ function help(op?: string): string {
     '  init'.padEnd(16) + 'Create .twining/ (never overwrites)',
     '  mcp'.padEnd(16) + 'Serve every operation as an MCP tool over standard input and output',
     '  mcp-config'.padEnd(16) + `Print the MCP client configuration that starts \`twining mcp\` (${MCP_CLIENTS.join(', ')})`,
+    '  hook'.padEnd(16) + 'Answer an agent hook event (SessionStart, PreToolUse, PostToolUse, Stop) from JSON on standard input',
+    '  hooks-setup'.padEnd(16) + "Install Twining's agent hooks for VS Code (.github/hooks/twining.json) and Claude Code (.claude/settings.json)",
     ...OPERATION_NAMES.map(n => `  ${n}`.padEnd(16) + (inputs[n].description ?? '')),
     ...Object.entries(GIT_COMMANDS).map(([n, d]) => `  ${n}`.padEnd(16) + d),
     '',
@@ -247,6 +250,8 @@ const COMMON = [
 export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   if (argv[0] === 'mcp') return mcp(argv.slice(1), out, err);
   if (argv[0] === 'mcp-config') return mcpConfig(argv.slice(1), out, err);
+  if (argv[0] === 'hooks-setup') return hooksSetup(argv.slice(1), path.join(__dirname, 'hook.js'), out, err);
+  if (argv[0] === 'hook') return (require(path.join(__dirname, 'hook.js')) as typeof import('./hook/hook-main')).runHook(argv.slice(1));
   if (isGitCommand(argv[0])) return runGitCommand(argv[0], argv.slice(1), out, err);
   let parsed: Parsed;
   try {

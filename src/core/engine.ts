@@ -26,6 +26,8 @@ import { search } from './ops/search-ops';
 import * as claimOps from './ops/claim-ops';
 import { HistoryAndGraphTools } from './engine-history-tools';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
+import { assemble } from './ops/assemble-ops';
+import { record } from './ops/record-ops';
 import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 import * as graph from './ops/graph-populate-ops';
 
@@ -349,6 +351,22 @@ export class TwiningEngine extends HistoryAndGraphTools {
     const d = await decisionOps.getDecision(this.ctx, id);
     if (!d) return;
     await graph.onDecide(this.ctx, { ...d, depends_on: input.depends_on, supersedes: input.supersedes, commit_hash: input.commit_hash });
+  }
+
+  /** A briefing for a task in a scope (twining_assemble). */
+  assemble(input: InputOf<'assemble'>) {
+    return assemble(this.ctx, input);
+  }
+  /** The end of a piece of work in one call, all or nothing (twining_record). */
+  async record(input: InputOf<'record'>) {
+    const result = await record(this.ctx, input);
+    // The work is recorded: the agent's claims on what it covered go with it, as a handoff's do (a
+    // failure is a warning, the record stands). twining_record's agent_id defaults to "main".
+    const agentId = input.agent_id ?? 'main';
+    await claimOps
+      .releaseCovered(this.ctx, agentId, [result.scope, ...(input.affected_files ?? [])], `record ${result.status_entry_id}`)
+      .catch((error: Error) => this.ctx.warn(`record ${result.status_entry_id} was written, but the claims it covers were not released: ${error.message}`));
+    return result;
   }
 }
 

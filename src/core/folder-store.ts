@@ -72,6 +72,8 @@ export class FolderStore {
   private readonly writeGateMs: number;
   /** Set once the handoff records without an index line have been looked for. */
   orphansChecked = false;
+  /** When each agent last assembled a briefing with this engine (twining-mcp's assembly log). */
+  readonly assembledAt = new Map<string, string>();
   /** Set once the decision records without an index entry have been looked for. */
   decisionOrphansChecked = false;
   /** Increases whenever config.yml is parsed again (it changed on disk). */

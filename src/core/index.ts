@@ -43,3 +43,6 @@ export type { ClaimRecord, ClaimView, ClaimState, ClaimClock } from './rules/cla
 export { targetsOverlap, normaliseTarget, isGlob } from './rules/claim-paths';
 export { checkPath, lapsedClaimsOf, claimsFileOf } from './store/claims-file';
 export type { ClaimResult, ReleaseResult, Conflict } from './ops/claim-ops';
+export { briefingText } from './briefing-text';
+export type { AssembledContext } from './ops/assemble-ops';
+export type { RecordResult } from './ops/record-ops';

@@ -174,6 +174,16 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
     title: 'Prune Graph',
     model: 'Remove knowledge graph entities that have no relation (dry_run to only list them).',
   },
+  assemble: {
+    title: 'Assemble Briefing',
+    model:
+      'Get a briefing before you start a task: handoffs waiting for you (with their results and drift), active warnings, the decisions that constrain the scope (with rationale), open needs and questions, and what changed since your last briefing, ranked and cut to a token budget. Call it first, with your agent_id and the files or folder you will work on.',
+  },
+  record: {
+    title: 'Record Work',
+    model:
+      'Record the end of a piece of work in one call: what you did, the decisions you made (each with rationale and affected files), findings and warnings for the next session, the ids it resolved, and optionally a handoff. Call it before you commit or end the session.',
+  },
 };
 
 /** The tools under twining-mcp's names that run an operation with some fields fixed (core/tool-aliases.ts). */

@@ -23,6 +23,7 @@ const WRITING = [
   'add_entity',
   'add_relation',
   'prune_graph',
+  'record',
 ] as const satisfies readonly OperationName[];
 
 export type WritingOperation = (typeof WRITING)[number];

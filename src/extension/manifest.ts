@@ -62,6 +62,8 @@ const TOOL_ICONS: Record<OperationName, string> = {
   neighbors: '$(type-hierarchy-sub)',
   graph_query: '$(search)',
   prune_graph: '$(trash)',
+  assemble: '$(book)',
+  record: '$(save)',
 };
 
 /** `contributes.languageModelTools`, in operation order. */

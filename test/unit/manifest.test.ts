@@ -56,6 +56,7 @@ test('writing tools are the operations that write', () => {
     'promote',
     'prune_graph',
     'reconsider',
+    'record',
     'register',
     'release',
   ]);

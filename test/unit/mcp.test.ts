@@ -81,6 +81,7 @@ describe('twining mcp over stdio', () => {
       .sort();
     assert.deepEqual(readOnly, [
       'twining_agents',
+      'twining_assemble',
       'twining_claims',
       'twining_commits',
       'twining_decisions',
@@ -127,6 +128,26 @@ describe('twining mcp over stdio', () => {
     assert.match(refused.conflicts[0].message, /mcp-agent holds src\/mcp\/ since .* until .* \(server work\)/);
     includes(await ok(server, 'twining_claims', { path: 'src/mcp/' }), ['claims', 'live_count', 'lapsed_count']);
     includes(await ok(server, 'twining_release', { agent_id: 'mcp-agent' }), ['released', 'not_held']);
+    includes(await ok(server, 'twining_assemble', { task: 'review', scope: 'project', agent_id: 'mcp-agent' }), [
+      'assembled_at',
+      'task',
+      'scope',
+      'token_estimate',
+      'active_decisions',
+      'open_needs',
+      'recent_findings',
+      'active_warnings',
+      'recent_questions',
+      'related_entities',
+      'recent_handoffs',
+    ]);
+    includes(await ok(server, 'twining_record', { summary: 'Reviewed the folder', findings: ['nothing odd'], agent_id: 'mcp-agent' }), [
+      'status_entry_id',
+      'decisions_created',
+      'findings_created',
+      'scope',
+      'message',
+    ]);
     includes(await ok(server, 'twining_discover', { required_capabilities: ['testing'] }), ['agents', 'total_registered']);
     const need = await ok(server, 'twining_delegate', { summary: 'Review the MCP server', required_capabilities: ['review'] });
     includes(need, ['entry_id', 'timestamp', 'expires_at', 'suggested_agents']);

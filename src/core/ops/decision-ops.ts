@@ -10,6 +10,7 @@ import { overlaps } from '../scope';
 import { conflictWarning, conflictingDecisions, statusOfNewDecision } from '../rules/conflicts';
 import { appendEntryLocked } from './blackboard-ops';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
+import { ASSEMBLY_FRESH_MS, readAssembly } from '../store/session-files';
 
 export type DecideResult = { id: string; timestamp: string; conflicts?: { id: string; summary: string }[] };
 
@@ -42,7 +43,8 @@ export async function decideLocked(ctx: FolderStore, raw: unknown[], args: Parse
   const timestamp = ctx.timestamp();
   const status = statusOfNewDecision(conflicts);
   const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
-  const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes });
+  const assembled_before = await assembledBefore(ctx, agent_id);
+  const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes, assembled_before });
   raw.push(indexEntryOf(record));
   await tx.replace(ctx.layout.decision(id), toJsonText(record));
   if (conflicts.length) {
@@ -51,6 +53,19 @@ export async function decideLocked(ctx: FolderStore, raw: unknown[], args: Parse
   }
   await appendEntryLocked(ctx, { entry_type: 'decision', summary: args.summary, detail: args.rationale, tags: [args.domain], scope: args.scope, agent_id }, tx);
   return conflicts.length ? { id, timestamp, conflicts } : { id, timestamp };
+}
+
+/**
+ * Whether `agentId` assembled a briefing before this decision, as twining-mcp records it in
+ * `assembled_before`: with this engine, or (from another process: a hook, the CLI) within
+ * ASSEMBLY_FRESH_MS according to `.twining/sessions/`.
+ */
+async function assembledBefore(ctx: FolderStore, agentId: string): Promise<boolean> {
+  if (ctx.assembledAt.has(agentId)) return true;
+  const mark = await readAssembly(ctx.layout.dir, agentId);
+  const at = mark ? Date.parse(mark.assembled_at) : NaN;
+  const now = ctx.now().getTime();
+  return !Number.isNaN(at) && at <= now && now - at <= ASSEMBLY_FRESH_MS;
 }
 
 /** Marks decision `id` superseded, in its record and in `raw` (the index items); NOT_FOUND when it does not exist. */
@@ -92,7 +107,7 @@ export async function readDecisionRecord(ctx: FolderStore, id: string): Promise<
 /** The decision record, keys in twining-mcp's order. */
 function decisionRecordOf(
   args: ParsedInputOf<'decide'>,
-  made: { agent_id: string; id: string; timestamp: string; status: string; commit_hashes: string[] },
+  made: { agent_id: string; id: string; timestamp: string; status: string; commit_hashes: string[]; assembled_before: boolean },
 ): Record<string, unknown> {
   const record: Record<string, unknown> = {
     agent_id: made.agent_id,
@@ -112,7 +127,7 @@ function decisionRecordOf(
     affected_files: args.affected_files ?? [],
     affected_symbols: args.affected_symbols ?? [],
     commit_hashes: made.commit_hashes,
-    assembled_before: false,
+    assembled_before: made.assembled_before,
     id: made.id,
     timestamp: made.timestamp,
     status: made.status,

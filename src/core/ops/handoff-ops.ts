@@ -8,9 +8,9 @@ import { releaseCovered } from './claim-ops';
 import type { FolderStore } from '../folder-store';
 import { appendLineSafely, readJson, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
 import { joinLines, parseObject } from '../store/jsonl';
-import { allOrNothing } from '../store/transaction';
+import { Transaction, allOrNothing } from '../store/transaction';
 import { TwiningError } from '../errors';
-import { InputOf, isUlid } from '../schemas';
+import { InputOf, ParsedInputOf, isUlid } from '../schemas';
 import { overlaps } from '../scope';
 import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from '../rules/snapshot';
 import { appendEntryLocked } from './blackboard-ops';
@@ -59,18 +59,12 @@ export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>, optio
   await ctx.ready();
   const automatic = !args.context_snapshot && args.auto_snapshot !== false;
   const expectedDigest = args.expected_digest ?? (options.confirmed ? snapshotDigest(options.confirmed) : undefined);
-  const results: HandoffResult[] = args.results.map(r => {
-    const result: Record<string, unknown> = { description: r.description, status: r.status };
-    if (r.artifacts !== undefined) result.artifacts = r.artifacts;
-    if (r.notes !== undefined) result.notes = r.notes;
-    return result as unknown as HandoffResult;
-  });
 
   // The locks first (the decision index's too when the snapshot is compared with a confirmed one,
-  // so nothing in scope changes between the comparison and the write), so a LOCKED handoff writes nothing. The record
-  // appears whole (temp file + rename), then its index line and the status entry; a failed step
-  // undoes the earlier ones (a full disk writes nothing). A crash between the steps leaves a record
-  // without a line at worst; listings find and index it.
+  // so nothing in scope changes between the comparison and the write), so a LOCKED handoff writes
+  // nothing. The record appears whole (temp file + rename), then its index line and the status
+  // entry; a failed step undoes the earlier ones (a full disk writes nothing). A crash between the
+  // steps leaves a record without a line at worst; listings find and index it.
   const compared = automatic && expectedDigest !== undefined;
   const locks = compared ? [ctx.locks.decisionIndex, ctx.locks.handoffIndex, ctx.locks.blackboard] : [ctx.locks.handoffIndex, ctx.locks.blackboard];
   const created = await ctx.lock(locks, async () => {
@@ -86,46 +80,60 @@ export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>, optio
         );
       }
     }
-    const record: Record<string, unknown> = { source_agent: args.source_agent };
-    if (args.target_agent !== undefined) record.target_agent = args.target_agent;
-    if (args.scope !== undefined) record.scope = args.scope;
-    record.summary = args.summary;
-    record.results = results;
-    record.context_snapshot = {
-      decision_ids: snapshot.decision_ids,
-      warning_ids: snapshot.warning_ids,
-      finding_ids: snapshot.finding_ids,
-      summaries: snapshot.summaries,
-    };
-    record.id = ctx.id();
-    record.created_at = ctx.timestamp();
-    if (args.continues !== undefined) record.continues = args.continues;
-    record.snapshot_digest = snapshotDigest(snapshot);
-    const created = record as HandoffRecord;
-    await allOrNothing(async tx => {
-      await ctx.handoffRecords.write(created.id, created, (file, text) => tx.replace(file, text));
-      await tx.append(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
-      await appendEntryLocked(
-        ctx,
-        {
-          entry_type: 'status',
-          summary: `Handoff created: ${created.summary}`.slice(0, 200),
-          detail: `From ${created.source_agent} to ${created.target_agent ?? 'any agent'}. ${results.length} result(s).`,
-          tags: ['handoff'],
-          scope: created.scope ?? 'project',
-          agent_id: created.source_agent,
-        },
-        tx,
-      );
-    });
-    return created;
+    const record = handoffRecordOf(ctx, args, snapshot);
+    await allOrNothing(tx => writeHandoffLocked(ctx, record, tx));
+    return record;
   });
   // The work is handed over: the source's claims on it go with it (a failure is a warning, the handoff stands).
-  const artifacts = results.flatMap(r => (Array.isArray(r.artifacts) ? r.artifacts : []));
+  const artifacts = created.results.flatMap(r => (Array.isArray(r.artifacts) ? r.artifacts : []));
   await releaseCovered(ctx, created.source_agent, [created.scope, ...artifacts], `handoff ${created.id}`).catch((error: Error) =>
     ctx.warn(`handoff ${created.id} was written, but the claims it covers were not released: ${error.message}`),
   );
   return created;
+}
+
+/** A new handoff record (id and time from the engine's clock), keys in twining-mcp's order. */
+export function handoffRecordOf(ctx: FolderStore, args: ParsedInputOf<'handoff'>, snapshot: ContextSnapshot): HandoffRecord {
+  const results: HandoffResult[] = args.results.map(r => {
+    const result: Record<string, unknown> = { description: r.description, status: r.status };
+    if (r.artifacts !== undefined) result.artifacts = r.artifacts;
+    if (r.notes !== undefined) result.notes = r.notes;
+    return result as unknown as HandoffResult;
+  });
+  const record: Record<string, unknown> = { source_agent: args.source_agent };
+  if (args.target_agent !== undefined) record.target_agent = args.target_agent;
+  if (args.scope !== undefined) record.scope = args.scope;
+  record.summary = args.summary;
+  record.results = results;
+  record.context_snapshot = {
+    decision_ids: snapshot.decision_ids,
+    warning_ids: snapshot.warning_ids,
+    finding_ids: snapshot.finding_ids,
+    summaries: snapshot.summaries,
+  };
+  record.id = ctx.id();
+  record.created_at = ctx.timestamp();
+  if (args.continues !== undefined) record.continues = args.continues;
+  record.snapshot_digest = snapshotDigest(snapshot);
+  return record as HandoffRecord;
+}
+
+/** Writes a new handoff (record, index line, status entry) as steps of `tx`; the caller holds the handoff index and blackboard locks. */
+export async function writeHandoffLocked(ctx: FolderStore, created: HandoffRecord, tx: Transaction): Promise<void> {
+  await ctx.handoffRecords.write(created.id, created, (file, text) => tx.replace(file, text));
+  await tx.append(ctx.layout.handoffIndex, toJsonlLine(indexLineOf(created, false)));
+  await appendEntryLocked(
+    ctx,
+    {
+      entry_type: 'status',
+      summary: `Handoff created: ${created.summary}`.slice(0, 200),
+      detail: `From ${created.source_agent} to ${created.target_agent ?? 'any agent'}. ${created.results.length} result(s).`,
+      tags: ['handoff'],
+      scope: created.scope ?? 'project',
+      agent_id: created.source_agent,
+    },
+    tx,
+  );
 }
 
 /** The summary of a decision (from the index) or a blackboard entry as read last. */

@@ -23,7 +23,7 @@ function fields(what: string, args: Record<string, unknown>, known: string[]): R
   return args;
 }
 
-async function folderOf(inv: Invocation, ctx: TwiningSession, title: string): Promise<TwiningFolder> {
+export async function folderOf(inv: Invocation, ctx: TwiningSession, title: string): Promise<TwiningFolder> {
   if (inv.mode === 'args') return folderFromArgs(ctx, inv.args);
   if (inv.mode === 'node') return inv.node.folder;
   return (inv.mode === 'uri' ? ctx.folders.folderOf(inv.uri) : undefined) ?? (await pickFolder(ctx, { title }));
@@ -76,7 +76,7 @@ export function registerProposedDocuments(): vscode.Disposable[] {
   ];
 }
 
-interface FileChange {
+export interface FileChange {
   /** Relative to the folder, with `/`. */
   relative: string;
   file: string;
@@ -108,7 +108,7 @@ export async function plannedChanges(folder: TwiningFolder, target: InstructionT
 }
 
 /** Writes one file whole: a temporary file beside it, then a rename, so no reader sees half of it. */
-async function writeWhole(change: FileChange): Promise<void> {
+export async function writeWhole(change: FileChange): Promise<void> {
   await fs.promises.mkdir(path.dirname(change.file), { recursive: true });
   const temp = `${change.file}.${process.pid}.twining.tmp`;
   try {
@@ -121,7 +121,7 @@ async function writeWhole(change: FileChange): Promise<void> {
 }
 
 /** Shows each change as a diff of the file (or nothing) against the proposed text. */
-async function showDiffs(folder: TwiningFolder, changes: FileChange[]): Promise<void> {
+export async function showDiffs(folder: TwiningFolder, changes: FileChange[]): Promise<void> {
   for (const change of changes) {
     const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${folder.name}/${change.relative}` });
     proposed.set(uri.path, change.next);

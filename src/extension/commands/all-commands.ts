@@ -14,6 +14,7 @@ import { continueInChat } from './continue-in-chat';
 import { claimPath, releaseClaim } from './claim-commands';
 import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments } from './agent-setup-commands';
 import { openTimeline, showGraph } from './timeline-commands';
+import { setUpAgentHooks } from './hooks-setup-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
@@ -47,6 +48,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.releaseClaim': releaseClaim,
   'twining.openTimeline': openTimeline,
   'twining.showGraph': showGraph,
+  'twining.setUpAgentHooks': setUpAgentHooks,
 };
 
 export function registerCommands(ctx: TwiningSession): vscode.Disposable[] {

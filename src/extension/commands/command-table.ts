@@ -47,6 +47,7 @@ export const COMMANDS = {
   'twining.releaseClaim': { title: 'Release Claim', op: 'release', palette: true },
   'twining.openTimeline': { title: 'Open Timeline', palette: true },
   'twining.showGraph': { title: 'Show Graph', palette: true },
+  'twining.setUpAgentHooks': { title: 'Set Up Agent Hooks', writesItself: true, palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;

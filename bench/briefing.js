@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+/**
+ * Benchmark of an agent's briefing and of its hooks (dist/; build first: `npm run bench` does), on
+ * a folder of 100k blackboard entries and 10k decisions (bench/run.js's generator), as medians:
+ *   - `assemble` warm (an engine that has read the folder once, as the MCP server keeps it): a file,
+ *     and a folder, each repetition another one; target under 20 ms;
+ *   - `twining hook <event>` from a new process, as an agent's host starts it, against `node -e 0`
+ *     in the same run, interleaved (A/B), for PreToolUse on an edit, PostToolUse, Stop and
+ *     SessionStart; target within 1.5x of `node -e 0`.
+ * Prints a table and one line `BENCH_BRIEFING_JSON {...}`. Options: --size N (default 100000), --reps N (default 15).
+ */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { buildFolder } = require('./run');
+
+const DIST = path.resolve(__dirname, '../dist');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const median = values => {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return +(s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2).toFixed(2);
+};
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+async function timed(fn) {
+  const t = now();
+  const value = await fn();
+  return [now() - t, value];
+}
+
+/** One process run, timed from spawn to exit (what a host waits for). */
+function run(args, input, cwd) {
+  const t = now();
+  const r = spawnSync(process.execPath, args, { input, cwd, encoding: 'utf8' });
+  const ms = now() - t;
+  if (r.status !== 0 && args[0] !== '-e') throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return [ms, r];
+}
+
+async function main() {
+  const { openWorkspace } = require(path.join(DIST, 'core.js'));
+  const size = Number(arg('--size', 100000));
+  const reps = Number(arg('--reps', 15));
+  const decisions = Math.min(size, 10000);
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-briefing-'));
+  try {
+    const root = path.join(parent, 'project');
+    fs.mkdirSync(root);
+    await (await openWorkspace(root)).init();
+    buildFolder(root, size, decisions, 1000);
+    const warn = () => undefined;
+    const file = (i, j) => `src/mod${i % 50}/file${j % 20}.ts`;
+
+    const ws = await openWorkspace(root, { warn });
+    const [coldMs] = await timed(() => ws.assemble({ task: 'warm up', scope: file(0, 0), agent_id: 'bench' }));
+    const fileMs = [];
+    const folderMs = [];
+    const items = [];
+    for (let r = 1; r <= reps; r++) {
+      const [t, b] = await timed(() => ws.assemble({ task: 'change the parser', scope: file(r * 7, r * 3), agent_id: `bench-${r}` }));
+      fileMs.push(t);
+      items.push(b.active_decisions.length + b.active_warnings.length + b.open_needs.length + b.recent_findings.length);
+      folderMs.push((await timed(() => ws.assemble({ task: 'change the parser', scope: `src/mod${r % 50}/`, agent_id: `bench-f${r}` })))[0]);
+    }
+
+    const result = {
+      size,
+      decisions,
+      reps,
+      assemble_cold_ms: +coldMs.toFixed(2),
+      assemble_file_warm_ms: median(fileMs),
+      assemble_folder_warm_ms: median(folderMs),
+      items_per_briefing: median(items),
+    };
+    const rows = [
+      ['assemble, first (new engine reads the folder) (ms)', result.assemble_cold_ms],
+      ['assemble of a file, warm (ms)', result.assemble_file_warm_ms],
+      ['assemble of a folder, warm (ms)', result.assemble_folder_warm_ms],
+      ['  items per briefing of a file (median)', result.items_per_briefing],
+    ];
+
+    // Hooks from a new process, A/B against `node -e 0`.
+    // What `twining hooks-setup` writes into the hosts' settings: dist/hook.js itself (through dist/cli.js
+    // a hook would also pay for parsing the whole CLI bundle).
+    const hook = path.join(DIST, 'hook.js');
+    if (fs.existsSync(hook)) {
+      const sessionId = 'bench-session';
+      const common = { session_id: sessionId, transcript_path: '/dev/null', cwd: root, permission_mode: 'default' };
+      const events = {
+        SessionStart: { ...common, hook_event_name: 'SessionStart', source: 'startup' },
+        PreToolUse: {
+          ...common,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Edit',
+          tool_input: { file_path: path.join(root, file(3, 3)), old_string: 'a', new_string: 'b' },
+          tool_use_id: 't1',
+        },
+        PostToolUse: {
+          ...common,
+          hook_event_name: 'PostToolUse',
+          tool_name: 'Edit',
+          tool_input: { file_path: path.join(root, file(3, 3)) },
+          tool_response: {},
+          tool_use_id: 't1',
+        },
+        Stop: { ...common, hook_event_name: 'Stop', stop_hook_active: true, last_assistant_message: 'done' },
+      };
+      const bare = [];
+      const per = Object.fromEntries(Object.keys(events).map(k => [k, []]));
+      run([hook, 'SessionStart', '--agent', 'bench-agent'], JSON.stringify(events.SessionStart), root);
+      for (let r = 0; r < reps; r++) {
+        bare.push(run(['-e', '0'])[0]);
+        for (const [name, input] of Object.entries(events)) per[name].push(run([hook, name, '--agent', 'bench-agent'], JSON.stringify(input), root)[0]);
+      }
+      result.node_e_0_ms = median(bare);
+      rows.push(['`node -e 0` (ms)', result.node_e_0_ms]);
+      for (const name of Object.keys(events)) {
+        result[`hook_${name}_ms`] = median(per[name]);
+        result[`hook_${name}_ratio`] = +(median(per[name]) / result.node_e_0_ms).toFixed(2);
+        rows.push([`hook ${name}, new process of dist/hook.js (ms; ratio to node -e 0)`, `${result[`hook_${name}_ms`]} (${result[`hook_${name}_ratio`]}x)`]);
+      }
+    }
+
+    const width = Math.max(...rows.map(r => r[0].length));
+    result.load_average = +os.loadavg()[0].toFixed(1);
+    console.log(
+      `Briefing and hooks: node ${process.version}, ${os.cpus().length} CPU(s) at load average ${result.load_average}, ${size.toLocaleString('en')} entries, ${decisions.toLocaleString('en')} decisions, medians of ${reps}`,
+    );
+    for (const [label, value] of rows) console.log(`| ${label.padEnd(width)} | ${String(value).padStart(14)} |`);
+    const met = result.assemble_file_warm_ms < 20 && result.assemble_folder_warm_ms < 20;
+    console.log(
+      `\n${met ? 'MET   ' : 'MISSED'} assemble warm < 20 ms: ${result.assemble_file_warm_ms} ms (file), ${result.assemble_folder_warm_ms} ms (folder)`,
+    );
+    for (const name of ['PreToolUse', 'PostToolUse', 'Stop', 'SessionStart']) {
+      const ratio = result[`hook_${name}_ratio`];
+      if (ratio !== undefined) console.log(`${ratio <= 1.5 ? 'MET   ' : 'MISSED'} hook ${name} within 1.5x of node -e 0: ${ratio}x`);
+    }
+    console.log(`BENCH_BRIEFING_JSON ${JSON.stringify(result)}`);
+  } finally {
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
+}
+
+main().catch(error => {
+  console.error(error.stack || error);
+  process.exit(1);
+});

@@ -1,0 +1,328 @@
+/**
+ * assemble: the briefing an agent gets before it works on a task in a scope, within a token budget,
+ * as twining-mcp's `twining_assemble` answers it (at least its result fields), in priority order:
+ * handoffs waiting for this agent (unacknowledged, with their results and drift), active warnings,
+ * the active decisions that constrain the scope (with their rationale), open needs and questions,
+ * findings, and what changed in the scope since the agent's previous briefing. Ranking and budget
+ * are twining-mcp's (rules/assembly.ts); each item says why it is there (`reason`).
+ *
+ * The assembly is recorded (`.twining/sessions/assembly-<agent>.json`, store/session-files.ts) so a
+ * later decision by the same agent is honestly `assembled_before` (twining-mcp keeps the same mark in
+ * its server's memory and writes it into the decision).
+ */
+import type { FolderStore } from '../folder-store';
+import type { InputOf } from '../schemas';
+import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord, HandoffResult, VerifyResult } from '../records';
+import { overlaps } from '../scope';
+import { Costed, byScore, decisionInScope, estimateTokens, fillBudget, scoreOf } from '../rules/assembly';
+import { readDecisionRecord } from './decision-ops';
+import { handoffs as listHandoffs } from './handoff-ops';
+import { verify } from './verify-ops';
+import { readAssembly, writeAssembly } from '../store/session-files';
+
+type Why = { reason: string };
+export interface AssembledDecision extends Why {
+  id: string;
+  summary: string;
+  rationale: string;
+  confidence: string;
+  status: string;
+  scope: string;
+  affected_files: string[];
+  constraints?: string[];
+  rejected_alternatives?: string[];
+}
+export interface AssembledEntry extends Why {
+  id: string;
+  summary: string;
+  detail?: string;
+  scope: string;
+  timestamp: string;
+  agent_id?: string;
+}
+export interface AssembledHandoff extends Why {
+  id: string;
+  source_agent: string;
+  target_agent: string;
+  scope: string;
+  summary: string;
+  result_status?: string;
+  acknowledged: boolean;
+  created_at: string;
+  results: HandoffResult[];
+  drifted?: boolean;
+  drift?: VerifyResult['drift'];
+}
+export interface ChangedItem {
+  id: string;
+  kind: string;
+  summary: string;
+  scope: string;
+  agent_id?: string;
+  timestamp: string;
+}
+export interface AssembledContext {
+  assembled_at: string;
+  task: string;
+  scope: string;
+  agent_id: string;
+  token_estimate: number;
+  max_tokens: number;
+  warnings_omitted?: number;
+  active_decisions: AssembledDecision[];
+  open_needs: AssembledEntry[];
+  recent_findings: AssembledEntry[];
+  active_warnings: AssembledEntry[];
+  recent_questions: AssembledEntry[];
+  related_entities: { name: string; type: string; relations: string[] }[];
+  /** Handoffs waiting for this agent (twining-mcp: recent handoffs in the scope). */
+  recent_handoffs: AssembledHandoff[];
+  /** What others wrote in the scope since this agent's previous briefing (absent on its first). */
+  changed_since?: { since: string; total: number; items: ChangedItem[] };
+}
+
+const WAITING_HANDOFFS = 5;
+const CHANGED_ITEMS = 10;
+/** Decision records read at once while filling the budget. */
+const RECORD_BATCH = 64;
+/** Entry types an assembly answers about; blackboard copies of decisions come from the decision records instead. */
+const KINDS = new Set(['warning', 'need', 'finding', 'question']);
+
+/** Ids of needs, warnings and questions that are resolved: marked so (2.x) or named in a later entry's relates_to. */
+function resolvedIds(ctx: FolderStore): Set<string> {
+  const cached = resolvedCache.get(ctx);
+  const entries = ctx.blackboard.entries;
+  const same = !!cached && cached.entries === entries && cached.length <= entries.length;
+  if (same && cached.length === entries.length) return cached.ids;
+  const ids = same ? cached.ids : new Set<string>();
+  for (let i = same ? cached.length : 0; i < entries.length; i++) {
+    const e = entries[i];
+    if ((e as { status?: unknown }).status === 'resolved' && typeof e.id === 'string') ids.add(e.id);
+    if (Array.isArray(e.relates_to)) for (const r of e.relates_to) if (typeof r === 'string') ids.add(r);
+  }
+  resolvedCache.set(ctx, { entries, length: entries.length, ids });
+  return ids;
+}
+const resolvedCache = new WeakMap<FolderStore, { entries: readonly BlackboardEntry[]; length: number; ids: Set<string> }>();
+
+/** Decision records read for briefings, kept while the decision index is unchanged. */
+const recordCache = new WeakMap<FolderStore, { version: number; records: Map<string, DecisionRecord | null> }>();
+async function decisionRecord(ctx: FolderStore, id: string): Promise<DecisionRecord | undefined> {
+  let cache = recordCache.get(ctx);
+  if (!cache || cache.version !== ctx.decisionIndex.version) recordCache.set(ctx, (cache = { version: ctx.decisionIndex.version, records: new Map() }));
+  if (!cache.records.has(id)) cache.records.set(id, (await readDecisionRecord(ctx, id).catch(() => undefined)) ?? null);
+  return cache.records.get(id) ?? undefined;
+}
+
+export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Promise<AssembledContext> {
+  const args = ctx.validate('assemble', input);
+  const config = await ctx.config();
+  const budget = args.max_tokens ?? config.context_assembly.default_max_tokens;
+  const weights = config.context_assembly.priority_weights;
+  const agentId = args.agent_id ?? 'main';
+  const scope = args.scope;
+  const now = ctx.now();
+  const nowMs = now.getTime();
+  const assembledAt = now.toISOString();
+  await ctx.blackboard.refresh();
+  const index = await ctx.decisionIndex.get();
+  const previous = await readAssembly(ctx.layout.dir, agentId);
+
+  // 1. Handoffs waiting for this agent: unacknowledged, addressed to it, or to anyone in this scope.
+  const waiting = (await listHandoffs(ctx, { acknowledged: false, limit: 100000 })).handoffs
+    .filter(
+      h => h.target_agent === agentId || (h.target_agent === undefined && (scope === 'project' || typeof h.scope !== 'string' || overlaps(h.scope, scope))),
+    )
+    .filter(h => h.source_agent !== agentId)
+    .slice(0, WAITING_HANDOFFS);
+  let tokens = 0;
+  const recent_handoffs: AssembledHandoff[] = [];
+  for (const h of waiting) {
+    const record = await ctx.handoffRecords.get(h.id).catch(() => undefined);
+    const check = (await verify(ctx, { handoff_id: h.id }).catch(() => undefined)) as VerifyResult | undefined;
+    const item: AssembledHandoff = {
+      id: h.id,
+      source_agent: h.source_agent,
+      target_agent: h.target_agent ?? '',
+      scope: typeof h.scope === 'string' ? h.scope : 'project',
+      summary: h.summary,
+      result_status: h.result_status,
+      acknowledged: false,
+      created_at: h.created_at,
+      results: record?.results ?? [],
+      ...(check ? { drifted: check.drifted, drift: check.drift } : {}),
+      reason:
+        h.target_agent === agentId
+          ? `handed over to ${agentId}, not yet acknowledged`
+          : `handed over to any agent in ${h.scope ?? 'the project'}, not yet acknowledged`,
+    };
+    tokens += estimateTokens(`${item.summary} ${item.results.map(r => `${r.status} ${r.description} ${r.notes ?? ''}`).join(' ')}`);
+    recent_handoffs.push(item);
+  }
+
+  // 2. Candidates: active and provisional decisions bearing on the scope, open entries in it.
+  const resolved = resolvedIds(ctx);
+  type Scored = Costed & { score: number; timestamp: string; reason: string; entry?: BlackboardEntry; decision?: DecisionIndexEntry };
+  const warnings: Scored[] = [];
+  const others: Scored[] = [];
+  for (const d of index) {
+    if (d.status !== 'active' && d.status !== 'provisional') continue;
+    const reason = decisionInScope(d, scope);
+    if (!reason) continue;
+    const score = scoreOf({ kind: 'decision', id: d.id, scope: d.scope, timestamp: d.timestamp, confidence: d.confidence }, scope, nowMs, weights);
+    // The cost needs the rationale, read from the record when the item's turn comes (below).
+    others.push({ id: d.id, kind: 'decision', cost: 0, summaryCost: 0, score, timestamp: d.timestamp, reason: `${d.status} decision: ${reason}`, decision: d });
+  }
+  const entries = scope === 'project' ? ctx.blackboard.entries : scopedEntries(ctx, scope);
+  for (const e of entries) {
+    if (!KINDS.has(e.entry_type) || typeof e.id !== 'string' || typeof e.scope !== 'string') continue;
+    if (e.entry_type !== 'finding' && resolved.has(e.id)) continue;
+    if (scope !== 'project' && !overlaps(e.scope, scope)) continue;
+    const score = scoreOf({ kind: e.entry_type as Scored['kind'], id: e.id, scope: e.scope, timestamp: e.timestamp }, scope, nowMs, weights);
+    const label =
+      e.entry_type === 'warning' ? 'active warning' : e.entry_type === 'need' ? 'open need' : e.entry_type === 'question' ? 'open question' : 'finding';
+    const item: Scored = {
+      id: e.id,
+      kind: e.entry_type as Scored['kind'],
+      cost: estimateTokens(`${e.summary} ${e.detail ?? ''}`),
+      summaryCost: estimateTokens(e.summary),
+      score,
+      timestamp: e.timestamp,
+      reason: `${label} in ${e.scope}${e.scope === scope ? '' : ` (overlaps ${scope})`}`,
+      entry: e,
+    };
+    (e.entry_type === 'warning' ? warnings : others).push(item);
+  }
+  warnings.sort(byScore);
+  others.sort(byScore);
+  // Rationale is needed for the cost of the decisions that may be chosen: read them best first,
+  // only as many as could still fit (never more than the budget allows at one token each).
+  // They are read in batches at once (the reads wait on the disk, not on this thread).
+  const records = new Map<string, DecisionRecord>();
+  const decisionItems = others.filter(item => item.decision);
+  let room = budget;
+  for (let at = 0; at < decisionItems.length; at += RECORD_BATCH) {
+    const batch = decisionItems.slice(at, at + RECORD_BATCH);
+    if (room <= 0) {
+      for (const item of decisionItems.slice(at)) item.cost = Number.POSITIVE_INFINITY;
+      break;
+    }
+    const read = await Promise.all(batch.map(item => decisionRecord(ctx, item.id)));
+    batch.forEach((item, i) => {
+      const record = read[i];
+      if (!record || room <= 0) {
+        item.cost = Number.POSITIVE_INFINITY;
+        return;
+      }
+      records.set(item.id, record);
+      item.cost = estimateTokens(`${record.summary} ${record.rationale} ${record.confidence} ${(record.affected_files ?? []).join(', ')}`);
+      room -= item.cost;
+    });
+  }
+  const fill = fillBudget(warnings, others, budget, tokens);
+
+  const result: AssembledContext = {
+    assembled_at: assembledAt,
+    task: args.task,
+    scope,
+    agent_id: agentId,
+    token_estimate: fill.tokens,
+    max_tokens: budget,
+    ...(fill.warningsOmitted ? { warnings_omitted: fill.warningsOmitted } : {}),
+    active_decisions: [],
+    open_needs: [],
+    recent_findings: [],
+    active_warnings: [],
+    recent_questions: [],
+    related_entities: [],
+    recent_handoffs,
+  };
+  for (const item of [...warnings, ...others].sort(byScore)) {
+    if (!fill.selected.has(item.id)) continue;
+    if (item.decision) {
+      const r = records.get(item.id)!;
+      result.active_decisions.push({
+        id: r.id,
+        summary: r.summary,
+        rationale: r.rationale,
+        confidence: String(r.confidence ?? 'medium'),
+        status: String(item.decision.status),
+        scope: r.scope,
+        affected_files: r.affected_files ?? [],
+        ...(r.constraints?.length ? { constraints: r.constraints } : {}),
+        ...(r.alternatives?.length
+          ? { rejected_alternatives: r.alternatives.map(a => (a.reason_rejected ? `${a.option}: ${a.reason_rejected}` : a.option)) }
+          : {}),
+        reason: item.reason,
+      });
+      continue;
+    }
+    const e = item.entry!;
+    const base = { id: e.id, summary: e.summary, scope: e.scope, timestamp: e.timestamp, agent_id: e.agent_id, reason: item.reason };
+    if (e.entry_type === 'warning') result.active_warnings.push({ ...base, detail: fill.summaryOnly.has(e.id) ? '' : e.detail });
+    else if (e.entry_type === 'need') result.open_needs.push(base);
+    else if (e.entry_type === 'question') result.recent_questions.push(base);
+    else result.recent_findings.push({ ...base, detail: e.detail });
+  }
+
+  // 3. What others wrote in the scope since this agent's previous briefing, newest first, as room allows.
+  if (previous && typeof previous.assembled_at === 'string') {
+    const shown = new Set<string>([...fill.selected, ...recent_handoffs.map(h => h.id)]);
+    const changed: ChangedItem[] = [];
+    for (const d of index) {
+      if (d.timestamp > previous.assembled_at && decisionInScope(d, scope))
+        changed.push({ id: d.id, kind: `decision (${d.status})`, summary: d.summary, scope: d.scope, timestamp: d.timestamp });
+    }
+    const bb = ctx.blackboard.entries;
+    for (let i = bb.length - 1; i >= 0 && bb[i].timestamp > previous.assembled_at; i--) {
+      const e = bb[i];
+      if (e.entry_type === 'decision' || e.agent_id === agentId || typeof e.scope !== 'string') continue;
+      if (scope !== 'project' && !overlaps(e.scope, scope)) continue;
+      changed.push({ id: e.id, kind: e.entry_type, summary: e.summary, scope: e.scope, agent_id: e.agent_id, timestamp: e.timestamp });
+    }
+    changed.sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : a.id < b.id ? 1 : -1));
+    const items: ChangedItem[] = [];
+    for (const c of changed) {
+      if (items.length >= CHANGED_ITEMS) break;
+      if (shown.has(c.id)) continue;
+      const cost = estimateTokens(c.summary);
+      if (result.token_estimate + cost > budget) break;
+      result.token_estimate += cost;
+      items.push(c);
+    }
+    result.changed_since = { since: previous.assembled_at, total: changed.length, items };
+  }
+
+  if (!ctx.readOnly) {
+    await writeAssembly(ctx.layout.dir, { agent_id: agentId, assembled_at: assembledAt, task: args.task, scope }).catch(error =>
+      ctx.warn(`the briefing was not recorded in .twining/sessions/ (${(error as Error).message}); a decision after it will not count as assembled_before`),
+    );
+    ctx.assembledAt.set(agentId, assembledAt);
+  }
+  return result;
+}
+
+/** Warnings, needs and findings in scope from the blackboard's per-scope lists, and the questions in scope. */
+function scopedEntries(ctx: FolderStore, scope: string): BlackboardEntry[] {
+  const { warnings, findings } = ctx.blackboard.inScope(scope);
+  const out = [...warnings, ...findings, ...ctx.blackboard.needsInScope(scope)];
+  for (const [s, list] of questionsByScope(ctx)) if (overlaps(s, scope)) out.push(...list);
+  return out;
+}
+
+/** Questions by scope (the blackboard keeps warnings, findings and needs so, not questions), extended as lines are appended. */
+const questionCache = new WeakMap<FolderStore, { entries: readonly BlackboardEntry[]; length: number; byScope: Map<string, BlackboardEntry[]> }>();
+function questionsByScope(ctx: FolderStore): Map<string, BlackboardEntry[]> {
+  const entries = ctx.blackboard.entries;
+  let cached = questionCache.get(ctx);
+  if (!cached || cached.entries !== entries || cached.length > entries.length) questionCache.set(ctx, (cached = { entries, length: 0, byScope: new Map() }));
+  for (let i = cached.length; i < entries.length; i++) {
+    const e = entries[i];
+    if (e.entry_type !== 'question' || typeof e.scope !== 'string') continue;
+    const list = cached.byScope.get(e.scope);
+    if (list) list.push(e);
+    else cached.byScope.set(e.scope, [e]);
+  }
+  cached.length = entries.length;
+  return cached.byScope;
+}

@@ -1,0 +1,119 @@
+/**
+ * `.twining/sessions/`: what this project keeps about agent sessions on one machine, beside the
+ * shared records: when each agent last assembled a briefing (so a decision can say honestly that
+ * it was `assembled_before`), and each hooked session's state (its agent, the files it touched, its
+ * last tool call, whether it recorded its work). It is local and derived: the folder ignores itself
+ * (a `.gitignore` of `*`), twining-mcp does not read it (its plugin keeps `.twining/.sessions/`), and
+ * the merge driver never sees it. Imports nothing heavy: the hook process loads it on every call.
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { createHash } from 'crypto';
+
+export const SESSIONS_DIR = 'sessions';
+
+export const sessionsDir = (twiningDir: string) => path.join(twiningDir, SESSIONS_DIR);
+
+/** A name made only of safe characters (agent and session ids come from outside). */
+export function fileSafe(id: string): string {
+  const plain = id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+  return plain === id ? id : `${plain}-${createHash('sha1').update(id).digest('hex').slice(0, 10)}`;
+}
+
+/** Creates `.twining/sessions/` with its `.gitignore` when missing. */
+export async function ensureSessionsDir(twiningDir: string): Promise<string> {
+  const dir = sessionsDir(twiningDir);
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, '.gitignore'), '# Local session state of Twining (not shared)\n*\n', { flag: 'wx' }).catch(error => {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  });
+  return dir;
+}
+
+/** Writes JSON whole (temporary file, then rename): a reader never sees half a file. */
+export async function writeJsonFile(file: string, value: unknown, pretty = true): Promise<void> {
+  const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
+  await fs.writeFile(tmp, (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) + '\n');
+  await fs.rename(tmp, file);
+}
+
+export async function readJsonFile<T>(file: string): Promise<T | undefined> {
+  try {
+    const value = JSON.parse(await fs.readFile(file, 'utf8')) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Assemblies -----------------------------------------------------------------------------------
+
+export interface AssemblyMark {
+  agent_id: string;
+  assembled_at: string;
+  task: string;
+  scope: string;
+}
+
+const assemblyFile = (twiningDir: string, agentId: string) => path.join(sessionsDir(twiningDir), `assembly-${fileSafe(agentId)}.json`);
+
+export function readAssembly(twiningDir: string, agentId: string): Promise<AssemblyMark | undefined> {
+  return readJsonFile<AssemblyMark>(assemblyFile(twiningDir, agentId));
+}
+
+export async function writeAssembly(twiningDir: string, mark: AssemblyMark): Promise<void> {
+  await ensureSessionsDir(twiningDir);
+  await writeJsonFile(assemblyFile(twiningDir, mark.agent_id), mark);
+}
+
+/**
+ * How long an assembly counts as "before" a decision by the same agent. twining-mcp keeps the
+ * mark in memory for the life of its server process (one agent session); a session here spans
+ * several processes (hooks, CLI, MCP server), so the mark is on disk and lasts a working day.
+ */
+export const ASSEMBLY_FRESH_MS = 8 * 3600_000;
+
+// Hooked sessions ------------------------------------------------------------------------------
+
+export interface SessionState {
+  session_id: string;
+  agent_id: string;
+  /** Which host ran the hooks: claude-code or vscode. */
+  tool: string;
+  started_at: string;
+  last_seen: string;
+  last_tool?: string;
+  /** The last edit's time: a Stop asks for a record when nothing was recorded after it. */
+  last_edit_at?: string;
+  /** When a hook last refreshed the agent's liveness in agents/registry.json. */
+  registered_at?: string;
+  /** Project-relative paths this session edited, first edit first. */
+  files_touched: string[];
+  /** The size of blackboard.jsonl at the session's start: what the session wrote is after it. */
+  blackboard_offset: number;
+  /** When the session's agent last recorded its work (record, post, decide, handoff) as seen by a hook. */
+  recorded_at?: string;
+  /** Set once a Stop was blocked for want of a record: the next one lets the session end. */
+  stop_blocked_at?: string;
+  ended_at?: string;
+}
+
+export const sessionFile = (twiningDir: string, sessionId: string) => path.join(sessionsDir(twiningDir), `session-${fileSafe(sessionId)}.json`);
+
+export function readSession(twiningDir: string, sessionId: string): Promise<SessionState | undefined> {
+  return readJsonFile<SessionState>(sessionFile(twiningDir, sessionId));
+}
+
+export async function writeSession(twiningDir: string, state: SessionState): Promise<void> {
+  await ensureSessionsDir(twiningDir);
+  await writeJsonFile(sessionFile(twiningDir, state.session_id), state);
+}
+
+/** Every session state file (the Agents view's session board). */
+export async function listSessions(twiningDir: string): Promise<SessionState[]> {
+  const names = await fs.readdir(sessionsDir(twiningDir)).catch(() => [] as string[]);
+  const states = await Promise.all(
+    names.filter(n => n.startsWith('session-') && n.endsWith('.json')).map(n => readJsonFile<SessionState>(path.join(sessionsDir(twiningDir), n))),
+  );
+  return states.filter((s): s is SessionState => !!s && typeof s.session_id === 'string');
+}

@@ -1,0 +1,305 @@
+/**
+ * `twining hook <event>` run as the hosts run it: a new process of the built CLI, the documented
+ * JSON of each event on standard input (Claude Code's snake_case fields, VS Code's camelCase ones
+ * and tool names), the documented answer checked on standard output, on a copy of twining-mcp's
+ * reference folder.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { spawnSync } from 'child_process';
+import { CLI_JS, fixtureProject, tempProject } from './tmp';
+import { readJson } from './fixture';
+
+const JWT_HANDOFF = '01M80HHKAVJT8FG2B08Q4NGZ4W';
+const EXP_WARNING = '01M80HHK5EACAY1D2CS04B635E';
+
+function hook(root: string, event: string, input: unknown, ...flags: string[]) {
+  const r = spawnSync(process.execPath, [CLI_JS, 'hook', event, ...flags], {
+    cwd: root,
+    input: typeof input === 'string' ? input : JSON.stringify(input),
+    encoding: 'utf8',
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: r.stdout.trim() ? JSON.parse(r.stdout) : undefined };
+}
+
+/** Claude Code's input (code.claude.com/docs/en/hooks): common snake_case fields, then the event's own. */
+const claude = (root: string, session: string, event: string, extra: Record<string, unknown> = {}) => ({
+  session_id: session,
+  transcript_path: path.join(root, 'transcript.jsonl'),
+  cwd: root,
+  permission_mode: 'default',
+  hook_event_name: event,
+  ...extra,
+});
+/** VS Code's input (docs/agent-customization/hooks.md, "Common input fields"). */
+const vscode = (root: string, session: string, event: string, extra: Record<string, unknown> = {}) => ({
+  timestamp: new Date().toISOString(),
+  cwd: root,
+  sessionId: session,
+  hookEventName: event,
+  transcript_path: path.join(root, 'transcript.json'),
+  ...extra,
+});
+
+describe('twining hook, Claude Code', () => {
+  test('SessionStart registers the agent and briefs it: the waiting handoff and the warning of its scope', () => {
+    const root = fixtureProject();
+    const r = hook(root, 'SessionStart', claude(root, 'sess-claude-1', 'SessionStart', { source: 'startup' }), '--agent', 'tester', '--scope', 'src/auth/');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.hookSpecificOutput.hookEventName, 'SessionStart');
+    const context: string = r.json.hookSpecificOutput.additionalContext;
+    assert.match(context, new RegExp(JWT_HANDOFF));
+    assert.match(context, /JWT auth middleware implemented/);
+    assert.match(
+      context,
+      new RegExp(`verifyToken does not check the exp claim \\*\\* \\[${EXP_WARNING}\\]|verifyToken does not check the exp claim\\*\\* \\[${EXP_WARNING}\\]`),
+    );
+    const registry = readJson(root, 'agents/registry.json') as { agent_id: string }[];
+    assert.ok(registry.some(a => a.agent_id === 'tester'));
+    const session = JSON.parse(fs.readFileSync(path.join(root, '.twining/sessions/session-sess-claude-1.json'), 'utf8'));
+    assert.equal(session.agent_id, 'tester');
+    assert.equal(session.tool, 'claude-code');
+    assert.equal(fs.readFileSync(path.join(root, '.twining/sessions/.gitignore'), 'utf8').trim().split('\n').pop(), '*');
+  });
+
+  test("PreToolUse on Edit adds the file's decisions and warnings; another tool gets no answer", () => {
+    const root = fixtureProject();
+    const edit = hook(
+      root,
+      'PreToolUse',
+      claude(root, 's2', 'PreToolUse', {
+        tool_name: 'Edit',
+        tool_input: { file_path: path.join(root, 'src/auth/jwt.ts'), old_string: 'a', new_string: 'b', replace_all: false },
+        tool_use_id: 'toolu_1',
+      }),
+    );
+    assert.equal(edit.status, 0, edit.stderr);
+    assert.equal(edit.json.hookSpecificOutput.hookEventName, 'PreToolUse');
+    assert.equal(edit.json.hookSpecificOutput.permissionDecision, undefined, 'no decision: the usual permission flow');
+    const text: string = edit.json.hookSpecificOutput.additionalContext;
+    assert.match(text, /src\/auth\/jwt\.ts/);
+    assert.match(text, new RegExp(EXP_WARNING));
+    assert.match(text, /Sign JWTs with RS256.*Why: Asymmetric keys/);
+    const read = hook(
+      root,
+      'PreToolUse',
+      claude(root, 's2', 'PreToolUse', { tool_name: 'Read', tool_input: { file_path: path.join(root, 'src/auth/jwt.ts') }, tool_use_id: 'toolu_2' }),
+    );
+    assert.equal(read.status, 0);
+    assert.equal(read.stdout, '');
+  });
+
+  test('Stop after edits without a record blocks once, then lets the session end; stop_hook_active always lets it', () => {
+    const root = fixtureProject();
+    const s = 'sess-stop';
+    hook(root, 'SessionStart', claude(root, s, 'SessionStart', { source: 'startup' }), '--agent', 'editor');
+    hook(
+      root,
+      'PostToolUse',
+      claude(root, s, 'PostToolUse', {
+        tool_name: 'Write',
+        tool_input: { file_path: path.join(root, 'src/auth/new.ts'), content: 'x' },
+        tool_response: { success: true },
+        tool_use_id: 't',
+      }),
+      '--agent',
+      'editor',
+    );
+    const active = hook(root, 'Stop', claude(root, s, 'Stop', { stop_hook_active: true, last_assistant_message: 'done' }), '--agent', 'editor');
+    assert.equal(active.stdout, '');
+    const first = hook(root, 'Stop', claude(root, s, 'Stop', { stop_hook_active: false, last_assistant_message: 'done' }), '--agent', 'editor');
+    assert.equal(first.status, 0, first.stderr);
+    assert.equal(first.json.decision, 'block');
+    assert.match(first.json.reason, /src\/auth\/new\.ts/);
+    assert.match(first.json.reason, /twining_record/);
+    const second = hook(root, 'Stop', claude(root, s, 'Stop', { stop_hook_active: false }), '--agent', 'editor');
+    assert.equal(second.status, 0);
+    assert.equal(second.stdout, '', 'asked once: the session may end');
+    const session = JSON.parse(fs.readFileSync(path.join(root, '.twining/sessions/session-sess-stop.json'), 'utf8'));
+    assert.ok(session.ended_at);
+  });
+
+  test('Stop after edits and a record by the same agent lets the session end; remind and off modes', () => {
+    const root = fixtureProject();
+    const post = (s: string, file: string, agent: string, ...flags: string[]) =>
+      hook(
+        root,
+        'PostToolUse',
+        claude(root, s, 'PostToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, file) }, tool_response: {}, tool_use_id: 't' }),
+        '--agent',
+        agent,
+        ...flags,
+      );
+    post('rec', 'src/api/users.ts', 'recorder');
+    const rec = spawnSync(
+      process.execPath,
+      [CLI_JS, 'record', '--summary', 'Paginated GET /v1/users', '--agent-id', 'recorder', '--affected-files', 'src/api/users.ts'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    assert.equal(rec.status, 0, rec.stderr);
+    assert.equal(hook(root, 'Stop', claude(root, 'rec', 'Stop', { stop_hook_active: false }), '--agent', 'recorder').stdout, '');
+    post('rem', 'src/api/x.ts', 'reminded');
+    const remind = hook(root, 'Stop', claude(root, 'rem', 'Stop', { stop_hook_active: false }), '--agent', 'reminded', '--on-stop', 'remind');
+    assert.match(remind.json.systemMessage, /twining_record/);
+    assert.equal(remind.json.decision, undefined);
+    post('off', 'src/api/y.ts', 'quiet');
+    assert.equal(hook(root, 'Stop', claude(root, 'off', 'Stop', { stop_hook_active: false }), '--agent', 'quiet', '--on-stop', 'off').stdout, '');
+  });
+});
+
+describe('the hook index', () => {
+  test('kept current: a warning posted after the session started shows on the next edit, a resolved one no longer does', () => {
+    const root = fixtureProject();
+    hook(root, 'SessionStart', claude(root, 'ix', 'SessionStart', { source: 'startup' }), '--agent', 'ix');
+    const edit = () =>
+      hook(
+        root,
+        'PreToolUse',
+        claude(root, 'ix', 'PreToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src/auth/jwt.ts') }, tool_use_id: 't' }),
+      ).json.hookSpecificOutput.additionalContext as string;
+    assert.match(edit(), new RegExp(EXP_WARNING));
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI_JS, ...args], { cwd: root, encoding: 'utf8' });
+    assert.equal(
+      cli('post', '--entry-type', 'warning', '--summary', 'Leeway must stay under a minute', '--scope', 'src/auth/', '--agent-id', 'other').status,
+      0,
+    );
+    assert.match(edit(), /Leeway must stay under a minute/);
+    assert.equal(cli('record', '--summary', 'exp is checked now', '--resolves', EXP_WARNING, '--agent-id', 'other').status, 0);
+    assert.doesNotMatch(edit(), new RegExp(EXP_WARNING));
+    assert.equal(
+      cli(
+        'decide',
+        '--domain',
+        'security',
+        '--scope',
+        'src/auth/jwt.ts',
+        '--summary',
+        'Allow 30 s of clock skew',
+        '--context',
+        'c',
+        '--rationale',
+        'CI clocks drift',
+      ).status,
+      0,
+    );
+    assert.match(edit(), /Allow 30 s of clock skew\. Why: CI clocks drift/);
+  });
+});
+
+describe('twining hook, VS Code', () => {
+  test('SessionStart with camelCase input: the agent id from the session, the briefing as additional context', () => {
+    const root = fixtureProject();
+    const r = hook(root, 'SessionStart', vscode(root, 'f3a9c2d1-7777', 'SessionStart', { source: 'new' }), '--scope', 'src/auth/jwt.ts');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.hookSpecificOutput.hookEventName, 'SessionStart');
+    assert.match(r.json.hookSpecificOutput.additionalContext, new RegExp(JWT_HANDOFF));
+    assert.match(r.json.hookSpecificOutput.additionalContext, new RegExp(EXP_WARNING));
+    const registry = readJson(root, 'agents/registry.json') as { agent_id: string }[];
+    assert.ok(
+      registry.some(a => a.agent_id === 'copilot-f3a9c2d1'),
+      registry.map(a => a.agent_id).join(),
+    );
+  });
+
+  test('PreToolUse runs on every tool (matchers are ignored): replace_string_in_file and editFiles answer, read_file does not', () => {
+    const root = fixtureProject();
+    const replace = hook(
+      root,
+      'PreToolUse',
+      vscode(root, 'v1', 'PreToolUse', {
+        tool_name: 'replace_string_in_file',
+        tool_input: { filePath: path.join(root, 'src/auth/jwt.ts'), oldString: 'a', newString: 'b' },
+        tool_use_id: 'tool-1',
+      }),
+    );
+    assert.match(replace.json.hookSpecificOutput.additionalContext, new RegExp(EXP_WARNING));
+    const editFiles = hook(
+      root,
+      'PreToolUse',
+      vscode(root, 'v1', 'PreToolUse', { tool_name: 'editFiles', tool_input: { files: ['src/auth/jwt.ts'] }, tool_use_id: 'tool-2' }),
+    );
+    assert.match(editFiles.json.hookSpecificOutput.additionalContext, /src\/auth\/jwt\.ts/);
+    const read = hook(
+      root,
+      'PreToolUse',
+      vscode(root, 'v1', 'PreToolUse', { tool_name: 'read_file', tool_input: { filePath: path.join(root, 'src/auth/jwt.ts') }, tool_use_id: 'tool-3' }),
+    );
+    assert.equal(read.stdout, '');
+  });
+
+  test("Stop blocks once in VS Code's nested form; SubagentStop at the top level", () => {
+    const root = fixtureProject();
+    hook(
+      root,
+      'PostToolUse',
+      vscode(root, 'v2', 'PostToolUse', {
+        tool_name: 'create_file',
+        tool_input: { filePath: path.join(root, 'src/new.ts'), content: 'x' },
+        tool_use_id: 't',
+        tool_response: 'ok',
+      }),
+    );
+    const first = hook(root, 'Stop', vscode(root, 'v2', 'Stop', { stop_hook_active: false }));
+    assert.deepEqual(Object.keys(first.json), ['hookSpecificOutput']);
+    assert.equal(first.json.hookSpecificOutput.hookEventName, 'Stop');
+    assert.equal(first.json.hookSpecificOutput.decision, 'block');
+    assert.match(first.json.hookSpecificOutput.reason, /src\/new\.ts/);
+    assert.equal(hook(root, 'Stop', vscode(root, 'v2', 'Stop', { stop_hook_active: false })).stdout, '');
+    hook(
+      root,
+      'PostToolUse',
+      vscode(root, 'v3', 'PostToolUse', { tool_name: 'create_file', tool_input: { filePath: 'src/sub.ts' }, tool_use_id: 't', tool_response: 'ok' }),
+    );
+    const sub = hook(root, 'SubagentStop', vscode(root, 'v3', 'SubagentStop', { agent_id: 'subagent-456', agent_type: 'Plan', stop_hook_active: false }));
+    assert.equal(sub.json.decision, 'block');
+  });
+
+  test("the Claude Code copy of a hook stays silent on VS Code's input (VS Code reads .claude/settings.json too)", () => {
+    const root = fixtureProject();
+    const r = hook(
+      root,
+      'PreToolUse',
+      vscode(root, 'v4', 'PreToolUse', { tool_name: 'editFiles', tool_input: { files: ['src/auth/jwt.ts'] } }),
+      '--host',
+      'claude-code',
+    );
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout, '');
+  });
+});
+
+describe('twining hook never stands in the way', () => {
+  test('input that is not JSON: exit 1 (a non-blocking error in both hosts), the reason on standard error, nothing on standard output', () => {
+    const root = fixtureProject();
+    const r = hook(root, 'PreToolUse', '{not json');
+    assert.equal(r.status, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /standard input is not JSON.*the agent goes ahead/);
+  });
+
+  test('a project without .twining/ is left alone', () => {
+    const root = tempProject('no-twining');
+    const r = hook(root, 'SessionStart', claude(root, 's', 'SessionStart', { source: 'startup' }));
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout, '');
+    assert.ok(!fs.existsSync(path.join(root, '.twining')));
+  });
+
+  test(
+    'a folder the hook cannot write to: exit 1 with the reason, the agent goes ahead',
+    { skip: process.getuid?.() === 0 ? 'root ignores permissions' : false },
+    () => {
+      const root = fixtureProject();
+      fs.chmodSync(path.join(root, '.twining'), 0o555);
+      try {
+        const r = hook(root, 'PostToolUse', claude(root, 's', 'PostToolUse', { tool_name: 'Edit', tool_input: { file_path: 'a.ts' } }));
+        assert.equal(r.status, 1);
+        assert.match(r.stderr, /the agent goes ahead/);
+      } finally {
+        fs.chmodSync(path.join(root, '.twining'), 0o755);
+      }
+    },
+  );
+});
