@@ -28,7 +28,7 @@ import { HistoryAndGraphTools } from './engine-history-tools';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import { assemble } from './ops/assemble-ops';
 import { record } from './ops/record-ops';
-import type { BlackboardEntry, ContextSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
+import type { BlackboardEntry, HandoffSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 import * as graph from './ops/graph-populate-ops';
 
 export type { WorkspaceOptions } from './folder-store';
@@ -238,7 +238,7 @@ export class TwiningEngine extends HistoryAndGraphTools {
     return delegationOps.delegations(this.ctx, input);
   }
   /** What an automatic snapshot for `scope` would hold right now (shown before a handoff is written). */
-  previewSnapshot(scope?: string): Promise<ContextSnapshot> {
+  previewSnapshot(scope?: string): Promise<HandoffSnapshot> {
     return handoffOps.previewSnapshot(this.ctx, scope);
   }
 
@@ -248,7 +248,7 @@ export class TwiningEngine extends HistoryAndGraphTools {
   }
 
   /** `confirmed`: the snapshot the user was shown; if what is in scope changed since, nothing is written (CHANGED, with what changed). */
-  handoff(input: InputOf<'handoff'>, options?: { confirmed?: ContextSnapshot }): Promise<HandoffRecord> {
+  handoff(input: InputOf<'handoff'>, options?: { confirmed?: HandoffSnapshot }): Promise<HandoffRecord> {
     return graph.withGraph(
       this.ctx,
       () => handoffOps.handoff(this.ctx, input, options),

@@ -81,7 +81,7 @@ export interface HandoffResult {
   notes?: string;
 }
 
-export interface ContextSnapshot {
+export interface HandoffSnapshot {
   decision_ids: string[];
   warning_ids: string[];
   finding_ids: string[];
@@ -94,7 +94,7 @@ export interface HandoffRecord extends Extra {
   scope?: string;
   summary: string;
   results: HandoffResult[];
-  context_snapshot: ContextSnapshot;
+  context_snapshot: HandoffSnapshot;
   id: string;
   created_at: string;
   /** Ours, ignored and kept by twining-mcp: the handoff this one continues. */

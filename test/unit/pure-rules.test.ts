@@ -12,7 +12,7 @@ import { buildSnapshot, normaliseSnapshot, resultStatusOf, snapshotDigest, snaps
 import { delegationOf, isExpired } from '../../src/core/rules/delegation-detail';
 import { changedKinds, handoffIdOfPath, kindOfPath, Versions } from '../../src/core/data-kinds';
 import { driftCount, driftItems, driftSummary } from '../../src/core/drift-text';
-import type { AgentRecord, BlackboardEntry, ContextSnapshot, DecisionIndexEntry } from '../../src/core/records';
+import type { AgentRecord, BlackboardEntry, HandoffSnapshot, DecisionIndexEntry } from '../../src/core/records';
 
 const ID = (n: number) => `01M80HHK${String(n).padStart(18, '0')}`;
 const T = (minute: number) => `2026-11-22T10:${String(minute).padStart(2, '0')}:00.000Z`;
@@ -47,7 +47,7 @@ function entry(n: number, fields: Partial<BlackboardEntry> = {}): BlackboardEntr
   };
 }
 
-function snapshot(fields: Partial<ContextSnapshot>): ContextSnapshot {
+function snapshot(fields: Partial<HandoffSnapshot>): HandoffSnapshot {
   return { decision_ids: [], warning_ids: [], finding_ids: [], summaries: [], ...fields };
 }
 

@@ -15,14 +15,14 @@ import { overlaps } from '../scope';
 import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from '../rules/snapshot';
 import { appendEntryLocked } from './blackboard-ops';
 import { describeSnapshotChanges, snapshotChanges, SnapshotItemKind } from '../rules/snapshot-changes';
-import type { ContextSnapshot, HandoffIndexLine, HandoffRecord, HandoffResult } from '../records';
+import type { HandoffSnapshot, HandoffIndexLine, HandoffRecord, HandoffResult } from '../records';
 import { canonicalTimestamp } from '../timestamps';
 
 /** Handoff files older than this with no index line are taken as left by a crash and indexed. */
 const ORPHAN_AGE_MS = 30_000;
 
 /** What an automatic snapshot for `scope` would hold right now (shown before a handoff is written). */
-export async function previewSnapshot(ctx: FolderStore, scope?: string): Promise<ContextSnapshot> {
+export async function previewSnapshot(ctx: FolderStore, scope?: string): Promise<HandoffSnapshot> {
   await ctx.blackboard.refresh();
   await ctx.decisionIndex.get();
   const { warnings, findings } = ctx.blackboard.inScope(scope || undefined);
@@ -51,7 +51,7 @@ function activeDecisionsIn(ctx: FolderStore, scope: string | undefined) {
  * left it and the snapshot as it stands now (`details`, a SnapshotChanges), so the caller can show
  * it and hand that one over instead. The stored digest is always the digest of what was written.
  */
-export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>, options: { confirmed?: ContextSnapshot } = {}): Promise<HandoffRecord> {
+export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>, options: { confirmed?: HandoffSnapshot } = {}): Promise<HandoffRecord> {
   const args = ctx.validate('handoff', input);
   if (args.continues !== undefined && !(await ctx.handoffRecords.get(args.continues))) {
     throw new TwiningError('NOT_FOUND', `handoff: continues names handoff ${args.continues}, which does not exist`);
@@ -68,7 +68,7 @@ export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>, optio
   const compared = automatic && expectedDigest !== undefined;
   const locks = compared ? [ctx.locks.decisionIndex, ctx.locks.handoffIndex, ctx.locks.blackboard] : [ctx.locks.handoffIndex, ctx.locks.blackboard];
   const created = await ctx.lock(locks, async () => {
-    const snapshot: ContextSnapshot = args.context_snapshot ?? (automatic ? await previewSnapshot(ctx, args.scope) : emptySnapshot());
+    const snapshot: HandoffSnapshot = args.context_snapshot ?? (automatic ? await previewSnapshot(ctx, args.scope) : emptySnapshot());
     if (expectedDigest !== undefined) {
       const changes = snapshotChanges({ digest: expectedDigest, snapshot: options.confirmed }, snapshot, (item, id) => summaryNow(ctx, item, id));
       if (changes) {
@@ -93,7 +93,7 @@ export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>, optio
 }
 
 /** A new handoff record (id and time from the engine's clock), keys in twining-mcp's order. */
-export function handoffRecordOf(ctx: FolderStore, args: ParsedInputOf<'handoff'>, snapshot: ContextSnapshot): HandoffRecord {
+export function handoffRecordOf(ctx: FolderStore, args: ParsedInputOf<'handoff'>, snapshot: HandoffSnapshot): HandoffRecord {
   const results: HandoffResult[] = args.results.map(r => {
     const result: Record<string, unknown> = { description: r.description, status: r.status };
     if (r.artifacts !== undefined) result.artifacts = r.artifacts;

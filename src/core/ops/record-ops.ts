@@ -22,7 +22,7 @@ import { allOrNothing } from '../store/transaction';
 import { appendEntryLocked } from './blackboard-ops';
 import { decideLocked } from './decision-ops';
 import { handoffRecordOf, previewSnapshot, writeHandoffLocked } from './handoff-ops';
-import type { BlackboardEntry, ContextSnapshot } from '../records';
+import type { BlackboardEntry, HandoffSnapshot } from '../records';
 
 export interface RecordResult {
   status_entry_id: string;
@@ -120,7 +120,7 @@ export async function record(ctx: FolderStore, input: InputOf<'record'>): Promis
         results: args.handoff.results ?? [],
       })
     : undefined;
-  const preview: ContextSnapshot | undefined = handoffArgs ? await previewSnapshot(ctx, scope) : undefined;
+  const preview: HandoffSnapshot | undefined = handoffArgs ? await previewSnapshot(ctx, scope) : undefined;
 
   const locks = handoffArgs ? [ctx.locks.decisionIndex, ctx.locks.handoffIndex, ctx.locks.blackboard] : [ctx.locks.decisionIndex, ctx.locks.blackboard];
   const result = await ctx.lock(locks, () =>
@@ -175,7 +175,7 @@ export async function record(ctx: FolderStore, input: InputOf<'record'>): Promis
       let handoff_id: string | undefined;
       if (handoffArgs && preview) {
         const own = { decisions: created, warnings: posted.filter(p => p.entry_type === 'warning'), findings: posted.filter(p => p.entry_type === 'finding') };
-        const snapshot: ContextSnapshot = {
+        const snapshot: HandoffSnapshot = {
           decision_ids: [...own.decisions.map(d => d.id), ...preview.decision_ids],
           warning_ids: [...own.warnings.map(w => w.id), ...preview.warning_ids],
           finding_ids: [...own.findings.map(f => f.id), ...preview.finding_ids],

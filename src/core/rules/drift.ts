@@ -3,13 +3,13 @@
  * snapshot no longer active, warnings and findings removed (dismissed, or moved to the archive),
  * and decisions and warnings that came later in its scope. Pure: the caller looks the facts up.
  */
-import type { BlackboardEntry, ContextSnapshot, DecisionIndexEntry, DriftItem, VerifyResult } from '../records';
+import type { BlackboardEntry, HandoffSnapshot, DecisionIndexEntry, DriftItem, VerifyResult } from '../records';
 import { overlaps } from '../scope';
 
 export type Drift = VerifyResult['drift'];
 
 export interface DriftFacts {
-  snapshot: ContextSnapshot;
+  snapshot: HandoffSnapshot;
   /** The handoff's scope; empty or undefined: the whole project. */
   scope: string | undefined;
   /** Every decision of the index, by id. */
@@ -25,7 +25,7 @@ export interface DriftFacts {
 }
 
 /** The snapshot's warning and finding ids for which `onBlackboard` says no. */
-export function missingEntries(snapshot: ContextSnapshot, onBlackboard: (id: string) => boolean): string[] {
+export function missingEntries(snapshot: HandoffSnapshot, onBlackboard: (id: string) => boolean): string[] {
   return [...snapshot.warning_ids, ...snapshot.finding_ids].filter(id => !onBlackboard(id));
 }
 

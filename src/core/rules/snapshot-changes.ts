@@ -3,7 +3,7 @@
  * decisions, warnings and findings that came into scope or left it, by id and summary. Pure; the
  * handoff operation (ops/handoff-ops.ts) computes both snapshots and refuses to write when they differ.
  */
-import type { ContextSnapshot } from '../records';
+import type { HandoffSnapshot } from '../records';
 import { snapshotDigest } from './snapshot';
 
 export type SnapshotItemKind = 'decision' | 'warning' | 'finding';
@@ -20,7 +20,7 @@ export interface SnapshotChanges {
   /** The digest of the snapshot as it stands now (what would be written). */
   current_digest: string;
   /** The snapshot as it stands now: confirm this one (its digest) to hand it over. */
-  current: ContextSnapshot;
+  current: HandoffSnapshot;
   /** In the current snapshot, not in the confirmed one (empty when only the digest was given). */
   added: SnapshotChange[];
   /** In the confirmed snapshot, not in the current one (empty when only the digest was given). */
@@ -40,8 +40,8 @@ const KEYS = [
  * `summaryOf` names an item (the current summary, else the id).
  */
 export function snapshotChanges(
-  expected: { digest: string; snapshot?: ContextSnapshot },
-  current: ContextSnapshot,
+  expected: { digest: string; snapshot?: HandoffSnapshot },
+  current: HandoffSnapshot,
   summaryOf: (item: SnapshotItemKind, id: string) => string | undefined,
 ): SnapshotChanges | undefined {
   const currentDigest = snapshotDigest(current);

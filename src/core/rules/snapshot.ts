@@ -3,11 +3,11 @@
  * of the handoff index (§4.6).
  */
 import { createHash } from 'crypto';
-import type { BlackboardEntry, ContextSnapshot, DecisionIndexEntry, HandoffResult, ResultStatusAggregate } from '../records';
+import type { BlackboardEntry, HandoffSnapshot, DecisionIndexEntry, HandoffResult, ResultStatusAggregate } from '../records';
 import { overlaps } from '../scope';
 
 /** The snapshot of a handoff made with `auto_snapshot: false`. */
-export function emptySnapshot(): ContextSnapshot {
+export function emptySnapshot(): HandoffSnapshot {
   return { decision_ids: [], warning_ids: [], finding_ids: [], summaries: [] };
 }
 
@@ -35,7 +35,7 @@ const hasId = (item: { id?: unknown }) => typeof item.id === 'string' && item.id
 const textOf = (value: unknown) => (typeof value === 'string' ? value : value === undefined || value === null ? '(no summary)' : JSON.stringify(value));
 
 /** Every id goes in; summaries are the first 5 decisions, 3 warnings and 3 findings, oldest first. */
-export function buildSnapshot(all: ReturnType<typeof snapshotSources>): ContextSnapshot {
+export function buildSnapshot(all: ReturnType<typeof snapshotSources>): HandoffSnapshot {
   const sources = { decisions: all.decisions.filter(hasId), warnings: all.warnings.filter(hasId), findings: all.findings.filter(hasId) };
   return {
     decision_ids: sources.decisions.map(d => d.id),
@@ -53,7 +53,7 @@ export function buildSnapshot(all: ReturnType<typeof snapshotSources>): ContextS
  * "sha256:" + hex digest of the snapshot's canonical JSON (the four arrays in a fixed order), so
  * that key order or whitespace in the file do not matter but any change to an id or summary does.
  */
-export function snapshotDigest(snapshot: ContextSnapshot): string {
+export function snapshotDigest(snapshot: HandoffSnapshot): string {
   const canonical = JSON.stringify([snapshot.decision_ids, snapshot.warning_ids, snapshot.finding_ids, snapshot.summaries]);
   return 'sha256:' + createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
@@ -65,7 +65,7 @@ export function resultStatusOf(results: readonly HandoffResult[]): ResultStatusA
 }
 
 /** A stored `context_snapshot` as the four string arrays; anything else in it is ignored. */
-export function normaliseSnapshot(value: unknown): ContextSnapshot {
+export function normaliseSnapshot(value: unknown): HandoffSnapshot {
   const s = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   return { decision_ids: strings(s.decision_ids), warning_ids: strings(s.warning_ids), finding_ids: strings(s.finding_ids), summaries: strings(s.summaries) };
@@ -73,7 +73,7 @@ export function normaliseSnapshot(value: unknown): ContextSnapshot {
 
 /** Whether a stored snapshot still hashes to its stored digest (intact when no digest was stored). */
 export function snapshotIntegrity(
-  snapshot: ContextSnapshot,
+  snapshot: HandoffSnapshot,
   storedDigest: unknown,
 ): { intact: boolean; has_digest: boolean; stored_digest?: string; computed_digest: string } {
   const computed = snapshotDigest(snapshot);

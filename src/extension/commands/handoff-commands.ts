@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { TwiningSession } from '../session';
-import type { ContextSnapshot, HandoffRecord, HandoffResult, SnapshotChange, SnapshotChanges } from '../../core';
+import type { HandoffSnapshot, HandoffRecord, HandoffResult, SnapshotChange, SnapshotChanges } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../editor/record-documents';
 import { driftCount, driftSummary } from '../../core/drift-text';
@@ -22,7 +22,7 @@ import { activeFile, askText, pickAgent, pickFolder, pickHandoff, pickOne, pickS
 
 const TITLE = 'Create Handoff';
 
-export function snapshotCounts(s: ContextSnapshot): string {
+export function snapshotCounts(s: HandoffSnapshot): string {
   return countsText({ decisions: s.decision_ids.length, warnings: s.warning_ids.length, findings: s.finding_ids.length });
 }
 
@@ -39,7 +39,7 @@ function countsText(c: { decisions: number; warnings: number; findings: number }
 export async function handOverConfirmed(
   folder: TwiningFolder,
   input: Record<string, unknown>,
-  confirmed: ContextSnapshot | undefined,
+  confirmed: HandoffSnapshot | undefined,
   ask: (changes: SnapshotChanges) => Promise<boolean>,
 ): Promise<HandoffRecord> {
   for (;;) {
@@ -109,7 +109,7 @@ export async function createHandoff(inv: Invocation, ctx: TwiningSession): Promi
   // 1-2. Scope (what each offered scope's snapshot would attach, counted in one call), then the
   // picked scope's snapshot: the one the user confirms is the one compared, and stored, at the write.
   let scope: string | undefined;
-  let confirmed: ContextSnapshot | undefined;
+  let confirmed: HandoffSnapshot | undefined;
   for (;;) {
     scope = await pickScope({ title: TITLE, step: 1, total }, file, undefined, async scopes =>
       (await folder.run(engine => engine.snapshotCounts(scopes))).map(c => `Attaches ${countsText(c)}`),
@@ -157,7 +157,7 @@ export async function createHandoff(inv: Invocation, ctx: TwiningSession): Promi
 type SnapshotChoice = 'attach' | 'none' | 'back';
 
 /** Shows every decision, warning and finding the snapshot will attach; asks to go on. */
-async function confirmSnapshot(folder: TwiningFolder, scope: string | undefined, snapshot: ContextSnapshot, s: Step): Promise<SnapshotChoice> {
+async function confirmSnapshot(folder: TwiningFolder, scope: string | undefined, snapshot: HandoffSnapshot, s: Step): Promise<SnapshotChoice> {
   const resolved = await folder.run(engine => resolveSnapshot(engine, snapshot));
   type Item = vscode.QuickPickItem & { choice?: SnapshotChoice };
   const items: Item[] = [

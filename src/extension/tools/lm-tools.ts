@@ -5,7 +5,7 @@
  * the one folder rule (model/folder-choice.ts): the active editor's, else the only one.
  */
 import * as vscode from 'vscode';
-import type { ContextSnapshot, OperationName, TwiningEngine } from '../../core';
+import type { HandoffSnapshot, OperationName, TwiningEngine } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { chooseFolder } from '../model/folder-choice';
 import type { TwiningSession } from '../session';
@@ -28,7 +28,7 @@ const arr = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typ
  * The snapshots shown in handoff confirmations, by tool input, until the call they were shown for
  * runs: the one the user confirmed is the one compared, and stored, at the write (a few at most).
  */
-const shownSnapshots = new Map<string, ContextSnapshot>();
+const shownSnapshots = new Map<string, HandoffSnapshot>();
 const inputKey = (folder: TwiningFolder, input: Input) => `${folder.root}\n${JSON.stringify(input)}`;
 
 /** What a writing tool is about to do, for the confirmation dialog. */
