@@ -303,3 +303,41 @@ describe('twining hook never stands in the way', () => {
     },
   );
 });
+
+describe('twining hook and claims', () => {
+  test("PreToolUse asks before an edit of a file another live agent claims, naming holder, until when and why; the holder's own edit goes ahead", () => {
+    const root = fixtureProject();
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI_JS, ...args, '--dir', root], { encoding: 'utf8' });
+    assert.equal(cli('register', '--agent-id', 'alice', '--capabilities', 'ts').status, 0);
+    const claimed = cli('claim', '--agent-id', 'alice', '--paths', 'src/auth/', '--reason', 'rewriting token checks', '--json');
+    assert.equal(claimed.status, 0, claimed.stderr);
+    const until = (JSON.parse(claimed.stdout) as { claims: { expires_at: string }[] }).claims[0].expires_at;
+    const editBy = (agent: string, ...flags: string[]) =>
+      hook(
+        root,
+        'PreToolUse',
+        claude(root, `s-${agent}`, 'PreToolUse', {
+          tool_name: 'Edit',
+          tool_input: { file_path: path.join(root, 'src/auth/jwt.ts'), old_string: 'a', new_string: 'b', replace_all: false },
+          tool_use_id: 'toolu_claim',
+        }),
+        '--agent',
+        agent,
+        ...flags,
+      );
+    const bob = editBy('bob');
+    assert.equal(bob.status, 0, bob.stderr);
+    assert.equal(bob.json.hookSpecificOutput.permissionDecision, 'ask');
+    const reason: string = bob.json.hookSpecificOutput.permissionDecisionReason;
+    assert.match(reason, /src\/auth\/jwt\.ts is claimed by alice/);
+    assert.ok(reason.includes(`until ${until}`), reason);
+    assert.match(reason, /rewriting token checks/);
+    assert.equal(editBy('bob', '--on-claim', 'deny').json.hookSpecificOutput.permissionDecision, 'deny');
+    const alice = editBy('alice');
+    assert.equal(alice.status, 0, alice.stderr);
+    assert.equal(alice.json?.hookSpecificOutput?.permissionDecision, undefined, 'the holder is not asked');
+    // Released: the edit goes ahead without a question.
+    assert.equal(cli('release', '--agent-id', 'alice').status, 0);
+    assert.equal(editBy('bob').json?.hookSpecificOutput?.permissionDecision, undefined);
+  });
+});
