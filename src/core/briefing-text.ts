@@ -1,8 +1,8 @@
 /**
  * A briefing (the result of `assemble`) as Markdown for a model or a person: what an agent's
  * SessionStart hook puts in front of it, what `twining assemble` prints, what `@twining /brief`
- * shows. Warnings first (what not to do is the most useful), then the handoffs waiting, the
- * decisions to respect with their reasons, open needs and questions, findings, and what changed.
+ * shows. Warnings first (what not to do is the most useful), then the handoffs waiting, the claims
+ * of other agents on the scope, the decisions to respect with their reasons, open needs and questions, findings, and what changed.
  * Every item carries its id and why it is there. Pure; types only from the ops.
  */
 import type { AssembledContext } from './ops/assemble-ops';
@@ -14,6 +14,7 @@ export function briefingText(b: AssembledContext): string {
   const empty =
     !b.active_warnings.length &&
     !b.recent_handoffs.length &&
+    !b.active_claims.length &&
     !b.active_decisions.length &&
     !b.open_needs.length &&
     !b.recent_questions.length &&
@@ -33,6 +34,13 @@ export function briefingText(b: AssembledContext): string {
         );
       if (h.drifted) out.push('  - Its context drifted since it was written: run twining_verify on it before you rely on it.');
     }
+  }
+  if (b.active_claims.length) {
+    out.push('', '### Claimed by other agents (do not edit these; ask the holder with twining_post, entry_type "need")');
+    for (const c of b.active_claims)
+      out.push(
+        `- **${c.agent_id}** holds ${c.target} since ${c.claimed_at} until ${c.expires_at}${c.claim_reason ? `: ${line(c.claim_reason)}` : ''} [${c.id}] (${c.reason})`,
+      );
   }
   if (b.active_decisions.length) {
     out.push('', '### Decisions to respect');

@@ -1,7 +1,8 @@
 /**
  * assemble: the briefing an agent gets before it works on a task in a scope, within a token budget,
  * as twining-mcp's `twining_assemble` answers it (at least its result fields), in priority order:
- * handoffs waiting for this agent (unacknowledged, with their results and drift), active warnings,
+ * handoffs waiting for this agent (unacknowledged, with their results and drift), the live claims of
+ * other agents on the scope (they block the work, so they come before the budget's ranking), active warnings,
  * the active decisions that constrain the scope (with their rationale), open needs and questions,
  * findings, and what changed in the scope since the agent's previous briefing. Ranking and budget
  * are twining-mcp's (rules/assembly.ts); each item says why it is there (`reason`).
@@ -19,6 +20,8 @@ import { readDecisionRecord } from './decision-ops';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
 import { readAssembly, writeAssembly } from '../store/session-files';
+import { claimClock, claimItems } from './claim-ops';
+import { claimConflicts, describeHolder, isClaim, viewOf } from '../rules/claims';
 
 type Why = { reason: string };
 export interface AssembledDecision extends Why {
@@ -53,6 +56,15 @@ export interface AssembledHandoff extends Why {
   drifted?: boolean;
   drift?: VerifyResult['drift'];
 }
+/** A live claim of another agent on the scope: editing it would collide with its holder. */
+export interface AssembledClaim extends Why {
+  id: string;
+  agent_id: string;
+  target: string;
+  claim_reason: string;
+  claimed_at: string;
+  expires_at: string;
+}
 export interface ChangedItem {
   id: string;
   kind: string;
@@ -77,6 +89,8 @@ export interface AssembledContext {
   related_entities: { name: string; type: string; relations: string[] }[];
   /** Handoffs waiting for this agent (twining-mcp: recent handoffs in the scope). */
   recent_handoffs: AssembledHandoff[];
+  /** Live claims of other agents that overlap the scope (every one for "project"), oldest first. */
+  active_claims: AssembledClaim[];
   /** What others wrote in the scope since this agent's previous briefing (absent on its first). */
   changed_since?: { since: string; total: number; items: ChangedItem[] };
 }
@@ -160,6 +174,33 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
     recent_handoffs.push(item);
   }
 
+  // 1b. Live claims of other agents on the scope: they block the work, so they rank right after the
+  // handoffs and take the budget before the ranked items (as many as fit).
+  const active_claims: AssembledClaim[] = [];
+  const [claimList, clock] = await Promise.all([claimItems(ctx), claimClock(ctx)]);
+  const held =
+    scope === 'project'
+      ? claimList
+          .filter(isClaim)
+          .map(c => viewOf(c, clock))
+          .filter(c => c.state === 'live' && c.agent_id !== agentId)
+          .sort((a, b) => (a.claimed_at < b.claimed_at ? -1 : a.claimed_at > b.claimed_at ? 1 : 0))
+      : claimConflicts(claimList, scope, agentId, clock);
+  for (const c of held) {
+    const cost = estimateTokens(describeHolder(c));
+    if (tokens + cost > budget) break;
+    tokens += cost;
+    active_claims.push({
+      id: c.id,
+      agent_id: c.agent_id,
+      target: c.target,
+      claim_reason: c.reason,
+      claimed_at: c.claimed_at,
+      expires_at: c.expires_at,
+      reason: scope === 'project' ? `claimed by ${c.agent_id}, live` : `claimed by ${c.agent_id}: ${c.target} overlaps ${scope}`,
+    });
+  }
+
   // 2. Candidates: active and provisional decisions bearing on the scope, open entries in it.
   const resolved = resolvedIds(ctx);
   type Scored = Costed & { score: number; timestamp: string; reason: string; entry?: BlackboardEntry; decision?: DecisionIndexEntry };
@@ -236,6 +277,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
     recent_questions: [],
     related_entities: [],
     recent_handoffs,
+    active_claims,
   };
   for (const item of [...warnings, ...others].sort(byScore)) {
     if (!fill.selected.has(item.id)) continue;
@@ -267,7 +309,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
 
   // 3. What others wrote in the scope since this agent's previous briefing, newest first, as room allows.
   if (previous && typeof previous.assembled_at === 'string') {
-    const shown = new Set<string>([...fill.selected, ...recent_handoffs.map(h => h.id)]);
+    const shown = new Set<string>([...fill.selected, ...recent_handoffs.map(h => h.id), ...active_claims.map(c => c.id)]);
     const changed: ChangedItem[] = [];
     for (const d of index) {
       if (d.timestamp > previous.assembled_at && decisionInScope(d, scope))
