@@ -7,6 +7,7 @@ import { describeIn } from './helpers';
 import { twining } from './twining';
 
 const JWT = '01M80HHJN7TF8W1N7EW8PHV7MT';
+const RS256 = '01M80HHK1QX1QEC06YGTWYXEZJ';
 const VITEST = '01M80HHK4PSMNX1YWBAYPYPVBA';
 
 describeIn(['single'], 'Twining: Export as Markdown and What Changed Since…', () => {
@@ -52,5 +53,17 @@ describeIn(['single'], 'Twining: Export as Markdown and What Changed Since…', 
     const before = await vscode.commands.executeCommand<Changes>('twining.whatChangedSince', { since: '2000-01-01T00:00:00Z' });
     assert.ok(before.new_decisions.some(d => d.id === JWT));
     await assert.rejects(Promise.resolve(vscode.commands.executeCommand('twining.whatChangedSince', { since: 'yesterday' })), /since/);
+  });
+
+  it("the decision document shows its dependencies with status and its files' knowledge graph neighbours", async () => {
+    await vscode.commands.executeCommand('twining.openRecord', { type: 'decision', id: JWT });
+    const jwt = vscode.window.activeTextEditor?.document.getText() ?? '';
+    assert.match(jwt, /## Dependencies \(0 upstream, \d+ downstream\)/);
+    assert.ok(jwt.includes(`Depending on it (nearest first):\n- [`) && jwt.includes(`Sign JWTs with RS256 and rotate keys every 30 days (${RS256})`), jwt);
+    // The fixture's graph holds src/auth/middleware.ts, the JWT decision's affected file.
+    assert.match(jwt, /## Knowledge graph\n\n- `src\/auth\/middleware\.ts` \(file\)\n {2}- /);
+    await vscode.commands.executeCommand('twining.openRecord', { type: 'decision', id: RS256 });
+    const rs256 = vscode.window.activeTextEditor?.document.getText() ?? '';
+    assert.match(rs256, /It depends on \(nearest first\):\n- \[\w+\] Use stateless JWT bearer tokens for API authentication/);
   });
 });
