@@ -8,14 +8,25 @@ import { strings } from '../present/format';
 
 const row = (d: { id: string; summary: string; status: string }) => `- [${d.status}] ${d.summary} (${d.id})`;
 
-export async function dependencySections(engine: TwiningEngine, decision: { id: string; affected_files?: unknown }): Promise<string[]> {
-  const [up, down] = await Promise.all([
-    engine.trace({ decision_id: decision.id, direction: 'upstream' }),
-    engine.trace({ decision_id: decision.id, direction: 'downstream' }),
-  ]);
-  const out = [`## Dependencies (${up.chain.length} upstream, ${down.chain.length} downstream)`, ''];
-  out.push(up.chain.length ? 'It depends on (nearest first):' : 'It depends on no other decision.', ...up.chain.map(row), '');
-  out.push(down.chain.length ? 'Depending on it (nearest first):' : 'No decision depends on it.', ...down.chain.map(row), '');
+export async function dependencySections(engine: TwiningEngine, decision: { id: string; depends_on?: unknown; affected_files?: unknown }): Promise<string[]> {
+  // One trace both ways (it reads every decision record once), split here: upstream is what the
+  // decision's depends_on reach through the chain, the rest is downstream; both in the chain's order.
+  const { chain } = await engine.trace({ decision_id: decision.id, direction: 'both' });
+  const byId = new Map(chain.map(d => [d.id, d] as const));
+  const upstream = new Set<string>();
+  const queue = strings(decision.depends_on);
+  while (queue.length) {
+    const id = queue.shift()!;
+    const d = byId.get(id);
+    if (!d || upstream.has(id)) continue;
+    upstream.add(id);
+    queue.push(...d.depends_on);
+  }
+  const up = chain.filter(d => upstream.has(d.id));
+  const down = chain.filter(d => !upstream.has(d.id));
+  const out = [`## Dependencies (${up.length} upstream, ${down.length} downstream)`, ''];
+  out.push(up.length ? 'It depends on (nearest first):' : 'It depends on no other decision.', ...up.map(row), '');
+  out.push(down.length ? 'Depending on it (nearest first):' : 'No decision depends on it.', ...down.map(row), '');
   const graphLines: string[] = [];
   for (const file of strings(decision.affected_files)) {
     // A file the graph does not hold is left out: the section shows what the graph knows.
