@@ -15,6 +15,7 @@ import { claimPath, releaseClaim } from './claim-commands';
 import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments } from './agent-setup-commands';
 import { openTimeline, showGraph } from './timeline-commands';
 import { setUpAgentHooks } from './hooks-setup-commands';
+import { exportMarkdown, whatChangedSince } from './history-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
@@ -49,6 +50,8 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.openTimeline': openTimeline,
   'twining.showGraph': showGraph,
   'twining.setUpAgentHooks': setUpAgentHooks,
+  'twining.exportMarkdown': exportMarkdown,
+  'twining.whatChangedSince': whatChangedSince,
 };
 
 export function registerCommands(ctx: TwiningSession): vscode.Disposable[] {

@@ -48,6 +48,8 @@ export const COMMANDS = {
   'twining.openTimeline': { title: 'Open Timeline', palette: true },
   'twining.showGraph': { title: 'Show Graph', palette: true },
   'twining.setUpAgentHooks': { title: 'Set Up Agent Hooks', writesItself: true, palette: true },
+  'twining.exportMarkdown': { title: 'Export as Markdown', op: 'export', palette: true },
+  'twining.whatChangedSince': { title: 'What Changed Since…', op: 'what_changed', palette: true },
 } as const satisfies Record<string, CommandInfo>;
 
 export type CommandId = keyof typeof COMMANDS;

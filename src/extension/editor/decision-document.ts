@@ -1,10 +1,12 @@
 /**
  * A decision as a readable document: what it says and why, the alternatives it weighed, its
  * lifecycle (what it superseded, what superseded or overrode it and why), the commits linked to it,
- * and every handoff whose context snapshot carried it. From the core's `decisionStory`.
+ * its dependencies and knowledge graph neighbourhood (decision-dependencies.ts), and every handoff
+ * whose context snapshot carried it. From the core's `decisionStory`.
  */
 import type { TwiningEngine } from '../../core';
 import { absolute, strings } from '../present/format';
+import { dependencySections } from './decision-dependencies';
 
 const link = (d: { id: string; summary?: string; status?: string; missing?: true }) =>
   d.missing ? `- ${d.id} (its record is missing)` : `- [${d.status}] ${d.summary} (${d.id})`;
@@ -46,8 +48,9 @@ export async function renderDecision(engine: TwiningEngine, id: string): Promise
   else out.push(d.status === 'superseded' ? 'Superseded, by a decision whose record is not in the index.' : 'Nothing has superseded it.');
   const depends = strings(d.depends_on);
   if (depends.length) out.push('', `Depends on: ${depends.join(', ')}`);
+  out.push('', ...(await dependencySections(engine, d)));
   const commits = strings(d.commit_hashes);
-  out.push('', `## Commits (${commits.length})`, '');
+  out.push(`## Commits (${commits.length})`, '');
   out.push(...(commits.length ? commits.map(c => `- ${c}`) : ['None linked.']));
   out.push('', `## Handoffs that carried it (${story.handoffs.length})`, '');
   if (story.handoffs.length === 0) out.push("No handoff's context snapshot includes it.");
