@@ -30,6 +30,7 @@ const EXPECTED = [
   'dist/cli.js',
   'dist/merge-driver.js',
   'dist/mcp.js',
+  'dist/hook.js', // twining hook, which agent hosts run on every tool call (a small bundle of its own)
   'dist/record-worker.js', // read by a worker thread of the search index
   'dist/webview/timeline.js', // the timeline and graph webview pages with their style sheets
   'dist/webview/timeline.css',
