@@ -15,23 +15,9 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { buildFolder } = require('./run');
+const { arg, median, now, timed } = require('./measure');
 
 const DIST = path.resolve(__dirname, '../dist');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
-const median = values => {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return +(s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2).toFixed(2);
-};
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-async function timed(fn) {
-  const t = now();
-  const value = await fn();
-  return [now() - t, value];
-}
 
 /** One process run, timed from spawn to exit (what a host waits for). */
 function run(args, input, cwd) {

@@ -11,6 +11,7 @@
  * --reps N (default 40). Target: claim and check under 5 ms warm.
  */
 'use strict';
+const { median, now } = require('./measure');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -21,12 +22,6 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
-const median = values => {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return +(s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2).toFixed(2);
-};
-const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 async function main() {
   if (!fs.existsSync(CORE)) throw new Error('dist/core.js is missing; build first (node esbuild.js)');

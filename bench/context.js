@@ -18,23 +18,9 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { buildFolder } = require('./run');
+const { arg, median, timed } = require('./measure');
 
 const CORE = process.env.TWINING_BENCH_CORE ? path.resolve(process.env.TWINING_BENCH_CORE) : path.resolve(__dirname, '../dist/core.js');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
-const median = values => {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return +(s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2).toFixed(2);
-};
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-async function timed(fn) {
-  const t = now();
-  const value = await fn();
-  return [now() - t, value];
-}
 
 async function main() {
   if (!fs.existsSync(CORE)) throw new Error(`${path.relative(process.cwd(), CORE)} is missing; build first (node esbuild.js)`);

@@ -17,6 +17,7 @@
  * Exit status 0 even when a target is missed (the table says so); 1 if the benchmark itself fails.
  */
 'use strict';
+const { timed } = require('./measure');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -238,13 +239,7 @@ const median = values => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const now = () => Number(process.hrtime.bigint()) / 1e6;
 const gc = () => global.gc && global.gc();
-async function timed(fn) {
-  const t = now();
-  const value = await fn();
-  return [now() - t, value];
-}
 
 async function child(size, reps) {
   const { openWorkspace } = require(CORE);
