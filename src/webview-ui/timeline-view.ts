@@ -5,7 +5,16 @@
  * its filters and window with setState, asks for everything on load, then applies deltas.
  */
 import './timeline.css';
-import { arrowVisible, itemVisible, lanesOf, mergeByTime, type TimelineData, type TimelineItem, type TimelineLane } from '../extension/present/timeline-layout';
+import {
+  arrowVisible,
+  firstAtOrAfter,
+  itemVisible,
+  lanesOf,
+  mergeByTime,
+  type TimelineData,
+  type TimelineItem,
+  type TimelineLane,
+} from '../extension/present/timeline-layout';
 import type { FromWebview, TimelineState, ToWebview } from '../extension/webview/timeline-messages';
 import { AXIS, LANE_H, arrowEnds, draw, readTheme, segmentDistance, xOf, yOf, type Scene } from './timeline-draw';
 import { buildChrome, type Chrome } from './timeline-chrome';
@@ -172,7 +181,7 @@ function hitTest(x: number, y: number): Hit | undefined {
   }
   const t0 = s.start + ((x - 8) / s.width) * s.span;
   const t1 = s.start + ((x + 8) / s.width) * s.span;
-  for (let i = lowerBound(shown, t0); i < shown.length && shown[i].t <= t1; i++) {
+  for (let i = firstAtOrAfter(shown, t0); i < shown.length && shown[i].t <= t1; i++) {
     const it = shown[i];
     const iy = yOf(s, it.lane);
     if (iy === undefined) continue;
@@ -180,17 +189,6 @@ function hitTest(x: number, y: number): Hit | undefined {
     if (d < bestD) [best, bestD] = [{ type: 'item', item: it }, d];
   }
   return best;
-}
-
-function lowerBound(list: readonly TimelineItem[], t: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid].t < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function describe(it: TimelineItem): string {
@@ -245,7 +243,7 @@ canvas.addEventListener('keydown', e => {
   let next: TimelineItem | undefined;
   if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
     const inLane = laneOf(current?.lane ?? lanes[0]?.id);
-    const at = current ? inLane.indexOf(current) : lowerBound(inLane, centre) - (e.key === 'ArrowRight' ? 1 : 0);
+    const at = current ? inLane.indexOf(current) : firstAtOrAfter(inLane, centre) - (e.key === 'ArrowRight' ? 1 : 0);
     next = inLane[e.key === 'ArrowRight' ? at + 1 : Math.max(0, at - 1)];
   } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
     const row = current ? lanes.findIndex(l => l.id === current.lane) : -1;
