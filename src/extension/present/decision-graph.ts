@@ -62,6 +62,18 @@ function row(nodes: Omit<GraphNode, 'x' | 'y'>[], cx: number, y: number): GraphN
   return nodes.map((n, i) => ({ ...n, x: cx - total / 2 + i * (NODE_W + GAP_X), y }));
 }
 
+/** A decision of the chain beside the focus; one the story could not read is shown but opens nothing. */
+function chainNode(d: StoryInput['supersedes'][number], relation: string): Omit<GraphNode, 'x' | 'y'> {
+  return {
+    id: d.id,
+    label: d.summary ?? d.id,
+    kind: 'decision',
+    relation,
+    status: d.status,
+    ...(d.missing ? {} : { open: { type: 'decision' as const, id: d.id } }),
+  };
+}
+
 export function decisionGraph(story: StoryInput, graph?: KnowledgeGraph): DecisionGraph {
   const r = story.record;
   const focus = r.id;
@@ -74,14 +86,7 @@ export function decisionGraph(story: StoryInput, graph?: KnowledgeGraph): Decisi
   const newer = [...story.superseded_by];
   const overriddenBy = typeof r.overridden_by === 'string' && r.overridden_by ? r.overridden_by : undefined;
   const chain: Omit<GraphNode, 'x' | 'y'>[] = [
-    ...older.map(d => ({
-      id: d.id,
-      label: d.summary ?? d.id,
-      kind: 'decision' as const,
-      relation: 'superseded by this decision',
-      status: d.status,
-      ...(d.missing ? {} : { open: { type: 'decision' as const, id: d.id } }),
-    })),
+    ...older.map(d => chainNode(d, 'superseded by this decision')),
     {
       id: focus,
       label: String(r.summary ?? focus),
@@ -90,14 +95,7 @@ export function decisionGraph(story: StoryInput, graph?: KnowledgeGraph): Decisi
       status: String(r.status ?? ''),
       open: { type: 'decision', id: focus },
     },
-    ...newer.map(d => ({
-      id: d.id,
-      label: d.summary ?? d.id,
-      kind: 'decision' as const,
-      relation: 'supersedes this decision',
-      status: d.status,
-      ...(d.missing ? {} : { open: { type: 'decision' as const, id: d.id } }),
-    })),
+    ...newer.map(d => chainNode(d, 'supersedes this decision')),
   ];
   // Rows only for what there is: no empty band above when no handoff carried it.
   const top = 20;
