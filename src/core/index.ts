@@ -28,6 +28,7 @@ export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';
 export { snapshotDigest } from './rules/snapshot';
 export { DATA_KINDS, changedKinds } from './data-kinds';
 export type { DataKind, Versions } from './data-kinds';
+export type { FolderFormat, Backend } from './store/folder-format';
 export { gitSetup, gitMergeState, driverCommand, driverNeedsUpdate, LOCAL_CONFIG_NOTE } from './git/git-setup';
 export type { GitSetupResult, GitMergeState } from './git/git-setup';
 export { findGitDir, gitBusyReason, GIT_OPERATION_FILES } from './git/git-busy';

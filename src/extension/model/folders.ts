@@ -13,6 +13,7 @@ import { DATA_KINDS } from '../../core/data-kinds';
 import { TwiningWatcher } from './watcher';
 import { FolderHost, TwiningFolder } from './twining-folder';
 import { core } from './engine-loader';
+import { noticeFolderFormat } from './format-notice';
 
 export { TwiningFolder };
 
@@ -145,6 +146,7 @@ export class Folders implements vscode.Disposable, FolderHost {
         await engine.refresh(report?.paths);
       });
       for (const kind of folder.changedSinceLastLook()) kinds.add(kind);
+      if (report) void noticeFolderFormat(folder);
     } catch (error) {
       // A half-written or corrupt file: the reported kinds are announced, so the views reload, keep
       // their last good data and say why.
@@ -179,6 +181,7 @@ export class Folders implements vscode.Disposable, FolderHost {
     this.folders.clear();
     for (const [key, folder] of ordered) this.folders.set(key, folder);
     await Promise.all(this.all().map(f => f.checkPresence()));
+    for (const folder of this.withTwiningDir()) void noticeFolderFormat(folder);
     if (all) for (const folder of this.withTwiningDir()) await this.doRefresh(folder);
     this.updateContext();
     this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });
