@@ -23,6 +23,7 @@ export const ATTRIBUTE_LINES = [
   'decisions/*.json',
   'agents/registry.json',
   'graph/*.json',
+  'records/**/*.json',
 ].map(p => `${p} merge=${DRIVER_NAME}`);
 
 /** Quotes one word for the POSIX shell git runs drivers with (also git for Windows' sh). */
