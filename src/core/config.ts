@@ -44,8 +44,13 @@ export function defaultConfig(projectName: string): Config {
   };
 }
 
-export function defaultConfigYaml(projectName: string): string {
-  return yaml.dump(defaultConfig(projectName));
+/**
+ * The config.yml that init writes: the defaults, and `storage.backend` said explicitly (`files`
+ * unless asked otherwise). Without the key, twining-mcp 2.x counts a folder with no records yet
+ * as fresh and turns it into a SQLite folder that neither side then shares (TWINING-2.md §1).
+ */
+export function defaultConfigYaml(projectName: string, backend: 'files' | 'sqlite' = 'files'): string {
+  return yaml.dump({ ...defaultConfig(projectName), storage: { backend } });
 }
 
 const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -8,6 +8,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { FolderStore, WorkspaceOptions } from './folder-store';
+import { FolderFormat, pinFilesBackend } from './store/folder-format';
 import { TwiningError } from './errors';
 import type { Config } from './config';
 import type { InputOf } from './schemas';
@@ -88,11 +89,22 @@ export class TwiningEngine extends HistoryAndGraphTools {
     return (await fs.stat(this.ctx.layout.dir).catch(() => undefined))?.isDirectory() ?? false;
   }
 
-  /** Creates `.twining/` (or fills in its missing entries) without overwriting anything. */
+  /**
+   * Which of twining-mcp's layouts the folder is in, by twining-mcp 2.x's rules: `files` (the
+   * layout this version reads and writes) or `sqlite` (twining.db + records/, which it refuses to
+   * write), and why; `refusal` says why a newer format is not written at all.
+   */
+  folderFormat(): Promise<FolderFormat> {
+    return this.ctx.folderFormat();
+  }
+
+  /** Creates `.twining/` (or fills in its missing entries) without overwriting anything, and says `storage.backend: files`. */
   async init(): Promise<{ created: boolean; dir: string }> {
     this.ctx.assertWritable('init');
     this.ctx.forgetReady();
     const created = await this.ctx.ready(true);
+    // A folder made before init said its layout: say it now, so twining-mcp 2.x keeps it shared.
+    if (!created) await pinFilesBackend(this.ctx.layout.config);
     return { created, dir: this.ctx.layout.dir };
   }
 

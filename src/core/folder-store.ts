@@ -13,6 +13,7 @@ import { readTextIfExists, sweepTemporaryFiles } from './store/files';
 import { Config, parseConfig } from './config';
 import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from './store/kept-files';
 import { HandoffRecords } from './store/handoff-records';
+import { FolderFormat, detectFolderFormat } from './store/folder-format';
 import { TwiningError } from './errors';
 import { isWritableDate } from './timestamps';
 import { OperationName, ParsedInputOf, parseInput } from './schemas';
@@ -159,7 +160,8 @@ export class FolderStore {
    * Makes sure the folder exists before the first write (with every entry when `complete`: init),
    * and clears what killed writers left.
    */
-  ready(complete = false): Promise<boolean> {
+  async ready(complete = false): Promise<boolean> {
+    await this.assertFormatWritable();
     if (!this.folderReady) {
       const pending = this.gate()
         .then(() => ensureFolder(this.layout, { complete, warn: this.warn }))
@@ -176,6 +178,44 @@ export class FolderStore {
       this.folderReady = pending;
     }
     return this.folderReady;
+  }
+
+  /** Which of twining-mcp's layouts the folder is in (store/folder-format.ts), looked at afresh. */
+  folderFormat(): Promise<FolderFormat> {
+    return detectFolderFormat(this.layout.dir);
+  }
+
+  /**
+   * Refuses a write to a folder in a format we do not write: twining-mcp 2.x's SQLite layout
+   * (1.x files written there would never be read by it), a `version` above 2, or format 3. A
+   * missing or fresh folder is ours to write in FORMAT.md's layout (init says `storage.backend:
+   * files` so a twining-mcp 2.x opening it later keeps it so).
+   */
+  private async assertFormatWritable(): Promise<void> {
+    const format = await this.folderFormat();
+    if (format.refusal) throw new TwiningError('INVALID_INPUT', format.refusal);
+    if (format.backend === 'sqlite' && format.reason !== 'fresh') {
+      const why = format.reason === 'configured' ? 'config.yml says storage.backend: sqlite' : 'it holds a twining.db or files under records/';
+      throw new TwiningError(
+        'INVALID_INPUT',
+        `${this.layout.dir} is in twining-mcp 2.x's SQLite layout (${why}), which this version of Twining does not write; nothing was written (write through twining-mcp's tools, or run \`twining-mcp migrate --reverse\` to go back to the files layout)`,
+      );
+    }
+  }
+
+  /**
+   * Says once per reading of config.yml when the folder is in a layout this version does not read
+   * (twining-mcp 2.x's SQLite layout, or a newer format), so its empty results are not taken for
+   * an empty history.
+   */
+  private async noticeFormat(): Promise<void> {
+    const format = await this.folderFormat().catch(() => undefined);
+    if (!format) return;
+    if (format.refusal) this.warn(format.refusal.replace(/; nothing was written/, ''));
+    else if (format.backend === 'sqlite' && format.reason !== 'fresh')
+      this.warn(
+        `${this.layout.dir} is in twining-mcp 2.x's SQLite layout (twining.db and records/): this version of Twining reads and writes only the files layout, so it shows none of the records kept there and writes nothing to it`,
+      );
   }
 
   /** Looks at the folder again on the next write (init: fill in what is missing now). */
@@ -222,6 +262,7 @@ export class FolderStore {
       // The first read is where the counter starts, not a change.
       if (this.configCache) this.configVersion++;
       this.configCache = { key, config: parseConfig(text, path.basename(this.root), this.warn) };
+      if (st) await this.noticeFormat();
     }
     return this.configCache.config;
   }

@@ -32,6 +32,7 @@ export type { SnapshotChange, SnapshotChanges } from './rules/snapshot-changes';
 export { describeSnapshotChanges } from './rules/snapshot-changes';
 export { DATA_KINDS, changedKinds } from './data-kinds';
 export type { DataKind, Versions } from './data-kinds';
+export type { FolderFormat, Backend } from './store/folder-format';
 export { gitSetup, gitMergeState, driverCommand, driverNeedsUpdate, LOCAL_CONFIG_NOTE } from './git/git-setup';
 export type { GitSetupResult, GitMergeState } from './git/git-setup';
 export { findGitDir, gitBusyReason, GIT_OPERATION_FILES } from './git/git-busy';

@@ -49,7 +49,7 @@ describe('git merge of two branches with the twining driver', () => {
     fs.writeFileSync(path.join(repo, 'README.md'), 'A project with a .twining/ folder in app/.\n');
     const setup = cli(repo, 'git-setup', '--dir', 'app');
     assert.equal(setup.status, 0, setup.stderr);
-    assert.match(setup.stdout, /created 8 line\(s\) in app\/\.twining\/\.gitattributes/);
+    assert.match(setup.stdout, /created 9 line\(s\) in app\/\.twining\/\.gitattributes/);
     assert.match(setup.stdout, /never from committed files/);
     const again = cli(repo, 'git-setup', '--dir', 'app');
     assert.match(again.stdout, /Already set up: nothing changed/, 'idempotent');

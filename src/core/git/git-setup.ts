@@ -24,6 +24,7 @@ export const ATTRIBUTE_LINES = [
   'agents/registry.json',
   'graph/*.json',
   'claims/*.json',
+  'records/**/*.json',
 ].map(p => `${p} merge=${DRIVER_NAME}`);
 
 /** Quotes one word for the POSIX shell git runs drivers with (also git for Windows' sh). */

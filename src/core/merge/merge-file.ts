@@ -25,6 +25,7 @@ import {
   writeJsonl,
 } from './merge-text';
 import { JsonObject, same } from './json-values';
+import { recordFileKind } from './records-merge';
 
 export { STATUS_PRECEDENCE } from './decision-merge';
 
@@ -43,7 +44,13 @@ export interface MergeOutcome {
 
 type Kind =
   | { shape: 'jsonl' | 'array'; family: Family; what: string }
-  | { shape: 'object'; merge: (base: JsonObject | undefined, a: JsonObject, b: JsonObject, notes: string[]) => JsonObject; what: string };
+  | {
+      shape: 'object';
+      merge: (base: JsonObject | undefined, a: JsonObject, b: JsonObject, notes: string[]) => JsonObject;
+      what: string;
+      /** The merged record's text (default: FORMAT.md's 2-space JSON; records/ files: twining-mcp 2.x's sorted keys). */
+      write?: (value: JsonObject) => string;
+    };
 
 /** The path inside `.twining/` (`%P` is relative to the repository, with `/` on every platform). */
 export function twiningRelative(filePath: string): string {
@@ -54,6 +61,7 @@ export function twiningRelative(filePath: string): string {
 
 export function kindOf(filePath: string): Kind | undefined {
   const rel = twiningRelative(filePath);
+  if (rel.startsWith('records/')) return recordFileKind(rel);
   if (rel === 'blackboard.jsonl' || /^archive\/[^/]+\.jsonl$/.test(rel)) return { shape: 'jsonl', family: blackboardEntries, what: 'entries' };
   if (rel === 'handoffs/index.jsonl') return { shape: 'jsonl', family: handoffIndexLines, what: 'handoffs' };
   if (rel === 'decisions/index.json') return { shape: 'array', family: decisionIndexEntries, what: 'decisions' };
@@ -130,11 +138,11 @@ function mergeRecordFile(
     const kept = o ?? t;
     if (kept === undefined) return { text: '', clean: true, summary: `${filePath}: empty on both sides`, notes };
     notes.push(`${filePath}: ${o ? 'theirs' : 'ours'} is empty; kept the other side's ${kind.what}`);
-    return { text: writeJsonObject(kept), clean: true, summary: `${filePath}: kept ${kind.what}`, notes };
+    return { text: (kind.write ?? writeJsonObject)(kept), clean: true, summary: `${filePath}: kept ${kind.what}`, notes };
   }
   // One side unchanged (git calls the driver for whitespace changes too): the other side as written.
   const merged = same(o, t) || same(t, b) ? o : same(o, b) ? t : kind.merge(b, o, t, notes);
-  return { text: writeJsonObject(merged), clean: true, summary: `${filePath}: merged ${kind.what} field by field`, notes };
+  return { text: (kind.write ?? writeJsonObject)(merged), clean: true, summary: `${filePath}: merged ${kind.what} field by field`, notes };
 }
 
 function unmergeable(filePath: string, error: Unparseable, base: string, ours: string, theirs: string, markerSize: number, notes: string[]): MergeOutcome {

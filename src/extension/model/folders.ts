@@ -12,6 +12,7 @@ import type { ChangeKind } from './change-kinds';
 import { TwiningWatcher } from './watcher';
 import { FolderHost, TwiningFolder } from './twining-folder';
 import { core } from './engine-loader';
+import { noticeFolderFormat } from './format-notice';
 
 export { TwiningFolder };
 
@@ -144,13 +145,14 @@ export class Folders implements vscode.Disposable, FolderHost {
           key,
           created.onDidChange(kinds => this.announce(created, kinds)),
         );
-        this.watchers.set(key, new TwiningWatcher(wf, paths => created.refresh(paths)));
+        this.watchers.set(key, new TwiningWatcher(wf, paths => created.refresh(paths).then(() => noticeFolderFormat(created))));
       }
       ordered.set(key, folder);
     }
     this.folders.clear();
     for (const [key, folder] of ordered) this.folders.set(key, folder);
     await Promise.all(this.all().map(f => f.checkPresence()));
+    for (const folder of this.withTwiningDir()) void noticeFolderFormat(folder);
     if (all) for (const folder of this.withTwiningDir()) await folder.refresh();
     this.updateContext();
     this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });
