@@ -21,15 +21,17 @@ import { recordText } from '../store/record-text';
 const RESOLUTION = ['status', 'resolved_at', 'resolved_by', 'resolution_note'] as const;
 
 const resolved = (v: JsonObject) => v.status === 'resolved';
+/** A field as text for ordering and notes (a string field, or its JSON). */
+const text = (v: unknown, fallback: string): string => (v === undefined || v === null ? fallback : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** A blackboard entry changed on both sides (2.x rewrites an entry only to resolve it). */
 export function mergePost(base: JsonObject | undefined, a: JsonObject, b: JsonObject, notes: string[], label: string): JsonObject {
   let primary: JsonObject;
   if (resolved(a) && resolved(b)) {
-    const order = compareStrings(String(a.resolved_at ?? ''), String(b.resolved_at ?? ''));
+    const order = compareStrings(text(a.resolved_at, ''), text(b.resolved_at, ''));
     primary = order < 0 ? a : order > 0 ? b : firstOf(a, b);
     if (order !== 0)
-      notes.push(`${label}: resolved on both sides; kept the first resolve (${String(primary.resolved_at)}, by ${String(primary.resolved_by ?? 'unknown')})`);
+      notes.push(`${label}: resolved on both sides; kept the first resolve (${text(primary.resolved_at, 'no time')}, by ${text(primary.resolved_by, 'unknown')})`);
   } else primary = resolved(a) ? a : resolved(b) ? b : firstOf(a, b);
   const merged = mergeObject(base, primary, primary === a ? b : a, { label, notes });
   if (resolved(primary))
@@ -60,5 +62,5 @@ export function recordFileKind(rel: string): RecordFileKind | undefined {
   if (folder === 'decisions')
     return { shape: 'object', what: `decision ${id}`, merge: (b, x, y, n) => mergeDecision(b, x, y, n, `decision ${id}`), write: recordText };
   if (folder === 'handoffs') return { shape: 'object', what: `handoff ${id}`, merge: mergeHandoffRecord, write: recordText };
-  return { shape: 'object', what: `graph item ${id}`, merge: graphItems.combine, write: recordText };
+  return { shape: 'object', what: `graph item ${id}`, merge: (b, x, y, n) => graphItems.combine(b, x, y, n), write: recordText };
 }

@@ -7,7 +7,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { Clock } from '../settings';
-import { log, messageOf, setContext } from '../log';
+import { inBackground, log, messageOf, setContext } from '../log';
 import type { ChangeKind } from './change-kinds';
 import { TwiningWatcher } from './watcher';
 import { FolderHost, TwiningFolder } from './twining-folder';
@@ -152,7 +152,7 @@ export class Folders implements vscode.Disposable, FolderHost {
     this.folders.clear();
     for (const [key, folder] of ordered) this.folders.set(key, folder);
     await Promise.all(this.all().map(f => f.checkPresence()));
-    for (const folder of this.withTwiningDir()) void noticeFolderFormat(folder);
+    for (const folder of this.withTwiningDir()) inBackground('checking the folder layout', noticeFolderFormat(folder));
     if (all) for (const folder of this.withTwiningDir()) await folder.refresh();
     this.updateContext();
     this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });

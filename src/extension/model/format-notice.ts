@@ -7,7 +7,7 @@ import * as path from 'path';
 import { promises as fs } from 'fs';
 import * as vscode from 'vscode';
 import type { TwiningFolder } from './twining-folder';
-import { log, messageOf } from '../log';
+import { inBackground, log, messageOf } from '../log';
 
 const told = new Set<string>();
 
@@ -38,7 +38,7 @@ export async function noticeFolderFormat(folder: TwiningFolder): Promise<void> {
       : format.backend === 'sqlite' && format.reason !== 'fresh'
         ? `Twining: ${folder.name}'s .twining/ is in twining-mcp 2.x's SQLite layout (twining.db and records/). This version of Twining reads and writes only the files layout, so its views show none of those records and its writes are refused. Keep using twining-mcp's tools there, or run \`twining-mcp migrate --reverse\` to share the files layout.`
         : undefined;
-    if (message) void vscode.window.showWarningMessage(message);
+    if (message) inBackground('showing the layout warning', vscode.window.showWarningMessage(message));
   } catch (error) {
     log.warn(`${folder.name}: could not tell which layout .twining/ is in: ${messageOf(error)}`);
   }
