@@ -1,0 +1,90 @@
+/**
+ * Our `twining mcp` today against what twining-mcp 1.9 returned for the same scripted session
+ * (test/fixtures/side-by-side/, recorded by scripts/side-by-side.js on a copy of the same
+ * reference folder): every tool it has, at least its result fields on every call, the same
+ * content for the deterministic tools (ids named by what they name, times aside), and the same
+ * knowledge graph at the end.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI_JS, fixtureProject } from './tmp';
+import { SESSION, canonical, graphOf, runSession, sameShape, type StepRecord } from './side-by-side-session';
+
+interface Fixture {
+  twining_mcp: { version: string; commit: string };
+  tools: string[];
+  steps: StepRecord[];
+  graph: { entities: unknown[]; relations: unknown[] };
+}
+
+const FIXTURE_FILE = path.resolve(__dirname, '../../test/fixtures/side-by-side/twining-mcp-1.9.0.json');
+
+describe('side by side with twining-mcp 1.9 (recorded session)', () => {
+  const theirs = JSON.parse(fs.readFileSync(FIXTURE_FILE, 'utf8')) as Fixture;
+  let root: string;
+  let client: Client;
+  let tools: string[];
+  let ours: StepRecord[];
+
+  before(async () => {
+    root = fixtureProject();
+    client = new Client({ name: 'twining-side-by-side', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI_JS, 'mcp', '--dir', root], stderr: 'ignore' }));
+    tools = (await client.listTools()).tools.map(t => t.name);
+    ours = await runSession(client, root);
+  });
+  after(async () => {
+    await client.close();
+  });
+
+  test('the fixture is the session this suite runs: the same steps, covering every tool twining-mcp has', () => {
+    assert.deepEqual(
+      theirs.steps.map(s => `${s.label} ${s.tool}`),
+      SESSION.map(s => `${s.label} ${s.tool}`),
+      'the session changed since the fixture was recorded: run scripts/side-by-side.js --write',
+    );
+    assert.equal(theirs.tools.length, 32);
+    assert.deepEqual(
+      theirs.tools.filter(t => !theirs.steps.some(s => s.tool === t)),
+      [],
+    );
+  });
+
+  test('every tool of twining-mcp is offered', () => {
+    assert.deepEqual(
+      theirs.tools.filter(t => !tools.includes(t)),
+      [],
+    );
+  });
+
+  test('each call succeeds or fails as twining-mcp’s did, with at least its result fields', () => {
+    const problems: string[] = [];
+    theirs.steps.forEach((t, i) => {
+      const o = ours[i];
+      if (o.error !== t.error) problems.push(`${t.label}: ${o.error ? 'fails on ours' : 'succeeds on ours'}: ${JSON.stringify(o.content)}`);
+      const missing = t.fields.filter(f => !o.fields.includes(f));
+      if (missing.length) problems.push(`${t.label} (${t.tool}): missing ${missing.join(', ')}`);
+    });
+    assert.deepEqual(problems, []);
+  });
+
+  test('the deterministic tools (trace, neighbors, commits, graph_query, archive, export) return twining-mcp’s content, and assemble its graph part', () => {
+    const compared = theirs.steps.filter(t => t.content !== undefined && !t.error);
+    assert.ok(compared.length >= 13, `${compared.length} steps compared`);
+    for (const t of compared) {
+      const o = ours[theirs.steps.indexOf(t)];
+      assert.deepEqual(sameShape(o.content, t.content), canonical(t.content), `${t.label} (${t.tool})`);
+    }
+  });
+
+  test('the knowledge graph after the session is twining-mcp’s, ids aside', () => {
+    const graph = graphOf(root);
+    assert.ok(theirs.graph.entities.length > 20 && theirs.graph.relations.length > 20);
+    assert.deepEqual(graph.entities, theirs.graph.entities);
+    assert.deepEqual(graph.relations, theirs.graph.relations);
+  });
+});
