@@ -4,9 +4,9 @@
  * against any MCP server over stdio, and what is compared between two servers:
  *
  * - each result's field set (every field path, array items merged as `[]`);
- * - for the deterministic tools (trace, neighbors, commits, graph_query, archive, export), the
- *   content itself, with every id replaced by what it names in that server's folder (a decision's
- *   summary, an entity's type and name, an entry's type and summary) and every time by `<time>`;
+ * - the content itself, with every id replaced by what it names in that server's folder (a
+ *   decision's summary, an entity's type and name, an entry's type and summary), every time by
+ *   `<time>`: for every call but the few whose step says otherwise (`compare`);
  * - the knowledge graph left by the whole session, entities and relations named the same way.
  *
  * scripts/side-by-side.js runs it on twining-mcp and on this project's server and keeps what
@@ -23,10 +23,12 @@ export interface Step {
   label: string;
   tool: string;
   args: (r: Results, session: { started: string }) => Record<string, unknown>;
-  /** Whether its content, normalised, must be the same on both servers. */
-  deterministic?: boolean;
-  /** Else the part of its content that must be the same (the rest of it ranks by time). */
-  part?: (value: any) => unknown;
+  /**
+   * What must be the same on both servers beyond the field set: by default the whole content,
+   * normalised; else only the part this returns, or nothing (`'fields'`), where the two rank by
+   * different means (twining-mcp's keyword search against our BM25) or ours adds on purpose.
+   */
+  compare?: 'fields' | ((value: any) => unknown);
 }
 
 const JWT_BEARER = '01M80HHJN7TF8W1N7EW8PHV7MT'; // architecture, src/auth/
@@ -67,14 +69,14 @@ export const SESSION: Step[] = [
     }),
   },
   { label: 'read', tool: 'twining_read', args: () => ({ scope: 'src/auth/', limit: 10 }) },
-  { label: 'query', tool: 'twining_query', args: () => ({ query: 'refresh', limit: 5 }) },
+  { label: 'query', tool: 'twining_query', args: () => ({ query: 'refresh', limit: 5 }), compare: 'fields' },
   { label: 'recent', tool: 'twining_recent', args: () => ({ n: 5 }) },
   {
     label: 'assemble',
     tool: 'twining_assemble',
     args: () => ({ task: 'Fix the token refresh race', scope: 'src/auth/', agent_id: 'sbs-agent' }),
     // The graph's part: the entities around the scope, and how the graph reaches each decision.
-    part: v => ({
+    compare: v => ({
       related_entities: v.related_entities,
       relevance_paths: (v.active_decisions as { id: string; relevance_path?: string }[])
         .filter(d => d.relevance_path)
@@ -101,14 +103,14 @@ export const SESSION: Step[] = [
     args: r => decision('Logout waits for a refresh in flight', { depends_on: [r['decide-refresh'].id], affected_files: ['src/auth/logout.ts'] }),
   },
   { label: 'why', tool: 'twining_why', args: () => ({ scope: 'src/auth/session.ts', agent_id: 'sbs-agent' }) },
-  { label: 'trace-refresh', tool: 'twining_trace', args: r => ({ decision_id: r['decide-refresh'].id }), deterministic: true },
-  { label: 'trace-jwt-down', tool: 'twining_trace', args: () => ({ decision_id: JWT_BEARER, direction: 'downstream' }), deterministic: true },
-  { label: 'trace-rs256-up', tool: 'twining_trace', args: () => ({ decision_id: RS256, direction: 'upstream' }), deterministic: true },
+  { label: 'trace-refresh', tool: 'twining_trace', args: r => ({ decision_id: r['decide-refresh'].id }) },
+  { label: 'trace-jwt-down', tool: 'twining_trace', args: () => ({ decision_id: JWT_BEARER, direction: 'downstream' }) },
+  { label: 'trace-rs256-up', tool: 'twining_trace', args: () => ({ decision_id: RS256, direction: 'upstream' }) },
   { label: 'link-commit', tool: 'twining_link_commit', args: r => ({ decision_id: r['decide-logout'].id, commit_hash: 'def5678', agent_id: 'sbs-agent' }) },
-  { label: 'commits-abc', tool: 'twining_commits', args: () => ({ commit_hash: 'abc1234' }), deterministic: true },
-  { label: 'commits-def', tool: 'twining_commits', args: () => ({ commit_hash: 'def5678' }), deterministic: true },
-  { label: 'commits-none', tool: 'twining_commits', args: () => ({ commit_hash: '0000000' }), deterministic: true },
-  { label: 'search-decisions', tool: 'twining_search_decisions', args: () => ({ query: 'refresh', limit: 5 }) },
+  { label: 'commits-abc', tool: 'twining_commits', args: () => ({ commit_hash: 'abc1234' }) },
+  { label: 'commits-def', tool: 'twining_commits', args: () => ({ commit_hash: 'def5678' }) },
+  { label: 'commits-none', tool: 'twining_commits', args: () => ({ commit_hash: '0000000' }) },
+  { label: 'search-decisions', tool: 'twining_search_decisions', args: () => ({ query: 'refresh', limit: 5 }), compare: 'fields' },
   {
     label: 'reconsider',
     tool: 'twining_reconsider',
@@ -134,10 +136,10 @@ export const SESSION: Step[] = [
     tool: 'twining_add_relation',
     args: () => ({ source: 'src/auth/session.ts', target: 'test/auth/session.test.ts', type: 'tested_by', properties: { kind: 'unit' } }),
   },
-  { label: 'neighbors', tool: 'twining_neighbors', args: () => ({ entity: 'src/auth/session.ts', depth: 2 }), deterministic: true },
-  { label: 'neighbors-typed', tool: 'twining_neighbors', args: () => ({ entity: 'src/auth/session.ts', relation_types: ['tested_by'] }), deterministic: true },
-  { label: 'graph-query', tool: 'twining_graph_query', args: () => ({ query: 'session' }), deterministic: true },
-  { label: 'graph-query-typed', tool: 'twining_graph_query', args: () => ({ query: 'auth', entity_types: ['file'], limit: 3 }), deterministic: true },
+  { label: 'neighbors', tool: 'twining_neighbors', args: () => ({ entity: 'src/auth/session.ts', depth: 2 }) },
+  { label: 'neighbors-typed', tool: 'twining_neighbors', args: () => ({ entity: 'src/auth/session.ts', relation_types: ['tested_by'] }) },
+  { label: 'graph-query', tool: 'twining_graph_query', args: () => ({ query: 'session' }) },
+  { label: 'graph-query-typed', tool: 'twining_graph_query', args: () => ({ query: 'auth', entity_types: ['file'], limit: 3 }) },
   { label: 'prune-dry', tool: 'twining_prune_graph', args: () => ({ dry_run: true }) },
   {
     label: 'delegate',
@@ -165,16 +167,23 @@ export const SESSION: Step[] = [
   { label: 'summarize', tool: 'twining_summarize', args: () => ({ scope: 'src/auth/' }) },
   { label: 'what-changed', tool: 'twining_what_changed', args: (_r, s) => ({ since: s.started, scope: 'src/auth/' }) },
   { label: 'verify', tool: 'twining_verify', args: () => ({ scope: 'src/auth/', agent_id: 'sbs-agent' }) },
-  { label: 'export-auth', tool: 'twining_export', args: () => ({ scope: 'src/auth/' }), deterministic: true },
+  { label: 'export-auth', tool: 'twining_export', args: () => ({ scope: 'src/auth/' }) },
   { label: 'status-mid', tool: 'twining_status', args: () => ({}) },
   // Every entry of the reference folder is older than the session, none of the session's is.
-  { label: 'archive', tool: 'twining_archive', args: (_r, s) => ({ before: s.started }), deterministic: true },
-  { label: 'read-after-archive', tool: 'twining_read', args: () => ({ scope: 'src/auth/' }) },
+  { label: 'archive', tool: 'twining_archive', args: (_r, s) => ({ before: s.started }) },
+  // The verification finding's detail holds ours's verify result, which has more fields.
+  {
+    label: 'read-after-archive',
+    tool: 'twining_read',
+    args: () => ({ scope: 'src/auth/' }),
+    compare: v => ({ ...v, entries: v.entries.map((e: any) => ({ ...e, detail: '' })) }),
+  },
   { label: 'prune', tool: 'twining_prune_graph', args: () => ({ entity_types: ['concept'] }) },
-  { label: 'export', tool: 'twining_export', args: () => ({}), deterministic: true },
+  { label: 'export', tool: 'twining_export', args: () => ({}) },
   // After the last export: ours also records who dismissed what and why in a status entry (README, `dismiss`).
   { label: 'dismiss', tool: 'twining_dismiss', args: r => ({ ids: [r['post-warning'].id], reason: 'Fixed by the refresh lock' }) },
-  { label: 'status-after', tool: 'twining_status', args: () => ({}) },
+  // After the dismissal, which ours records in a status entry.
+  { label: 'status-after', tool: 'twining_status', args: () => ({}), compare: ({ blackboard_entries: _n, summary: _s, ...rest }) => rest },
 ];
 
 export interface StepRecord {
@@ -291,10 +300,10 @@ export async function runSession(client: Client, root: string): Promise<StepReco
       args: normalise(args, names, root),
       error,
       fields: fieldPaths(value),
-      ...(step.deterministic || error
+      ...(error || step.compare === undefined
         ? { content: comparable(normalise(value, names, root)) }
-        : step.part
-          ? { content: normalise(step.part(value), names, root) }
+        : typeof step.compare === 'function'
+          ? { content: normalise(step.compare(value), names, root) }
           : {}),
     });
   }

@@ -2,8 +2,8 @@
  * Our `twining mcp` today against what twining-mcp 1.9 returned for the same scripted session
  * (test/fixtures/side-by-side/, recorded by scripts/side-by-side.js on a copy of the same
  * reference folder): every tool it has, at least its result fields on every call, the same
- * content for the deterministic tools (ids named by what they name, times aside), and the same
- * knowledge graph at the end.
+ * content (ids named by what they name, times aside) on all but the calls that rank by other
+ * means, and the same knowledge graph at the end.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -72,9 +72,9 @@ describe('side by side with twining-mcp 1.9 (recorded session)', () => {
     assert.deepEqual(problems, []);
   });
 
-  test('the deterministic tools (trace, neighbors, commits, graph_query, archive, export) return twining-mcp’s content, and assemble its graph part', () => {
+  test('every call returns twining-mcp’s content, ids and times aside (but query and search_decisions, which rank by other means)', () => {
     const compared = theirs.steps.filter(t => t.content !== undefined && !t.error);
-    assert.ok(compared.length >= 13, `${compared.length} steps compared`);
+    assert.ok(compared.length >= 44, `${compared.length} steps compared`);
     for (const t of compared) {
       const o = ours[theirs.steps.indexOf(t)];
       assert.deepEqual(sameShape(o.content, t.content), canonical(t.content), `${t.label} (${t.tool})`);
