@@ -137,7 +137,9 @@ function print(rows) {
   }
   if (ours.length > 1) {
     const [small, large] = [ours[0], ours[ours.length - 1]];
-    console.log(`scoped read, ours: ${small.read_ms.toFixed(2)} ms at ${small.size.toLocaleString('en')} entries, ${large.read_ms.toFixed(2)} ms at ${large.size.toLocaleString('en')}`);
+    console.log(
+      `scoped read, ours: ${small.read_ms.toFixed(2)} ms at ${small.size.toLocaleString('en')} entries, ${large.read_ms.toFixed(2)} ms at ${large.size.toLocaleString('en')}`,
+    );
   }
 }
 
@@ -173,7 +175,14 @@ async function main() {
         rows.push({ size, server: 'twining-mcp', archive: 'off', ...r });
       }
       if (theirsDefault) {
-        const r = await timeServer('twining-mcp, its default (archive at 500)', process.execPath, [path.resolve(reference), '--project', theirsDefault], theirEnv, reps, decisionId);
+        const r = await timeServer(
+          'twining-mcp, its default (archive at 500)',
+          process.execPath,
+          [path.resolve(reference), '--project', theirsDefault],
+          theirEnv,
+          reps,
+          decisionId,
+        );
         rows.push({ size, server: 'twining-mcp', archive: 'default', ...r });
       }
       // A server killed on close may still be finishing a write (twining-mcp's metrics): retry.
