@@ -95,6 +95,19 @@ function diffs(theirs, ours, at = '', out = []) {
   return out;
 }
 
+/** The automatic-archive session on one server, pausing after each call for twining-mcp's background archive. */
+async function archiveSession(lib, command, args, root) {
+  const env = { ...process.env, TWINING_DASHBOARD: '0', TWINING_DASHBOARD_NO_OPEN: '1', DO_NOT_TRACK: '1' };
+  const client = new Client({ name: 'twining-side-by-side', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, env, cwd: root, stderr: 'ignore' }));
+  try {
+    const steps = await lib.runSession(client, root, lib.AUTO_ARCHIVE_SESSION, 400);
+    return { steps, graph: lib.graphOf(root), files: lib.filesOf(root) };
+  } finally {
+    await client.close();
+  }
+}
+
 /** Every difference between what twining-mcp returned (`theirs`) and what ours did, as lines of text. */
 function differences(lib, theirs, ours) {
   const out = [];
@@ -134,6 +147,17 @@ async function main() {
     const theirs = await session(lib, 'twining-mcp', process.execPath, [ref.entry, '--project', theirRoot], theirRoot);
     const ours = await session(lib, 'ours', process.execPath, [cli, 'mcp', '--dir', ourRoot], ourRoot);
     const found = differences(lib, theirs, ours);
+    // Automatic archiving: both folders with a threshold the session's second post reaches.
+    const theirArchiveRoot = project(tmp, 'theirs-archive');
+    const ourArchiveRoot = project(tmp, 'ours-archive');
+    lib.setArchiveThreshold(theirArchiveRoot, lib.ARCHIVE_THRESHOLD);
+    lib.setArchiveThreshold(ourArchiveRoot, lib.ARCHIVE_THRESHOLD);
+    const theirArchive = await archiveSession(lib, process.execPath, [ref.entry, '--project', theirArchiveRoot], theirArchiveRoot);
+    const ourArchive = await archiveSession(lib, process.execPath, [cli, 'mcp', '--dir', ourArchiveRoot], ourArchiveRoot);
+    found.push(...differences(lib, { tools: [], ...theirArchive }, { tools: [], ...ourArchive }).map(d => `auto-archive: ${d}`));
+    for (const kind of ['blackboard', 'archive'])
+      if (JSON.stringify(theirArchive.files[kind]) !== JSON.stringify(ourArchive.files[kind]))
+        found.push(`auto-archive: ${kind} differs\n  theirs ${JSON.stringify(theirArchive.files[kind])}\n  ours   ${JSON.stringify(ourArchive.files[kind])}`);
     console.log(`twining-mcp ${ref.version} (${ref.commit}) against twining mcp: ${theirs.steps.length} calls of ${theirs.tools.length} tools`);
     console.log(found.length ? found.join('\n') : 'no difference');
     if (write) {
@@ -145,6 +169,7 @@ async function main() {
         tools: theirs.tools,
         steps: theirs.steps,
         graph: theirs.graph,
+        auto_archive: { threshold: lib.ARCHIVE_THRESHOLD, steps: theirArchive.steps, graph: theirArchive.graph, files: theirArchive.files },
       };
       fs.writeFileSync(file, JSON.stringify(fixture, null, 2) + '\n');
       console.log(`wrote ${path.relative(ROOT, file)}`);

@@ -186,6 +186,45 @@ export const SESSION: Step[] = [
   { label: 'status-after', tool: 'twining_status', args: () => ({}), compare: ({ blackboard_entries: _n, summary: _s, ...rest }) => rest },
 ];
 
+/** The threshold the automatic-archive session sets in config.yml: the reference folder holds 14 entries. */
+export const ARCHIVE_THRESHOLD = 16;
+
+/** With archive.max_blackboard_entries_before_archive at 16: the post that reaches it archives (twining-mcp's blackboard.ts post). */
+export const AUTO_ARCHIVE_SESSION: Step[] = [
+  { label: 'post-15', tool: 'twining_post', args: () => ({ entry_type: 'finding', summary: 'Fifteenth entry', scope: 'src/auth/', agent_id: 'sbs-agent' }) },
+  { label: 'status-15', tool: 'twining_status', args: () => ({}) },
+  {
+    label: 'post-16',
+    tool: 'twining_post',
+    args: () => ({ entry_type: 'warning', summary: 'Sixteenth entry', scope: 'src/auth/jwt.ts', agent_id: 'sbs-agent' }),
+  },
+  { label: 'read-after', tool: 'twining_read', args: () => ({}) },
+  { label: 'status-after', tool: 'twining_status', args: () => ({}) },
+  { label: 'post-after', tool: 'twining_post', args: () => ({ entry_type: 'status', summary: 'After the archive', agent_id: 'sbs-agent' }) },
+  { label: 'read-last', tool: 'twining_read', args: () => ({}) },
+];
+
+/** A project's blackboard and archive files, each entry as its type and summary, in file order. */
+export function filesOf(root: string): { blackboard: string[]; archive: string[] } {
+  const dir = path.join(root, '.twining');
+  const line = (e: { entry_type?: unknown; summary?: unknown }) => `${String(e.entry_type)}: ${String(e.summary)}`;
+  const archiveDir = path.join(dir, 'archive');
+  const archived = fs.existsSync(archiveDir) ? fs.readdirSync(archiveDir).filter(f => f.endsWith('.jsonl')) : [];
+  return {
+    blackboard: readLines(path.join(dir, 'blackboard.jsonl')).map(line),
+    archive: archived.flatMap(f => readLines(path.join(archiveDir, f)).map(line)),
+  };
+}
+
+/** Sets archive.max_blackboard_entries_before_archive in a project's config.yml. */
+export function setArchiveThreshold(root: string, threshold: number): void {
+  const file = path.join(root, '.twining', 'config.yml');
+  fs.writeFileSync(
+    file,
+    fs.readFileSync(file, 'utf8').replace(/max_blackboard_entries_before_archive: \d+/, `max_blackboard_entries_before_archive: ${threshold}`),
+  );
+}
+
 export interface StepRecord {
   label: string;
   tool: string;
@@ -275,15 +314,17 @@ export function graphOf(root: string): { entities: unknown[]; relations: unknown
 }
 
 /** Runs the whole session against a connected server whose project is `root`; one record per step. */
-export async function runSession(client: Client, root: string): Promise<StepRecord[]> {
+export async function runSession(client: Client, root: string, steps: readonly Step[] = SESSION, pauseMs = 0): Promise<StepRecord[]> {
   const started = new Date().toISOString();
   // Every time in the reference folder is before `started`; a session's own writes are at or after it.
   await new Promise(resolve => setTimeout(resolve, 5));
   const results: Results = {};
   const records: StepRecord[] = [];
-  for (const step of SESSION) {
+  for (const step of steps) {
     const args = step.args(results, { started });
     const answer = (await client.callTool({ name: step.tool, arguments: args })) as { content: { text?: string }[]; isError?: boolean };
+    // twining-mcp archives in the background of a post: its work lands before the next call looks.
+    if (pauseMs) await new Promise(resolve => setTimeout(resolve, pauseMs));
     const text = answer.content[0]?.text ?? '';
     let value: unknown;
     try {

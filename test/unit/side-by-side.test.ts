@@ -12,13 +12,37 @@ import * as path from 'path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CLI_JS, fixtureProject } from './tmp';
-import { SESSION, canonical, graphOf, runSession, sameShape, type StepRecord } from './side-by-side-session';
+import {
+  ARCHIVE_THRESHOLD,
+  AUTO_ARCHIVE_SESSION,
+  SESSION,
+  canonical,
+  filesOf,
+  graphOf,
+  runSession,
+  sameShape,
+  setArchiveThreshold,
+  type StepRecord,
+} from './side-by-side-session';
 
 interface Fixture {
   twining_mcp: { version: string; commit: string };
   tools: string[];
   steps: StepRecord[];
   graph: { entities: unknown[]; relations: unknown[] };
+  auto_archive: { threshold: number; steps: StepRecord[]; graph: Fixture['graph']; files: { blackboard: string[]; archive: string[] } };
+}
+
+/** Field-set and content problems of `ours` against `theirs`, step by step. */
+function problemsOf(theirs: StepRecord[], ours: StepRecord[]): string[] {
+  const problems: string[] = [];
+  theirs.forEach((t, i) => {
+    const o = ours[i];
+    if (o.error !== t.error) problems.push(`${t.label}: ${o.error ? 'fails on ours' : 'succeeds on ours'}: ${JSON.stringify(o.content)}`);
+    const missing = t.fields.filter(f => !o.fields.includes(f));
+    if (missing.length) problems.push(`${t.label} (${t.tool}): missing ${missing.join(', ')}`);
+  });
+  return problems;
 }
 
 const FIXTURE_FILE = path.resolve(__dirname, '../../test/fixtures/side-by-side/twining-mcp-1.9.0.json');
@@ -62,14 +86,7 @@ describe('side by side with twining-mcp 1.9 (recorded session)', () => {
   });
 
   test('each call succeeds or fails as twining-mcp’s did, with at least its result fields', () => {
-    const problems: string[] = [];
-    theirs.steps.forEach((t, i) => {
-      const o = ours[i];
-      if (o.error !== t.error) problems.push(`${t.label}: ${o.error ? 'fails on ours' : 'succeeds on ours'}: ${JSON.stringify(o.content)}`);
-      const missing = t.fields.filter(f => !o.fields.includes(f));
-      if (missing.length) problems.push(`${t.label} (${t.tool}): missing ${missing.join(', ')}`);
-    });
-    assert.deepEqual(problems, []);
+    assert.deepEqual(problemsOf(theirs.steps, ours), []);
   });
 
   test('every call returns twining-mcp’s content, ids and times aside (but query and search_decisions, which rank by other means)', () => {
@@ -86,5 +103,39 @@ describe('side by side with twining-mcp 1.9 (recorded session)', () => {
     assert.ok(theirs.graph.entities.length > 20 && theirs.graph.relations.length > 20);
     assert.deepEqual(graph.entities, theirs.graph.entities);
     assert.deepEqual(graph.relations, theirs.graph.relations);
+  });
+});
+
+describe('side by side with twining-mcp 1.9: the blackboard archived on its own', () => {
+  const theirs = (JSON.parse(fs.readFileSync(FIXTURE_FILE, 'utf8')) as Fixture).auto_archive;
+  let root: string;
+  let ours: StepRecord[];
+
+  before(async () => {
+    root = fixtureProject();
+    setArchiveThreshold(root, ARCHIVE_THRESHOLD);
+    const client = new Client({ name: 'twining-side-by-side', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI_JS, 'mcp', '--dir', root], stderr: 'ignore' }));
+    try {
+      ours = await runSession(client, root, AUTO_ARCHIVE_SESSION);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('the same calls, fields and contents as twining-mcp past its threshold', () => {
+    assert.equal(theirs.threshold, ARCHIVE_THRESHOLD);
+    assert.deepEqual(
+      theirs.steps.map(s => s.label),
+      AUTO_ARCHIVE_SESSION.map(s => s.label),
+    );
+    assert.deepEqual(problemsOf(theirs.steps, ours), []);
+    for (const [i, t] of theirs.steps.entries()) assert.deepEqual(sameShape(ours[i].content, t.content), canonical(t.content), t.label);
+  });
+
+  test('the same entries left on the blackboard and moved to archive/, and the same graph', () => {
+    assert.ok(theirs.files.archive.length >= 10, 'twining-mcp archived');
+    assert.deepEqual(filesOf(root), theirs.files);
+    assert.deepEqual(graphOf(root), theirs.graph);
   });
 });
