@@ -215,6 +215,11 @@ function buildFolder(root, size, decisionsCount, agentsCount) {
     agents.push({ agent_id: `agent-${k}`, capabilities: caps, role: k % 2 ? 'implementer' : 'reviewer', registered_at: last, last_active: last });
   }
   fs.writeFileSync(path.join(dir, 'agents', 'registry.json'), JSON.stringify(agents, null, 2));
+  // A long history kept whole: archiving off (0), else the first post would move it to archive/
+  // (config's default, 500 entries, as twining-mcp does) and the benchmarks would time a small folder.
+  const config = path.join(dir, 'config.yml');
+  if (fs.existsSync(config))
+    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace(/max_blackboard_entries_before_archive: \d+/, 'max_blackboard_entries_before_archive: 0'));
   return {
     bytes: Buffer.byteLength(lines.join('')),
     sampleLine: (n, ms) =>

@@ -12,7 +12,14 @@ export interface Config {
   version: number;
   project_name: string;
   embedding_model: string;
-  archive: { auto_archive_on_commit: boolean; auto_archive_on_context_switch: boolean; max_blackboard_entries_before_archive: number };
+  archive: {
+    auto_archive_on_commit: boolean;
+    auto_archive_on_context_switch: boolean;
+    /** Archive after a post once the blackboard has this many entries; 0 never (twining-mcp reads 0 so). */
+    max_blackboard_entries_before_archive: number;
+    /** Only when config.yml sets it (2.x): the newest entries an automatic archive keeps whatever their age. */
+    retain_recent?: number;
+  };
   context_assembly: {
     default_max_tokens: number;
     priority_weights: { recency: number; relevance: number; decision_confidence: number; warning_boost: number; graph_reachability: number };
@@ -65,7 +72,11 @@ const CONFIG_RULES = {
   version: count,
   project_name: z.string(),
   embedding_model: z.string(),
-  archive: { auto_archive_on_commit: z.boolean(), auto_archive_on_context_switch: z.boolean(), max_blackboard_entries_before_archive: count },
+  archive: {
+    auto_archive_on_commit: z.boolean(),
+    auto_archive_on_context_switch: z.boolean(),
+    max_blackboard_entries_before_archive: z.number().int({ message: 'must be a whole number' }).min(0, { message: 'must be 0 (never) or more' }),
+  },
   context_assembly: {
     default_max_tokens: count,
     priority_weights: { recency: weight, relevance: weight, decision_confidence: weight, warning_boost: weight, graph_reachability: weight },
@@ -133,6 +144,12 @@ export function parseConfig(text: string | undefined, projectName: string, warn:
   const config = merge(defaults as unknown as Record<string, unknown>, loaded, CONFIG_RULES, warn) as unknown as Config;
   // twining-mcp 2.x's graph.auto_populate (TWINING-2.md §4): absent from 1.9's default file, true unless set to false.
   if (isMapping(loaded.graph) && loaded.graph.auto_populate === false) config.graph = { auto_populate: false };
+  // twining-mcp 2.x's archive.retain_recent (TWINING-2.md §4), likewise only when set.
+  const retain = isMapping(loaded.archive) ? loaded.archive.retain_recent : undefined;
+  if (retain !== undefined && retain !== null) {
+    if (Number.isInteger(retain) && (retain as number) >= 0) config.archive = { ...config.archive, retain_recent: retain as number };
+    else warn(`config.yml: archive.retain_recent is ${shown(retain)}, but it must be a whole number of 0 or more; keeping no entries by age`);
+  }
   const weights = Object.values(config.context_assembly.priority_weights);
   const sum = weights.reduce((a, b) => a + b, 0);
   if (Math.abs(sum - 1) > 0.01) config.context_assembly.priority_weights = defaults.context_assembly.priority_weights;

@@ -31,6 +31,7 @@ import { assemble } from './ops/assemble-ops';
 import { record } from './ops/record-ops';
 import type { BlackboardEntry, HandoffSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 import * as graph from './ops/graph-populate-ops';
+import { archiveAutomatically } from './ops/auto-archive-ops';
 
 export type { WorkspaceOptions } from './folder-store';
 
@@ -64,6 +65,7 @@ export class TwiningEngine extends HistoryAndGraphTools {
   ) {
     super();
     this.ctx = new FolderStore(root, options);
+    archiveAutomatically(this.ctx);
   }
 
   /** Where the files are (`layout.decision(id)` and so on). */

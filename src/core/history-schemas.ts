@@ -77,7 +77,9 @@ export function historyInputs<E extends readonly [string, ...string[]]>(b: Block
           .optional()
           .describe('Keep at least the newest N entries on the blackboard whatever their age (twining-mcp 2.x).'),
       })
-      .describe('Move old blackboard entries to archive/{date}-blackboard.jsonl; they stay findable by search, why and verify.'),
+      .describe(
+        'Move old blackboard entries to archive/{date}-blackboard.jsonl (decision entries stay, and decisions are never archived); a handoff check still tells archived entries from dismissed ones.',
+      ),
     export: z
       .strictObject({
         scope: scope.optional().describe('Only this part of the state (default everything).'),

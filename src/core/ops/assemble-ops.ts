@@ -19,6 +19,7 @@ import { Costed, byScore, decisionInScope, estimateTokens, fillBudget, scoreOf }
 import { readDecisionRecord } from './decision-ops';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
+import { graphContext } from './assemble-graph-ops';
 import { readAssembly, writeAssembly } from '../store/session-files';
 import { claimClock, claimItems } from './claim-ops';
 import { claimConflicts, describeHolder, isClaim, viewOf } from '../rules/claims';
@@ -34,6 +35,8 @@ export interface AssembledDecision extends Why {
   affected_files: string[];
   constraints?: string[];
   rejected_alternatives?: string[];
+  /** How the knowledge graph reaches it from the scope (twining-mcp's relevance_path), when it does. */
+  relevance_path?: string;
 }
 export interface AssembledEntry extends Why {
   id: string;
@@ -206,11 +209,27 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
   type Scored = Costed & { score: number; timestamp: string; reason: string; entry?: BlackboardEntry; decision?: DecisionIndexEntry };
   const warnings: Scored[] = [];
   const others: Scored[] = [];
+  const inScope: { d: DecisionIndexEntry; reason: string }[] = [];
   for (const d of index) {
     if (d.status !== 'active' && d.status !== 'provisional') continue;
     const reason = decisionInScope(d, scope);
-    if (!reason) continue;
-    const score = scoreOf({ kind: 'decision', id: d.id, scope: d.scope, timestamp: d.timestamp, confidence: d.confidence }, scope, nowMs, weights);
+    if (reason) inScope.push({ d, reason });
+  }
+  // The knowledge graph's reach (twining-mcp's graph_reachability weight, relevance_path) and the entities around the scope.
+  const graph = await graphContext(
+    ctx,
+    scope,
+    inScope.map(({ d }) => d),
+  );
+  const graphOn = [...graph.reach.values()].some(v => v > 0);
+  for (const { d, reason } of inScope) {
+    const reachability = graphOn ? (graph.reach.get(d.id) ?? 0) : undefined;
+    const score = scoreOf(
+      { kind: 'decision', id: d.id, scope: d.scope, timestamp: d.timestamp, confidence: d.confidence, reachability },
+      scope,
+      nowMs,
+      weights,
+    );
     // The cost needs the rationale, read from the record when the item's turn comes (below).
     others.push({ id: d.id, kind: 'decision', cost: 0, summaryCost: 0, score, timestamp: d.timestamp, reason: `${d.status} decision: ${reason}`, decision: d });
   }
@@ -219,7 +238,12 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
     if (!KINDS.has(e.entry_type) || typeof e.id !== 'string' || typeof e.scope !== 'string') continue;
     if (e.entry_type !== 'finding' && resolved.has(e.id)) continue;
     if (scope !== 'project' && !overlaps(e.scope, scope)) continue;
-    const score = scoreOf({ kind: e.entry_type as Scored['kind'], id: e.id, scope: e.scope, timestamp: e.timestamp }, scope, nowMs, weights);
+    const score = scoreOf(
+      { kind: e.entry_type as Scored['kind'], id: e.id, scope: e.scope, timestamp: e.timestamp, reachability: graphOn ? 0 : undefined },
+      scope,
+      nowMs,
+      weights,
+    );
     const label =
       e.entry_type === 'warning' ? 'active warning' : e.entry_type === 'need' ? 'open need' : e.entry_type === 'question' ? 'open question' : 'finding';
     const item: Scored = {
@@ -275,7 +299,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
     recent_findings: [],
     active_warnings: [],
     recent_questions: [],
-    related_entities: [],
+    related_entities: graph.related,
     recent_handoffs,
     active_claims,
   };
@@ -295,6 +319,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
         ...(r.alternatives?.length
           ? { rejected_alternatives: r.alternatives.map(a => (a.reason_rejected ? `${a.option}: ${a.reason_rejected}` : a.option)) }
           : {}),
+        ...(graph.paths.has(r.id) ? { relevance_path: graph.paths.get(r.id) } : {}),
         reason: item.reason,
       });
       continue;

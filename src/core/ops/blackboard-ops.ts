@@ -32,8 +32,12 @@ export async function appendEntry(ctx: FolderStore, fields: NewEntry): Promise<B
   return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields));
 }
 
-/** Appends one blackboard line, keys in twining-mcp's order (as a step of `tx` when given); the caller holds the blackboard lock. */
-export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?: Transaction): Promise<BlackboardEntry> {
+/**
+ * Appends one blackboard line, keys in twining-mcp's order (as a step of `tx` when given); the
+ * caller holds the blackboard lock. `populate: false` leaves the graph alone, for an entry
+ * twining-mcp never posts (so that the graph stays the one it would keep).
+ */
+export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?: Transaction, populate = true): Promise<BlackboardEntry> {
   const entry: Record<string, unknown> = {
     entry_type: fields.entry_type,
     summary: fields.summary,
@@ -47,7 +51,7 @@ export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?:
   entry.timestamp = ctx.timestamp();
   if (tx) await tx.append(ctx.layout.blackboard, toJsonlLine(entry));
   else await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
-  notePosted(ctx, entry as BlackboardEntry);
+  if (populate) notePosted(ctx, entry as BlackboardEntry);
   return entry as BlackboardEntry;
 }
 
@@ -123,6 +127,8 @@ export async function dismiss(ctx: FolderStore, input: InputOf<'dismiss'>): Prom
           agent_id: args.agent_id ?? 'main',
         },
         tx,
+        // twining-mcp posts nothing on a dismissal: its graph is left as twining-mcp's would be.
+        false,
       );
       return { dismissed, not_found, status_entry_id: entry.id };
     }),

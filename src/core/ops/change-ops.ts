@@ -32,10 +32,11 @@ export async function whatChanged(ctx: FolderStore, input: InputOf<'what_changed
     .map(e => ({ id: e.id, entry_type: e.entry_type, summary: e.summary }));
   const index = await ctx.decisionIndex.get();
   const recent = index.filter(d => typeof d.timestamp === 'string' && d.timestamp >= since && inScope(d));
-  // twining-mcp dates an override by the decision's own timestamp (the record keeps no override time).
+  // twining-mcp dates an override by the decision's own timestamp (the record keeps no override time),
+  // which the index holds too: only the records of overrides in the window are read, for their reason.
   const overridden = (
     await mapBounded(
-      index.filter(d => d.status === 'overridden'),
+      index.filter(d => d.status === 'overridden' && typeof d.timestamp === 'string' && d.timestamp >= since),
       d => readDecisionRecord(ctx, d.id).catch(() => undefined),
     )
   ).filter(d => d !== undefined && d.timestamp >= since && inScope(d));

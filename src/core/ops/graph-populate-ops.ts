@@ -39,7 +39,16 @@ export async function withGraph<T>(ctx: FolderStore, run: () => Promise<T>, afte
   posted.delete(ctx);
   for (const entry of entries) await onPost(ctx, entry);
   if (after) await after(result);
+  if (entries.length) await settled.get(ctx)?.();
   return result;
+}
+
+/** What runs once an operation's posts and their graph steps are done (the engine's auto-archive, auto-archive-ops.ts). */
+const settled = new WeakMap<FolderStore, () => Promise<void>>();
+
+/** Sets what runs after every operation that posted (one hook per folder). */
+export function afterPosting(ctx: FolderStore, hook: () => Promise<void>): void {
+  settled.set(ctx, hook);
 }
 
 /** A scope with a "/" and an extension is a file; with a "/" and none, a module (directory). */

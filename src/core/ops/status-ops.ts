@@ -33,7 +33,8 @@ export async function status(ctx: FolderStore, input: InputOf<'status'> = {}) {
   const weekAgo = new Date(ctx.now().getTime() - 7 * 24 * 3600 * 1000).toISOString();
   const staleProvisional = index.filter(d => d.status === 'provisional' && d.timestamp < weekAgo).length;
   if (staleProvisional) warnings.push(`${staleProvisional} provisional decision(s) older than 7 days`);
-  if (entries.length >= threshold) warnings.push(`Blackboard has ${entries.length} entries (archive threshold ${threshold})`);
+  // 0 is "never archive" (twining-mcp would still recommend archiving at 0; nothing would do it).
+  if (threshold > 0 && entries.length >= threshold) warnings.push(`Blackboard has ${entries.length} entries (archive threshold ${threshold})`);
   const graph = await graphCounts(ctx);
   // twining-mcp's third warning (src/tools/lifecycle-tools.ts at 4846d70).
   if (graph.orphans > 0) warnings.push(`${graph.orphans} graph entities have no relations`);
@@ -51,7 +52,7 @@ export async function status(ctx: FolderStore, input: InputOf<'status'> = {}) {
     registered_agents: registry.length,
     active_agents: byLiveness.active,
     last_activity,
-    needs_archiving: entries.length >= threshold,
+    needs_archiving: threshold > 0 && entries.length >= threshold,
     warnings,
     summary,
     // Beyond twining-mcp: what a coordinator looks at first.

@@ -71,10 +71,17 @@ export interface Candidate {
   scope: string;
   timestamp: string;
   confidence?: unknown;
+  /**
+   * How well the knowledge graph reaches it, 0 to 1, when the graph reaches any candidate (then 0
+   * for the others); absent when it reaches none, and the graph's weight goes to the other signals
+   * (twining-mcp's adaptive weights).
+   */
+  reachability?: number;
 }
 
 export function scoreOf(c: Candidate, taskScope: string, nowMs: number, weights: Weights): number {
-  const scale = weights.graph_reachability > 0 && weights.graph_reachability < 1 ? 1 / (1 - weights.graph_reachability) : 1;
+  const graph = c.reachability !== undefined;
+  const scale = !graph && weights.graph_reachability > 0 && weights.graph_reachability < 1 ? 1 / (1 - weights.graph_reachability) : 1;
   const relevance = 0.5 * scopeProximity(taskScope, c.scope);
   const confidence = c.kind === 'decision' ? confidenceScore(c.confidence) : 0.5;
   const warning = c.kind === 'warning' ? 1 : 0;
@@ -83,7 +90,8 @@ export function scoreOf(c: Candidate, taskScope: string, nowMs: number, weights:
       relevance * weights.relevance +
       confidence * weights.decision_confidence +
       warning * weights.warning_boost) *
-    scale
+      scale +
+    (c.reachability ?? 0) * weights.graph_reachability
   );
 }
 
