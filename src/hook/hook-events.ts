@@ -20,6 +20,7 @@ import { overlaps } from '../core/scope';
 import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, permissionAnswer, recordsWork, reminderAnswer } from './hook-protocol';
 import { blackboardSince, indexDecisions, lookUp, writeHookIndex } from './hook-index';
 import { claimHeldByOther } from './claim-seam';
+import { resumed } from './hook-liveness';
 
 export type StopMode = 'block' | 'remind' | 'off';
 
@@ -68,7 +69,8 @@ export async function sessionStart(input: HookInput, o: HookOptions): Promise<Ho
   });
   const previous = await readSession(twiningDir, input.sessionId);
   const offset = engine.blackboard.file.size;
-  const state: SessionState = previous ? { ...previous, last_seen: o.now().toISOString(), ended_at: undefined } : newState(input, o, offset);
+  const state: SessionState = previous ?? newState(input, o, offset);
+  resumed(state, o.now().toISOString());
   state.registered_at = o.now().toISOString();
   await writeSession(twiningDir, state);
   // The hook index from what the engine holds now: the first edit's PreToolUse reads no history.
@@ -127,7 +129,7 @@ export async function postToolUse(input: HookInput, o: HookOptions): Promise<Hoo
   const twiningDir = path.join(o.root, '.twining');
   const now = o.now().toISOString();
   const state = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
-  state.last_seen = now;
+  resumed(state, now);
   state.last_tool = input.toolName;
   const files = editedFiles(input.toolName, input.toolInput).map(f => projectPath(o.root, f));
   for (const f of files) if (!state.files_touched.includes(f)) state.files_touched.push(f);

@@ -18,9 +18,10 @@ import * as path from 'path';
 import { HOOK_EVENTS, HookInput, readHookInput } from './hook-protocol';
 import { HookOptions, StopMode, postToolUse, preToolUse, sessionStart, stop } from './hook-events';
 import { fileSafe } from '../core/store/session-files';
+import { notification, userPromptSubmit } from './hook-liveness';
 
 const USAGE =
-  'twining hook <SessionStart|PreToolUse|PostToolUse|Stop|SubagentStop> [--agent <id>] [--dir <folder>] [--scope <scope>] [--max-tokens <n>] [--on-stop block|remind|off] [--on-claim ask|deny] [--host claude-code|vscode] [--timeout-ms <n>]';
+  'twining hook <SessionStart|UserPromptSubmit|PreToolUse|PostToolUse|Stop|SubagentStop|Notification> [--agent <id>] [--dir <folder>] [--scope <scope>] [--max-tokens <n>] [--on-stop block|remind|off] [--on-claim ask|deny] [--host claude-code|vscode] [--timeout-ms <n>]';
 
 interface Args {
   event: string;
@@ -133,7 +134,11 @@ export async function runHook(argv: string[]): Promise<number> {
             ? await postToolUse(input, options)
             : event === 'Stop' || event === 'SubagentStop'
               ? await stop({ ...input, event }, options)
-              : undefined;
+              : event === 'UserPromptSubmit'
+                ? await userPromptSubmit(input, options)
+                : event === 'Notification'
+                  ? await notification(input, options)
+                  : undefined;
     if (answer) process.stdout.write(JSON.stringify(answer) + '\n');
     return 0;
   } catch (error) {

@@ -19,7 +19,8 @@
  */
 
 export type Host = 'claude-code' | 'vscode';
-export type HookEvent = 'SessionStart' | 'UserPromptSubmit' | 'PreToolUse' | 'PostToolUse' | 'Stop' | 'SubagentStop' | 'PreCompact' | 'SubagentStart';
+export type HookEvent =
+  'SessionStart' | 'UserPromptSubmit' | 'PreToolUse' | 'PostToolUse' | 'Stop' | 'SubagentStop' | 'PreCompact' | 'SubagentStart' | 'Notification';
 export const HOOK_EVENTS: readonly HookEvent[] = [
   'SessionStart',
   'UserPromptSubmit',
@@ -29,6 +30,7 @@ export const HOOK_EVENTS: readonly HookEvent[] = [
   'SubagentStop',
   'PreCompact',
   'SubagentStart',
+  'Notification',
 ];
 
 export interface HookInput {
@@ -40,6 +42,8 @@ export interface HookInput {
   toolName?: string;
   toolInput?: Record<string, unknown>;
   stopHookActive: boolean;
+  /** Claude Code's Notification: `notification_type` (permission_prompt, idle_prompt, ...). */
+  notificationType?: string;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -58,6 +62,7 @@ export function readHookInput(raw: unknown, eventFromArgs: string): HookInput {
     toolName: str(o.tool_name) ?? str(o.toolName),
     toolInput: input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined,
     stopHookActive: o.stop_hook_active === true || o.stopHookActive === true,
+    notificationType: str(o.notification_type) ?? str(o.notificationType),
   };
 }
 

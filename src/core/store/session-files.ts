@@ -96,6 +96,9 @@ export interface SessionState {
   /** Set once a Stop was blocked for want of a record: the next one lets the session end. */
   stop_blocked_at?: string;
   ended_at?: string;
+  /** When the host said the session waits for the person (a permission prompt, an idle prompt), and why. */
+  waiting_since?: string;
+  waiting_reason?: string;
 }
 
 export const sessionFile = (twiningDir: string, sessionId: string) => path.join(sessionsDir(twiningDir), `session-${fileSafe(sessionId)}.json`);
