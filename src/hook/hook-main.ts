@@ -87,6 +87,14 @@ export function agentIdOf(explicit: string | undefined, input: HookInput): strin
   return `${input.host === 'vscode' ? 'copilot' : 'claude-code'}-${fileSafe(input.sessionId).slice(0, 8)}`;
 }
 
+/** Real time, or TWINING_NOW plus the time since the start (as the extension's clock pins it, for tests and demos). */
+function clock(pinned: string | undefined): () => Date {
+  const base = pinned ? Date.parse(pinned) : NaN;
+  if (Number.isNaN(base)) return () => new Date();
+  const start = Date.now();
+  return () => new Date(base + (Date.now() - start));
+}
+
 export async function runHook(argv: string[]): Promise<number> {
   let args: Args;
   try {
@@ -121,7 +129,7 @@ export async function runHook(argv: string[]): Promise<number> {
       onClaim: args.onClaim,
       scope: args.scope,
       maxTokens: args.maxTokens,
-      now: () => new Date(),
+      now: clock(process.env.TWINING_NOW),
       loadCore: () => require(path.join(__dirname, 'core.js')) as typeof import('../core/index'),
     };
     const event = HOOK_EVENTS.includes(input.event as never) ? input.event : args.event;

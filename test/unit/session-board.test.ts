@@ -10,7 +10,8 @@ import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../src/core';
 import { kindOfPath } from '../../src/core/data-kinds';
-import { KEEP_UNRECORDED_MS, SessionLike, sessionBoard, sessionsTouching } from '../../src/core/rules/session-board';
+import { KEEP_UNRECORDED_MS, SessionLike, SessionView, sessionBoard, sessionsTouching } from '../../src/core/rules/session-board';
+import { recordRequest, sessionDescription, sessionState } from '../../src/extension/present/session-text';
 import { CLI_JS, fixtureProject } from './tmp';
 
 function hook(root: string, event: string, input: Record<string, unknown>, ...flags: string[]) {
@@ -158,5 +159,39 @@ describe('the session board rule', () => {
     assert.equal(kindOfPath('.twining/sessions/assembly-abc.json'), undefined);
     assert.equal(kindOfPath('.twining/sessions/hook-index/meta.json'), undefined);
     assert.equal(kindOfPath('.twining/sessions/session-abc.json.123.tmp'), undefined);
+  });
+});
+
+describe('the session board in words', () => {
+  const view = (extra: Partial<SessionView> = {}): SessionView => ({
+    session_id: 's1',
+    agent_id: 'claude-code-s1',
+    tool: 'claude-code',
+    started_at: '2026-11-20T09:00:00.000Z',
+    last_seen: '2026-11-20T09:58:00.000Z',
+    files_touched: [],
+    liveness: 'active',
+    unrecorded: false,
+    ...extra,
+  });
+  const now = new Date('2026-11-20T10:00:00.000Z');
+
+  test('state, files, last tool and age on one row; a missing record comes first', () => {
+    assert.equal(
+      sessionDescription(view({ files_touched: ['a.ts', 'b.ts'], last_tool: 'Edit' }), now),
+      'Claude Code · working · 2 files · last: Edit · since 1 h ago',
+    );
+    assert.equal(sessionState(view({ waiting_since: now.toISOString(), waiting_reason: 'turn ended' })), 'waiting for input');
+    assert.equal(sessionState(view({ waiting_since: now.toISOString(), waiting_reason: 'a permission prompt' })), 'waiting for a permission prompt');
+    assert.equal(sessionState(view({ unrecorded: true, waiting_since: now.toISOString() })), 'ended without a record');
+    assert.equal(sessionDescription(view({ tool: 'vscode', liveness: 'idle' }), now), 'VS Code agent · idle · since 1 h ago');
+  });
+
+  test('the request names the files, the agent id to record under and whom to hand over to', () => {
+    const { summary, prompt } = recordRequest(view({ files_touched: ['src/a.ts'] }), 'me');
+    assert.equal(summary, "claude-code-s1: please record or hand over your session's work (1 file changed)");
+    assert.match(prompt, /changed src\/a\.ts and recorded nothing/);
+    assert.match(prompt, /twining_record with agent_id "claude-code-s1"/);
+    assert.match(prompt, /twining_handoff to me/);
   });
 });
