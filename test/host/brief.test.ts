@@ -20,12 +20,7 @@ async function brief(api: TwiningApi, prompt: string) {
     push: () => undefined,
   } as unknown as vscode.ChatResponseStream;
   const request = { prompt, command: 'brief', references: [], toolReferences: [], toolInvocationToken: undefined } as unknown as vscode.ChatRequest;
-  const result = (await api.chatHandler(
-    request,
-    { history: [] } as unknown as vscode.ChatContext,
-    stream,
-    new vscode.CancellationTokenSource().token,
-  )) as vscode.ChatResult;
+  const result = (await api.chatHandler(request, { history: [] }, stream, new vscode.CancellationTokenSource().token)) as vscode.ChatResult;
   return { out, text: out.markdown.map(m => m.value).join(''), metadata: (result?.metadata ?? {}) as Record<string, unknown> };
 }
 
