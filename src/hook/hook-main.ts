@@ -19,6 +19,7 @@ import { HOOK_EVENTS, HookInput, readHookInput } from './hook-protocol';
 import { HookOptions, StopMode, postToolUse, preToolUse, sessionStart, stop } from './hook-events';
 import { fileSafe } from '../core/store/session-files';
 import { notification, userPromptSubmit } from './hook-liveness';
+import { REGISTER_FLAG, registerNow } from './background-register';
 
 const USAGE =
   'twining hook <SessionStart|UserPromptSubmit|PreToolUse|PostToolUse|Stop|SubagentStop|Notification> [--agent <id>] [--dir <folder>] [--scope <scope>] [--max-tokens <n>] [--on-stop block|remind|off] [--on-claim ask|deny] [--host claude-code|vscode] [--timeout-ms <n>]';
@@ -96,6 +97,7 @@ function clock(pinned: string | undefined): () => Date {
 }
 
 export async function runHook(argv: string[]): Promise<number> {
+  if (argv[0] === REGISTER_FLAG) return registerNow(argv.slice(1));
   let args: Args;
   try {
     args = parseArgs(argv);
