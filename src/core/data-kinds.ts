@@ -5,7 +5,7 @@
  * bundles this file without loading the engine.
  */
 
-export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config'] as const;
+export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config', 'sessions'] as const;
 
 /**
  * - registry: agents/registry.json (agents, delegation suggestions)
@@ -14,6 +14,7 @@ export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords
  * - handoffRecords: handoffs/{id}.json (one handoff's details)
  * - decisions: decisions/** (drift, snapshot labels)
  * - config: config.yml (thresholds and timeouts)
+ * - sessions: sessions/session-*.json (hooked agent sessions: the session board; local, not shared)
  */
 export type DataKind = (typeof DATA_KINDS)[number];
 
@@ -44,6 +45,8 @@ export function kindOfPath(relative: string): DataKind | 'presence' | undefined 
       return parts.length === 1 || rest === 'handoffs/index.jsonl' ? 'handoffs' : 'handoffRecords';
     case 'decisions':
       return 'decisions';
+    case 'sessions':
+      return parts.length === 2 && parts[1].startsWith('session-') && parts[1].endsWith('.json') ? 'sessions' : undefined;
     default:
       return undefined; // metrics.jsonl, graph/, embeddings/, archive/ (a rewrite of the blackboard comes with it)
   }

@@ -32,6 +32,8 @@ import { record } from './ops/record-ops';
 import type { BlackboardEntry, HandoffSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 import * as graph from './ops/graph-populate-ops';
 import { archiveAutomatically } from './ops/auto-archive-ops';
+import { SessionWatch } from './store/session-watch';
+import { sessions as sessionBoard } from './ops/session-ops';
 
 export type { WorkspaceOptions } from './folder-store';
 
@@ -42,7 +44,7 @@ export interface ChangeReport {
 }
 
 /** The counters of an engine that has read nothing: whatever a new engine has read counts as changed. */
-const NOTHING_READ: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, drift: 0 };
+const NOTHING_READ: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, sessions: 0, drift: 0 };
 
 export async function openWorkspace(projectRoot: string, options: WorkspaceOptions = {}): Promise<TwiningEngine> {
   const root = path.resolve(projectRoot);
@@ -58,6 +60,7 @@ export class TwiningEngine extends HistoryAndGraphTools {
   private reported: Versions = NOTHING_READ;
   /** Work done so far: refreshes that read the files, and verifications (benchmarks and tests count them per change). */
   readonly work = { refreshes: 0, verifications: 0 };
+  private readonly sessionWatch: SessionWatch; // the session board's files (sessions()), looked at alone
 
   constructor(
     readonly root: string,
@@ -66,6 +69,7 @@ export class TwiningEngine extends HistoryAndGraphTools {
     super();
     this.ctx = new FolderStore(root, options);
     archiveAutomatically(this.ctx);
+    this.sessionWatch = new SessionWatch(this.ctx.layout.dir);
   }
 
   /** Where the files are (`layout.decision(id)` and so on). */
@@ -142,6 +146,8 @@ export class TwiningEngine extends HistoryAndGraphTools {
         return ctx.handoffRecords.isCurrent(handoffIdOfPath(p) ?? '');
       case 'presence':
         return this.exists(); // the folder itself: current while it is there
+      case 'sessions':
+        return this.sessionWatch.isCurrent(p);
       default:
         return true; // locks, temporary files, files no operation reads
     }
@@ -161,9 +167,12 @@ export class TwiningEngine extends HistoryAndGraphTools {
   refresh(changedPaths?: readonly string[]): Promise<ChangeReport> {
     const run = this.refreshing.then(async (): Promise<ChangeReport> => {
       const ctx = this.ctx;
-      const paths = (changedPaths ?? []).map(p => ({ p, kind: kindOfPath(p) }));
+      const all = (changedPaths ?? []).map(p => ({ p, kind: kindOfPath(p) }));
+      const sessionPaths = all.filter(x => x.kind === 'sessions').map(x => x.p);
+      const paths = all.filter(x => x.kind !== 'sessions');
       let error: Error | undefined;
       try {
+        await this.sessionWatch.recheck(changedPaths ? sessionPaths : undefined);
         let current = changedPaths !== undefined;
         for (const { p, kind } of paths) if (current) current = await this.fileIsCurrent(p, kind);
         if (!current) {
@@ -211,6 +220,7 @@ export class TwiningEngine extends HistoryAndGraphTools {
       handoffRecords: ctx.handoffRecords.version,
       decisions: ctx.decisionIndex.version,
       config: ctx.configVersion,
+      sessions: this.sessionWatch.version,
       drift: ctx.decisionIndex.version + ctx.blackboard.driftVersion,
     };
   }
@@ -231,6 +241,9 @@ export class TwiningEngine extends HistoryAndGraphTools {
   }
   agents(input: InputOf<'agents'> = {}) {
     return agentOps.agents(this.ctx, input);
+  }
+  sessions() {
+    return sessionBoard(this.ctx);
   }
   discover(input: InputOf<'discover'>) {
     return agentOps.discover(this.ctx, input);

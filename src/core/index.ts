@@ -47,3 +47,6 @@ export type { ClaimResult, ReleaseResult, Conflict } from './ops/claim-ops';
 export { briefingText } from './briefing-text';
 export type { AssembledContext } from './ops/assemble-ops';
 export type { RecordResult } from './ops/record-ops';
+export type { SessionView } from './rules/session-board';
+export { sessionsTouching } from './rules/session-board';
+export type { SessionBoard } from './ops/session-ops';

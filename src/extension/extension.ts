@@ -23,6 +23,7 @@ import { createChatHandler, registerChatParticipant } from './chat/participant';
 import { ContextModel } from './model/context-model';
 import { HandoffsModel } from './model/handoffs-model';
 import { AgentsModel, DelegationsModel } from './model/agents-model';
+import { SessionsModel } from './model/sessions-model';
 import { ContextProvider } from './views/context-view';
 import { ContextStatusBar } from './editor/context-status';
 import { FileAnnotations } from './editor/file-annotations';
@@ -44,7 +45,9 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   // What bears on the active file (the Context view's idea), and the session every part gets.
   const fileContext = new ContextModel(folders);
   context.subscriptions.push(fileContext);
-  const session: TwiningSession = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext };
+  const sessions = new SessionsModel(folders);
+  context.subscriptions.push(sessions);
+  const session: TwiningSession = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext, sessions };
 
   // One model per data family: the views, the status bar and the inbox draw from them.
   const handoffs = new HandoffsModel(folders, userAgentId);

@@ -6,6 +6,7 @@ import type * as vscode from 'vscode';
 import type { Folders } from './model/folders';
 import type { Clock } from './settings';
 import type { ContextModel } from './model/context-model';
+import type { SessionsModel } from './model/sessions-model';
 
 export interface TwiningSession {
   /** The workspace folders, their engines, trust and change announcements. */
@@ -17,4 +18,6 @@ export interface TwiningSession {
   readonly extensionUri: vscode.Uri;
   /** What bears on each file, and which scope the Context view shows. */
   readonly fileContext: ContextModel;
+  /** The hooked agent sessions of each folder (the session board). */
+  readonly sessions: SessionsModel;
 }

@@ -20,6 +20,9 @@ import { overlaps } from '../core/scope';
 import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, permissionAnswer, recordsWork, reminderAnswer } from './hook-protocol';
 import { blackboardSince, indexDecisions, lookUp, writeHookIndex } from './hook-index';
 import { claimHeldByOther } from './claim-seam';
+import { resumed } from './hook-liveness';
+import { cachedBriefing, fingerprint, keepBriefing } from './briefing-cache';
+import { registerInBackground } from './background-register';
 
 export type StopMode = 'block' | 'remind' | 'off';
 
@@ -55,11 +58,32 @@ function newState(input: HookInput, o: HookOptions, offset: number): SessionStat
   return { session_id: input.sessionId, agent_id: o.agentId, tool: input.host, started_at: at, last_seen: at, files_touched: [], blackboard_offset: offset };
 }
 
+/**
+ * SessionStart on a folder nobody wrote to since the agent's last briefing: the cached briefing
+ * (briefing-cache.ts) without the engine; the agent's registration, when not fresh, is refreshed
+ * by a background process (background-register.ts) the host does not wait for.
+ */
+async function quickStart(input: HookInput, o: HookOptions, twiningDir: string): Promise<HookOutput | undefined> {
+  const text = await cachedBriefing(twiningDir, o.agentId, o.scope, o.maxTokens, o.now());
+  if (text === undefined) return undefined;
+  registerInBackground(o.root, twiningDir, o.agentId, roleOf(input), o.now(), REGISTER_EVERY_MS);
+  const state = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
+  resumed(state, o.now().toISOString());
+  state.registered_at = o.now().toISOString();
+  await writeSession(twiningDir, state);
+  return contextAnswer('SessionStart', text);
+}
+
+const roleOf = (input: HookInput) => (input.host === 'vscode' ? 'VS Code agent session' : 'Claude Code session');
+
 export async function sessionStart(input: HookInput, o: HookOptions): Promise<HookOutput> {
   const twiningDir = path.join(o.root, '.twining');
+  const quick = await quickStart(input, o, twiningDir).catch(() => undefined);
+  if (quick) return quick;
   const core = o.loadCore();
   const engine = await core.openWorkspace(o.root, { now: o.now, warn: m => process.stderr.write(`twining: warning: ${m}\n`) });
-  await engine.register({ agent_id: o.agentId, role: input.host === 'vscode' ? 'VS Code agent session' : 'Claude Code session' });
+  await engine.register({ agent_id: o.agentId, role: roleOf(input) });
+  const before = await fingerprint(twiningDir);
   const briefing = await engine.assemble({
     task: 'Start of an agent session',
     scope: o.scope,
@@ -68,7 +92,8 @@ export async function sessionStart(input: HookInput, o: HookOptions): Promise<Ho
   });
   const previous = await readSession(twiningDir, input.sessionId);
   const offset = engine.blackboard.file.size;
-  const state: SessionState = previous ? { ...previous, last_seen: o.now().toISOString(), ended_at: undefined } : newState(input, o, offset);
+  const state: SessionState = previous ?? newState(input, o, offset);
+  resumed(state, o.now().toISOString());
   state.registered_at = o.now().toISOString();
   await writeSession(twiningDir, state);
   // The hook index from what the engine holds now: the first edit's PreToolUse reads no history.
@@ -85,6 +110,10 @@ export async function sessionStart(input: HookInput, o: HookOptions): Promise<Ho
       process.stderr.write(`twining hook SessionStart: the hook index was not written (${(error as Error).message}); the first edit will build it\n`),
     );
   }
+  // Kept for the next session start of this agent on an unchanged folder; nothing has changed since this briefing then.
+  await keepBriefing(twiningDir, briefing, o.maxTokens, before, core.briefingText({ ...briefing, changed_since: undefined })).catch(error =>
+    process.stderr.write(`twining hook SessionStart: the briefing was not cached (${(error as Error).message})\n`),
+  );
   return contextAnswer('SessionStart', core.briefingText(briefing));
 }
 
@@ -127,7 +156,7 @@ export async function postToolUse(input: HookInput, o: HookOptions): Promise<Hoo
   const twiningDir = path.join(o.root, '.twining');
   const now = o.now().toISOString();
   const state = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
-  state.last_seen = now;
+  resumed(state, now);
   state.last_tool = input.toolName;
   const files = editedFiles(input.toolName, input.toolInput).map(f => projectPath(o.root, f));
   for (const f of files) if (!state.files_touched.includes(f)) state.files_touched.push(f);

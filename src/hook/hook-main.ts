@@ -18,9 +18,11 @@ import * as path from 'path';
 import { HOOK_EVENTS, HookInput, readHookInput } from './hook-protocol';
 import { HookOptions, StopMode, postToolUse, preToolUse, sessionStart, stop } from './hook-events';
 import { fileSafe } from '../core/store/session-files';
+import { notification, userPromptSubmit } from './hook-liveness';
+import { REGISTER_FLAG, registerNow } from './background-register';
 
 const USAGE =
-  'twining hook <SessionStart|PreToolUse|PostToolUse|Stop|SubagentStop> [--agent <id>] [--dir <folder>] [--scope <scope>] [--max-tokens <n>] [--on-stop block|remind|off] [--on-claim ask|deny] [--host claude-code|vscode] [--timeout-ms <n>]';
+  'twining hook <SessionStart|UserPromptSubmit|PreToolUse|PostToolUse|Stop|SubagentStop|Notification> [--agent <id>] [--dir <folder>] [--scope <scope>] [--max-tokens <n>] [--on-stop block|remind|off] [--on-claim ask|deny] [--host claude-code|vscode] [--timeout-ms <n>]';
 
 interface Args {
   event: string;
@@ -86,7 +88,16 @@ export function agentIdOf(explicit: string | undefined, input: HookInput): strin
   return `${input.host === 'vscode' ? 'copilot' : 'claude-code'}-${fileSafe(input.sessionId).slice(0, 8)}`;
 }
 
+/** Real time, or TWINING_NOW plus the time since the start (as the extension's clock pins it, for tests and demos). */
+function clock(pinned: string | undefined): () => Date {
+  const base = pinned ? Date.parse(pinned) : NaN;
+  if (Number.isNaN(base)) return () => new Date();
+  const start = Date.now();
+  return () => new Date(base + (Date.now() - start));
+}
+
 export async function runHook(argv: string[]): Promise<number> {
+  if (argv[0] === REGISTER_FLAG) return registerNow(argv.slice(1));
   let args: Args;
   try {
     args = parseArgs(argv);
@@ -120,7 +131,7 @@ export async function runHook(argv: string[]): Promise<number> {
       onClaim: args.onClaim,
       scope: args.scope,
       maxTokens: args.maxTokens,
-      now: () => new Date(),
+      now: clock(process.env.TWINING_NOW),
       loadCore: () => require(path.join(__dirname, 'core.js')) as typeof import('../core/index'),
     };
     const event = HOOK_EVENTS.includes(input.event as never) ? input.event : args.event;
@@ -133,7 +144,11 @@ export async function runHook(argv: string[]): Promise<number> {
             ? await postToolUse(input, options)
             : event === 'Stop' || event === 'SubagentStop'
               ? await stop({ ...input, event }, options)
-              : undefined;
+              : event === 'UserPromptSubmit'
+                ? await userPromptSubmit(input, options)
+                : event === 'Notification'
+                  ? await notification(input, options)
+                  : undefined;
     if (answer) process.stdout.write(JSON.stringify(answer) + '\n');
     return 0;
   } catch (error) {

@@ -16,10 +16,18 @@
  * { "hookEventName": "Stop", "decision": "block", "reason": ... }, while SubagentStop's is at the top
  * level. Exit codes: "0 Success: parse stdout as JSON", "2 Blocking error", "Other: Non-blocking
  * warning: show warning to user, continue processing".
+ *
+ * What VS Code 1.139 actually sends differs from its docs: the hooks are run by GitHub Copilot
+ * Chat (0.67.0, built into code-server 4.139.1; its ChatHookService.executeHook), whose input is
+ * snake_case, `{timestamp, hook_event_name, session_id, transcript_path, cwd, tool_name,
+ * tool_input, tool_use_id, ...}`, without Claude Code's `permission_mode`; and it reads the block
+ * of both Stop and SubagentStop from `hookSpecificOutput.decision` / `reason`. So a `timestamp`
+ * without `permission_mode` means VS Code too, and VS Code's block answers carry both forms.
  */
 
 export type Host = 'claude-code' | 'vscode';
-export type HookEvent = 'SessionStart' | 'UserPromptSubmit' | 'PreToolUse' | 'PostToolUse' | 'Stop' | 'SubagentStop' | 'PreCompact' | 'SubagentStart';
+export type HookEvent =
+  'SessionStart' | 'UserPromptSubmit' | 'PreToolUse' | 'PostToolUse' | 'Stop' | 'SubagentStop' | 'PreCompact' | 'SubagentStart' | 'Notification';
 export const HOOK_EVENTS: readonly HookEvent[] = [
   'SessionStart',
   'UserPromptSubmit',
@@ -29,6 +37,7 @@ export const HOOK_EVENTS: readonly HookEvent[] = [
   'SubagentStop',
   'PreCompact',
   'SubagentStart',
+  'Notification',
 ];
 
 export interface HookInput {
@@ -40,14 +49,16 @@ export interface HookInput {
   toolName?: string;
   toolInput?: Record<string, unknown>;
   stopHookActive: boolean;
+  /** Claude Code's Notification: `notification_type` (permission_prompt, idle_prompt, ...). */
+  notificationType?: string;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** Reads a host's JSON; camelCase common fields mean VS Code, snake_case ones Claude Code. */
+/** Reads a host's JSON; VS Code's by its camelCase fields (its docs) or a `timestamp` without `permission_mode` (Copilot Chat), else Claude Code's. */
 export function readHookInput(raw: unknown, eventFromArgs: string): HookInput {
   const o = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-  const vscode = 'sessionId' in o || 'hookEventName' in o;
+  const vscode = 'sessionId' in o || 'hookEventName' in o || ('timestamp' in o && !('permission_mode' in o));
   const input = o.tool_input ?? o.toolInput;
   return {
     host: vscode ? 'vscode' : 'claude-code',
@@ -58,6 +69,7 @@ export function readHookInput(raw: unknown, eventFromArgs: string): HookInput {
     toolName: str(o.tool_name) ?? str(o.toolName),
     toolInput: input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined,
     stopHookActive: o.stop_hook_active === true || o.stopHookActive === true,
+    notificationType: str(o.notification_type) ?? str(o.notificationType),
   };
 }
 
@@ -116,6 +128,8 @@ export function permissionAnswer(decision: 'deny' | 'ask', reason: string, conte
 /** Keeps the agent from stopping, in the form its host documents for this event. */
 export function blockStopAnswer(host: Host, event: string, reason: string): HookOutput {
   if (host === 'vscode' && event === 'Stop') return { hookSpecificOutput: { hookEventName: 'Stop', decision: 'block', reason } };
+  // SubagentStop: the reference documents the top level, Copilot Chat reads the nested form.
+  if (host === 'vscode') return { decision: 'block', reason, hookSpecificOutput: { hookEventName: event, decision: 'block', reason } };
   return { decision: 'block', reason };
 }
 

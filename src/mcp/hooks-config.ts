@@ -17,7 +17,9 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 
 export type HookHost = 'vscode' | 'claude-code';
-export const SETUP_EVENTS = ['SessionStart', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop'] as const;
+export const SETUP_EVENTS = ['SessionStart', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop', 'UserPromptSubmit'] as const;
+/** Claude Code's alone: VS Code's agents have no Notification event (docs/agents/reference/hooks-reference.md). */
+const CLAUDE_ONLY_EVENTS = ['Notification'] as const;
 
 export interface HookCommandOptions {
   /** The runtime (node, or Electron run as node) and the hook bundle, absolute. */
@@ -37,14 +39,29 @@ export function hookCommand(o: HookCommandOptions, host: HookHost, event: string
 
 /** Whether a command is one of Twining's hooks (any install location). */
 export function isTwiningCommand(command: unknown): boolean {
-  return typeof command === 'string' && /hook\.js"? (SessionStart|PreToolUse|PostToolUse|Stop|SubagentStop)\b.*--host (vscode|claude-code)\b/.test(command);
+  return (
+    typeof command === 'string' &&
+    /hook\.js"? (SessionStart|PreToolUse|PostToolUse|Stop|SubagentStop|UserPromptSubmit|Notification)\b.*--host (vscode|claude-code)\b/.test(command)
+  );
 }
 
-const TIMEOUT: Record<string, number> = { SessionStart: 30, PreToolUse: 10, PostToolUse: 10, Stop: 10, SubagentStop: 10 };
-/** Claude Code's matchers: the edits, and Twining's own MCP tools for PostToolUse (a record clears the Stop reminder). */
+const TIMEOUT: Record<string, number> = {
+  SessionStart: 30,
+  PreToolUse: 10,
+  PostToolUse: 10,
+  Stop: 10,
+  SubagentStop: 10,
+  UserPromptSubmit: 10,
+  Notification: 10,
+};
+/**
+ * Claude Code's matchers: PreToolUse on the edits only. PostToolUse has none: every tool call
+ * keeps the session live on the session board and names its last tool (as in VS Code, which
+ * runs every hook on every call); the hook itself tells edits and Twining's records apart.
+ */
 const CLAUDE_MATCHER: Record<string, string | undefined> = {
   PreToolUse: 'Edit|Write|MultiEdit|NotebookEdit',
-  PostToolUse: 'Edit|Write|MultiEdit|NotebookEdit|mcp__twining__.*',
+  Notification: 'permission_prompt|idle_prompt|elicitation_dialog',
 };
 
 type Json = Record<string, unknown>;
@@ -68,7 +85,7 @@ export function mergeVsCodeHooks(existing: Json | undefined, o: HookCommandOptio
 export function mergeClaudeHooks(existing: Json | undefined, o: HookCommandOptions | undefined): Json {
   const out: Json = { ...(existing ?? {}) };
   const hooks: Json = isObject(out.hooks) ? { ...out.hooks } : {};
-  for (const event of SETUP_EVENTS) {
+  for (const event of [...SETUP_EVENTS, ...CLAUDE_ONLY_EVENTS]) {
     const groups = (Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [])
       .map(g => (isObject(g) && Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter(h => !(isObject(h) && isTwiningCommand(h.command))) } : g))
       .filter(g => !(isObject(g) && Array.isArray(g.hooks) && g.hooks.length === 0));

@@ -254,6 +254,35 @@ describe('twining hook, VS Code', () => {
     );
     const sub = hook(root, 'SubagentStop', vscode(root, 'v3', 'SubagentStop', { agent_id: 'subagent-456', agent_type: 'Plan', stop_hook_active: false }));
     assert.equal(sub.json.decision, 'block');
+    assert.equal(sub.json.hookSpecificOutput.decision, 'block', 'Copilot Chat reads the nested form for SubagentStop too');
+  });
+
+  test("the input Copilot Chat sends in VS Code 1.139 (snake_case, a timestamp, no permission_mode) is VS Code's: the --host vscode copy answers", () => {
+    const root = fixtureProject();
+    // ChatHookService.executeHook in Copilot Chat 0.67.0: {timestamp, hook_event_name, session_id, transcript_path} + cwd + the event's fields.
+    const copilot = (event: string, extra: Record<string, unknown> = {}) => ({
+      timestamp: new Date().toISOString(),
+      hook_event_name: event,
+      session_id: 'copilot-session-1',
+      transcript_path: path.join(root, 'transcript.json'),
+      cwd: root,
+      ...extra,
+    });
+    const edit = {
+      tool_name: 'replace_string_in_file',
+      tool_input: { filePath: path.join(root, 'src/auth/jwt.ts'), oldString: 'a', newString: 'b' },
+      tool_use_id: 'c1',
+    };
+    const pre = hook(root, 'PreToolUse', copilot('PreToolUse', edit), '--host', 'vscode');
+    assert.equal(pre.status, 0, pre.stderr);
+    assert.match(pre.json.hookSpecificOutput.additionalContext, /verifyToken does not check the exp claim/);
+    assert.equal(hook(root, 'PreToolUse', copilot('PreToolUse', edit), '--host', 'claude-code').stdout, '', 'the Claude Code copy stays silent');
+    hook(root, 'PostToolUse', copilot('PostToolUse', { ...edit, tool_response: 'ok' }), '--host', 'vscode');
+    const session = JSON.parse(fs.readFileSync(path.join(root, '.twining/sessions/session-copilot-session-1.json'), 'utf8'));
+    assert.equal(session.tool, 'vscode');
+    assert.deepEqual(session.files_touched, ['src/auth/jwt.ts']);
+    const stop = hook(root, 'Stop', copilot('Stop', { stop_hook_active: false }), '--host', 'vscode');
+    assert.equal(stop.json.hookSpecificOutput.decision, 'block');
   });
 
   test("the Claude Code copy of a hook stays silent on VS Code's input (VS Code reads .claude/settings.json too)", () => {

@@ -35,7 +35,7 @@ describe('twining hooks-setup', () => {
     const first = cli(root, 'hooks-setup');
     assert.equal(first.status, 0, first.stderr);
     const vs = readJson(vscodeFile);
-    assert.deepEqual(Object.keys(vs.hooks), ['SessionStart', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop']);
+    assert.deepEqual(Object.keys(vs.hooks), ['SessionStart', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop', 'UserPromptSubmit']);
     for (const [event, list] of Object.entries(vs.hooks as Record<string, { type: string; command: string }[]>)) {
       assert.equal(list.length, 1);
       assert.equal(list[0].type, 'command');
@@ -46,6 +46,9 @@ describe('twining hooks-setup', () => {
     assert.equal(cc.hooks.PostToolUse[0].hooks[0].command, 'npx prettier --write', "the user's hook stays first");
     assert.match(cc.hooks.PostToolUse[1].hooks[0].command, /hook\.js PostToolUse --host claude-code$/);
     assert.equal(cc.hooks.PreToolUse[0].matcher, 'Edit|Write|MultiEdit|NotebookEdit');
+    assert.equal(cc.hooks.PostToolUse[1].matcher, undefined, 'every tool call keeps the session live on the board');
+    assert.equal(cc.hooks.Notification[0].matcher, 'permission_prompt|idle_prompt|elicitation_dialog');
+    assert.match(cc.hooks.UserPromptSubmit[0].hooks[0].command, /hook\.js UserPromptSubmit --host claude-code$/);
 
     const bytes = [fs.readFileSync(vscodeFile, 'utf8'), fs.readFileSync(claudeFile, 'utf8')];
     const again = cli(root, 'hooks-setup');

@@ -262,12 +262,12 @@ describe('rules/delegation-detail', () => {
 });
 
 describe('data kinds', () => {
-  const v: Versions = { registry: 1, blackboard: 1, handoffs: 1, handoffRecords: 0, decisions: 1, config: 1, drift: 2 };
+  const v: Versions = { registry: 1, blackboard: 1, handoffs: 1, handoffRecords: 0, decisions: 1, config: 1, sessions: 0, drift: 2 };
 
   test('changed kinds by name; every kind when there is no earlier look', () => {
     assert.deepEqual(changedKinds(v, { ...v, blackboard: 2, drift: 3 }), ['blackboard']);
     assert.deepEqual(changedKinds(v, v), []);
-    assert.deepEqual(changedKinds(undefined, v), ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config']);
+    assert.deepEqual(changedKinds(undefined, v), ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config', 'sessions']);
   });
 
   test('paths: which file holds which kind; locks and temporary files hold none', () => {

@@ -20,20 +20,34 @@ export function fileSafe(id: string): string {
   return plain === id ? id : `${plain}-${createHash('sha1').update(id).digest('hex').slice(0, 10)}`;
 }
 
-/** Creates `.twining/sessions/` with its `.gitignore` when missing. */
+/** The folders made (or found) by this process: a long-lived engine writes a briefing mark per `assemble`. */
+const ensured = new Set<string>();
+
+/** Creates `.twining/sessions/` with its `.gitignore` when missing (looked at once per process; a write that finds it gone makes it again). */
 export async function ensureSessionsDir(twiningDir: string): Promise<string> {
   const dir = sessionsDir(twiningDir);
+  if (ensured.has(dir)) return dir;
   await fs.mkdir(dir, { recursive: true });
   await fs.writeFile(path.join(dir, '.gitignore'), '# Local session state of Twining (not shared)\n*\n', { flag: 'wx' }).catch(error => {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   });
+  ensured.add(dir);
   return dir;
 }
 
 /** Writes JSON whole (temporary file, then rename): a reader never sees half a file. */
 export async function writeJsonFile(file: string, value: unknown, pretty = true): Promise<void> {
   const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  await fs.writeFile(tmp, (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) + '\n');
+  const text = (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) + '\n';
+  try {
+    await fs.writeFile(tmp, text);
+  } catch (error) {
+    // The folder went away since this process made it (a user cleaned .twining/sessions/): make it again, once.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || path.basename(path.dirname(file)) !== SESSIONS_DIR) throw error;
+    ensured.delete(path.dirname(file));
+    await ensureSessionsDir(path.dirname(path.dirname(file)));
+    await fs.writeFile(tmp, text);
+  }
   await fs.rename(tmp, file);
 }
 
@@ -96,6 +110,9 @@ export interface SessionState {
   /** Set once a Stop was blocked for want of a record: the next one lets the session end. */
   stop_blocked_at?: string;
   ended_at?: string;
+  /** When the host said the session waits for the person (a permission prompt, an idle prompt), and why. */
+  waiting_since?: string;
+  waiting_reason?: string;
 }
 
 export const sessionFile = (twiningDir: string, sessionId: string) => path.join(sessionsDir(twiningDir), `session-${fileSafe(sessionId)}.json`);

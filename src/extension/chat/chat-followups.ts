@@ -34,6 +34,10 @@ export function followupsFor(result: vscode.ChatResult, agentId: string): vscode
       return m.scope ? [step('why', m.scope, `Decisions behind ${m.scope}`)] : [];
     case 'why':
       return m.scope ? [step('handoff', '', `Hand over ${m.scope}`)] : [];
+    case 'brief':
+      return m.scope && m.scope !== 'project'
+        ? [step('why', m.scope, `Why is ${m.scope} the way it is?`)]
+        : [step('handoffs', '', 'Which handoffs are waiting?')];
     case 'delegate':
       return [step('delegations', '', 'Show the open delegations')];
     case 'agents':

@@ -6,7 +6,20 @@
 import type { HandoffIndexLine } from '../../core';
 
 /** The slash commands, in the order the chat offers them (package.json lists the same). */
-export const CHAT_COMMAND_NAMES = ['status', 'handoffs', 'ack', 'handoff', 'verify', 'why', 'search', 'delegate', 'discover', 'delegations', 'agents'] as const;
+export const CHAT_COMMAND_NAMES = [
+  'status',
+  'brief',
+  'handoffs',
+  'ack',
+  'handoff',
+  'verify',
+  'why',
+  'search',
+  'delegate',
+  'discover',
+  'delegations',
+  'agents',
+] as const;
 export type ChatCommandName = (typeof CHAT_COMMAND_NAMES)[number];
 
 export type Urgency = 'high' | 'normal' | 'low';
@@ -110,4 +123,18 @@ export function commonScope(paths: readonly string[]): string | undefined {
     common.push(part);
   }
   return common.length ? `${common.join('/')}/` : undefined;
+}
+
+/**
+ * Reads `/brief`'s prompt: `scope: src/auth/` anywhere, or a first word that is a path
+ * (`src/auth/`, `jwt.ts`, `project`), names the scope; the rest is the task.
+ */
+export function parseBrief(prompt: string): { scope?: string; task: string } {
+  const text = ` ${prompt.trim()} `;
+  const named = /(?:^|\s)scope\s*:\s*(\S+)/i.exec(text);
+  if (named) return { scope: named[1], task: tidy(text.replace(named[0], ' ')) };
+  const [first, ...rest] = prompt.trim().split(/\s+/);
+  if (first && (first === 'project' || /^[\w.@-]*[/.][\w./@-]*$/.test(first)) && !/^\.+$/.test(first) && !/[.]$/.test(first))
+    return { scope: first.replace(/^\.\//, ''), task: rest.join(' ') };
+  return { task: tidy(text) };
 }

@@ -13,6 +13,7 @@ import { agents, delegations, discover, handoffs, status } from './chat-lists';
 import { acknowledge, handoff, verify } from './chat-handoffs';
 import { delegate, why } from './chat-decide';
 import { search } from './chat-search';
+import { brief } from './chat-brief';
 import { freeForm } from './free-form';
 import { followupsFor } from './chat-followups';
 import type { ChatCommandName } from './chat-parse';
@@ -20,6 +21,7 @@ import type { ChatCommandName } from './chat-parse';
 /** The slash commands (package.json `chatParticipants[0].commands` lists the same names). */
 export const CHAT_COMMANDS: Record<ChatCommandName, (call: ChatCall) => Promise<ChatCommandResult>> = {
   status,
+  brief,
   agents,
   delegations,
   handoffs,

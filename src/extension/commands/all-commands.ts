@@ -16,6 +16,7 @@ import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments }
 import { openTimeline, showGraph } from './timeline-commands';
 import { setUpAgentHooks } from './hooks-setup-commands';
 import { exportMarkdown, whatChangedSince } from './history-commands';
+import { askSessionForRecord } from './session-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
   'twining.createHandoff': createHandoff,
@@ -52,6 +53,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.setUpAgentHooks': setUpAgentHooks,
   'twining.exportMarkdown': exportMarkdown,
   'twining.whatChangedSince': whatChangedSince,
+  'twining.askSessionForRecord': askSessionForRecord,
 };
 
 export function registerCommands(ctx: TwiningSession): vscode.Disposable[] {

@@ -12,6 +12,7 @@ import type { TwiningSession } from '../session';
 import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest } from './tree-base';
 import { AgentNode, Node, makeNode } from './nodes';
 import { list, md, strings, when } from '../present/format';
+import { sessionChildren, sessionGroupNode, sessionItem } from './session-items';
 
 export class AgentsProvider extends FolderTreeProvider {
   protected readonly what = 'the agent registry';
@@ -21,10 +22,12 @@ export class AgentsProvider extends FolderTreeProvider {
     private readonly model: AgentsModel,
   ) {
     super(session, model);
+    // The session board (hooked agent sessions) redraws on its own family's changes.
+    this.disposables.push(session.sessions.onDidChange(change => this.redraw(change.folder)));
   }
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
-    const { agents, thresholds } = await this.model.agents(folder);
+    const [{ agents, thresholds }, board] = await Promise.all([this.model.agents(folder), this.session.sessions.board(folder)]);
     const me = this.session.agentId();
     const now = this.session.clock.now();
     const sorted = agents
@@ -32,19 +35,18 @@ export class AgentsProvider extends FolderTreeProvider {
       .sort((a, b) => LIVENESS_ORDER[a.agent.liveness] - LIVENESS_ORDER[b.agent.liveness] || a.index - b.index)
       .map(({ agent }) => makeNode<AgentNode>({ kind: 'agent', folder, agent, isMe: agent.agent_id === me }));
     return {
-      items: sorted,
-      nextTransition: earliest(
-        agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)),
-        now.getTime(),
-      ),
+      items: board.sessions.length ? [...sorted, sessionGroupNode(folder, board.sessions)] : sorted,
+      nextTransition: earliest([...agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)), board.next_change], now.getTime()),
     };
   }
 
-  protected childrenOf(): Node[] {
-    return [];
+  protected childrenOf(element: Node): Node[] {
+    return sessionChildren(element);
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
+    const board = sessionItem(element, this.session.clock.now());
+    if (board) return board;
     if (element.kind !== 'agent') return new vscode.TreeItem('?');
     const { agent } = element;
     const item = new vscode.TreeItem(agent.agent_id, vscode.TreeItemCollapsibleState.None);

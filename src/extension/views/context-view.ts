@@ -21,7 +21,9 @@ import type {
   ContextHandoffNode,
   ContextNode,
   ContextScopeNode,
+  ContextSessionNode,
 } from './nodes';
+import { sessionItem } from './session-items';
 import type { ContextModel } from '../model/context-model';
 import { md, oneLine, plural, relative, when } from '../present/format';
 
@@ -32,6 +34,7 @@ const GROUPS: Record<ContextGroup, { label: string; icon: string; color?: string
   findings: { label: 'Findings', icon: 'lightbulb', expanded: true },
   delegations: { label: 'Open delegations', icon: 'megaphone', expanded: true },
   handoffs: { label: 'Unacknowledged handoffs', icon: 'mail', color: 'charts.blue', expanded: true },
+  sessions: { label: 'Agent sessions that changed it', icon: 'pulse', expanded: true },
 };
 
 const DECISION_ICON: Record<string, vscode.ThemeIcon> = {
@@ -64,6 +67,7 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
     private readonly model: ContextModel,
   ) {
     this.disposables.push(model.onDidChange(() => this.emitter.fire()));
+    this.disposables.push(session.sessions.onDidChange(() => this.emitter.fire()));
   }
 
   attach(view: vscode.TreeView<Node>): void {
@@ -149,6 +153,13 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
         ),
       );
     }
+    // The hooked agent sessions (the session board) that edited this file.
+    const touching = scope ? await this.session.sessions.touching(folder, scope).catch(() => []) : [];
+    group(
+      'sessions',
+      touching.map(s => makeNode<ContextSessionNode>({ kind: 'contextSession', folder, session: s })),
+      touching.length,
+    );
     return nodes;
   }
 
@@ -229,6 +240,8 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
         item.command = { command: 'twining.openHandoff', title: 'Open', arguments: [{ handoff_id: h.id, folder: element.folder.root }] };
         return item;
       }
+      case 'contextSession':
+        return sessionItem(element, now) ?? new vscode.TreeItem('?');
       case 'message': {
         const item = new vscode.TreeItem(element.text, vscode.TreeItemCollapsibleState.None);
         item.id = `${base}message:${element.id}`;

@@ -11,6 +11,7 @@ import type {
   Delegation,
   HandoffIndexLine,
   HandoffResult,
+  SessionView,
   VerifyResult,
 } from '../../core';
 import type { TwiningFolder } from '../model/folders';
@@ -107,7 +108,28 @@ export type Node =
   | SnapshotItemNode
   | DriftNode
   | DriftItemNode
+  | SessionGroupNode
+  | SessionNode
+  | SessionFileNode
   | ContextNode;
+
+// The session board's elements in the Agents view (views/session-items.ts draws them).
+
+/** "Agent sessions": the hooked sessions of a folder, under the agents. */
+export interface SessionGroupNode extends Base {
+  kind: 'sessionGroup';
+  sessions: SessionView[];
+}
+export interface SessionNode extends Base {
+  kind: 'session';
+  session: SessionView;
+}
+/** A file a session edited (a click opens it). */
+export interface SessionFileNode extends Base {
+  kind: 'sessionFile';
+  session: SessionView;
+  file: string;
+}
 
 type Fields<T> = Omit<T, typeof NODE>;
 
@@ -127,7 +149,7 @@ export interface ContextScopeNode extends Base {
   scope?: string;
   mode: ContextMode;
 }
-export type ContextGroup = 'decisions' | 'past' | 'warnings' | 'findings' | 'delegations' | 'handoffs';
+export type ContextGroup = 'decisions' | 'past' | 'warnings' | 'findings' | 'delegations' | 'handoffs' | 'sessions';
 export interface ContextGroupNode extends Base {
   kind: 'contextGroup';
   group: ContextGroup;
@@ -152,4 +174,11 @@ export interface ContextHandoffNode extends Base {
   line: HandoffIndexLine;
 }
 
-export type ContextNode = ContextScopeNode | ContextGroupNode | ContextDecisionNode | ContextEntryNode | ContextDelegationNode | ContextHandoffNode;
+/** A hooked agent session that edited the shown file. */
+export interface ContextSessionNode extends Base {
+  kind: 'contextSession';
+  session: SessionView;
+}
+
+export type ContextNode =
+  ContextScopeNode | ContextGroupNode | ContextDecisionNode | ContextEntryNode | ContextDelegationNode | ContextHandoffNode | ContextSessionNode;

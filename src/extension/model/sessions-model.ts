@@ -1,0 +1,40 @@
+/**
+ * The sessions family (the session board, issue 18 item 5): the hooked agent sessions of each
+ * folder, from the engine's `sessions()`. A hook process writes a session's file on every tool
+ * call; the engine reports it as the `sessions` kind, and this model fires so the Agents view and
+ * the Context view redraw. A folder's board is kept until its data changes (the Context view asks
+ * on every editor switch), and for at most `MAX_AGE_MS`, since liveness moves with time.
+ */
+import type { SessionBoard, SessionView } from '../../core';
+import type { ChangeKind } from './change-kinds';
+import type { TwiningFolder } from './folders';
+import { FamilyModel } from './family-model';
+
+const MAX_AGE_MS = 15_000;
+
+export class SessionsModel extends FamilyModel {
+  // blackboard: an agent's record there clears its session's mark; settings: which session is the user's.
+  protected readonly shows = new Set<ChangeKind>(['sessions', 'blackboard', 'config', 'settings']);
+  private readonly kept = new Map<string, { at: number; board: Promise<SessionBoard> }>();
+
+  /** A folder's session board (live sessions first). */
+  board(folder: TwiningFolder): Promise<SessionBoard> {
+    const now = Date.now();
+    const kept = this.kept.get(folder.key);
+    if (kept && now - kept.at < MAX_AGE_MS) return kept.board;
+    const board = folder.run(engine => engine.sessions());
+    board.catch(() => this.kept.get(folder.key)?.board === board && this.kept.delete(folder.key));
+    this.kept.set(folder.key, { at: now, board });
+    return board;
+  }
+
+  /** The sessions on a folder's board that edited `file` (folder-relative, `/`-separated). */
+  async touching(folder: TwiningFolder, file: string): Promise<SessionView[]> {
+    return (await this.board(folder)).sessions.filter(s => s.files_touched.includes(file));
+  }
+
+  protected override forget(folder: TwiningFolder | undefined): void {
+    if (folder) this.kept.delete(folder.key);
+    else this.kept.clear();
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The SessionStart hook's derived briefing cache, so a session that starts on a folder nobody
+ * wrote to since the agent's last briefing is answered without loading the engine or reading the
+ * history (issue 18: within 1.5x of a bare Node start at 100k entries):
+ * `.twining/sessions/briefing-<agent>-<scope>.json` holds the briefing's text (without its
+ * "changed since" part), when it was assembled, and the fingerprint of every file a briefing reads
+ * (blackboard, decision index, handoff index, claims, configuration: identity, size, mtime).
+ *
+ * A cached briefing answers only when (1) the fingerprint is the same now, so nothing was written
+ * since it was assembled, (2) the agent's latest briefing (its assembly mark) is that one, so the
+ * "changed since your last briefing" part is rightly empty, and (3) it is younger than `MAX_AGE_MS`
+ * (ranking by recency, claim expiry and liveness move with time). Then the hook records the new
+ * briefing (the assembly mark, as `assemble` does, so `assembled_before` stays honest) and moves
+ * the cache's time with it. Anything else falls back to the engine, which writes the cache again.
+ * Derived and local, never the truth; a cache that cannot be read is a miss.
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { ensureSessionsDir, fileSafe, readAssembly, readJsonFile, sessionsDir, writeAssembly, writeJsonFile } from '../core/store/session-files';
+
+export const MAX_AGE_MS = 15 * 60_000;
+
+/** The files a briefing is assembled from (relative to `.twining/`). */
+const INPUTS = ['blackboard.jsonl', 'decisions/index.json', 'handoffs/index.jsonl', 'claims/claims.json', 'config.yml'];
+
+interface CachedBriefing {
+  version: 1;
+  agent_id: string;
+  scope: string;
+  max_tokens: number | null;
+  fingerprint: string;
+  assembled_at: string;
+  task: string;
+  text: string;
+}
+
+const cacheFile = (twiningDir: string, agentId: string, scope: string) =>
+  path.join(sessionsDir(twiningDir), `briefing-${fileSafe(agentId)}-${fileSafe(scope).slice(0, 60)}.json`);
+
+/** The identity, size and modification time of every input (one stat each). */
+export async function fingerprint(twiningDir: string): Promise<string> {
+  const stats = await Promise.all(INPUTS.map(f => fs.stat(path.join(twiningDir, f)).catch(() => undefined)));
+  return stats.map(st => (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-')).join('|');
+}
+
+/**
+ * The cached briefing's text when it still holds (see above), after recording this briefing for
+ * the agent; undefined otherwise.
+ */
+export async function cachedBriefing(
+  twiningDir: string,
+  agentId: string,
+  scope: string,
+  maxTokens: number | undefined,
+  now: Date,
+): Promise<string | undefined> {
+  const file = cacheFile(twiningDir, agentId, scope);
+  const [cached, mark, current] = await Promise.all([readJsonFile<CachedBriefing>(file), readAssembly(twiningDir, agentId), fingerprint(twiningDir)]);
+  if (!cached || cached.version !== 1 || cached.agent_id !== agentId || cached.scope !== scope || cached.max_tokens !== (maxTokens ?? null)) return undefined;
+  if (cached.fingerprint !== current || !mark || mark.assembled_at !== cached.assembled_at) return undefined;
+  const age = now.getTime() - Date.parse(cached.assembled_at);
+  if (!(age >= 0 && age < MAX_AGE_MS) || typeof cached.text !== 'string') return undefined;
+  const at = now.toISOString();
+  await Promise.all([
+    writeAssembly(twiningDir, { agent_id: agentId, assembled_at: at, task: cached.task, scope }),
+    writeJsonFile(file, { ...cached, assembled_at: at }, false),
+  ]);
+  return cached.text;
+}
+
+/** Keeps a briefing the engine just assembled (its fingerprint taken before it read the files). */
+export async function keepBriefing(
+  twiningDir: string,
+  b: { agent_id: string; scope: string; assembled_at: string; task: string },
+  maxTokens: number | undefined,
+  fingerprintBefore: string,
+  text: string,
+): Promise<void> {
+  // Something written while the engine read would make the fingerprint lie: keep nothing then.
+  if ((await fingerprint(twiningDir)) !== fingerprintBefore) return;
+  await ensureSessionsDir(twiningDir);
+  const cached: CachedBriefing = {
+    version: 1,
+    agent_id: b.agent_id,
+    scope: b.scope,
+    max_tokens: maxTokens ?? null,
+    fingerprint: fingerprintBefore,
+    assembled_at: b.assembled_at,
+    task: b.task,
+    text,
+  };
+  await writeJsonFile(cacheFile(twiningDir, b.agent_id, b.scope), cached, false);
+}
