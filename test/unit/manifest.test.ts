@@ -45,6 +45,7 @@ test('writing tools are the operations that write', () => {
     'add_entity',
     'add_relation',
     'archive',
+    'archive_stale',
     'claim',
     'decide',
     'delegate',
@@ -59,6 +60,8 @@ test('writing tools are the operations that write', () => {
     'record',
     'register',
     'release',
+    'resolve',
+    'unarchive',
   ]);
   for (const tool of contributes.languageModelTools) {
     const op = tool.name.slice('twining_'.length);

@@ -127,7 +127,7 @@ export interface ContextScopeNode extends Base {
   scope?: string;
   mode: ContextMode;
 }
-export type ContextGroup = 'decisions' | 'past' | 'warnings' | 'findings' | 'delegations' | 'handoffs';
+export type ContextGroup = 'decisions' | 'past' | 'warnings' | 'findings' | 'resolved' | 'delegations' | 'handoffs';
 export interface ContextGroupNode extends Base {
   kind: 'contextGroup';
   group: ContextGroup;
