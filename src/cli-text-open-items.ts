@@ -1,6 +1,6 @@
 /**
- * The CLI's text for twining-mcp 2.x's resolve, triage, archive_stale and unarchive
- * (core/ops/resolve-ops.ts, triage-ops.ts, stale-ops.ts). Fields are read defensively, as in
+ * The CLI's text for twining-mcp 2.x's resolve, triage, archive_stale, unarchive and housekeeping
+ * (core/ops/resolve-ops.ts, triage-ops.ts, stale-ops.ts, housekeeping-ops.ts). Fields are read defensively, as in
  * cli-text.ts; undefined means "no text renderer: print the JSON".
  */
 type Row = Record<string, unknown>;
@@ -32,6 +32,15 @@ export function renderOpenItemsText(op: string, result: unknown): string | undef
     }
     case 'unarchive':
       return `Restored ${strs(r.restored).length}${also('not archived', r.not_archived)}${also('not found', r.not_found)}`;
+    case 'housekeeping': {
+      const items = (k: string) => rows(((r[k] ?? {}) as Row).items);
+      const lines = [str(r.summary)];
+      for (const d of items('stale_provisionals')) lines.push(`  stale provisional ${str(d.id)} (${str(d.age_days)} days): ${str(d.summary)}`);
+      for (const w of items('dangling_warnings')) lines.push(`  open warning ${str(w.id)} (${str(w.age_days)} days): ${str(w.summary)}`);
+      if (strs(r.not_run).length) lines.push(`Not run here: ${strs(r.not_run).join(', ')}`);
+      if (r.dry_run === true) lines.push('A preview: run again with --execute to apply.');
+      return lines.join('\n');
+    }
     default:
       return undefined;
   }

@@ -9,6 +9,7 @@ import * as graph from './ops/graph-populate-ops';
 import { resolve } from './ops/resolve-ops';
 import { triage } from './ops/triage-ops';
 import { archiveStale, unarchive } from './ops/stale-ops';
+import { housekeeping } from './ops/housekeeping-ops';
 
 export abstract class OpenItemTools extends HistoryAndGraphTools {
   /** Marks needs, warnings or questions resolved, keeping them on the blackboard (twining_resolve). */
@@ -26,5 +27,9 @@ export abstract class OpenItemTools extends HistoryAndGraphTools {
   /** Restores archived decisions to the status they had before (twining_unarchive). */
   unarchive(input: InputOf<'unarchive'>) {
     return graph.withGraph(this.ctx, () => unarchive(this.ctx, input));
+  }
+  /** Periodic maintenance, a preview unless `execute` (twining_housekeeping). */
+  housekeeping(input: InputOf<'housekeeping'> = {}) {
+    return graph.withGraph(this.ctx, () => housekeeping(this.ctx, input));
   }
 }

@@ -204,6 +204,11 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
     model:
       'Restore archived decisions to the status they had before they were archived (a provisional stays provisional); other ids are reported back untouched.',
   },
+  housekeeping: {
+    title: 'Housekeeping',
+    model:
+      'Periodic maintenance, a preview unless execute is true: duplicate blackboard entries (kept in archive/), stale provisional decisions (promote_provisionals to promote them), open warnings, orphan graph entities, old metrics; archive: true also sweeps old entries, keeping decisions, open needs, warnings and questions and the newest 200. Preview first, then act.',
+  },
 };
 
 /** The tools under twining-mcp's names that run an operation with some fields fixed (core/tool-aliases.ts). */

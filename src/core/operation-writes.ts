@@ -27,6 +27,7 @@ const WRITING = [
   'resolve',
   'archive_stale',
   'unarchive',
+  'housekeeping',
 ] as const satisfies readonly OperationName[];
 
 export type WritingOperation = (typeof WRITING)[number];

@@ -2,7 +2,7 @@
  * The inputs of twining-mcp 2.x's tools for closing and reviewing what is open: `resolve`
  * (src/tools/blackboard-tools.ts, commit e910d6ecf5cb8c519ae18f57a9ff95ff3f169376), `triage`
  * (src/core/commands/triage.ts, commit c6dbc077e20a3286ae947bfc1855e5ebfaa722f7), `archive_stale`
- * and `unarchive` (src/tools/housekeeping-tools.ts, commit 161515b718c6a2896e2580419460c5be3b6e1525),
+ * `unarchive` and `housekeeping` (src/tools/housekeeping-tools.ts, commit 161515b718c6a2896e2580419460c5be3b6e1525),
  * with its names and input fields. schemas.ts passes in its building blocks and adds these to its
  * `inputs`, so every schema is defined once and no module imports schemas.ts back.
  */
@@ -58,5 +58,25 @@ export function surfaceInputs(b: Blocks) {
         reason: text(4000).optional().describe('Why they are restored; recorded in a finding.'),
       })
       .describe('Restore archived decisions to the status they had before they were archived (archived_from; active when it is not known).'),
+    housekeeping: z
+      .strictObject({
+        execute: z.boolean().optional().describe('Apply the changes (default false: a preview that says what would change).'),
+        archive: z
+          .boolean()
+          .optional()
+          .describe('Run the blackboard archive pass: every entry except decisions, open needs, warnings and questions, and the newest 200 (default false).'),
+        promote_provisionals: z.boolean().optional().describe('Promote provisional decisions older than stale_days to active (with execute).'),
+        stale_days: z.number().optional().describe('Provisional decisions older than this many days are stale (default 7).'),
+        metrics_retention_days: z.number().optional().describe('Drop metrics.jsonl lines older than this many days (default 30).'),
+        staleness_review: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        merge_sweep: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        compact_archives: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        dedup_relations: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        amend_candidates: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        repair_entity_scopes: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+      })
+      .describe(
+        'Periodic maintenance, a preview unless execute: duplicate blackboard entries removed (kept in archive/), stale provisional decisions and open warnings listed, orphan graph entities pruned, old metrics dropped; optionally the archive pass.',
+      ),
   } as const;
 }

@@ -68,6 +68,7 @@ const TOOL_ICONS: Record<OperationName, string> = {
   triage: '$(checklist)',
   archive_stale: '$(archive)',
   unarchive: '$(history)',
+  housekeeping: '$(tools)',
 };
 
 /** `contributes.languageModelTools`, in operation order. */

@@ -51,6 +51,7 @@ test('writing tools are the operations that write', () => {
     'delegate',
     'dismiss',
     'handoff',
+    'housekeeping',
     'link_commit',
     'override',
     'post',

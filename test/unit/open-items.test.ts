@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace } from '../../src/core';
 import { at, read, readJson } from './fixture';
-import { tempProject } from './tmp';
+import { changedFiles, snapshotTree, tempProject } from './tmp';
 
 const FIXTURE = path.resolve(__dirname, '../../test/fixtures/files-2x');
 const NOW = '2026-11-22T08:00:00.000Z';
@@ -118,5 +118,44 @@ describe('archive_stale and unarchive', () => {
     const r = await ws.unarchive({ ids: ['../config'] });
     assert.deepEqual(r.not_found, ['../config']);
     assert.deepEqual((await ws.archive_stale({ ids: ['../../etc/passwd'] })).not_found, ['../../etc/passwd']);
+  });
+});
+
+describe('housekeeping', () => {
+  test('a preview writes nothing; execute removes duplicates with tombstones and promotes stale provisionals when asked', async () => {
+    const root = project();
+    const ws = await openWorkspace(root, { now: at(NOW), warn: () => undefined });
+    const first = await ws.post({ entry_type: 'finding', summary: 'Cookie parsing is slow', scope: 'src/auth/' });
+    const second = await ws.post({ entry_type: 'finding', summary: 'Cookie parsing is slow', scope: 'src/auth/' });
+    await ws.unarchive({ ids: [D3] }); // back to provisional, recorded 2026-11-19: older than 2 days
+    const before = snapshotTree(root);
+
+    const preview = await ws.housekeeping({ stale_days: 2, promote_provisionals: true, staleness_review: true });
+    assert.deepEqual(changedFiles(before, snapshotTree(root)), []);
+    assert.equal(preview.dry_run, true);
+    assert.deepEqual(preview.deduplicated.ids, [first.id]);
+    assert.deepEqual(
+      preview.stale_provisionals.items.map(d => d.id),
+      [D3],
+    );
+    assert.equal(preview.promoted_provisionals.count, 0);
+    assert.deepEqual(
+      preview.dangling_warnings.items.map(w => w.id),
+      [W2],
+    );
+    assert.deepEqual(preview.not_run, ['staleness_review']);
+    assert.match(preview.summary, /^\[preview\] would remove 1 duplicates, 1 stale provisionals need review, 1 unresolved warnings/);
+
+    const done = await ws.housekeeping({ execute: true, stale_days: 2, promote_provisionals: true });
+    assert.deepEqual([done.deduplicated.removed, done.promoted_provisionals.ids], [1, [D3]]);
+    assert.equal(readJson(root, `decisions/${D3}.json`).status, 'active');
+    const board = read(root, 'blackboard.jsonl');
+    assert.ok(!board.includes(first.id) && board.includes(second.id));
+    const tomb = read(root, 'archive/2026-11-22-blackboard.jsonl')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l));
+    assert.deepEqual([tomb[0].id, tomb[0].dismissed.dismissed_by], [first.id, 'housekeeping']);
+    assert.equal((await ws.housekeeping({})).summary.includes('duplicates'), false);
   });
 });
