@@ -8,6 +8,7 @@ import type { OperationName } from './core/schemas';
 import type { VerifyResult } from './core/records';
 import { driftItems } from './core/drift-text';
 import { renderHistoryText } from './cli-text-history';
+import { renderOpenItemsText } from './cli-text-open-items';
 import { briefingText } from './core/briefing-text';
 import type { AssembledContext } from './core/ops/assemble-ops';
 
@@ -180,6 +181,6 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       return lines.join('\n');
     }
     default:
-      return renderHistoryText(op, result) ?? JSON.stringify(result, null, 2);
+      return renderHistoryText(op, result) ?? renderOpenItemsText(op, result) ?? JSON.stringify(result, null, 2);
   }
 }

@@ -73,12 +73,16 @@ export function driftCount(v: VerifyResult | undefined): number {
   return d.decisions_no_longer_active.length + d.entries_removed.length + d.new_decisions.length + d.new_warnings.length + (v.intact ? 0 : 1);
 }
 
+const resolved = (items: readonly { now: string }[]) => items.filter(e => e.now === 'resolved').length;
+const removed = (items: readonly { now: string }[]) => items.length - resolved(items);
+
 /** "2 decisions no longer active, 1 new warning"; empty when nothing drifted. */
 export function driftSummary(v: VerifyResult): string {
   const d = v.drift;
   return [
     d.decisions_no_longer_active.length ? `${plural(d.decisions_no_longer_active.length, 'decision')} no longer active` : '',
-    d.entries_removed.length ? `${plural(d.entries_removed.length, 'entry', 'entries')} removed` : '',
+    removed(d.entries_removed) ? `${plural(removed(d.entries_removed), 'entry', 'entries')} removed` : '',
+    resolved(d.entries_removed) ? `${plural(resolved(d.entries_removed), 'entry', 'entries')} resolved` : '',
     d.new_decisions.length ? plural(d.new_decisions.length, 'new decision') : '',
     d.new_warnings.length ? plural(d.new_warnings.length, 'new warning') : '',
     v.intact ? '' : 'snapshot edited',

@@ -25,7 +25,7 @@ import { DecisionStory, decisionStory } from './ops/decision-story-ops';
 import { status } from './ops/status-ops';
 import { search } from './ops/search-ops';
 import * as claimOps from './ops/claim-ops';
-import { HistoryAndGraphTools } from './engine-history-tools';
+import { OpenItemTools } from './engine-open-items';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import { assemble } from './ops/assemble-ops';
 import { record } from './ops/record-ops';
@@ -53,7 +53,7 @@ export async function openWorkspace(projectRoot: string, options: WorkspaceOptio
   return new TwiningEngine(root, options);
 }
 
-export class TwiningEngine extends HistoryAndGraphTools {
+export class TwiningEngine extends OpenItemTools {
   protected readonly ctx: FolderStore;
   private refreshing: Promise<unknown> = Promise.resolve();
   /** The counters at the last refresh's report. */

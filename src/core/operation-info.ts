@@ -184,6 +184,31 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
     model:
       'Record the end of a piece of work in one call: what you did, the decisions you made (each with rationale and affected files), findings and warnings for the next session, the ids it resolved, and optionally a handoff. Call it before you commit or end the session.',
   },
+  resolve: {
+    title: 'Resolve Need, Warning or Question',
+    model:
+      'Mark open needs, warnings or questions as handled (the everyday way to close them): each keeps its place on the blackboard with status "resolved", who resolved it, when, and your note on how; it leaves the open lists, briefings and counts but stays searchable. Use twining_dismiss only for noise that should never have been posted.',
+  },
+  triage: {
+    title: 'Triage Open Items',
+    model:
+      'The review queue: open items awaiting an act (provisional decisions; needs, questions and warnings not resolved; live delegations), oldest first, and recent activity (decisions made active, artifacts) within a window, newest first. Page the open items with open_after (the previous open_cursor). Read-only: act with twining_resolve, twining_promote or twining_override.',
+  },
+  archive_stale: {
+    title: 'Archive Stale Items',
+    model:
+      'Archive stale items by id: a decision becomes "archived" (left out of briefings and why; twining_unarchive restores it), a blackboard entry is removed from the blackboard with a full copy kept in archive/. Give the reason: it is recorded in a finding.',
+  },
+  unarchive: {
+    title: 'Unarchive Decisions',
+    model:
+      'Restore archived decisions to the status they had before they were archived (a provisional stays provisional); other ids are reported back untouched.',
+  },
+  housekeeping: {
+    title: 'Housekeeping',
+    model:
+      'Periodic maintenance, a preview unless execute is true: duplicate blackboard entries (kept in archive/), stale provisional decisions (promote_provisionals to promote them), open warnings, orphan graph entities, old metrics; archive: true also sweeps old entries, keeping decisions, open needs, warnings and questions and the newest 200. Preview first, then act.',
+  },
 };
 
 /** The tools under twining-mcp's names that run an operation with some fields fixed (core/tool-aliases.ts). */

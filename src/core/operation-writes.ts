@@ -24,6 +24,10 @@ const WRITING = [
   'add_relation',
   'prune_graph',
   'record',
+  'resolve',
+  'archive_stale',
+  'unarchive',
+  'housekeeping',
 ] as const satisfies readonly OperationName[];
 
 export type WritingOperation = (typeof WRITING)[number];

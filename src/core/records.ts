@@ -28,6 +28,23 @@ export interface BlackboardEntry extends Extra {
   agent_id: string;
   id: string;
   timestamp: string;
+  // twining-mcp 2.x (src/utils/types.ts, commit 017a87802232ba85184c4e6aef9ff78060e73873), kept as read:
+  /** Absent means open; "resolved" closes a need, warning or question (rules/resolution.ts). */
+  status?: 'open' | 'resolved';
+  /** When it was first resolved (never overwritten), by whom, and how. */
+  resolved_at?: string;
+  resolved_by?: string;
+  resolution_note?: string;
+  /** How it came to be: a session narrating its work, or something it found; absent means unknown. */
+  origin?: 'narration' | 'discovery';
+  provenance?: Provenance;
+}
+
+/** twining-mcp 2.x's branch and commit at the time a record was written (staleness). */
+export interface Provenance extends Extra {
+  recorded_at?: string;
+  branch?: string;
+  commit_sha?: string;
 }
 
 export interface DecisionIndexEntry extends Extra {
@@ -72,6 +89,14 @@ export interface DecisionRecord extends Extra {
   status: DecisionStatus;
   overridden_by?: string;
   override_reason?: string;
+  // twining-mcp 2.x, kept as read (src/utils/types.ts, commit 017a87802232ba85184c4e6aef9ff78060e73873):
+  /** The status before twining_archive_stale archived it; unarchive restores it. */
+  archived_from?: DecisionStatus;
+  /** Back-link written when another decision supersedes this one. */
+  superseded_by?: string;
+  rationale_source?: 'authored' | 'derived';
+  assumptions?: string[];
+  provenance?: Provenance;
 }
 
 export interface HandoffResult {
@@ -167,7 +192,7 @@ export interface Delegation {
 export interface DriftItem {
   id: string;
   summary?: string;
-  /** For decisions: the status now, or "missing". For entries: "dismissed" or "archived". */
+  /** For decisions: the status now, or "missing". For entries: "dismissed", "archived" or "resolved" (twining-mcp 2.x). */
   now: string;
 }
 

@@ -8,6 +8,7 @@ import { TwiningError } from './errors';
 import { TIMESTAMP_RULE, canonicalTimestamp } from './timestamps';
 import { historyInputs } from './history-schemas';
 import { workInputs } from './work-schemas';
+import { surfaceInputs } from './surface-schemas';
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -56,7 +57,7 @@ export const POSTABLE_TYPES = ENTRY_TYPES.filter((t): t is Exclude<EntryType, 'd
 export const URGENCIES = ['high', 'normal', 'low'] as const;
 export const RESULT_STATUSES = ['completed', 'partial', 'blocked', 'failed'] as const;
 export const CONFIDENCES = ['high', 'medium', 'low'] as const;
-export const DECISION_STATUSES = ['active', 'provisional', 'superseded', 'overridden'] as const;
+export const DECISION_STATUSES = ['active', 'provisional', 'superseded', 'overridden', 'archived'] as const;
 export const SEARCH_SOURCES = ['decisions', 'blackboard'] as const;
 export const VERIFY_CHECKS = ['test_coverage', 'warnings', 'assembly', 'drift', 'constraints'] as const;
 
@@ -214,7 +215,7 @@ export const inputs = {
   decisions: z
     .strictObject({
       scope: scope.optional(),
-      status: z.union([z.enum(DECISION_STATUSES), list(z.enum(DECISION_STATUSES), 4)]).optional(),
+      status: z.union([z.enum(DECISION_STATUSES), list(z.enum(DECISION_STATUSES), 5)]).optional(),
       domain: nonEmptyText(200).optional(),
       limit: z.number().int().min(1).max(1000000).optional().describe('At most this many, newest first.'),
     })
@@ -282,7 +283,7 @@ export const inputs = {
       entry_types: list(z.enum(ENTRY_TYPES), 10).optional().describe('Only these types ("decision" for decisions, the others for blackboard entries).'),
       domain: nonEmptyText(200).optional().describe('Only decisions of this domain.'),
       status: z
-        .union([z.enum(DECISION_STATUSES), list(z.enum(DECISION_STATUSES), 4)])
+        .union([z.enum(DECISION_STATUSES), list(z.enum(DECISION_STATUSES), 5)])
         .optional()
         .describe('Only decisions with this status (or one of these).'),
       confidence: z.enum(CONFIDENCES).optional().describe('Only decisions with this confidence.'),
@@ -296,6 +297,8 @@ export const inputs = {
   ...historyInputs({ ulidId, agentId, scope, since, text, nonEmptyText, list, ENTRY_TYPES }),
   // The briefing, the record of a piece of work and claims (work-schemas.ts).
   ...workInputs({ ulidId, agentId, scope, nonEmptyText, list, summary200, alternative, handoffResult, CONFIDENCES }),
+  // twining-mcp 2.x's tools for closing and reviewing what is open (surface-schemas.ts).
+  ...surfaceInputs({ agentId, scope, since, text, nonEmptyText, list }),
 } as const;
 
 /**

@@ -64,6 +64,11 @@ const TOOL_ICONS: Record<OperationName, string> = {
   prune_graph: '$(trash)',
   assemble: '$(book)',
   record: '$(save)',
+  resolve: '$(pass)',
+  triage: '$(checklist)',
+  archive_stale: '$(archive)',
+  unarchive: '$(history)',
+  housekeeping: '$(tools)',
 };
 
 /** `contributes.languageModelTools`, in operation order. */

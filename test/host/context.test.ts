@@ -234,4 +234,37 @@ describeIn(['single'], 'Context view, status bar, diagnostics and CodeLens for t
     assert.ok(!readLines(path.join(twiningDir(), 'blackboard.jsonl')).some(l => l.id === warning), 'the warning line is gone from blackboard.jsonl');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
+
+  it('resolve: the warning leaves the open list and the Problems panel, and shows folded under Resolved with who and why', async () => {
+    await openFile(JWT);
+    const ours = (await vscode.commands.executeCommand<{ id: string }>('twining.postWarning', { summary: 'nbf not checked on refresh', scope: JWT })).id;
+    const theirs = (await cli('post', firstFolder(), { entry_type: 'warning', summary: 'aud claim ignored', scope: JWT, agent_id: 'reviewer' })) as {
+      id: string;
+    };
+    await waitFor(async () => (await viewOf(api, JWT)) && [ours, theirs.id].every(id => shown(api)!.warnings.includes(id)), { what: 'both warnings' });
+
+    const resolved = await vscode.commands.executeCommand<{ resolved: string[] }>('twining.resolveEntry', { ids: [ours], note: 'checked in refresh()' });
+    assert.deepStrictEqual(resolved.resolved, [ours]);
+    await cli('resolve', firstFolder(), { ids: [theirs.id], note: 'aud verified now', agent_id: 'reviewer' });
+    await waitFor(
+      async () =>
+        (await viewOf(api, JWT)) && ![ours, theirs.id].some(id => shown(api)!.warnings.includes(id) || twiningDiagnostics(JWT).some(d => codeOf(d) === id)),
+      { what: 'both resolved warnings gone from the open list and the Problems panel' },
+    );
+    assert.deepStrictEqual(
+      shown(api)!.warnings,
+      expected(JWT).warnings.filter(id => ![ours, theirs.id].includes(id)),
+    );
+    const group = (await rows(api.providers.context)).find(r => r.label === 'Resolved')!;
+    assert.ok(group, 'a Resolved group');
+    assert.strictEqual(group.item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+    const inside = await rows(api.providers.context, group.node);
+    const mine = inside.find(r => r.label === 'nbf not checked on refresh')!;
+    assert.match(mine.description, new RegExp(`^warning resolved by ${api.agentId()} · .* · checked in refresh\\(\\)$`));
+    assert.strictEqual(mine.item.contextValue, 'twining.contextEntry.resolved');
+    assert.match(inside.find(r => r.label === 'aud claim ignored')!.description, /^warning resolved by reviewer · .* · aud verified now$/);
+    const line = readLines(path.join(twiningDir(), 'blackboard.jsonl')).find(l => l.id === ours)!;
+    assert.deepStrictEqual([line.status, line.resolved_by, line.resolution_note], ['resolved', api.agentId(), 'checked in refresh()']);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 });

@@ -45,11 +45,13 @@ test('writing tools are the operations that write', () => {
     'add_entity',
     'add_relation',
     'archive',
+    'archive_stale',
     'claim',
     'decide',
     'delegate',
     'dismiss',
     'handoff',
+    'housekeeping',
     'link_commit',
     'override',
     'post',
@@ -59,6 +61,8 @@ test('writing tools are the operations that write', () => {
     'record',
     'register',
     'release',
+    'resolve',
+    'unarchive',
   ]);
   for (const tool of contributes.languageModelTools) {
     const op = tool.name.slice('twining_'.length);

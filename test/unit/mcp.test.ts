@@ -99,6 +99,7 @@ describe('twining mcp over stdio', () => {
       'twining_status',
       'twining_summarize',
       'twining_trace',
+      'twining_triage',
       'twining_verify',
       'twining_what_changed',
       'twining_why',

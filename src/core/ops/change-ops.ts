@@ -11,6 +11,7 @@ import { overlaps } from '../scope';
 import { canonicalTimestamp } from '../timestamps';
 import { mapBounded } from '../store/bounded';
 import type { BlackboardEntry } from '../records';
+import { isResolved } from '../rules/resolution';
 import { indexOrphanDecisions, readDecisionRecord } from './decision-ops';
 
 export interface WhatChanged {
@@ -72,6 +73,7 @@ export async function summarize(ctx: FolderStore, input: InputOf<'summarize'> = 
   const inScope = scoped(scope === 'project' ? undefined : scope);
   const decisions = (await ctx.decisionIndex.get()).filter(inScope);
   const entries = ctx.blackboard.entries.filter(inScope);
+  const open = entries.filter(e => !isResolved(e));
   const count = (items: readonly BlackboardEntry[], type: string) => items.filter(e => e.entry_type === type).length;
   const dayAgo = new Date(ctx.now().getTime() - 24 * 3600 * 1000).toISOString();
   const lastDay = entries.filter(e => typeof e.timestamp === 'string' && e.timestamp >= dayAgo);
@@ -80,9 +82,10 @@ export async function summarize(ctx: FolderStore, input: InputOf<'summarize'> = 
     scope,
     active_decisions: decisions.filter(d => d.status === 'active').length,
     provisional_decisions: decisions.filter(d => d.status === 'provisional').length,
-    open_needs: count(entries, 'need'),
-    active_warnings: count(entries, 'warning'),
-    unanswered_questions: count(entries, 'question'),
+    // A need, warning or question resolved (twining-mcp 2.x's status) is no longer open.
+    open_needs: count(open, 'need'),
+    active_warnings: count(open, 'warning'),
+    unanswered_questions: count(open, 'question'),
     recent_activity_summary: `In the last 24 hours: ${plural(decidedLastDay, 'decision')} made, ${plural(count(lastDay, 'finding'), 'finding')} posted, ${plural(count(lastDay, 'warning'), 'warning')} raised.`,
   };
 }

@@ -32,7 +32,8 @@ export interface WhyDecision {
 
 export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<{ decisions: WhyDecision[]; active_count: number; provisional_count: number }> {
   const args = ctx.validate('why', input);
-  const matching = (await ctx.decisionIndex.get()).filter(d => decisionAffects(d, args.scope));
+  // Archived decisions (twining-mcp 2.x's archive_stale) are left out, as twining-mcp leaves them out; unarchive brings them back.
+  const matching = (await ctx.decisionIndex.get()).filter(d => d.status !== 'archived' && decisionAffects(d, args.scope));
   // Queries load the records of the matching index entries; an entry whose file is missing is skipped (FORMAT.md §4.3).
   const records = (await mapBounded(matching, d => readDecisionRecord(ctx, d.id).catch(() => undefined))).filter((r): r is DecisionRecord => r !== undefined);
   records.sort(newestFirst);
@@ -61,7 +62,7 @@ const notFound = (op: string, id: string) => new TwiningError('NOT_FOUND', `${op
  * Runs `work` on the decision index items under the index and blackboard locks, then writes the
  * index; every step is undone if a later one fails (a full disk changes nothing).
  */
-async function transition<T>(ctx: FolderStore, work: (raw: unknown[], tx: Transaction) => Promise<T>): Promise<T> {
+export async function transition<T>(ctx: FolderStore, work: (raw: unknown[], tx: Transaction) => Promise<T>): Promise<T> {
   await ctx.ready();
   return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () =>
     allOrNothing(async tx => {

@@ -52,10 +52,12 @@ export interface ScopeContext {
   /** Newest first. */
   warnings: BlackboardEntry[];
   findings: BlackboardEntry[];
+  /** Needs, warnings and questions resolved (twining-mcp 2.x), newest first: shown folded, with who resolved them and why. */
+  resolved: BlackboardEntry[];
   delegations: ContextDelegation[];
   handoffs: HandoffIndexLine[];
   /** How many there are in all, when a list was cut at `limit` (the whole project). */
-  totals: { decisions: number; warnings: number; findings: number; delegations: number; handoffs: number };
+  totals: { decisions: number; warnings: number; findings: number; delegations: number; handoffs: number; resolved: number };
 }
 
 const relations = new WeakMap<FolderStore, DecisionRelations>();
@@ -92,6 +94,8 @@ export async function scopeContext(ctx: FolderStore, scope: string | undefined, 
   const inScope = ctx.blackboard.inScope(scope);
   const warnings = newestEntries(inScope.warnings, limit);
   const findings = newestEntries(inScope.findings, limit);
+  const resolvedInScope = ctx.blackboard.resolved.filter(e => !scope || (typeof e.scope === 'string' && overlaps(e.scope, scope)));
+  const resolved = newestEntries(resolvedInScope, limit);
 
   const delegations: ContextDelegation[] = [];
   let delegationCount = 0;
@@ -133,6 +137,7 @@ export async function scopeContext(ctx: FolderStore, scope: string | undefined, 
     provisional_count: current.filter(d => d.status === 'provisional').length,
     warnings,
     findings,
+    resolved,
     delegations,
     handoffs,
     totals: {
@@ -141,6 +146,7 @@ export async function scopeContext(ctx: FolderStore, scope: string | undefined, 
       findings: inScope.findings.length,
       delegations: delegationCount,
       handoffs: handoffCount,
+      resolved: resolvedInScope.length,
     },
   };
 }

@@ -18,6 +18,7 @@ import type { FolderStore } from '../folder-store';
 import type { ParsedInputOf } from '../schemas';
 import { VERIFY_CHECKS } from '../schemas';
 import { overlaps } from '../scope';
+import { isResolved } from '../rules/resolution';
 import type { DecisionRecord } from '../records';
 import { allDecisionRecords } from './trace-ops';
 import { appendEntry } from './blackboard-ops';
@@ -118,6 +119,8 @@ async function warnings(ctx: FolderStore, scope: string) {
       if (e.entry_type === 'answer' || e.entry_type === 'finding') acknowledgedIds.add(id);
       if (e.entry_type === 'status') resolvedIds.add(id);
     }
+  // twining-mcp 2.x: a warning resolved with twining_resolve carries its own status.
+  for (const e of inScope) if (e.entry_type === 'warning' && isResolved(e)) resolvedIds.add(e.id);
   const list = inScope.filter(e => e.entry_type === 'warning');
   const ignored = list.filter(w => !acknowledgedIds.has(w.id) && !resolvedIds.has(w.id));
   const status: Status = ignored.length === 0 ? 'pass' : ignored.length <= 2 ? 'warn' : 'fail';

@@ -9,6 +9,8 @@ import { TwiningError } from '../errors';
 import { InputOf, isUlid } from '../schemas';
 import { normaliseSnapshot, snapshotIntegrity } from '../rules/snapshot';
 import { driftOf, missingEntries } from '../rules/drift';
+import { isResolved } from '../rules/resolution';
+import type { BlackboardEntry } from '../records';
 import type { VerifyResult } from '../records';
 import { ScopeVerifyResult, verifyScope } from './scope-verify-ops';
 
@@ -37,6 +39,7 @@ async function verifyHandoff(ctx: FolderStore, handoff_id: string): Promise<Veri
     archived: missing.length ? await ctx.archive.find(missing) : new Map(),
     decisionsAfter: activeByTime.slice(firstAfter(activeByTime, createdAt)),
     warningsAfter: ctx.blackboard.warningsAfter(createdAt),
+    resolved: resolvedSince(snapshot.warning_ids, id => ctx.blackboard.get(id)),
   });
 
   const chain = [handoff.id ?? args.handoff_id];
@@ -46,4 +49,14 @@ async function verifyHandoff(ctx: FolderStore, handoff_id: string): Promise<Veri
     next = isUlid(next) ? (await ctx.handoffRecords.get(next).catch(() => undefined))?.continues : undefined;
   }
   return { handoff_id: args.handoff_id, ...snapshotIntegrity(snapshot, handoff.snapshot_digest), drift, drifted, chain };
+}
+
+/** The snapshot's warnings that are on the blackboard but resolved (a snapshot takes open warnings only). */
+function resolvedSince(ids: readonly string[], get: (id: string) => BlackboardEntry | undefined): Map<string, { summary?: string }> {
+  const out = new Map<string, { summary?: string }>();
+  for (const id of ids) {
+    const entry = get(id);
+    if (entry && isResolved(entry)) out.set(id, { summary: typeof entry.summary === 'string' ? entry.summary : undefined });
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 /**
  * How a handoff's context drifted since it was created (the `drift` of `verify`): decisions of its
- * snapshot no longer active, warnings and findings removed (dismissed, or moved to the archive),
+ * snapshot no longer active, warnings and findings removed (dismissed, or moved to the archive) or resolved,
  * and decisions and warnings that came later in its scope. Pure: the caller looks the facts up.
  */
 import type { BlackboardEntry, HandoffSnapshot, DecisionIndexEntry, DriftItem, VerifyResult } from '../records';
@@ -22,6 +22,8 @@ export interface DriftFacts {
   decisionsAfter: readonly DecisionIndexEntry[];
   /** Warnings posted after the handoff was created, oldest first. */
   warningsAfter: readonly BlackboardEntry[];
+  /** The snapshot's warnings still on the blackboard but resolved since (twining-mcp 2.x), with their summaries. */
+  resolved?: ReadonlyMap<string, { summary?: string }>;
 }
 
 /** The snapshot's warning and finding ids for which `onBlackboard` says no. */
@@ -41,6 +43,7 @@ export function driftOf(facts: DriftFacts): { drift: Drift; drifted: boolean } {
     const a = facts.archived.get(id);
     return a ? { id, summary: a.summary, now: 'archived' } : { id, now: 'dismissed' };
   });
+  for (const [id, r] of facts.resolved ?? []) entries_removed.push({ id, ...(r.summary !== undefined ? { summary: r.summary } : {}), now: 'resolved' });
   const scope = facts.scope || undefined;
   const inScope = (s: unknown) => !scope || (typeof s === 'string' && overlaps(s, scope));
   const known = new Set([...snapshot.decision_ids, ...snapshot.warning_ids]);

@@ -10,6 +10,7 @@ import { isRecord, readJsonArray } from './files';
 import { overlaps } from '../scope';
 import { ScopePositions } from './scope-positions';
 import type { BlackboardEntry, HandoffIndexLine } from '../records';
+import { isResolved } from '../rules/resolution';
 
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
 export class Blackboard {
@@ -19,6 +20,8 @@ export class Blackboard {
   readonly warnings: BlackboardEntry[] = [];
   readonly findings: BlackboardEntry[] = [];
   readonly needs: BlackboardEntry[] = [];
+  /** Needs, warnings and questions resolved (twining-mcp 2.x), in file order: kept out of `warnings` and `needs`, which are what is open. */
+  readonly resolved: BlackboardEntry[] = [];
   /** Positions in `warnings`, `findings` and `needs` by scope: a scoped snapshot visits each distinct scope once. */
   private byScope = new Map<string, { warnings: number[]; findings: number[]; needs: number[] }>();
   /** Per agent_id, the timestamp of its latest entry: work counts for liveness. */
@@ -59,7 +62,7 @@ export class Blackboard {
     if (result.reloaded) {
       this.byId = undefined;
       this.warningsByTime = undefined;
-      this.warnings.length = this.findings.length = this.needs.length = 0;
+      this.warnings.length = this.findings.length = this.needs.length = this.resolved.length = 0;
       this.byScope.clear();
       this.activity.clear();
       if (!first) this.driftVersion++;
@@ -88,7 +91,9 @@ export class Blackboard {
       const known = this.activity.get(entry.agent_id);
       if (known === undefined ? !Number.isNaN(Date.parse(entry.timestamp)) : later(entry.timestamp, known)) this.activity.set(entry.agent_id, entry.timestamp);
     }
-    if (entry.entry_type === 'warning' || entry.entry_type === 'finding') {
+    if (isResolved(entry) && (entry.entry_type === 'warning' || entry.entry_type === 'need' || entry.entry_type === 'question')) {
+      this.resolved.push(entry);
+    } else if (entry.entry_type === 'warning' || entry.entry_type === 'finding') {
       if (entry.entry_type === 'warning' && !first) this.driftVersion++;
       const list = entry.entry_type === 'warning' ? this.warnings : this.findings;
       if (typeof entry.scope === 'string') {

@@ -9,6 +9,7 @@ import { discoverAgents, registerAgent } from './agent-commands';
 import { initialize, openRecord, refresh, showLog, showStatus } from './folder-commands';
 import { setUpGitMerging } from './git-merging-commands';
 import { search } from './search-command';
+import { resolveEntry } from './resolve-command';
 import { dismissEntry, followActiveEditor, overrideDecision, pinContext, promoteDecision, reconsiderDecision, showProjectContext } from './lifecycle-commands';
 import { continueInChat } from './continue-in-chat';
 import { claimPath, releaseClaim } from './claim-commands';
@@ -38,6 +39,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.showLog': showLog,
   'twining.search': search,
   'twining.dismissEntry': dismissEntry,
+  'twining.resolveEntry': resolveEntry,
   'twining.reconsiderDecision': reconsiderDecision,
   'twining.overrideDecision': overrideDecision,
   'twining.promoteDecision': promoteDecision,

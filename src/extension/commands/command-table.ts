@@ -35,6 +35,7 @@ export const COMMANDS = {
   'twining.showLog': { title: 'Show Log', palette: true },
   'twining.search': { title: 'Search', op: 'search', palette: true },
   'twining.dismissEntry': { title: 'Dismiss Warning or Finding', op: 'dismiss', palette: true },
+  'twining.resolveEntry': { title: 'Resolve Warning, Need or Question', op: 'resolve', palette: true },
   'twining.reconsiderDecision': { title: 'Reconsider Decision', op: 'reconsider', palette: true },
   'twining.overrideDecision': { title: 'Override Decision', op: 'override', palette: true },
   'twining.promoteDecision': { title: 'Promote Decision', op: 'promote', palette: true },

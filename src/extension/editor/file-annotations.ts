@@ -125,10 +125,13 @@ export class FileAnnotations implements vscode.CodeActionProvider, vscode.CodeLe
       const dismiss = new vscode.CodeAction('Dismiss warning…', vscode.CodeActionKind.QuickFix);
       dismiss.diagnostics = [diagnostic];
       dismiss.command = { command: 'twining.dismissEntry', title: 'Dismiss warning…', arguments: [node] };
+      const resolve = new vscode.CodeAction('Resolve warning…', vscode.CodeActionKind.QuickFix);
+      resolve.diagnostics = [diagnostic];
+      resolve.command = { command: 'twining.resolveEntry', title: 'Resolve warning…', arguments: [node] };
       const open = new vscode.CodeAction('Open warning', vscode.CodeActionKind.QuickFix);
       open.diagnostics = [diagnostic];
       open.command = { command: 'twining.openRecord', title: 'Open warning', arguments: [{ type: 'entry', id, folder: shown.folder.root }] };
-      actions.push(dismiss, open);
+      actions.push(resolve, dismiss, open);
     }
     return actions;
   }

@@ -26,12 +26,14 @@ import type {
 import { sessionItem } from './session-items';
 import type { ContextModel } from '../model/context-model';
 import { md, oneLine, plural, relative, when } from '../present/format';
+import { resolutionFacts, resolutionSentence } from '../present/resolution-text';
 
 const GROUPS: Record<ContextGroup, { label: string; icon: string; color?: string; expanded: boolean }> = {
   decisions: { label: 'Decisions', icon: 'law', expanded: true },
   past: { label: 'Superseded and overridden', icon: 'history', expanded: false },
   warnings: { label: 'Warnings', icon: 'warning', color: 'list.warningForeground', expanded: true },
   findings: { label: 'Findings', icon: 'lightbulb', expanded: true },
+  resolved: { label: 'Resolved', icon: 'pass', expanded: false },
   delegations: { label: 'Open delegations', icon: 'megaphone', expanded: true },
   handoffs: { label: 'Unacknowledged handoffs', icon: 'mail', color: 'charts.blue', expanded: true },
   sessions: { label: 'Agent sessions that changed it', icon: 'pulse', expanded: true },
@@ -138,6 +140,8 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
       ['decisions', decisionNodes, context.active_count + context.provisional_count],
       ['warnings', entryNodes(context.warnings), t.warnings],
       ['findings', entryNodes(context.findings), t.findings],
+      // Resolved needs, warnings and questions (twining-mcp 2.x): folded, each saying who resolved it and why.
+      ['resolved', entryNodes(context.resolved ?? []), t.resolved ?? 0],
       ['delegations', context.delegations.map(delegation => makeNode<ContextDelegationNode>({ kind: 'contextDelegation', folder, delegation })), t.delegations],
       ['handoffs', context.handoffs.map(line => makeNode<ContextHandoffNode>({ kind: 'contextHandoff', folder, line })), t.handoffs],
     ];
@@ -210,6 +214,23 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
       }
       case 'contextEntry': {
         const e = element.entry;
+        const resolution = resolutionFacts(e);
+        if (resolution) {
+          const item = new vscode.TreeItem(oneLine(String(e.summary ?? '')), vscode.TreeItemCollapsibleState.None);
+          item.id = `${base}resolved:${e.id}`;
+          item.iconPath = new vscode.ThemeIcon('pass', new vscode.ThemeColor('disabledForeground'));
+          item.description = [
+            `${e.entry_type} resolved${resolution.by ? ` by ${resolution.by}` : ''}`,
+            resolution.at ? relative(resolution.at, now) : undefined,
+            resolution.note ? oneLine(resolution.note, 80) : undefined,
+          ]
+            .filter(Boolean)
+            .join(' · ');
+          item.contextValue = 'twining.contextEntry.resolved';
+          item.tooltip = `${e.entry_type} by ${e.agent_id}, ${when(e.timestamp, now)}\nScope: ${e.scope}\n\n${e.summary}${e.detail ? `\n\n${e.detail}` : ''}\n\n${resolutionSentence(resolution)}`;
+          item.command = { command: 'twining.openRecord', title: 'Open', arguments: [{ type: 'entry', id: e.id, folder: element.folder.root }] };
+          return item;
+        }
         const warning = e.entry_type === 'warning';
         const item = new vscode.TreeItem(oneLine(String(e.summary ?? '')), vscode.TreeItemCollapsibleState.None);
         item.id = `${base}entry:${e.id}`;

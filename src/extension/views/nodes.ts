@@ -149,7 +149,7 @@ export interface ContextScopeNode extends Base {
   scope?: string;
   mode: ContextMode;
 }
-export type ContextGroup = 'decisions' | 'past' | 'warnings' | 'findings' | 'delegations' | 'handoffs' | 'sessions';
+export type ContextGroup = 'decisions' | 'past' | 'warnings' | 'findings' | 'resolved' | 'delegations' | 'handoffs' | 'sessions';
 export interface ContextGroupNode extends Base {
   kind: 'contextGroup';
   group: ContextGroup;

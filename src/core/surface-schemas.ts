@@ -1,0 +1,82 @@
+/**
+ * The inputs of twining-mcp 2.x's tools for closing and reviewing what is open: `resolve`
+ * (src/tools/blackboard-tools.ts, commit e910d6ecf5cb8c519ae18f57a9ff95ff3f169376), `triage`
+ * (src/core/commands/triage.ts, commit c6dbc077e20a3286ae947bfc1855e5ebfaa722f7), `archive_stale`
+ * `unarchive` and `housekeeping` (src/tools/housekeeping-tools.ts, commit 161515b718c6a2896e2580419460c5be3b6e1525),
+ * with its names and input fields. schemas.ts passes in its building blocks and adds these to its
+ * `inputs`, so every schema is defined once and no module imports schemas.ts back.
+ */
+import { z } from 'zod';
+
+export const TRIAGE_SECTIONS = ['all', 'open', 'recent'] as const;
+
+interface Blocks {
+  agentId: z.ZodType<string, string>;
+  scope: z.ZodString;
+  since: z.ZodType<string, string>;
+  text: (max: number) => z.ZodString;
+  nonEmptyText: (max: number) => z.ZodString;
+  list: <T extends z.ZodType>(item: T, max: number) => z.ZodArray<T>;
+}
+
+export function surfaceInputs(b: Blocks) {
+  const { agentId, scope, since, text, nonEmptyText, list } = b;
+  const ids = (what: string) => list(nonEmptyText(100), 1000).min(1, { message: 'must name at least one id' }).describe(what);
+  return {
+    resolve: z
+      .strictObject({
+        ids: ids('Ids of the needs, warnings or questions to mark resolved.'),
+        note: text(4000).optional().describe('How each was handled (stored as resolution_note).'),
+        agent_id: agentId.optional().describe('Who resolved them (stored as resolved_by).'),
+      })
+      .describe('Mark open needs, warnings or questions resolved: they stay on the blackboard with who resolved them, when and how, and leave the open lists.'),
+    triage: z
+      .strictObject({
+        scope: scope.optional().describe('Only items whose scope overlaps this.'),
+        window_ms: z.number().optional().describe('How far back recent activity goes, in milliseconds (default 7 days).'),
+        section: z.enum(TRIAGE_SECTIONS).optional().describe('all (default), open or recent.'),
+        limit: z.number().optional().describe('At most this many items per section (default 25, at most 200).'),
+        since: since.optional().describe("Only recent items strictly after this time (a previous result's generated_at)."),
+        open_after: text(1000).optional().describe("A previous result's open_cursor: the open items after it (paging)."),
+        for_agent: text(128).optional().describe("Leave out this agent's own blackboard posts."),
+      })
+      .describe(
+        'The review queue: open items (provisional decisions; needs, questions and warnings not resolved) oldest first, and recent activity (decisions made active, artifacts) newest first.',
+      ),
+    archive_stale: z
+      .strictObject({
+        ids: ids('Ids to archive: decisions (they become archived, restorable with unarchive) and blackboard entries (removed, kept in archive/).'),
+        reason: text(4000).optional().describe('Why; recorded in a finding.'),
+        reasons: z.record(z.string(), text(4000)).optional().describe('A reason per id, recorded in the finding.'),
+      })
+      .describe(
+        'Archive stale items by id: a decision becomes "archived" (restorable with unarchive); a blackboard entry is removed, its full copy kept in archive/ with who and why.',
+      ),
+    unarchive: z
+      .strictObject({
+        ids: ids('Ids of archived decisions to restore.'),
+        reason: text(4000).optional().describe('Why they are restored; recorded in a finding.'),
+      })
+      .describe('Restore archived decisions to the status they had before they were archived (archived_from; active when it is not known).'),
+    housekeeping: z
+      .strictObject({
+        execute: z.boolean().optional().describe('Apply the changes (default false: a preview that says what would change).'),
+        archive: z
+          .boolean()
+          .optional()
+          .describe('Run the blackboard archive pass: every entry except decisions, open needs, warnings and questions, and the newest 200 (default false).'),
+        promote_provisionals: z.boolean().optional().describe('Promote provisional decisions older than stale_days to active (with execute).'),
+        stale_days: z.number().optional().describe('Provisional decisions older than this many days are stale (default 7).'),
+        metrics_retention_days: z.number().optional().describe('Drop metrics.jsonl lines older than this many days (default 30).'),
+        staleness_review: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        merge_sweep: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        compact_archives: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        dedup_relations: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        amend_candidates: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        repair_entity_scopes: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+      })
+      .describe(
+        'Periodic maintenance, a preview unless execute: duplicate blackboard entries removed (kept in archive/), stale provisional decisions and open warnings listed, orphan graph entities pruned, old metrics dropped; optionally the archive pass.',
+      ),
+  } as const;
+}
