@@ -5,7 +5,7 @@
  * bundles this file without loading the engine.
  */
 
-export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config'] as const;
+export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config', 'claims'] as const;
 
 /**
  * - registry: agents/registry.json (agents, delegation suggestions)
@@ -14,6 +14,7 @@ export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords
  * - handoffRecords: handoffs/{id}.json (one handoff's details)
  * - decisions: decisions/** (drift, snapshot labels)
  * - config: config.yml (thresholds and timeouts)
+ * - claims: claims/claims.jsonl (who holds which file, folder, glob or delegation)
  */
 export type DataKind = (typeof DATA_KINDS)[number];
 
@@ -44,6 +45,8 @@ export function kindOfPath(relative: string): DataKind | 'presence' | undefined 
       return parts.length === 1 || rest === 'handoffs/index.jsonl' ? 'handoffs' : 'handoffRecords';
     case 'decisions':
       return 'decisions';
+    case 'claims':
+      return parts.length === 1 || rest === 'claims/claims.jsonl' ? 'claims' : undefined;
     default:
       return undefined; // metrics.jsonl, graph/, embeddings/, archive/ (a rewrite of the blackboard comes with it)
   }

@@ -1,18 +1,21 @@
 /**
  * Where claims live and the cheap way to check a path against them.
  *
- * Storage: `.twining/claims/claims.json`, a JSON array of claim records (rules/claims.ts), under
- * both store layouts (files and sqlite): twining-mcp never reads `claims/` (FORMAT.md §1 and
- * TWINING-2.md §3 list every file it reads), so it ignores them safely, and git merges the file
- * record by record (merge/claim-merge.ts).
+ * Storage: `.twining/claims/claims.jsonl`, a log of claim records (store/claim-log.ts: one line per
+ * claim, renewal or release; the last line of an id is the claim), under both store layouts
+ * (files and sqlite): twining-mcp never reads `claims/` (FORMAT.md §1 and TWINING-2.md §3 list
+ * every file it reads), so it ignores them safely, and git merges the log claim by claim
+ * (merge/claim-merge.ts).
  *
- * Why one file under the lock protocol rather than one file per claim created with O_EXCL: claims
+ * Why one log under the lock protocol rather than one file per claim created with O_EXCL: claims
  * collide by prefix and glob (`src/` against `src/auth/jwt.ts`, `src/**\/*.sql` against
  * `src/db/a.sql`), so no per-claim key can make two colliding claims race for the same name; the
- * decision needs every live claim at once. The lock (store/lock.ts: proper-lockfile, a dead
- * holder of this machine taken over at once) serialises claim, renew and release, each a
- * read-check-replace of the whole file, so of N agents claiming colliding paths at once exactly
- * one wins, and a writer killed mid-claim leaves the old file or the new one, never half of one.
+ * decision needs every live claim at once, and a hook checking from a new process would read a
+ * thousand files. The lock (store/lock.ts: proper-lockfile, a dead holder of this machine taken
+ * over at once) serialises claim, renew and release, each a read of what was appended since the
+ * writer's last look, the check, and one append, so of N agents claiming colliding paths at once
+ * exactly one wins, and a writer killed mid-claim leaves at most one torn line, which every
+ * reader skips.
  *
  * `checkPath` is the hook's read path, from a new process per tool call: node's fs and the pure
  * rules only (no zod, no yaml, no engine), two small reads.
@@ -21,10 +24,11 @@ import { readFileSync } from 'fs';
 import * as path from 'path';
 import { ClaimView, DEFAULT_GONE_AFTER_MS, claimConflicts, isClaim, viewOf } from '../rules/claims';
 import { normaliseTarget } from '../rules/claim-paths';
+import { readClaimLogSync } from './claim-log';
 
-/** `.twining/claims/claims.json` of the `.twining` folder `dir`. */
+/** `.twining/claims/claims.jsonl` of the `.twining` folder `dir`. */
 export function claimsFileOf(dir: string): string {
-  return path.join(dir, 'claims', 'claims.json');
+  return path.join(dir, 'claims', 'claims.jsonl');
 }
 
 function readArray(file: string): unknown[] {
@@ -45,7 +49,7 @@ interface Snapshot {
 /** The claims and each registered agent's `last_active`: two small reads, nothing when there are no claims. */
 function snapshot(projectRoot: string): Snapshot {
   const dir = path.join(projectRoot, '.twining');
-  const claims = readArray(claimsFileOf(dir));
+  const claims = readClaimLogSync(claimsFileOf(dir));
   const seen = new Map<string, string>();
   if (claims.length > 0)
     for (const a of readArray(path.join(dir, 'agents', 'registry.json'))) {

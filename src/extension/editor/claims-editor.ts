@@ -67,11 +67,11 @@ export class ClaimsEditor implements vscode.Disposable {
     );
   }
 
-  /** Opens the claims file at the claim's record. */
+  /** Opens the claims log at the claim's last line (the claim as it is now). */
   async openClaim(c: FileClaim): Promise<void> {
-    const uri = vscode.Uri.joinPath(c.folder.workspaceFolder.uri, '.twining', 'claims', 'claims.json');
+    const uri = vscode.Uri.joinPath(c.folder.workspaceFolder.uri, '.twining', 'claims', 'claims.jsonl');
     const doc = await vscode.workspace.openTextDocument(uri);
-    const at = doc.getText().indexOf(`"${c.claim.id}"`);
+    const at = doc.getText().lastIndexOf(`"${c.claim.id}"`);
     const position = doc.positionAt(Math.max(at, 0));
     await vscode.window.showTextDocument(doc, { selection: new vscode.Range(position, position), preview: true });
   }
