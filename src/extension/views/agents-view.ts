@@ -8,10 +8,12 @@ import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
 import type { AgentsModel } from '../model/agents-model';
+import type { ClaimsModel } from '../model/claims-model';
 import type { TwiningSession } from '../session';
 import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest } from './tree-base';
 import { AgentNode, Node, makeNode } from './nodes';
 import { list, md, strings, when } from '../present/format';
+import { claimHolderChildren, claimHolderItem, claimItem, claimNodesOf, unregisteredHolders } from './claim-nodes';
 
 export class AgentsProvider extends FolderTreeProvider {
   protected readonly what = 'the agent registry';
@@ -19,8 +21,11 @@ export class AgentsProvider extends FolderTreeProvider {
   constructor(
     session: TwiningSession,
     private readonly model: AgentsModel,
+    /** Each agent's claims are its children (views/claim-nodes.ts). */
+    private readonly claims?: ClaimsModel,
   ) {
     super(session, model);
+    if (claims) this.disposables.push(claims.onDidLoad(() => this.redraw()));
   }
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
@@ -31,8 +36,9 @@ export class AgentsProvider extends FolderTreeProvider {
       .map((agent, index) => ({ agent, index }))
       .sort((a, b) => LIVENESS_ORDER[a.agent.liveness] - LIVENESS_ORDER[b.agent.liveness] || a.index - b.index)
       .map(({ agent }) => makeNode<AgentNode>({ kind: 'agent', folder, agent, isMe: agent.agent_id === me }));
+    const holders = this.claims ? unregisteredHolders(this.claims, folder, new Set(agents.map(a => a.agent_id)), me) : [];
     return {
-      items: sorted,
+      items: [...sorted, ...holders],
       nextTransition: earliest(
         agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)),
         now.getTime(),
@@ -40,20 +46,27 @@ export class AgentsProvider extends FolderTreeProvider {
     };
   }
 
-  protected childrenOf(): Node[] {
+  protected childrenOf(element: Node): Node[] {
+    if (element.kind === 'claimHolder') return claimHolderChildren(element);
+    if (element.kind === 'agent' && this.claims) return claimNodesOf(this.claims, element.folder, element.agent.agent_id, this.session.agentId());
     return [];
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
+    if (element.kind === 'claim') return claimItem(element, this.session.clock.now());
+    if (element.kind === 'claimHolder') return claimHolderItem(element);
     if (element.kind !== 'agent') return new vscode.TreeItem('?');
     const { agent } = element;
-    const item = new vscode.TreeItem(agent.agent_id, vscode.TreeItemCollapsibleState.None);
+    const held = this.claims ? this.claims.claimsOf(element.folder).filter(c => c.agent_id === agent.agent_id) : [];
+    const item = new vscode.TreeItem(agent.agent_id, held.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `${element.folder.key}#agent:${agent.agent_id}`;
     item.iconPath = LIVENESS_ICON[agent.liveness];
     const parts: string[] = [agent.liveness];
     if (element.isMe) parts.unshift('you');
     if (agent.role) parts.push(agent.role);
     parts.push(list(strings(agent.capabilities), 'no capabilities'));
+    const live = held.filter(c => c.state === 'live').length;
+    if (live) parts.push(`${live} claim${live === 1 ? '' : 's'}`);
     item.description = parts.join(' · ');
     item.contextValue = element.isMe ? 'twining.agent.me' : 'twining.agent';
     item.accessibilityInformation = { label: `${agent.agent_id}, ${item.description}` };

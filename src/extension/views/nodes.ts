@@ -6,6 +6,7 @@ import type {
   AgentScore,
   AgentWithLiveness,
   BlackboardEntry,
+  ClaimView,
   ContextDecision,
   ContextDelegation,
   Delegation,
@@ -107,7 +108,9 @@ export type Node =
   | SnapshotItemNode
   | DriftNode
   | DriftItemNode
-  | ContextNode;
+  | ContextNode
+  | ClaimNode
+  | ClaimHolderNode;
 
 type Fields<T> = Omit<T, typeof NODE>;
 
@@ -153,3 +156,22 @@ export interface ContextHandoffNode extends Base {
 }
 
 export type ContextNode = ContextScopeNode | ContextGroupNode | ContextDecisionNode | ContextEntryNode | ContextDelegationNode | ContextHandoffNode;
+
+// Claims in the Agents and Context views (views/claim-nodes.ts).
+
+/** One claim: under its holder in the Agents view, or on the Context view's file. */
+export interface ClaimNode extends Base {
+  kind: 'claim';
+  claim: ClaimView;
+  /** Where it is shown (tree item ids differ per view). */
+  place: 'agents' | 'context';
+  isMine: boolean;
+}
+
+/** An agent holding claims without being in the registry (a hook or the CLI claimed for it). */
+export interface ClaimHolderNode extends Base {
+  kind: 'claimHolder';
+  agentId: string;
+  claims: ClaimView[];
+  isMe: boolean;
+}
