@@ -94,3 +94,22 @@ test('a log with far more lines than claims is compacted to one line per claim, 
     ['keeper'],
   );
 });
+
+test('claims work in twining-mcp 2.x’s SQLite layout too, which other writes refuse, and leave its files alone', async () => {
+  const root = tempProject();
+  const dir = path.join(root, '.twining');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'twining.db'), Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(84)]));
+  fs.writeFileSync(path.join(dir, 'config.yml'), 'storage:\n  backend: sqlite\n');
+  const ws = await openWorkspace(root, { now: () => new Date(T0), warn: () => undefined });
+  await assert.rejects(ws.post({ entry_type: 'finding', summary: 'x', agent_id: 'a' }), /SQLite layout/);
+  const granted = await ws.claim({ agent_id: 'alice', paths: ['src/'], reason: 'sqlite folder' });
+  assert.equal(granted.granted, true);
+  assert.equal((await ws.claim({ agent_id: 'bob', paths: ['src/x.ts'], reason: 'y' })).granted, false);
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['claims', 'config.yml', 'twining.db']);
+  assert.deepEqual(
+    checkPath(root, 'src/x.ts', 'bob', new Date(T0)).map(c => c.agent_id),
+    ['alice'],
+  );
+  assert.equal((await ws.release({ agent_id: 'alice' })).released.length, 1);
+});

@@ -11,6 +11,7 @@ import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../src/core';
 import { checkPath, lapsedClaimsOf } from '../../src/core/store/claims-file';
 import { CLI_JS, fixtureProject, rejectsWith, tempProject } from './tmp';
+import { INSTRUCTIONS } from '../../src/mcp/instructions';
 
 function clocked(start: string) {
   let now = new Date(start);
@@ -128,6 +129,25 @@ test('a handoff releases the claims of its source in its scope and artifacts, an
   // releaseCovered for record: nothing for an empty list, everything for "project".
   assert.deepEqual(await ws.releaseCovered('alice', [], 'record X'), []);
   assert.equal((await ws.releaseCovered('alice', ['project'], 'record X')).length, 1);
+});
+
+test('twining_record releases the claims of its agent on what it covers (scope and affected files), and only those', async () => {
+  const { ws } = await project();
+  await ws.claim({ agent_id: 'alice', paths: ['src/auth/', 'lib/y.ts', 'docs/'], reason: 'x' });
+  await ws.claim({ agent_id: 'bob', paths: ['lib/z.ts'], reason: 'y' });
+  const r = await ws.record({ agent_id: 'alice', summary: 'auth rework done', scope: 'src/auth/', affected_files: ['lib/y.ts', 'lib/z.ts'] });
+  const left = (await ws.claims({ include_released: true })).claims.map(c => [c.agent_id, c.target, c.state, c.released_because ?? '']);
+  assert.deepEqual(left, [
+    ['alice', 'src/auth/', 'released', `record ${r.status_entry_id}`],
+    ['alice', 'lib/y.ts', 'released', `record ${r.status_entry_id}`],
+    ['alice', 'docs/', 'live', ''],
+    ['bob', 'lib/z.ts', 'live', ''],
+  ]);
+});
+
+test('the instructions ask for twining_claim where an agent starts a task', () => {
+  const start = INSTRUCTIONS.split('\n').find(line => line.startsWith('- Before you start a task'));
+  assert.match(start ?? '', /twining_assemble.*Then claim what you will change: twining_claim/);
 });
 
 test('taking a delegation claims it: the second taker is refused; unknown and expired needs are errors', async () => {

@@ -94,17 +94,27 @@ async function targetsOf(ctx: FolderStore, paths: readonly string[]): Promise<st
 }
 
 /**
+ * Makes `claims/` for the first claim. Claims are written under either store layout (twining-mcp
+ * reads neither claims/ nor its locks, in 1.x or 2.x), so an existing `.twining/` is not checked
+ * for its layout as other writes are (a write there would be refused in twining-mcp 2.x's SQLite
+ * layout); a project without one gets it made as every first write makes it.
+ */
+async function claimsFolder(ctx: FolderStore, file: string): Promise<void> {
+  const exists = (await fs.stat(ctx.layout.dir).catch(() => undefined))?.isDirectory();
+  if (!exists) await ctx.ready();
+  await fs.mkdir(path.dirname(file), { recursive: true }).catch(error => {
+    throw new TwiningError('IO', `${path.dirname(file)} could not be created (${(error as Error).message}); nothing was claimed or released`);
+  });
+}
+
+/**
  * Runs `work` on the claims under the log's lock and appends the records it changed (those of
  * `items` that are no longer the objects it was given) when it returns `items`.
  */
 async function rewrite<T>(ctx: FolderStore, work: (items: unknown[], clock: ClaimClock) => { items?: unknown[]; result: T }): Promise<T> {
-  await ctx.ready();
-  const clock = await claimClock(ctx);
   const log = claimLogOf(ctx);
-  if (!log.found)
-    await fs.mkdir(path.dirname(log.file), { recursive: true }).catch(error => {
-      throw new TwiningError('IO', `${path.dirname(log.file)} could not be created (${(error as Error).message}); nothing was claimed or released`);
-    });
+  if (!log.found) await claimsFolder(ctx, log.file);
+  const clock = await claimClock(ctx);
   return ctx.lock([[log.file, '']], async () => {
     await log.refresh();
     const before = new Set(log.items);

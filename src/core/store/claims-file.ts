@@ -59,31 +59,58 @@ function snapshot(projectRoot: string): Snapshot {
   return { claims, lastSeen: id => seen.get(id) };
 }
 
+/** What a hook learns about the files an agent is about to edit, from one read of the claims. */
+export interface ClaimCheck {
+  /** Per file (as given) the live claims of other agents colliding with it, oldest first; files without any are left out. */
+  conflicts: { file: string; held_by: ClaimView[] }[];
+  /** `agentId`'s own claims that lapsed and are not closed yet (lapsedClaimsOf). */
+  lapsed: ClaimView[];
+}
+
 /**
- * The live claims of agents other than `agentId` colliding with `file` (absolute, or relative to
- * the project root), for a hook deciding whether to let an edit through. Liveness uses the
- * registry's `last_active` and each claim's last renewal (not blackboard posts: one read less).
+ * The claims in the way of `agentId` editing `files` (absolute, or relative to the project root),
+ * and its own lapsed claims, from one snapshot: what the PreToolUse hook asks before an edit.
+ * Liveness uses the registry's `last_active` and each claim's last renewal (not blackboard posts:
+ * one read less).
  */
-export function checkPath(projectRoot: string, file: string, agentId: string | undefined, now = new Date(), goneAfterMs = DEFAULT_GONE_AFTER_MS): ClaimView[] {
-  const relative = path.isAbsolute(file) ? path.relative(projectRoot, file) : file;
-  const normal = normaliseTarget(relative);
-  if ('error' in normal) return [];
+export function checkPaths(
+  projectRoot: string,
+  files: readonly string[],
+  agentId: string | undefined,
+  now = new Date(),
+  goneAfterMs = DEFAULT_GONE_AFTER_MS,
+): ClaimCheck {
   const { claims, lastSeen } = snapshot(projectRoot);
-  if (claims.length === 0) return [];
-  return claimConflicts(claims, normal.target, agentId, { now, lastSeen, goneAfterMs });
+  if (claims.length === 0) return { conflicts: [], lapsed: [] };
+  const clock = { now, lastSeen, goneAfterMs };
+  const conflicts: ClaimCheck['conflicts'] = [];
+  for (const file of files) {
+    const normal = normaliseTarget(path.isAbsolute(file) ? path.relative(projectRoot, file) : file);
+    if ('error' in normal) continue;
+    const held_by = claimConflicts(claims, normal.target, agentId, clock);
+    if (held_by.length) conflicts.push({ file, held_by });
+  }
+  const lapsed =
+    agentId === undefined
+      ? []
+      : claims
+          .filter(isClaim)
+          .filter(c => c.agent_id === agentId)
+          .map(c => viewOf(c, clock))
+          .filter(v => v.state === 'lapsed');
+  return { conflicts, lapsed };
+}
+
+/** The live claims of agents other than `agentId` colliding with `file`: checkPaths for one file. */
+export function checkPath(projectRoot: string, file: string, agentId: string | undefined, now = new Date(), goneAfterMs = DEFAULT_GONE_AFTER_MS): ClaimView[] {
+  return checkPaths(projectRoot, [file], agentId, now, goneAfterMs).conflicts[0]?.held_by ?? [];
 }
 
 /**
  * `agentId`'s claims that have lapsed (expired, or it was taken for gone) and are not yet closed:
- * what a hook tells the holder on its next call, so a lapse is never silent. The holder's next
+ * what the hook tells the holder when it next edits, so a lapse is never silent. The holder's next
  * claim or release closes them.
  */
 export function lapsedClaimsOf(projectRoot: string, agentId: string, now = new Date(), goneAfterMs = DEFAULT_GONE_AFTER_MS): ClaimView[] {
-  const { claims, lastSeen } = snapshot(projectRoot);
-  const clock = { now, lastSeen, goneAfterMs };
-  return claims
-    .filter(isClaim)
-    .filter(c => c.agent_id === agentId)
-    .map(c => viewOf(c, clock))
-    .filter(v => v.state === 'lapsed');
+  return checkPaths(projectRoot, [], agentId, now, goneAfterMs).lapsed;
 }
