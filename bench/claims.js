@@ -7,7 +7,8 @@
  *     compacted now and then: those rounds are in the medians' population too);
  *   - check a path, warm: `claims({path})` through the engine, and `checkPath` (the hook's read path);
  *   - the check from a new process, as a hook runs it: a bundle of src/core/store/claims-file.ts alone
- *     (built here with esbuild) against `node -e 0`. The hooks issue's budget is 1.5x a bare start.
+ *     (built here with esbuild), and the hook itself (dist/hook.js PreToolUse) on an edit of a claimed file,
+ *     each against `node -e 0`. The hooks issue's budget is 1.5x a bare start.
  * The claim's CPU time is printed beside its wall time: on a busy machine most of a claim is
  * waiting for the lock's and the log's file system calls, not work.
  * Prints a table and one line `BENCH_CLAIMS_JSON {...}`. Options: --claims N (default 1000),
@@ -95,17 +96,34 @@ async function main() {
       logLevel: 'silent',
     });
     fs.appendFileSync(bundle, `\nconst c = module.exports.checkPath(process.argv[2], process.argv[3], 'someone');\nif (c.length === 0) process.exit(5);\n`);
-    const spawnMs = argv => {
+    const spawnMs = (argv, input) => {
       const s = now();
-      const r = spawnSync(process.execPath, argv, { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, argv, { encoding: 'utf8', cwd: root, input });
       if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
-      return now() - s;
+      return [now() - s, r.stdout];
     };
+    // The real hook: dist/hook.js (what `twining hooks-setup` writes into the hosts' settings) on
+    // PreToolUse for an edit of a claimed file (it asks), as Claude Code runs it.
+    const hookJs = path.resolve(__dirname, '../dist/hook.js');
+    const edit = JSON.stringify({
+      session_id: 'bench',
+      transcript_path: path.join(root, 'transcript.jsonl'),
+      cwd: root,
+      permission_mode: 'default',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Edit',
+      tool_input: { file_path: path.join(root, 'pkg10', 'src', 'db', 'a.sql'), old_string: 'a', new_string: 'b', replace_all: false },
+      tool_use_id: 'toolu_bench',
+    });
     const bare = [];
     const check = [];
+    const hookRuns = [];
     for (let i = 0; i < 21; i++) {
-      bare.push(spawnMs(['-e', '0']));
-      check.push(spawnMs([bundle, root, 'pkg10/src/db/a.sql']));
+      bare.push(spawnMs(['-e', '0'])[0]);
+      check.push(spawnMs([bundle, root, 'pkg10/src/db/a.sql'])[0]);
+      const [ms, out] = spawnMs([hookJs, 'PreToolUse', '--agent', 'someone'], edit);
+      if (!/"permissionDecision":"ask"/.test(out)) throw new Error(`the hook did not ask before an edit of a claimed file: ${out}`);
+      hookRuns.push(ms);
     }
     const result = {
       claims: count,
@@ -117,6 +135,8 @@ async function main() {
       node_e0_ms: median(bare),
       check_new_process_ms: median(check),
       ratio: +(median(check) / median(bare)).toFixed(2),
+      hook_pretooluse_ms: median(hookRuns),
+      hook_ratio: +(median(hookRuns) / median(bare)).toFixed(2),
     };
     console.log(`claims at ${count} live claims (medians)`);
     console.log(
@@ -127,6 +147,7 @@ async function main() {
     console.log(`  check a path (checkPath)      ${result.check_in_process_ms} ms`);
     console.log(`  node -e 0                     ${result.node_e0_ms} ms`);
     console.log(`  check from a new process      ${result.check_new_process_ms} ms   (${result.ratio}x; budget 1.5x)`);
+    console.log(`  hook PreToolUse (dist/hook.js) ${result.hook_pretooluse_ms} ms   (${result.hook_ratio}x; budget 1.5x; an edit of a claimed file: it asks)`);
     console.log(`BENCH_CLAIMS_JSON ${JSON.stringify(result)}`);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
