@@ -5,7 +5,7 @@
  * bundles this file without loading the engine.
  */
 
-export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config', 'sessions'] as const;
+export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config', 'sessions', 'claims'] as const;
 
 /**
  * - registry: agents/registry.json (agents, delegation suggestions)
@@ -15,6 +15,7 @@ export const DATA_KINDS = ['registry', 'blackboard', 'handoffs', 'handoffRecords
  * - decisions: decisions/** (drift, snapshot labels)
  * - config: config.yml (thresholds and timeouts)
  * - sessions: sessions/session-*.json (hooked agent sessions: the session board; local, not shared)
+ * - claims: claims/claims.jsonl (who holds which file, folder, glob or delegation)
  */
 export type DataKind = (typeof DATA_KINDS)[number];
 
@@ -47,6 +48,8 @@ export function kindOfPath(relative: string): DataKind | 'presence' | undefined 
       return 'decisions';
     case 'sessions':
       return parts.length === 2 && parts[1].startsWith('session-') && parts[1].endsWith('.json') ? 'sessions' : undefined;
+    case 'claims':
+      return parts.length === 1 || rest === 'claims/claims.jsonl' ? 'claims' : undefined;
     default:
       return undefined; // metrics.jsonl, graph/, embeddings/, archive/ (a rewrite of the blackboard comes with it)
   }

@@ -44,7 +44,7 @@ export interface ChangeReport {
 }
 
 /** The counters of an engine that has read nothing: whatever a new engine has read counts as changed. */
-const NOTHING_READ: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, sessions: 0, drift: 0 };
+const NOTHING_READ: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, sessions: 0, claims: 0, drift: 0 };
 
 export async function openWorkspace(projectRoot: string, options: WorkspaceOptions = {}): Promise<TwiningEngine> {
   const root = path.resolve(projectRoot);
@@ -144,6 +144,8 @@ export class TwiningEngine extends OpenItemTools {
         return p === '.twining/decisions/index.json' ? ctx.decisionIndex.isCurrent() : true; // records are read on demand, never kept
       case 'handoffRecords':
         return ctx.handoffRecords.isCurrent(handoffIdOfPath(p) ?? '');
+      case 'claims':
+        return claimOps.claimLogOf(ctx).isCurrent();
       case 'presence':
         return this.exists(); // the folder itself: current while it is there
       case 'sessions':
@@ -190,6 +192,7 @@ export class TwiningEngine extends OpenItemTools {
             ctx.decisionIndex.get(),
             ctx.config(),
             records ? ctx.handoffRecords.recheck(records) : ctx.handoffRecords.recheckAll(),
+            claimOps.claimLogOf(ctx).refresh(),
           ]);
         }
       } catch (caught) {
@@ -221,6 +224,7 @@ export class TwiningEngine extends OpenItemTools {
       decisions: ctx.decisionIndex.version,
       config: ctx.configVersion,
       sessions: this.sessionWatch.version,
+      claims: claimOps.claimLogOf(ctx).version,
       drift: ctx.decisionIndex.version + ctx.blackboard.driftVersion,
     };
   }

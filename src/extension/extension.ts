@@ -24,6 +24,7 @@ import { ContextModel } from './model/context-model';
 import { HandoffsModel } from './model/handoffs-model';
 import { AgentsModel, DelegationsModel } from './model/agents-model';
 import { SessionsModel } from './model/sessions-model';
+import { ClaimsModel } from './model/claims-model';
 import { ContextProvider } from './views/context-view';
 import { ContextStatusBar } from './editor/context-status';
 import { FileAnnotations } from './editor/file-annotations';
@@ -53,13 +54,14 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const handoffs = new HandoffsModel(folders, userAgentId);
   const agents = new AgentsModel(folders);
   const delegations = new DelegationsModel(folders);
-  context.subscriptions.push(handoffs, agents, delegations);
+  const claimsModel = new ClaimsModel(folders);
+  context.subscriptions.push(handoffs, agents, delegations, claimsModel);
 
   const providers = {
-    agents: new AgentsProvider(session, agents),
+    agents: new AgentsProvider(session, agents, claimsModel),
     delegations: new DelegationsProvider(session, delegations),
     handoffs: new HandoffsProvider(session, handoffs),
-    context: new ContextProvider(session, fileContext),
+    context: new ContextProvider(session, fileContext, claimsModel),
   };
   const views: [string, AgentsProvider | DelegationsProvider | HandoffsProvider | ContextProvider][] = [
     ['twining.context', providers.context],
@@ -85,7 +87,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   const inbox = new Inbox(handoffs);
   context.subscriptions.push(inbox);
   // Claims: Explorer badges, the edit notice and the status bar (editor/claims-editor.ts).
-  const claims = new ClaimsEditor(session);
+  const claims = new ClaimsEditor(session, claimsModel);
   context.subscriptions.push(claims);
   context.subscriptions.push(...registerTools(session));
   const chatHandler = createChatHandler(session);
@@ -110,7 +112,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   statusBar.schedule(500);
   // The inbox's first look learns what is already there (the status bar counts it); later arrivals notify.
   inbox.start(600);
-  claims.start();
+  claimsModel.start();
   inBackground(
     'listing the Twining folders',
     folders.ready().then(() =>

@@ -19,10 +19,10 @@ import { decisionInScope } from '../core/rules/assembly';
 import { overlaps } from '../core/scope';
 import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, permissionAnswer, recordsWork, reminderAnswer } from './hook-protocol';
 import { blackboardSince, indexDecisions, lookUp, writeHookIndex } from './hook-index';
-import { claimHeldByOther } from './claim-seam';
 import { resumed } from './hook-liveness';
 import { cachedBriefing, fingerprint, keepBriefing } from './briefing-cache';
 import { registerInBackground } from './background-register';
+import { claimSeam } from './claim-seam';
 
 export type StopMode = 'block' | 'remind' | 'off';
 
@@ -121,14 +121,14 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
   const files = editedFiles(input.toolName, input.toolInput).map(f => projectPath(o.root, f));
   if (files.length === 0) return undefined;
   const twiningDir = path.join(o.root, '.twining');
-  for (const file of files) {
-    const holder = claimHeldByOther(twiningDir, file, o.agentId, o.now());
-    if (holder) {
-      const reason = `${file} is claimed by ${holder.agent_id}${holder.since ? ` since ${holder.since}` : ''}${holder.until ? ` until ${holder.until}` : ''}${holder.reason ? ` (${holder.reason})` : ''}; ask it to release the claim (a need on the blackboard addressed to it, or twining_claims to see all claims) before editing.`;
-      return permissionAnswer(o.onClaim, reason);
-    }
+  const claims = claimSeam(twiningDir, files, o.agentId, o.now());
+  if (claims.held) {
+    const { file, holder } = claims.held;
+    const reason = `${file} is claimed by ${holder.agent_id}${holder.since ? ` since ${holder.since}` : ''}${holder.until ? ` until ${holder.until}` : ''}${holder.reason ? ` (${holder.reason})` : ''}; ask it to release the claim (a need on the blackboard addressed to it, or twining_claims to see all claims) before editing.`;
+    return permissionAnswer(o.onClaim, [reason, ...claims.lapsedLines].join('\n'));
   }
-  const lines: string[] = [];
+  // The agent's own lapsed claims come first: it may be editing on the strength of one.
+  const lines: string[] = [...claims.lapsedLines];
   for (const file of files) {
     const found = await lookUp(twiningDir, file);
     // Oldest first by id (ULIDs sort by time): the newest are taken from the end.

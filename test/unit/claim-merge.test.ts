@@ -11,7 +11,7 @@ import { openWorkspace } from '../../src/core';
 import { mergeTwiningFile } from '../../src/core/merge/merge-file';
 import { commitAll, conflicted, fixtureRepo, git, gitMay } from './git-repo';
 
-const CLAIMS = path.join('.twining', 'claims', 'claims.json');
+const CLAIMS = path.join('.twining', 'claims', 'claims.jsonl');
 
 async function at(repo: string, iso: string) {
   return openWorkspace(repo, { now: () => new Date(iso), warn: () => undefined });
@@ -58,7 +58,10 @@ test('two branches that claimed and released merge by claim, both ways alike', a
   }
   assert.equal(merged.a, merged.b, 'the same file whichever side is ours');
 
-  const claims = JSON.parse(merged.a) as Record<string, string>[];
+  const claims = merged.a
+    .split('\n')
+    .filter(l => l !== '')
+    .map(l => JSON.parse(l) as Record<string, string>);
   const byAgent = Object.fromEntries(claims.map(c => [c.agent_id, c]));
   assert.deepEqual(Object.keys(byAgent).sort(), ['alice', 'bob', 'carol', 'dave', 'erin']);
   assert.equal(claims.length, 5, 'one record per claim');
@@ -85,17 +88,19 @@ test('the rule on three texts: renewal against renewal, release against renewal,
     expires_at: '2026-11-22T11:00:00.000Z',
     ...over,
   });
-  const text = (...items: object[]) => JSON.stringify(items, null, 2);
-  const base = text(c({}));
+  // A log: the base's claim line, then each side's later lines of the same claim (the last one counts).
+  const text = (...items: object[]) => [c({}), ...items].map(i => JSON.stringify(i)).join('\n') + '\n';
+  const base = JSON.stringify(c({})) + '\n';
   const renewA = c({ reason: 'a', renewed_at: '2026-11-22T10:20:00.000Z', expires_at: '2026-11-22T11:20:00.000Z' });
   const renewB = c({ reason: 'b', renewed_at: '2026-11-22T10:10:00.000Z', expires_at: '2026-11-22T11:10:00.000Z' });
   const released = (at: string, why: string) => c({ released_at: at, released_because: why });
   const merge = (x: object, y: object) => {
-    const one = mergeTwiningFile('.twining/claims/claims.json', base, text(x), text(y))!;
-    const two = mergeTwiningFile('.twining/claims/claims.json', base, text(y), text(x))!;
+    const one = mergeTwiningFile('.twining/claims/claims.jsonl', base, text(x), text(y))!;
+    const two = mergeTwiningFile('.twining/claims/claims.jsonl', base, text(y), text(x))!;
     assert.equal(one.text, two.text);
     assert.ok(one.clean);
-    return JSON.parse(one.text)[0];
+    assert.equal(one.text.split('\n').length, 2, 'one line per claim');
+    return JSON.parse(one.text);
   };
   assert.equal(merge(renewA, renewB).reason, 'a');
   const r = merge(renewA, released('2026-11-22T10:05:00.000Z', 'handoff X'));

@@ -13,6 +13,7 @@ import { spawn, ChildProcess } from 'child_process';
 import { openWorkspace } from '../../src/core';
 import { targetsOverlap } from '../../src/core/rules/claim-paths';
 import { isClaim, viewOf } from '../../src/core/rules/claims';
+import { readClaimLogSync } from '../../src/core/store/claim-log';
 import { lockDirs, ownerRecords, tempProject } from './tmp';
 import { prng } from './prng';
 
@@ -69,8 +70,7 @@ function startClaimer(root: string, name: string): Claimer {
 
 /** The claims file never holds live claims of two agents that collide. */
 function assertNoCollidingLiveClaims(root: string, label: string): void {
-  const file = path.join(root, '.twining', 'claims', 'claims.json');
-  const items = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown[];
+  const items = readClaimLogSync(path.join(root, '.twining', 'claims', 'claims.jsonl'));
   const now = { now: new Date() };
   const live = items.filter(isClaim).filter(c => viewOf(c, now).state === 'live');
   for (const a of live)

@@ -11,6 +11,7 @@ import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../src/core';
 import { checkPath, lapsedClaimsOf } from '../../src/core/store/claims-file';
 import { CLI_JS, fixtureProject, rejectsWith, tempProject } from './tmp';
+import { INSTRUCTIONS } from '../../src/mcp/instructions';
 
 function clocked(start: string) {
   let now = new Date(start);
@@ -130,6 +131,25 @@ test('a handoff releases the claims of its source in its scope and artifacts, an
   assert.equal((await ws.releaseCovered('alice', ['project'], 'record X')).length, 1);
 });
 
+test('twining_record releases the claims of its agent on what it covers (scope and affected files), and only those', async () => {
+  const { ws } = await project();
+  await ws.claim({ agent_id: 'alice', paths: ['src/auth/', 'lib/y.ts', 'docs/'], reason: 'x' });
+  await ws.claim({ agent_id: 'bob', paths: ['lib/z.ts'], reason: 'y' });
+  const r = await ws.record({ agent_id: 'alice', summary: 'auth rework done', scope: 'src/auth/', affected_files: ['lib/y.ts', 'lib/z.ts'] });
+  const left = (await ws.claims({ include_released: true })).claims.map(c => [c.agent_id, c.target, c.state, c.released_because ?? '']);
+  assert.deepEqual(left, [
+    ['alice', 'src/auth/', 'released', `record ${r.status_entry_id}`],
+    ['alice', 'lib/y.ts', 'released', `record ${r.status_entry_id}`],
+    ['alice', 'docs/', 'live', ''],
+    ['bob', 'lib/z.ts', 'live', ''],
+  ]);
+});
+
+test('the instructions ask for twining_claim where an agent starts a task', () => {
+  const start = INSTRUCTIONS.split('\n').find(line => line.startsWith('- Before you start a task'));
+  assert.match(start ?? '', /twining_assemble.*Then claim what you will change: twining_claim/);
+});
+
 test('taking a delegation claims it: the second taker is refused; unknown and expired needs are errors', async () => {
   const { ws, clock } = await project();
   const d = await ws.delegate({ summary: 'Review auth', required_capabilities: ['security'], timeout_ms: 60_000 });
@@ -147,12 +167,21 @@ test('bad input is refused naming the problem, with nothing written', async () =
   await rejectsWith(ws.claim({ agent_id: 'alice', reason: 'x' }), 'INVALID_INPUT', /at least one path or a delegation_id/);
   await rejectsWith(ws.claim({ agent_id: 'alice', paths: ['../outside'], reason: 'x' }), 'INVALID_INPUT', /outside the project/);
   await rejectsWith(ws.claim({ agent_id: 'alice', paths: ['a'], reason: '' }), 'INVALID_INPUT', /reason/);
-  assert.equal(fs.existsSync(path.join(root, '.twining', 'claims', 'claims.json')), false);
-  // A claims file that is not a JSON array is reported and left as it is.
-  fs.mkdirSync(path.join(root, '.twining', 'claims'), { recursive: true });
-  fs.writeFileSync(path.join(root, '.twining', 'claims', 'claims.json'), '{"oops":');
-  await rejectsWith(ws.claim({ agent_id: 'alice', paths: ['a'], reason: 'x' }), 'CORRUPT', /claims/);
-  assert.equal(fs.readFileSync(path.join(root, '.twining', 'claims', 'claims.json'), 'utf8'), '{"oops":');
+  assert.equal(fs.existsSync(path.join(root, '.twining', 'claims', 'claims.jsonl')), false);
+  // A torn last line (a writer killed mid-append) stays one unreadable line: the next claim starts
+  // on a new line, and every reader skips it.
+  const log = path.join(root, '.twining', 'claims', 'claims.jsonl');
+  fs.mkdirSync(path.dirname(log), { recursive: true });
+  fs.writeFileSync(log, '{"oops":');
+  const granted = await ws.claim({ agent_id: 'alice', paths: ['a'], reason: 'x' });
+  assert.equal(granted.granted, true);
+  const lines = fs.readFileSync(log, 'utf8').split('\n');
+  assert.equal(lines[0], '{"oops":');
+  assert.equal(JSON.parse(lines[1]).target, 'a');
+  assert.deepEqual(
+    checkPath(root, 'a', 'bob', new Date('2026-11-22T10:01:00.000Z')).map(c => c.agent_id),
+    ['alice'],
+  );
 });
 
 test('checkPath (the hook’s read path) agrees with the engine', async () => {
@@ -180,7 +209,7 @@ test('twining leaves the reference folder of twining-mcp as it was apart from cl
   const ws = await openWorkspace(root, { warn: () => undefined });
   await ws.claim({ agent_id: 'alice', paths: ['src/'], reason: 'x' });
   assert.deepEqual(fs.readdirSync(path.join(root, '.twining')).sort(), [...before, 'claims'].sort());
-  assert.deepEqual(fs.readdirSync(path.join(root, '.twining', 'claims')), ['claims.json']);
+  assert.deepEqual(fs.readdirSync(path.join(root, '.twining', 'claims')), ['claims.jsonl']);
 });
 
 test('the CLI claims, refuses with exit 4 naming the holder, lists and releases', async () => {

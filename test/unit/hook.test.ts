@@ -369,4 +369,38 @@ describe('twining hook and claims', () => {
     assert.equal(cli('release', '--agent-id', 'alice').status, 0);
     assert.equal(editBy('bob').json?.hookSpecificOutput?.permissionDecision, undefined);
   });
+
+  test('the holder hears of its lapsed claim when it next edits, until it claims again', async () => {
+    const root = fixtureProject();
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI_JS, ...args, '--dir', root], { encoding: 'utf8' });
+    const claimed = cli('claim', '--agent-id', 'alice', '--paths', 'src/db/', '--reason', 'schema rework', '--ttl-ms', '5000', '--json');
+    assert.equal(claimed.status, 0, claimed.stderr);
+    const until = Date.parse((JSON.parse(claimed.stdout) as { claims: { expires_at: string }[] }).claims[0].expires_at);
+    const edit = () =>
+      hook(
+        root,
+        'PreToolUse',
+        claude(root, 's-alice', 'PreToolUse', {
+          tool_name: 'Write',
+          tool_input: { file_path: path.join(root, 'src/db/schema.sql'), content: 'x' },
+          tool_use_id: 'toolu_lapse',
+        }),
+        '--agent',
+        'alice',
+      );
+    assert.equal(edit().json?.hookSpecificOutput?.additionalContext ?? '', '', 'live: nothing to say');
+    await new Promise(resolve => setTimeout(resolve, Math.max(0, until - Date.now()) + 100));
+    const told = edit();
+    assert.equal(told.status, 0, told.stderr);
+    assert.match(
+      told.json.hookSpecificOutput.additionalContext,
+      /your claim on src\/db\/ \(schema rework\) has lapsed: its time ran out at .*call twining_claim again/,
+    );
+    assert.equal(told.json.hookSpecificOutput.permissionDecision, undefined, 'the edit goes ahead');
+    // Claiming again closes the lapsed claim (the claim says so) and renews the hold.
+    const again = cli('claim', '--agent-id', 'alice', '--paths', 'src/db/', '--reason', 'schema rework', '--json');
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal((JSON.parse(again.stdout) as { lapsed: unknown[] }).lapsed.length, 1);
+    assert.equal(edit().json?.hookSpecificOutput?.additionalContext ?? '', '');
+  });
 });

@@ -262,12 +262,12 @@ describe('rules/delegation-detail', () => {
 });
 
 describe('data kinds', () => {
-  const v: Versions = { registry: 1, blackboard: 1, handoffs: 1, handoffRecords: 0, decisions: 1, config: 1, sessions: 0, drift: 2 };
+  const v: Versions = { registry: 1, blackboard: 1, handoffs: 1, handoffRecords: 0, decisions: 1, config: 1, sessions: 0, claims: 1, drift: 2 };
 
   test('changed kinds by name; every kind when there is no earlier look', () => {
     assert.deepEqual(changedKinds(v, { ...v, blackboard: 2, drift: 3 }), ['blackboard']);
     assert.deepEqual(changedKinds(v, v), []);
-    assert.deepEqual(changedKinds(undefined, v), ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config', 'sessions']);
+    assert.deepEqual(changedKinds(undefined, v), ['registry', 'blackboard', 'handoffs', 'handoffRecords', 'decisions', 'config', 'sessions', 'claims']);
   });
 
   test('paths: which file holds which kind; locks and temporary files hold none', () => {
@@ -275,6 +275,9 @@ describe('data kinds', () => {
     assert.equal(kindOfPath(`.twining/handoffs/${ID(1)}.json`), 'handoffRecords');
     assert.equal(kindOfPath('.twining/blackboard.jsonl.lock'), undefined);
     assert.equal(kindOfPath('.twining/agents/.registry.json.1.abcdef12.tmp'), undefined);
+    assert.equal(kindOfPath('.twining/claims/claims.jsonl'), 'claims');
+    assert.equal(kindOfPath('.twining/claims/claims.jsonl.lock.owner'), undefined);
+    assert.equal(kindOfPath('.twining/claims/.claims.jsonl.12.abcdef12.tmp'), undefined);
     assert.equal(handoffIdOfPath(`.twining/handoffs/${ID(1)}.json`), ID(1));
     assert.equal(handoffIdOfPath('.twining/handoffs/index.jsonl'), undefined);
   });

@@ -23,7 +23,7 @@ export const ATTRIBUTE_LINES = [
   'decisions/*.json',
   'agents/registry.json',
   'graph/*.json',
-  'claims/*.json',
+  'claims/*.jsonl',
   'records/**/*.json',
 ].map(p => `${p} merge=${DRIVER_NAME}`);
 

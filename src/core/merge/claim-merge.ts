@@ -1,11 +1,15 @@
 /**
- * `claims/claims.json`: a claim is a record with an expiry. Union by id; a claim changed on both
- * sides keeps the newest renewal (later `renewed_at`: its reason and expiry), and a claim released
- * on either side stays released (the earlier release, with what released it). A claim pruned on
- * one side (ended a week ago) and untouched on the other stays pruned (record-collection.ts).
+ * `claims/claims.jsonl`: a claim is a record with an expiry. Each side's log is first folded to
+ * the last line of each claim (store/claim-log.ts: a renewal or release appends the whole record
+ * again), then merged as a collection: union by id; a claim changed on both sides keeps the newest
+ * renewal (later `renewed_at`: its reason and expiry), and a claim released on either side stays
+ * released (the earlier release, with what released it). A claim pruned on one side (ended a week
+ * ago) and untouched on the other stays pruned (record-collection.ts). The merged log has one
+ * line per claim, as a compaction leaves it.
  */
-import { Family } from './record-collection';
-import { JsonObject, compareStrings, firstOf } from './json-values';
+import { Entry, Family, SIDES, Side, Sides } from './record-collection';
+import { JsonObject, compareStrings, firstOf, isObject } from './json-values';
+import { SideText, isConflictMarker, textOf } from './merge-text';
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 
@@ -29,3 +33,43 @@ export const claimRecords: Family = {
   timeOf: v => (typeof v.claimed_at === 'string' ? v.claimed_at : undefined),
   combine: mergeClaim,
 };
+
+function parsed(line: string): JsonObject | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The three sides of a claims log, each folded to its last line per claim; other lines kept verbatim. */
+export function readClaimLogSides(texts: Record<Side, SideText>, file: string, notes: string[]): Sides {
+  const known = new Map<string, Entry>();
+  const lists = {} as Record<Side, Entry[]>;
+  SIDES.forEach((side, bit) => {
+    const last = new Map<string, { raw: string; value: JsonObject | null }>();
+    textOf(texts[side])
+      .split('\n')
+      .forEach((raw, i) => {
+        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+        if (line.trim() === '') return;
+        const value = parsed(line);
+        const id = value && typeof value.id === 'string' ? value.id : undefined;
+        if (!value && side !== 'base')
+          notes.push(
+            `${file}: ${side} line ${i + 1} is ${isConflictMarker(line) ? 'a conflict marker left by an earlier merge' : 'not a JSON object'}; it is kept verbatim: ${JSON.stringify(line.slice(0, 80))}`,
+          );
+        const key = id ?? `\0${line}`;
+        last.delete(key); // a later line of the claim takes the place of the earlier one
+        last.set(key, { raw: line, value: value ?? null });
+      });
+    lists[side] = [...last.values()].map(({ raw, value }) => {
+      let e = known.get(raw);
+      if (!e) known.set(raw, (e = { raw, seen: 0, value }));
+      e.seen |= 1 << bit;
+      return e;
+    });
+  });
+  return { entries: [...known.values()], lists };
+}

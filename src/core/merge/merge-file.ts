@@ -10,7 +10,7 @@ import { handoffIndexLines, mergeHandoffRecord } from './handoff-merge';
 import { decisionIndexEntries, mergeDecision } from './decision-merge';
 import { registryAgents } from './registry-merge';
 import { graphItems } from './graph-merge';
-import { claimRecords } from './claim-merge';
+import { claimRecords, readClaimLogSides } from './claim-merge';
 import type { Side } from './record-collection';
 import {
   SideText,
@@ -43,7 +43,7 @@ export interface MergeOutcome {
 }
 
 type Kind =
-  | { shape: 'jsonl' | 'array'; family: Family; what: string }
+  | { shape: 'jsonl' | 'array'; family: Family; what: string; read?: (texts: Record<Side, SideText>, file: string, notes: string[]) => Sides }
   | {
       shape: 'object';
       merge: (base: JsonObject | undefined, a: JsonObject, b: JsonObject, notes: string[]) => JsonObject;
@@ -67,7 +67,7 @@ export function kindOf(filePath: string): Kind | undefined {
   if (rel === 'decisions/index.json') return { shape: 'array', family: decisionIndexEntries, what: 'decisions' };
   if (rel === 'agents/registry.json') return { shape: 'array', family: registryAgents, what: 'agents' };
   if (rel === 'graph/entities.json' || rel === 'graph/relations.json') return { shape: 'array', family: graphItems, what: 'items' };
-  if (rel === 'claims/claims.json') return { shape: 'array', family: claimRecords, what: 'claims' };
+  if (rel === 'claims/claims.jsonl') return { shape: 'jsonl', family: claimRecords, what: 'claims', read: readClaimLogSides };
   const record = /^(handoffs|decisions)\/([^/]+)\.json$/.exec(rel);
   if (record?.[1] === 'handoffs') return { shape: 'object', merge: mergeHandoffRecord, what: `handoff ${record[2]}` };
   if (record?.[1] === 'decisions')
@@ -93,7 +93,7 @@ export function mergeTwiningTexts(filePath: string, texts: Record<Side, SideText
     if (kind.shape === 'object') return mergeRecordFile(kind, filePath, base, ours, theirs, notes);
     const sides: Sides =
       kind.shape === 'jsonl'
-        ? readJsonlSides(texts, filePath, notes, kind.family === blackboardEntries)
+        ? (kind.read?.(texts, filePath, notes) ?? readJsonlSides(texts, filePath, notes, kind.family === blackboardEntries))
         : readJsonArraySides({ base, ours, theirs }, filePath, notes);
     const { items, stats } = mergeEntries(sides, kind.family, notes);
     for (const item of items)

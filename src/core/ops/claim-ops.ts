@@ -1,6 +1,6 @@
 /**
  * Claims (issue 19): one agent at a time on a file, folder, glob or delegation. Claim, renew and
- * release are each one read-check-replace of `claims/claims.json` under its lock
+ * release are each one read-check-append of `claims/claims.jsonl` under its lock
  * (store/claims-file.ts says why), so colliding claims made at the same instant by any number of
  * processes get exactly one winner; the others are told who holds what, since and until when, and
  * why. A claim lapses when its time runs out or its holder is gone; the holder's next claim or
@@ -11,38 +11,33 @@ import * as path from 'path';
 import type { FolderStore } from '../folder-store';
 import type { InputOf } from '../schemas';
 import { TwiningError } from '../errors';
-import { ioError, readJsonArray, toJsonText, writeAtomic } from '../store/files';
+import { ClaimLog } from '../store/claim-log';
 import { claimsFileOf } from '../store/claims-file';
-import { ClaimClock, ClaimRecord, ClaimView, claimConflicts, describeHolder, isClaim, prune, viewOf } from '../rules/claims';
+import { ClaimClock, ClaimRecord, ClaimView, claimConflicts, describeHolder, isClaim, viewOf } from '../rules/claims';
 import { DELEGATION_PREFIX, normaliseTarget, targetsOverlap } from '../rules/claim-paths';
 import { delegationOf, isExpired } from '../rules/delegation-detail';
 
 export const DEFAULT_TTL_MS = 30 * 60 * 1000;
 
-/** Per engine, the claims file's items as last read or written, keyed by its stat. */
-const cache = new WeakMap<FolderStore, { key: string; items: unknown[] }>();
+/** Per engine, its claims log (store/claim-log.ts), read incrementally. */
+const logs = new WeakMap<FolderStore, ClaimLog>();
 
-async function statKey(file: string): Promise<string> {
-  const st = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw ioError(error, file, 'it could not be read');
-  });
-  return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : 'missing';
+/** The claims log of an engine's folder, as this engine last read or wrote it. */
+export function claimLogOf(ctx: FolderStore): ClaimLog {
+  let log = logs.get(ctx);
+  if (!log) logs.set(ctx, (log = new ClaimLog(claimsFileOf(ctx.layout.dir), ctx.warn)));
+  return log;
 }
 
 /**
- * Every item of the claims file (claims and whatever else is there), read again only when its
- * stat changed: each write replaces the file (a new inode), so one stat tells. The array is the
- * cache's own: callers copy before changing it.
+ * Every item of the claims log (the last line of each claim, and whatever else is there), after
+ * reading what was appended since the last look (one stat when nothing was). The array is the
+ * log's own: callers copy before changing it.
  */
 export async function claimItems(ctx: FolderStore): Promise<readonly unknown[]> {
-  const file = claimsFileOf(ctx.layout.dir);
-  const key = await statKey(file);
-  const known = cache.get(ctx);
-  if (known?.key === key) return known.items;
-  const items = key === 'missing' ? [] : await readJsonArray(file, 'The claims file');
-  cache.set(ctx, { key, items });
-  return items;
+  const log = claimLogOf(ctx);
+  await log.refresh();
+  return log.items;
 }
 
 /** The clock claims are judged by: now, the configured gone threshold, and each agent's last sign of life. */
@@ -98,22 +93,37 @@ async function targetsOf(ctx: FolderStore, paths: readonly string[]): Promise<st
   return out;
 }
 
-/** Runs `work` on the claims file's items under its lock, writing back what it returns (when changed). */
-async function rewrite<T>(ctx: FolderStore, work: (items: unknown[], clock: ClaimClock) => { items?: unknown[]; result: T }): Promise<T> {
-  await ctx.ready();
-  const clock = await claimClock(ctx);
-  const file = claimsFileOf(ctx.layout.dir);
+/**
+ * Makes `claims/` for the first claim. Claims are written under either store layout (twining-mcp
+ * reads neither claims/ nor its locks, in 1.x or 2.x), so an existing `.twining/` is not checked
+ * for its layout as other writes are (a write there would be refused in twining-mcp 2.x's SQLite
+ * layout); a project without one gets it made as every first write makes it.
+ */
+async function claimsFolder(ctx: FolderStore, file: string): Promise<void> {
+  const exists = (await fs.stat(ctx.layout.dir).catch(() => undefined))?.isDirectory();
+  if (!exists) await ctx.ready();
   await fs.mkdir(path.dirname(file), { recursive: true }).catch(error => {
     throw new TwiningError('IO', `${path.dirname(file)} could not be created (${(error as Error).message}); nothing was claimed or released`);
   });
-  return ctx.lock([[file, '[]']], async () => {
-    const done = work((await claimItems(ctx)).slice(), clock);
-    if (done.items) {
-      const kept = prune(done.items, clock.now);
-      await writeAtomic(file, toJsonText(kept));
-      // Under the lock nobody else writes: what was written is what the file holds.
-      cache.set(ctx, { key: await statKey(file), items: kept });
-    }
+}
+
+/**
+ * Runs `work` on the claims under the log's lock and appends the records it changed (those of
+ * `items` that are no longer the objects it was given) when it returns `items`.
+ */
+async function rewrite<T>(ctx: FolderStore, work: (items: unknown[], clock: ClaimClock) => { items?: unknown[]; result: T }): Promise<T> {
+  const log = claimLogOf(ctx);
+  if (!log.found) await claimsFolder(ctx, log.file);
+  const clock = await claimClock(ctx);
+  return ctx.lock([[log.file, '']], async () => {
+    await log.refresh();
+    const before = new Set(log.items);
+    const done = work(log.items.slice(), clock);
+    if (done.items)
+      await log.append(
+        done.items.filter((item): item is ClaimRecord => !before.has(item) && isClaim(item)),
+        clock.now,
+      );
     return done.result;
   });
 }

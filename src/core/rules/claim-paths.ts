@@ -36,10 +36,47 @@ export function normaliseTarget(raw: string): { target: string } | { error: stri
   return { target: segments.join('/') + (folder ? '/' : '') };
 }
 
-const segmentsOf = (target: string) => target.split('/').filter(s => s !== '');
+/** Each target's segments, kept: a check compares one target with every live claim's, each time. */
+const segmentCache = new Map<string, string[]>();
+function segmentsOf(target: string): string[] {
+  let segments = segmentCache.get(target);
+  if (!segments) {
+    if (segmentCache.size >= 20_000) segmentCache.clear();
+    segments = target.split('/').filter(s => s !== '');
+    segmentCache.set(target, segments);
+  }
+  return segments;
+}
 
-/** A regular expression for one glob segment (no "/" in it). */
+/**
+ * Whether two targets' first segments are different literal names (`src` and `docs`): then they
+ * cannot collide, which is told without splitting either (most pairs of a check end here).
+ */
+function firstSegmentsDiffer(a: string, b: string): boolean {
+  let i = 0;
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i) && a.charCodeAt(i) !== 47 /* / */) i++;
+  const endA = i === a.length || a.charCodeAt(i) === 47;
+  const endB = i === b.length || b.charCodeAt(i) === 47;
+  if (endA && endB) return false;
+  const first = (t: string) => {
+    const slash = t.indexOf('/');
+    return slash < 0 ? t : t.slice(0, slash);
+  };
+  return !isGlob(first(a)) && !isGlob(first(b));
+}
+
+const regExpCache = new Map<string, RegExp>();
+/** A regular expression for one glob segment (no "/" in it), compiled once. */
 function segmentRegExp(segment: string): RegExp {
+  let known = regExpCache.get(segment);
+  if (!known) {
+    if (regExpCache.size >= 5_000) regExpCache.clear();
+    regExpCache.set(segment, (known = compileSegment(segment)));
+  }
+  return known;
+}
+
+function compileSegment(segment: string): RegExp {
   let out = '';
   for (let i = 0; i < segment.length; i++) {
     const c = segment[i];
@@ -101,5 +138,6 @@ export function targetsOverlap(a: string, b: string): boolean {
   const da = a.startsWith(DELEGATION_PREFIX);
   const db = b.startsWith(DELEGATION_PREFIX);
   if (da || db) return a === b;
+  if (firstSegmentsDiffer(a, b)) return false;
   return meet(segmentsOf(a), 0, a.endsWith('/'), segmentsOf(b), 0, b.endsWith('/'));
 }

@@ -1,5 +1,5 @@
 /**
- * Claims as pure rules: a claim is a record with an expiry (`claims/claims.json`, one item each).
+ * Claims as pure rules: a claim is a record with an expiry (`claims/claims.jsonl`, its last line).
  * It is live until it is released, its time to live runs out, or its holder is gone (no sign of
  * life, from the registry or from renewing the claim, for the liveness `gone_after_ms`); a claim
  * that is neither released nor live has *lapsed*, and says why. The hook's check (a new process

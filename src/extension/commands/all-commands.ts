@@ -12,7 +12,7 @@ import { search } from './search-command';
 import { resolveEntry } from './resolve-command';
 import { dismissEntry, followActiveEditor, overrideDecision, pinContext, promoteDecision, reconsiderDecision, showProjectContext } from './lifecycle-commands';
 import { continueInChat } from './continue-in-chat';
-import { claimPath, releaseClaim } from './claim-commands';
+import { claimPath, openClaim, releaseClaim } from './claim-commands';
 import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments } from './agent-setup-commands';
 import { openTimeline, showGraph } from './timeline-commands';
 import { setUpAgentHooks } from './hooks-setup-commands';
@@ -50,6 +50,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.addAgentInstructions': addAgentInstructions,
   'twining.claimPath': claimPath,
   'twining.releaseClaim': releaseClaim,
+  'twining.openClaim': openClaim,
   'twining.openTimeline': openTimeline,
   'twining.showGraph': showGraph,
   'twining.setUpAgentHooks': setUpAgentHooks,

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { TwiningSession } from '../session';
 import type { TwiningFolder } from '../model/folders';
 import { Cancelled, Invocation, folderFromArgs } from './command-runner';
+import { openClaimRecord } from '../editor/claims-editor';
 
 /** The folder and the path (relative, a folder ending in "/") a menu or the active editor names. */
 async function target(inv: Invocation, ctx: TwiningSession): Promise<{ folder: TwiningFolder; path: string }> {
@@ -18,6 +19,13 @@ async function target(inv: Invocation, ctx: TwiningSession): Promise<{ folder: T
   if (!folder || !relative) throw new Error(`${uri.fsPath} is not inside a workspace folder with Twining`);
   const isDir = (await fs.stat(uri.fsPath).catch(() => undefined))?.isDirectory();
   return { folder, path: isDir ? `${relative}/` : relative };
+}
+
+/** *Open Claim*: a claim row's record in the claims log (or `{ claim_id, folder? }`). */
+export async function openClaim(inv: Invocation, ctx: TwiningSession) {
+  if (inv.mode === 'node' && inv.node.kind === 'claim') return openClaimRecord(inv.node.folder, inv.node.claim.id);
+  if (inv.mode === 'args' && typeof inv.args.claim_id === 'string') return openClaimRecord(await folderFromArgs(ctx, inv.args), inv.args.claim_id);
+  throw new Error('Open Claim applies to a claim (a row of the Agents or Context view, or { claim_id })');
 }
 
 export async function claimPath(inv: Invocation, ctx: TwiningSession) {
@@ -40,6 +48,21 @@ export async function claimPath(inv: Invocation, ctx: TwiningSession) {
 }
 
 export async function releaseClaim(inv: Invocation, ctx: TwiningSession) {
+  if (inv.mode === 'node') {
+    // A claim row of the Agents or Context view: the user's own claims carry the action.
+    const node = inv.node;
+    if (node.kind !== 'claim') throw new Error('Release Claim applies to a claim');
+    const claim = node.claim;
+    if (claim.agent_id !== ctx.agentId())
+      throw new Error(`${claim.target} is claimed by ${claim.agent_id}, not by you (${ctx.agentId()}): ask it to release the claim`);
+    const result = await node.folder.write('Release Claim', engine => engine.release({ agent_id: claim.agent_id, claim_ids: [claim.id] }));
+    void vscode.window.showInformationMessage(
+      result.released.length
+        ? `Released ${result.released.map(c => c.target).join(', ')}.`
+        : `${claim.target} was no longer held (${result.not_held.join(', ')}).`,
+    );
+    return result;
+  }
   if (inv.mode === 'args') {
     const folder = await folderFromArgs(ctx, inv.args);
     return folder.write('Release Claim', engine => engine.release({ agent_id: ctx.agentId(), ...(inv.args as object) }));

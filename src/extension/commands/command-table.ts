@@ -46,6 +46,7 @@ export const COMMANDS = {
   'twining.addAgentInstructions': { title: 'Add Agent Instructions', writesItself: true, palette: true },
   'twining.claimPath': { title: 'Claim This File / Folder', op: 'claim', palette: true },
   'twining.releaseClaim': { title: 'Release Claim', op: 'release', palette: true },
+  'twining.openClaim': { title: 'Open Claim', palette: false },
   'twining.openTimeline': { title: 'Open Timeline', palette: true },
   'twining.showGraph': { title: 'Show Graph', palette: true },
   'twining.setUpAgentHooks': { title: 'Set Up Agent Hooks', writesItself: true, palette: true },

@@ -24,7 +24,7 @@ export class ClaimDecorations implements vscode.FileDecorationProvider, vscode.D
     private readonly model: ClaimsModel,
     private readonly agentId: () => string,
   ) {
-    this.subscription = model.onDidChange(() => this.emitter.fire(undefined));
+    this.subscription = model.onDidLoad(() => this.emitter.fire(undefined));
   }
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {

@@ -5,12 +5,12 @@
  */
 import * as vscode from 'vscode';
 import type { TwiningSession } from '../session';
-import { ClaimsModel, FileClaim } from '../model/claims-model';
+import type { TwiningFolder } from '../model/folders';
+import type { ClaimsModel, FileClaim } from '../model/claims-model';
 import { ClaimDecorations, claimLine } from './claim-decorations';
 import { followUp, log } from '../log';
 
 export class ClaimsEditor implements vscode.Disposable {
-  readonly model: ClaimsModel;
   readonly decorations: ClaimDecorations;
   private readonly status = vscode.window.createStatusBarItem('twining.claim', vscode.StatusBarAlignment.Left, 98);
   /** Claims the user was told about while editing (once each per window). */
@@ -19,12 +19,13 @@ export class ClaimsEditor implements vscode.Disposable {
   readonly notices: string[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly ctx: TwiningSession) {
-    this.model = new ClaimsModel(ctx.folders);
+  constructor(
+    private readonly ctx: TwiningSession,
+    readonly model: ClaimsModel,
+  ) {
     this.decorations = new ClaimDecorations(this.model, () => ctx.agentId());
     this.status.name = 'Twining Claim';
     this.disposables.push(
-      this.model,
       this.decorations,
       this.status,
       vscode.window.registerFileDecorationProvider(this.decorations),
@@ -32,12 +33,8 @@ export class ClaimsEditor implements vscode.Disposable {
         if (e.contentChanges.length > 0) this.edited(e.document.uri);
       }),
       vscode.window.onDidChangeActiveTextEditor(() => this.showStatus()),
-      this.model.onDidChange(() => this.showStatus()),
+      this.model.onDidLoad(() => this.showStatus()),
     );
-  }
-
-  start(): void {
-    this.model.start();
   }
 
   /** The engine clock's now and the user's agent id (what the claims are judged by and for). */
@@ -67,13 +64,9 @@ export class ClaimsEditor implements vscode.Disposable {
     );
   }
 
-  /** Opens the claims file at the claim's record. */
-  async openClaim(c: FileClaim): Promise<void> {
-    const uri = vscode.Uri.joinPath(c.folder.workspaceFolder.uri, '.twining', 'claims', 'claims.json');
-    const doc = await vscode.workspace.openTextDocument(uri);
-    const at = doc.getText().indexOf(`"${c.claim.id}"`);
-    const position = doc.positionAt(Math.max(at, 0));
-    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(position, position), preview: true });
+  /** Opens the claims log at the claim's last line (the claim as it is now). */
+  openClaim(c: FileClaim): Promise<void> {
+    return openClaimRecord(c.folder, c.claim.id);
   }
 
   /** Posts a need addressed to the holder (its id in the summary and the tags), relating to the claim. */
@@ -113,4 +106,16 @@ export class ClaimsEditor implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** Opens a folder's claims log at the last line of claim `id` (the claim as it is now). */
+export async function openClaimRecord(folder: TwiningFolder, id: string): Promise<void> {
+  const uri = vscode.Uri.joinPath(folder.workspaceFolder.uri, '.twining', 'claims', 'claims.jsonl');
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const at = doc.getText().lastIndexOf(`"${id}"`);
+  const position = doc.positionAt(Math.max(at, 0));
+  await vscode.window.showTextDocument(doc, {
+    selection: new vscode.Range(doc.lineAt(position.line).range.start, doc.lineAt(position.line).range.end),
+    preview: true,
+  });
 }

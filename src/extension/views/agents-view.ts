@@ -8,11 +8,13 @@ import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
 import type { TwiningFolder } from '../model/folders';
 import type { AgentsModel } from '../model/agents-model';
+import type { ClaimsModel } from '../model/claims-model';
 import type { TwiningSession } from '../session';
 import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest } from './tree-base';
 import { AgentNode, Node, makeNode } from './nodes';
 import { list, md, strings, when } from '../present/format';
 import { sessionChildren, sessionGroupNode, sessionItem } from './session-items';
+import { claimHolderChildren, claimHolderItem, claimItem, claimNodesOf, unregisteredHolders } from './claim-nodes';
 
 export class AgentsProvider extends FolderTreeProvider {
   protected readonly what = 'the agent registry';
@@ -20,10 +22,13 @@ export class AgentsProvider extends FolderTreeProvider {
   constructor(
     session: TwiningSession,
     private readonly model: AgentsModel,
+    /** Each agent's claims are its children (views/claim-nodes.ts). */
+    private readonly claims?: ClaimsModel,
   ) {
     super(session, model);
     // The session board (hooked agent sessions) redraws on its own family's changes.
     this.disposables.push(session.sessions.onDidChange(change => this.redraw(change.folder)));
+    if (claims) this.disposables.push(claims.onDidLoad(() => this.redraw()));
   }
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
@@ -34,28 +39,36 @@ export class AgentsProvider extends FolderTreeProvider {
       .map((agent, index) => ({ agent, index }))
       .sort((a, b) => LIVENESS_ORDER[a.agent.liveness] - LIVENESS_ORDER[b.agent.liveness] || a.index - b.index)
       .map(({ agent }) => makeNode<AgentNode>({ kind: 'agent', folder, agent, isMe: agent.agent_id === me }));
+    const holders = this.claims ? unregisteredHolders(this.claims, folder, new Set(agents.map(a => a.agent_id)), me) : [];
     return {
-      items: board.sessions.length ? [...sorted, sessionGroupNode(folder, board.sessions)] : sorted,
+      items: board.sessions.length ? [...sorted, ...holders, sessionGroupNode(folder, board.sessions)] : [...sorted, ...holders],
       nextTransition: earliest([...agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)), board.next_change], now.getTime()),
     };
   }
 
   protected childrenOf(element: Node): Node[] {
+    if (element.kind === 'claimHolder') return claimHolderChildren(element);
+    if (element.kind === 'agent' && this.claims) return claimNodesOf(this.claims, element.folder, element.agent.agent_id, this.session.agentId());
     return sessionChildren(element);
   }
 
   protected itemOf(element: Node): vscode.TreeItem {
     const board = sessionItem(element, this.session.clock.now());
     if (board) return board;
+    if (element.kind === 'claim') return claimItem(element, this.session.clock.now());
+    if (element.kind === 'claimHolder') return claimHolderItem(element);
     if (element.kind !== 'agent') return new vscode.TreeItem('?');
     const { agent } = element;
-    const item = new vscode.TreeItem(agent.agent_id, vscode.TreeItemCollapsibleState.None);
+    const held = this.claims ? this.claims.claimsOf(element.folder).filter(c => c.agent_id === agent.agent_id) : [];
+    const item = new vscode.TreeItem(agent.agent_id, held.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = `${element.folder.key}#agent:${agent.agent_id}`;
     item.iconPath = LIVENESS_ICON[agent.liveness];
     const parts: string[] = [agent.liveness];
     if (element.isMe) parts.unshift('you');
     if (agent.role) parts.push(agent.role);
     parts.push(list(strings(agent.capabilities), 'no capabilities'));
+    const live = held.filter(c => c.state === 'live').length;
+    if (live) parts.push(`${live} claim${live === 1 ? '' : 's'}`);
     item.description = parts.join(' · ');
     item.contextValue = element.isMe ? 'twining.agent.me' : 'twining.agent';
     item.accessibilityInformation = { label: `${agent.agent_id}, ${item.description}` };

@@ -25,6 +25,8 @@ import type {
 } from './nodes';
 import { sessionItem } from './session-items';
 import type { ContextModel } from '../model/context-model';
+import type { ClaimsModel } from '../model/claims-model';
+import { claimItem, contextClaimNodes } from './claim-nodes';
 import { md, oneLine, plural, relative, when } from '../present/format';
 import { resolutionFacts, resolutionSentence } from '../present/resolution-text';
 
@@ -67,9 +69,12 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
   constructor(
     private readonly session: TwiningSession,
     private readonly model: ContextModel,
+    /** The live claims on the file are listed first (views/claim-nodes.ts). */
+    private readonly claims?: ClaimsModel,
   ) {
     this.disposables.push(model.onDidChange(() => this.emitter.fire()));
     this.disposables.push(session.sessions.onDidChange(() => this.emitter.fire()));
+    if (claims) this.disposables.push(claims.onDidLoad(() => this.emitter.fire()));
   }
 
   attach(view: vscode.TreeView<Node>): void {
@@ -116,6 +121,8 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
     }
     this.last = { folder, scope, context };
     const nodes: Node[] = [makeNode<ContextScopeNode>({ kind: 'contextScope', folder, scope, mode: target.mode })];
+    if (this.claims) nodes.push(...contextClaimNodes(this.claims, folder, scope, this.session.agentId()));
+    const claimRows = nodes.length - 1;
     const group = (g: ContextGroup, children: ContextNode[], total: number) => {
       if (children.length) nodes.push(makeNode<ContextGroupNode>({ kind: 'contextGroup', folder, group: g, children, total }));
     };
@@ -146,7 +153,7 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
       ['handoffs', context.handoffs.map(line => makeNode<ContextHandoffNode>({ kind: 'contextHandoff', folder, line })), t.handoffs],
     ];
     for (const [g, children, total] of lists) group(g, children, total);
-    if (nodes.length === 1) {
+    if (nodes.length === 1 + claimRows) {
       nodes.push(
         messageNode(
           folder,
@@ -263,6 +270,8 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
       }
       case 'contextSession':
         return sessionItem(element, now) ?? new vscode.TreeItem('?');
+      case 'claim':
+        return claimItem(element, now);
       case 'message': {
         const item = new vscode.TreeItem(element.text, vscode.TreeItemCollapsibleState.None);
         item.id = `${base}message:${element.id}`;

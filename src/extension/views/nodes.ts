@@ -6,6 +6,7 @@ import type {
   AgentScore,
   AgentWithLiveness,
   BlackboardEntry,
+  ClaimView,
   ContextDecision,
   ContextDelegation,
   Delegation,
@@ -111,7 +112,9 @@ export type Node =
   | SessionGroupNode
   | SessionNode
   | SessionFileNode
-  | ContextNode;
+  | ContextNode
+  | ClaimNode
+  | ClaimHolderNode;
 
 // The session board's elements in the Agents view (views/session-items.ts draws them).
 
@@ -182,3 +185,22 @@ export interface ContextSessionNode extends Base {
 
 export type ContextNode =
   ContextScopeNode | ContextGroupNode | ContextDecisionNode | ContextEntryNode | ContextDelegationNode | ContextHandoffNode | ContextSessionNode;
+
+// Claims in the Agents and Context views (views/claim-nodes.ts).
+
+/** One claim: under its holder in the Agents view, or on the Context view's file. */
+export interface ClaimNode extends Base {
+  kind: 'claim';
+  claim: ClaimView;
+  /** Where it is shown (tree item ids differ per view). */
+  place: 'agents' | 'context';
+  isMine: boolean;
+}
+
+/** An agent holding claims without being in the registry (a hook or the CLI claimed for it). */
+export interface ClaimHolderNode extends Base {
+  kind: 'claimHolder';
+  agentId: string;
+  claims: ClaimView[];
+  isMe: boolean;
+}
