@@ -24,11 +24,9 @@ import { ScopeContext, scopeContext } from './ops/scope-context-ops';
 import { DecisionStory, decisionStory } from './ops/decision-story-ops';
 import { status } from './ops/status-ops';
 import { search } from './ops/search-ops';
-import * as claimOps from './ops/claim-ops';
-import { OpenItemTools } from './engine-open-items';
+import { AgentWorkTools } from './engine-agent-work';
+import { claimLogOf } from './ops/claim-ops';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
-import { assemble } from './ops/assemble-ops';
-import { record } from './ops/record-ops';
 import type { BlackboardEntry, HandoffSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 import * as graph from './ops/graph-populate-ops';
 import { archiveAutomatically } from './ops/auto-archive-ops';
@@ -53,7 +51,7 @@ export async function openWorkspace(projectRoot: string, options: WorkspaceOptio
   return new TwiningEngine(root, options);
 }
 
-export class TwiningEngine extends OpenItemTools {
+export class TwiningEngine extends AgentWorkTools {
   protected readonly ctx: FolderStore;
   private refreshing: Promise<unknown> = Promise.resolve();
   /** The counters at the last refresh's report. */
@@ -145,7 +143,7 @@ export class TwiningEngine extends OpenItemTools {
       case 'handoffRecords':
         return ctx.handoffRecords.isCurrent(handoffIdOfPath(p) ?? '');
       case 'claims':
-        return claimOps.claimLogOf(ctx).isCurrent();
+        return claimLogOf(ctx).isCurrent();
       case 'presence':
         return this.exists(); // the folder itself: current while it is there
       case 'sessions':
@@ -192,7 +190,7 @@ export class TwiningEngine extends OpenItemTools {
             ctx.decisionIndex.get(),
             ctx.config(),
             records ? ctx.handoffRecords.recheck(records) : ctx.handoffRecords.recheckAll(),
-            claimOps.claimLogOf(ctx).refresh(),
+            claimLogOf(ctx).refresh(),
           ]);
         }
       } catch (caught) {
@@ -224,7 +222,7 @@ export class TwiningEngine extends OpenItemTools {
       decisions: ctx.decisionIndex.version,
       config: ctx.configVersion,
       sessions: this.sessionWatch.version,
-      claims: claimOps.claimLogOf(ctx).version,
+      claims: claimLogOf(ctx).version,
       drift: ctx.decisionIndex.version + ctx.blackboard.driftVersion,
     };
   }
@@ -363,41 +361,11 @@ export class TwiningEngine extends OpenItemTools {
   search(input: InputOf<'search'>) {
     return search(this.ctx, input);
   }
-  claim(input: InputOf<'claim'>) {
-    return claimOps.claim(this.ctx, input);
-  }
-  release(input: InputOf<'release'>) {
-    return claimOps.release(this.ctx, input);
-  }
-  claims(input: InputOf<'claims'> = {}) {
-    return claimOps.claims(this.ctx, input);
-  }
-  /** Releases `agentId`'s claims that `scopes` cover (a record's scope and files); `because` names what released them. */
-  releaseCovered(agentId: string, scopes: readonly (string | undefined)[], because: string) {
-    return claimOps.releaseCovered(this.ctx, agentId, scopes, because);
-  }
-
   /** The graph steps of a decision just recorded (twining-mcp's onDecide), from its record. */
   private async graphOfDecision(id: string, input: { depends_on?: string[]; supersedes?: string; commit_hash?: string }): Promise<void> {
     const d = await decisionOps.getDecision(this.ctx, id);
     if (!d) return;
     await graph.onDecide(this.ctx, { ...d, depends_on: input.depends_on, supersedes: input.supersedes, commit_hash: input.commit_hash });
-  }
-
-  /** A briefing for a task in a scope (twining_assemble). */
-  assemble(input: InputOf<'assemble'>) {
-    return assemble(this.ctx, input);
-  }
-  /** The end of a piece of work in one call, all or nothing (twining_record). */
-  async record(input: InputOf<'record'>) {
-    const result = await record(this.ctx, input);
-    // The work is recorded: the agent's claims on what it covered go with it, as a handoff's do (a
-    // failure is a warning, the record stands). twining_record's agent_id defaults to "main".
-    const agentId = input.agent_id ?? 'main';
-    await claimOps
-      .releaseCovered(this.ctx, agentId, [result.scope, ...(input.affected_files ?? [])], `record ${result.status_entry_id}`)
-      .catch((error: Error) => this.ctx.warn(`record ${result.status_entry_id} was written, but the claims it covers were not released: ${error.message}`));
-    return result;
   }
 }
 
