@@ -19,7 +19,13 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
 
 function render(graph: DecisionGraph): void {
   app.removeAttribute('aria-busy');
-  const root = svg('svg', { width: graph.width, height: graph.height, role: 'group', 'aria-label': `Graph of the decision: ${graph.title}` });
+  const root = svg('svg', {
+    width: graph.width,
+    height: graph.height,
+    viewBox: `0 0 ${graph.width} ${graph.height}`,
+    role: 'group',
+    'aria-label': `Graph of the decision: ${graph.title}`,
+  });
   const defs = svg('defs', {});
   const marker = svg('marker', { id: 'head', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
   marker.append(svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'head' }));
@@ -85,7 +91,22 @@ function render(graph: DecisionGraph): void {
   legend.textContent =
     'Above: handoffs that carried it. Left: decisions it superseded; right: those that superseded or overrode it. Below: files and symbols it affects, then its knowledge graph neighbours. Tab moves between them; Enter opens.';
   app.replaceChildren(legend, root);
+  shown = { root, width: graph.width, height: graph.height };
+  fit();
 }
+
+/**
+ * A graph wider than the page is shrunk to fit, but never below 70% (smaller text would not be
+ * readable): beyond that the page scrolls.
+ */
+let shown: { root: SVGSVGElement; width: number; height: number } | undefined;
+function fit(): void {
+  if (!shown) return;
+  const scale = Math.max(0.7, Math.min(1, (app.clientWidth - 4) / shown.width));
+  shown.root.setAttribute('width', String(Math.round(shown.width * scale)));
+  shown.root.setAttribute('height', String(Math.round(shown.height * scale)));
+}
+new ResizeObserver(() => fit()).observe(app);
 
 window.addEventListener('message', (event: MessageEvent<{ type: string; graph?: DecisionGraph; message?: string; state?: unknown }>) => {
   const m = event.data;

@@ -299,7 +299,9 @@ async function main(): Promise<void> {
     "Show Graph on jwt.ts's Ed25519 decision: its chain, files and knowledge graph neighbours by name (the README picture)",
     async () => {
       const p = page();
-      await openFile(p, 'src/auth/jwt.ts');
+      // jwt.ts is open from the Context step: its tab brings it back.
+      await p.locator('.tabs-container .tab', { hasText: 'jwt.ts' }).first().click();
+      await sleep(500);
       await runCommand(p, 'Twining: Show Graph');
       await pickQuickItem(p, /Ed25519/);
       const graph = p.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
@@ -310,10 +312,12 @@ async function main(): Promise<void> {
       const bare = labels.filter(l => /: [0-9A-HJKMNP-TV-Z]{26}$/.test(l));
       if (bare.length) throw new Error(`nodes named by a bare id: ${bare.join('; ')}`);
       // The graph's editor group alone on the screen for the picture, then back as it was.
+      await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
       await runCommand(p, 'View: Toggle Maximize Editor Group');
       await sleep(800);
       await picture('decision-graph');
       await runCommand(p, 'View: Toggle Maximize Editor Group');
+      await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
     },
     { needs: [opened] },
   );

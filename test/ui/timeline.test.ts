@@ -163,6 +163,33 @@ async function main(): Promise<void> {
   );
 
   await step(
+    'the keyboard moves between entries and a live region reads each one out',
+    async () => {
+      await runCommand(page(), 'Twining: Open Timeline');
+      const chart = timeline().locator('canvas.chart');
+      await chart.focus();
+      const live = timeline().locator('[aria-live="polite"]');
+      const said: string[] = [];
+      for (const key of ['ArrowDown', 'ArrowRight', 'ArrowRight']) {
+        const before = await live.innerText();
+        await chart.press(key);
+        const deadline = Date.now() + 10000;
+        let text = before;
+        while (Date.now() < deadline && text === before) {
+          await sleep(100);
+          text = await live.innerText();
+        }
+        said.push(text);
+      }
+      console.log(`    read out:\n${said.map(t => `      ${t}`).join('\n')}`);
+      // Each move lands on an entry, said with its kind, agent, time, summary and scope.
+      if (!said.every(t => / by \S+, .*\[[^\]]+\]/.test(t) || t === 'No further entry that way.')) throw new Error(`read out: ${JSON.stringify(said)}`);
+      if (new Set(said).size < 2) throw new Error(`the keyboard did not move: ${JSON.stringify(said)}`);
+    },
+    { needs: [filtered] },
+  );
+
+  await step(
     'the timeline comes back after a window reload with its range and filter (the serializer and setState)',
     async () => {
       await runCommand(page(), 'Twining: Open Timeline');
