@@ -273,12 +273,16 @@ canvas.addEventListener('keydown', e => {
   const centre = focus?.t ?? s.start + s.span / 2;
   const row = focus ? lanes.findIndex(l => l.id === focus!.lane) : -1;
   if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
-    const lane = focus?.lane ?? lanes[0]?.id;
+    // Along the focused entry's lane; with none focused, the entry nearest the middle in the first lane that has one.
+    const order = focus ? [focus.lane] : lanes.map(l => l.id);
     const dir = !focus ? 'near' : e.key === 'ArrowRight' ? 'next' : 'prev';
-    if (lane) vscode.postMessage({ type: 'step', lane, from: { t: centre, ...(focus ? { id: focus.id } : {}) }, dir, filter: filter() });
+    if (order.length) vscode.postMessage({ type: 'step', lanes: order, from: { t: centre, ...(focus ? { id: focus.id } : {}) }, dir, filter: filter() });
   } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-    const lane = lanes[Math.max(0, Math.min(lanes.length - 1, row + (e.key === 'ArrowDown' ? 1 : -1)))];
-    if (lane) vscode.postMessage({ type: 'step', lane: lane.id, from: { t: centre }, dir: 'near', filter: filter() });
+    // The nearest entry in the next lane that way with one (empty lanes are passed over).
+    const ids = lanes.map(l => l.id);
+    const order = row < 0 ? ids : e.key === 'ArrowDown' ? ids.slice(row + 1) : ids.slice(0, row).reverse();
+    if (order.length) vscode.postMessage({ type: 'step', lanes: order, from: { t: centre }, dir: 'near', filter: filter() });
+    else chrome.announce('No further lane that way.');
   } else if (e.key === 'Enter' && focus) open(focus.open);
   else if (e.key === '+' || e.key === '=') zoom(0.5, 0.5);
   else if (e.key === '-') zoom(2, 0.5);
@@ -292,7 +296,7 @@ canvas.addEventListener('keydown', e => {
 
 function stepped(item: TimelineItem | undefined): void {
   if (!item) {
-    chrome.announce(focus ? 'No further entry that way.' : 'No entry in this lane.');
+    chrome.announce(focus ? 'No further entry that way.' : 'No entry in view: the filter keeps none.');
     return;
   }
   focus = item;

@@ -136,7 +136,8 @@ export class TimelineFeed {
 
   /** The keyboard's move (see TimelineIndex.step). */
   step(m: Extract<FromWebview, { type: 'step' }>): Msg<'stepped'> {
-    const item = this.index.step(m.lane, m.from, m.dir, m.filter);
+    let item: TimelineItem | undefined;
+    for (const lane of m.lanes) if ((item = this.index.step(lane, m.from, m.dir, m.filter))) break;
     return { type: 'stepped', ...(item ? { item } : {}) };
   }
 

@@ -47,7 +47,8 @@ export type ToWebview =
 export type FromWebview =
   | { type: 'ready' }
   | ({ type: 'query'; seq: number } & WindowQuery)
-  | { type: 'step'; lane: string; from: { t: number; id?: string }; dir: 'next' | 'prev' | 'near'; filter: TimelineFilter }
+  /** A keyboard move: in the first of `lanes` (in order) that has an entry that way. */
+  | { type: 'step'; lanes: string[]; from: { t: number; id?: string }; dir: 'next' | 'prev' | 'near'; filter: TimelineFilter }
   | { type: 'open'; ref: RecordRef }
   | { type: 'showGraph'; decisionId: string }
   /** The first frame with data is on the screen (the benchmark reads it): `ms` since the message came, `drawMs` of it in drawing. */
