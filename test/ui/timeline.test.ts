@@ -199,7 +199,9 @@ async function main(): Promise<void> {
       if ((await week.getAttribute('aria-pressed')) !== 'true') throw new Error('"Last week" is not marked as chosen');
       // VS Code saves the open editors and each webview's state; the reloaded window restores the
       // panel through the serializer (activation on onWebviewPanel:twining.timeline).
-      await sleep(1500);
+      // The webview's state reaches the workbench's storage asynchronously; a reload right after a
+      // change can restore the state before it (seen on the loaded test machine).
+      await sleep(5000);
       await page().reload();
       await waitForWorkbench(page());
       await timeline().locator('.lane').first().waitFor({ state: 'visible', timeout: 60000 });
