@@ -9,6 +9,7 @@
 //   appendToPaintMs  per append: the CLI's post returned -> the page drew the update
 //   pageAppendMs     per append: the page's part (delta received -> frame drawn)
 //   firstDrawMs, appendDrawMs  of the page's part, the canvas drawing itself
+//   readMs, loadMs   the extension's part: the engine reading the folder, and that with the items laid out
 //   items            entries the page holds at first paint
 'use strict';
 
@@ -40,6 +41,8 @@ async function measure() {
   result.pagePaintMs = first.ms;
   result.firstDrawMs = first.drawMs;
   result.items = first.items;
+  result.readMs = first.readMs;
+  result.loadMs = first.loadMs;
   // Wait until the relations (handoff records) have been sent too, so that appends are measured alone.
   await new Promise(r => setTimeout(r, 3000));
   const now = Date.parse(process.env.TWINING_NOW);

@@ -133,7 +133,7 @@ async function main() {
       const r = await runOne(i, host, entries);
       results.push(r);
       console.log(
-        `run ${i}: first paint ${r.openToPaintMs.toFixed(0)} ms (page ${r.pagePaintMs.toFixed(0)} ms, drawing ${r.firstDrawMs.toFixed(0)} ms) for ${r.items} entries; ` +
+        `run ${i}: first paint ${r.openToPaintMs.toFixed(0)} ms (reading the folder ${Number(r.readMs).toFixed(0)} ms, with the layout ${Number(r.loadMs).toFixed(0)} ms; page ${r.pagePaintMs.toFixed(0)} ms, drawing ${r.firstDrawMs.toFixed(0)} ms) for ${r.items} entries; ` +
           `append -> update ${r.appendToPaintMs.map(x => x.toFixed(0)).join(', ')} ms (page ${r.pageAppendMs.map(x => x.toFixed(1)).join(', ')} ms; drawing ${r.appendDrawMs.map(x => x.toFixed(1)).join(', ')} ms)`,
       );
     } catch (error) {
@@ -150,12 +150,15 @@ async function main() {
     appendToPaintMs: median(results.flatMap(r => r.appendToPaintMs)),
     pageAppendMs: median(results.flatMap(r => r.pageAppendMs)),
     firstDrawMs: median(results.map(r => r.firstDrawMs)),
+    readMs: median(results.map(r => r.readMs ?? NaN)),
+    loadMs: median(results.map(r => r.loadMs ?? NaN)),
     appendDrawMs: median(results.flatMap(r => r.appendDrawMs)),
   };
   console.log(`\nTimeline at ${entries.toLocaleString('en')} entries (medians of ${results.length} runs):`);
   console.log(
     `  Open Timeline -> first paint       ${summary.openToPaintMs.toFixed(0)} ms (of which the page: ${summary.pagePaintMs.toFixed(0)} ms, drawing ${summary.firstDrawMs.toFixed(0)} ms)`,
   );
+  console.log(`    of which in the extension: reading the folder ${summary.readMs.toFixed(0)} ms, with the items laid out ${summary.loadMs.toFixed(0)} ms`);
   console.log(
     `  one append by the CLI -> update    ${summary.appendToPaintMs.toFixed(0)} ms (of which the page: ${summary.pageAppendMs.toFixed(1)} ms, drawing ${summary.appendDrawMs.toFixed(1)} ms)`,
   );

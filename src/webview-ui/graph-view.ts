@@ -4,7 +4,7 @@
  * Space opens what it stands for) with a label that says how it relates to the decision.
  */
 import './graph.css';
-import { NODE_H, NODE_W, type DecisionGraph } from '../extension/present/decision-graph';
+import type { DecisionGraph } from '../extension/present/decision-graph';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -17,49 +17,45 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
   return e;
 }
 
-function wrap(text: string, max: number): string[] {
-  const words = text.split(/\s+/);
-  const lines: string[] = [''];
-  for (const w of words) {
-    const last = lines[lines.length - 1];
-    if ((last + ' ' + w).trim().length > max && last) {
-      if (lines.length === 2) {
-        lines[1] = `${last.slice(0, max - 1)}…`;
-        return lines;
-      }
-      lines.push(w);
-    } else lines[lines.length - 1] = (last + ' ' + w).trim();
-  }
-  return lines;
-}
-
 function render(graph: DecisionGraph): void {
   app.removeAttribute('aria-busy');
-  const root = svg('svg', { width: graph.width, height: graph.height, role: 'group', 'aria-label': `Graph of the decision: ${graph.title}` });
+  const root = svg('svg', {
+    width: graph.width,
+    height: graph.height,
+    viewBox: `0 0 ${graph.width} ${graph.height}`,
+    role: 'group',
+    'aria-label': `Graph of the decision: ${graph.title}`,
+  });
   const defs = svg('defs', {});
   const marker = svg('marker', { id: 'head', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
   marker.append(svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'head' }));
   defs.append(marker);
   root.append(defs);
-  const at = new Map(graph.nodes.map(n => [n.id, n] as const));
+  // Edges first (under the nodes): polylines laid out to run between the nodes, not across them.
   for (const e of graph.edges) {
-    const a = at.get(e.from);
-    const b = at.get(e.to);
-    if (!a || !b) continue;
-    const ax = a.x + NODE_W / 2;
-    const bx = b.x + NODE_W / 2;
-    const sameRow = a.y === b.y;
-    const [x1, y1, x2, y2] = sameRow
-      ? [a.x < b.x ? a.x + NODE_W : a.x, a.y + NODE_H / 2, a.x < b.x ? b.x : b.x + NODE_W, b.y + NODE_H / 2]
-      : [ax, a.y < b.y ? a.y + NODE_H : a.y, bx, a.y < b.y ? b.y : b.y + NODE_H];
-    root.append(svg('line', { x1, y1, x2, y2, class: `edge edge-${e.label.replace(/\W+/g, '-')}`, 'marker-end': 'url(#head)' }));
-    const label = svg('text', { x: (x1 + x2) / 2 + 4, y: (y1 + y2) / 2 - 4, class: 'edge-label' });
-    label.textContent = e.label;
-    root.append(label);
+    root.append(
+      svg('polyline', {
+        points: e.points.map(p => p.join(',')).join(' '),
+        class: `edge edge-${e.label.replace(/\W+/g, '-')}`,
+        'marker-end': 'url(#head)',
+        'aria-hidden': 'true',
+      }),
+    );
+    if (e.labelAt) {
+      const label = svg('text', { x: e.labelAt[0], y: e.labelAt[1], class: 'edge-label', 'text-anchor': 'middle', 'aria-hidden': 'true' });
+      label.textContent = e.label;
+      root.append(label);
+    }
+  }
+  for (const c of graph.captions) {
+    const caption = svg('text', { x: c.x, y: c.y, class: 'caption', 'aria-hidden': 'true' });
+    caption.textContent = c.text;
+    root.append(caption);
   }
   for (const n of graph.nodes) {
+    const focus = n.relation === 'this decision';
     const g = svg('g', {
-      class: `node node-${n.kind}${n.relation === 'this decision' ? ' focus' : ''}${n.status ? ` status-${n.status}` : ''}`,
+      class: `node node-${n.kind}${focus ? ' focus' : ''}${n.status ? ` status-${n.status}` : ''}`,
       transform: `translate(${n.x},${n.y})`,
       'data-id': n.id,
     });
@@ -79,9 +75,12 @@ function render(graph: DecisionGraph): void {
     g.setAttribute('aria-label', title);
     const tip = svg('title', {});
     tip.textContent = title;
-    g.append(tip, svg('rect', { width: NODE_W, height: NODE_H, rx: 4 }));
-    wrap(n.label, 34).forEach((line, i, all) => {
-      const t = svg('text', { x: 8, y: NODE_H / 2 + (i - (all.length - 1) / 2) * 14 + 4 });
+    g.append(tip, svg('rect', { width: n.w, height: n.h, rx: 4 }));
+    const tag = svg('text', { x: 8, y: 18, class: 'tag' });
+    tag.textContent = n.tag;
+    g.append(tag);
+    n.lines.forEach((line, i) => {
+      const t = svg('text', { x: 8, y: 18 + 15 * (i + 1), class: focus ? 'label strong' : 'label' });
       t.textContent = line;
       g.append(t);
     });
@@ -90,9 +89,24 @@ function render(graph: DecisionGraph): void {
   const legend = document.createElement('p');
   legend.className = 'legend';
   legend.textContent =
-    'Above: handoffs that carried it. Left: decisions it superseded; right: those that superseded or overrode it. Below: files and symbols it affects, then its knowledge graph neighbours.';
+    'Above: handoffs that carried it. Left: decisions it superseded; right: those that superseded or overrode it. Below: files and symbols it affects, then its knowledge graph neighbours. Tab moves between them; Enter opens.';
   app.replaceChildren(legend, root);
+  shown = { root, width: graph.width, height: graph.height };
+  fit();
 }
+
+/**
+ * A graph wider than the page is shrunk to fit, but never below 70% (smaller text would not be
+ * readable): beyond that the page scrolls.
+ */
+let shown: { root: SVGSVGElement; width: number; height: number } | undefined;
+function fit(): void {
+  if (!shown) return;
+  const scale = Math.max(0.7, Math.min(1, (app.clientWidth - 4) / shown.width));
+  shown.root.setAttribute('width', String(Math.round(shown.width * scale)));
+  shown.root.setAttribute('height', String(Math.round(shown.height * scale)));
+}
+new ResizeObserver(() => fit()).observe(app);
 
 window.addEventListener('message', (event: MessageEvent<{ type: string; graph?: DecisionGraph; message?: string; state?: unknown }>) => {
   const m = event.data;

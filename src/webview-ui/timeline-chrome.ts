@@ -9,6 +9,8 @@ import type { TimelineState } from '../extension/webview/timeline-messages';
 
 export interface Chrome {
   canvas: HTMLCanvasElement;
+  /** The density of the whole history, above the lanes (a click moves the view there). */
+  overview: HTMLCanvasElement;
   scroller: HTMLElement;
   labelWidth(): number;
   setLanes(lanes: readonly TimelineLane[], user: string): void;
@@ -16,6 +18,8 @@ export interface Chrome {
   setKinds(kinds: readonly string[]): void;
   setHandoffs(list: { arrow: TimelineArrow; ends: { x1: number; y1: number; x2: number; y2: number } }[]): void;
   setStatus(text: string): void;
+  /** Marks the range button last chosen as pressed (none after a zoom or a scroll). */
+  setRange(name: string | undefined): void;
   setActiveFile(path: string | undefined): void;
   tooltip(text: string | undefined, x: number, y: number): void;
   announce(text: string): void;
@@ -28,6 +32,8 @@ interface Actions {
   zoom(factor: number): void;
   filterChanged(): void;
   openHandoff(id: string): void;
+  /** A click on the overview, at this fraction of its width. */
+  overview(fraction: number): void;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(
@@ -51,7 +57,7 @@ export function buildChrome(app: HTMLElement, state: TimelineState, act: Actions
     ['week', 'Last week'],
     ['all', 'All'],
   ]) {
-    const b = el('button', { type: 'button', 'data-range': name }, label);
+    const b = el('button', { type: 'button', 'data-range': name, 'aria-pressed': 'false' }, label);
     b.addEventListener('click', () => act.range(name));
     toolbar.append(b);
   }
@@ -89,26 +95,39 @@ export function buildChrome(app: HTMLElement, state: TimelineState, act: Actions
 
   const labels = el('ol', { class: 'lanes', 'aria-label': 'Lanes, one per agent' });
   const canvas = el('canvas', {
+    class: 'chart',
     tabindex: '0',
     role: 'img',
     'aria-label':
       'Timeline. Arrow keys move between entries (left and right in a lane, up and down between lanes), Enter opens, plus and minus zoom, Page Up and Page Down scroll in time, G shows a decision’s graph.',
   });
+  const overview = el('canvas', {
+    class: 'overview',
+    role: 'img',
+    'aria-label': 'How many entries there are over the whole history, the part in view marked; a click moves the view there.',
+  });
+  overview.addEventListener('click', e => act.overview(e.offsetX / Math.max(1, overview.clientWidth)));
   const scroller = el('div', { class: 'scroller' }, labels, el('div', { class: 'plot' }, canvas));
   const handoffs = el('ul', { class: 'handoffs', 'aria-label': 'Handoffs in view' });
   const status = el('div', { class: 'status', role: 'status' });
   const live = el('div', { class: 'sr-only', 'aria-live': 'polite' });
   const tip = el('div', { class: 'tooltip', role: 'tooltip', hidden: '' });
   const message = el('div', { class: 'message', hidden: '' });
-  app.append(toolbar, message, scroller, el('h2', {}, 'Handoffs in view'), handoffs, status, live, tip);
+  app.append(toolbar, message, overview, scroller, el('h2', {}, 'Handoffs in view'), handoffs, status, live, tip);
 
   let kindsKey = '';
+  let lanesKey = '';
+  let handoffsKey = '';
   let agentsKey = '';
   return {
     canvas,
+    overview,
     scroller,
     labelWidth: () => labels.getBoundingClientRect().width,
     setLanes(lanes, user) {
+      const key = `${user}\n${lanes.map(l => `${l.id}\u0000${l.role ?? ''}`).join('\n')}`;
+      if (key === lanesKey) return;
+      lanesKey = key;
       labels.replaceChildren(
         ...lanes.map(l =>
           el(
@@ -146,23 +165,29 @@ export function buildChrome(app: HTMLElement, state: TimelineState, act: Actions
       );
     },
     setHandoffs(list) {
-      handoffs.replaceChildren(
-        ...list.map(({ arrow: a, ends }) => {
-          const b = el(
-            'button',
-            {
-              type: 'button',
-              class: 'handoff',
-              'data-id': a.id,
-              'data-x': String(Math.round((ends.x1 + ends.x2) / 2)),
-              'data-y': String(Math.round((ends.y1 + ends.y2) / 2)),
-            },
-            `${a.from} → ${a.to ?? 'any agent'}: ${a.summary}${a.acknowledged ? ' · acknowledged' : ' · not acknowledged'}${a.continues ? ' · continues an earlier handoff' : ''}`,
-          );
-          b.addEventListener('click', () => act.openHandoff(a.id));
-          return el('li', {}, b);
-        }),
-      );
+      // Rebuilt only when the handoffs in view or what they say change; otherwise only where their
+      // middles are (every frame while scrolling).
+      const labelOf = (a: TimelineArrow) =>
+        `${a.from} → ${a.to ?? 'any agent'}: ${a.summary}${a.acknowledged ? ' · acknowledged' : ' · not acknowledged'}${a.continues ? ' · continues an earlier handoff' : ''}`;
+      const key = list.map(({ arrow: a }) => `${a.id}\u0000${labelOf(a)}`).join('\n');
+      if (key !== handoffsKey) {
+        handoffsKey = key;
+        handoffs.replaceChildren(
+          ...list.map(({ arrow: a }) => {
+            const b = el('button', { type: 'button', class: 'handoff', 'data-id': a.id }, labelOf(a));
+            b.addEventListener('click', () => act.openHandoff(a.id));
+            return el('li', {}, b);
+          }),
+        );
+      }
+      list.forEach(({ ends }, i) => {
+        const b = handoffs.children[i]?.firstElementChild;
+        b?.setAttribute('data-x', String(Math.round((ends.x1 + ends.x2) / 2)));
+        b?.setAttribute('data-y', String(Math.round((ends.y1 + ends.y2) / 2)));
+      });
+    },
+    setRange(name) {
+      toolbar.querySelectorAll('button[data-range]').forEach(b => b.setAttribute('aria-pressed', String(b.getAttribute('data-range') === name)));
     },
     setStatus(text) {
       status.textContent = text;

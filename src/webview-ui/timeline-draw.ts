@@ -1,10 +1,12 @@
 /**
- * Draws the visible window of the timeline on a canvas: only what falls inside it (two binary
- * searches over the time-sorted items), and at most one marker per lane and pixel column, so a
- * frame costs the same at 100,000 entries zoomed out as at 100 zoomed in. Colours are the
+ * Draws the visible window of the timeline on a canvas. The page holds only what the extension
+ * sent for its window (at most one marker per lane and column, spans merged into bars:
+ * present/timeline-window.ts), and draws what of it falls inside the view (two binary searches),
+ * so a frame costs the same at 100,000 entries zoomed out as at 100 zoomed in. Colours are the
  * theme's (`--vscode-*` variables), read again when the theme changes.
  */
 import { firstAtOrAfter, type TimelineArrow, type TimelineItem, type TimelineLink } from '../extension/present/timeline-layout';
+import type { Density, TimelineBar } from '../extension/present/timeline-window';
 
 export const AXIS = 26;
 export const LANE_H = 30;
@@ -16,12 +18,13 @@ export interface Scene {
   span: number;
   now: number;
   rows: Map<string, number>;
+  /** The markers sent for the window, sorted by time. */
   items: readonly TimelineItem[];
-  spans: readonly TimelineItem[];
+  bars: readonly TimelineBar[];
   arrows: readonly TimelineArrow[];
   links: readonly TimelineLink[];
-  /** Decision items by record id and handoff arrows by id (for the links' ends). */
-  decisions: ReadonlyMap<string, TimelineItem>;
+  /** Where the decisions at the ends of supersession links are, by record id. */
+  decisions: ReadonlyMap<string, { t: number; lane: string }>;
   focus?: string;
 }
 
@@ -108,31 +111,19 @@ export function draw(g: CanvasRenderingContext2D, s: Scene, theme: Theme): numbe
   g.lineTo(nowX, s.height);
   g.stroke();
   const end = s.start + s.span;
-  // Spans: warnings standing until resolved or dismissed, delegations until they expire. Spans of
-  // one kind on one lane that touch on screen are drawn as one bar (thousands of standing warnings
-  // are a few rectangles).
+  // Spans: warnings standing until resolved or dismissed, delegations until they expire, merged
+  // by the extension into bars per lane and kind (thousands of standing warnings are a few bars).
   g.globalAlpha = 0.35;
-  const open = new Map<string, { x1: number; x2: number; y: number; kind: string }>();
-  const flush = (bar: { x1: number; x2: number; y: number; kind: string }) => {
-    g.fillStyle = colourOf(theme, bar.kind);
-    g.fillRect(bar.x1, bar.y + 6, Math.max(2, bar.x2 - bar.x1), 4);
-  };
-  for (const it of s.spans) {
-    const stop = it.end ?? (it.standing ? s.now : it.t);
-    if (stop < s.start || it.t > end) continue;
-    const y = yOf(s, it.lane);
+  for (const bar of s.bars) {
+    const stop = bar.standing ? Math.max(bar.t2, s.now) : bar.t2;
+    if (stop < s.start || bar.t1 > end) continue;
+    const y = yOf(s, bar.lane);
     if (y === undefined) continue;
-    const x1 = Math.max(0, xOf(s, it.t));
+    const x1 = Math.max(0, xOf(s, bar.t1));
     const x2 = Math.min(s.width, xOf(s, stop));
-    const key = `${it.lane}\u0000${it.kind}`;
-    const bar = open.get(key);
-    if (bar && x1 <= bar.x2 + 1) bar.x2 = Math.max(bar.x2, x2);
-    else {
-      if (bar) flush(bar);
-      open.set(key, { x1, x2, y, kind: it.kind });
-    }
+    g.fillStyle = colourOf(theme, bar.kind);
+    g.fillRect(x1, y + 6, Math.max(2, x2 - x1), 4);
   }
-  for (const bar of open.values()) flush(bar);
   g.globalAlpha = 1;
   // Supersession: from the newer decision back to the one it replaced.
   g.setLineDash([2, 3]);
@@ -202,6 +193,39 @@ export function draw(g: CanvasRenderingContext2D, s: Scene, theme: Theme): numbe
     g.lineWidth = 1;
   }
   return drawn;
+}
+
+/**
+ * The overview: the entries the filter keeps over the whole history as a histogram, with the
+ * part in view outlined.
+ */
+export function drawDensity(g: CanvasRenderingContext2D, canvas: HTMLCanvasElement, d: Density, s: Scene, theme: Theme): void {
+  const dpr = window.devicePixelRatio || 1;
+  const width = Math.max(100, canvas.clientWidth);
+  const height = 18;
+  if (canvas.width !== width * dpr || canvas.height !== height * dpr) {
+    canvas.width = width * dpr;
+    canvas.height = height * dpr;
+    canvas.style.height = `${height}px`;
+  }
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, width, height);
+  const max = Math.max(1, ...d.counts);
+  const slice = width / d.counts.length;
+  g.fillStyle = theme.muted;
+  g.globalAlpha = 0.6;
+  d.counts.forEach((n, i) => {
+    if (!n) return;
+    const h = Math.max(1, (n / max) * (height - 2));
+    g.fillRect(i * slice, height - h, Math.max(1, slice - 0.5), h);
+  });
+  g.globalAlpha = 1;
+  const x = (t: number) => ((t - d.start) / (d.end - d.start)) * width;
+  const x1 = Math.max(0, Math.min(width - 2, x(s.start)));
+  const x2 = Math.max(x1 + 2, Math.min(width, x(s.start + s.span)));
+  g.strokeStyle = theme.focus;
+  g.lineWidth = 1.5;
+  g.strokeRect(x1 + 0.75, 0.75, x2 - x1 - 1.5, height - 1.5);
 }
 
 function markers(g: CanvasRenderingContext2D, kind: string, points: number[], hollow: boolean, colour: string): void {

@@ -1,22 +1,25 @@
 /**
  * The timeline webview's page (bundled by esbuild for the browser into dist/webview/timeline.js):
- * toolbar, lane labels, the canvas (timeline-draw.ts), hover, click and keyboard, and the list of
- * handoffs in view (for screen readers and keyboard users, and a second way to open them). It keeps
- * its filters and window with setState, asks for everything on load, then applies deltas.
+ * toolbar, lane labels, the overview, the canvas (timeline-draw.ts), hover, click and keyboard,
+ * and the list of handoffs in view (for screen readers and keyboard users, and a second way to
+ * open them). It holds only the window it shows: it asks the extension for a range three views
+ * wide (so scrolling a little needs no new answer) cut into columns of three pixels, and asks
+ * again when the view leaves it, the zoom changes or the filter does. It keeps its filters and
+ * window with setState.
  */
 import './timeline.css';
 import {
   arrowVisible,
   firstAtOrAfter,
-  itemVisible,
-  lanesOf,
-  mergeByTime,
-  type TimelineData,
+  type TimelineArrow,
   type TimelineItem,
   type TimelineLane,
+  type TimelineLink,
 } from '../extension/present/timeline-layout';
 import type { FromWebview, TimelineState, ToWebview } from '../extension/webview/timeline-messages';
-import { AXIS, LANE_H, arrowEnds, draw, readTheme, segmentDistance, xOf, yOf, type Scene } from './timeline-draw';
+import type { Density, TimelineBar } from '../extension/present/timeline-window';
+import { AXIS, LANE_H, arrowEnds, draw, drawDensity, readTheme, type Scene } from './timeline-draw';
+import { describe, hitTest } from './timeline-hit';
 import { buildChrome, type Chrome } from './timeline-chrome';
 import { unpackItems } from '../extension/present/timeline-packing';
 
@@ -25,58 +28,96 @@ const vscode = acquireVsCodeApi();
 
 const HOUR = 3600e3;
 const RANGES: Record<string, number> = { hour: HOUR, day: 24 * HOUR, week: 7 * 24 * HOUR };
+/** Pixels per column of a query (markers are 6 to 12 pixels wide: one per column is all that shows). */
+const COLUMN_PX = 3;
+
+/** The window the extension sent, and what it was asked with. */
+interface Window {
+  start: number;
+  end: number;
+  column: number;
+  key: string;
+  items: TimelineItem[];
+  counts: Map<string, number>;
+  bars: TimelineBar[];
+  density: Density;
+}
 
 const state: TimelineState = vscode.getState() ?? { filter: {} };
-let data: TimelineData = { lanes: [], items: [], arrows: [], links: [] };
-let agents: { id: string; role?: string }[] = [];
 let user = '';
 let now = Date.now();
-let activeFile: string | undefined;
-let shown: TimelineItem[] = [];
-let spans: TimelineItem[] = [];
+let first: number | undefined;
+let total = 0;
+let allLanes: TimelineLane[] = [];
 let lanes: TimelineLane[] = [];
-let byId = new Map<string, TimelineItem>();
-let decisions = new Map<string, TimelineItem>();
-let focus: string | undefined;
+let kinds: string[] = [];
+let arrows: TimelineArrow[] = [];
+let links: TimelineLink[] = [];
+let decisions = new Map<string, { t: number; lane: string }>();
+let win: Window | undefined;
+let activeFile: string | undefined;
+let focus: TimelineItem | undefined;
 let pending: { reason: string; since: number } | undefined;
 let theme = readTheme();
+let loaded = false;
+// Queries: the one on its way (its seq and key) and whether another is wanted when it comes back.
+let seq = 0;
+let asked: { seq: number; start: number; end: number; column: number; key: string } | undefined;
+let inFlight = false;
 
 const chrome: Chrome = buildChrome(document.getElementById('app')!, state, {
   range: name => setRange(name),
   zoom: factor => zoom(factor, 0.5),
   filterChanged: () => {
     save();
-    refilter();
+    relane();
+    render();
   },
   openHandoff: id => open({ type: 'handoff', id }),
+  overview: fraction => {
+    if (!win) return;
+    const d = win.density;
+    const s = scene();
+    state.view = { start: d.start + (d.end - d.start) * fraction - s.span / 2, span: s.span, follow: false };
+    state.range = undefined;
+    save();
+    render();
+  },
 });
 const canvas = chrome.canvas;
 const g = canvas.getContext('2d')!;
+const og = chrome.overview.getContext('2d')!;
+chrome.setRange(state.range);
 
 function save(): void {
   vscode.setState(state);
 }
 
 function filter() {
-  return { ...state.filter, scope: state.filter.activeFile ? activeFile || '\u0000none' : state.filter.scope };
+  return { ...state.filter, activeFile: undefined, scope: state.filter.activeFile ? activeFile || '\u0000none' : state.filter.scope };
 }
 
-/** The shown items, spans and lanes for the current filter (once per filter change, not per frame). */
-function refilter(): void {
-  const f = filter();
-  shown = data.items.filter(i => itemVisible(i, f));
-  spans = shown.filter(i => i.end !== undefined || i.standing);
-  const wanted = f.agents?.length ? new Set(f.agents) : undefined;
-  lanes = data.lanes.filter(l => !wanted || wanted.has(l.id));
+/** The lanes shown: every lane, or the one the agent filter keeps. */
+function relane(): void {
+  const wanted = state.filter.agents?.length ? new Set(state.filter.agents) : undefined;
+  lanes = allLanes.filter(l => !wanted || wanted.has(l.id));
   chrome.setLanes(lanes, user);
-  chrome.setAgents(data.lanes.map(l => l.id));
-  chrome.setKinds([...new Set(data.items.map(i => i.kind)), 'handoff']);
-  render();
+  chrome.setAgents(allLanes.map(l => l.id));
+  chrome.setKinds([...kinds, 'handoff']);
+}
+
+/** The window from the first entry to now (with a margin on both sides), following now. */
+function fitAll(): NonNullable<TimelineState['view']> {
+  const start = Math.min(first ?? now - RANGES.day, arrows[0]?.t ?? now);
+  return { start: 0, span: Math.max(HOUR, (now - start) * 1.08), follow: true };
+}
+
+function plotWidth(): number {
+  return Math.max(200, Math.floor(chrome.scroller.getBoundingClientRect().width - chrome.labelWidth()));
 }
 
 function scene(): Scene {
-  const rect = chrome.scroller.getBoundingClientRect();
-  const width = Math.max(200, Math.floor(rect.width - chrome.labelWidth()));
+  const width = plotWidth();
   const height = AXIS + Math.max(1, lanes.length) * LANE_H + 8;
   const view = state.view ?? fitAll();
   if (view.follow) view.start = now - view.span * 0.97;
@@ -88,13 +129,30 @@ function scene(): Scene {
     span: view.span,
     now,
     rows: new Map(lanes.map((l, i) => [l.id, i] as const)),
-    items: shown,
-    spans,
-    arrows: data.arrows.filter(a => arrowVisible(a, f)),
-    links: data.links,
+    items: win?.items ?? [],
+    bars: win?.bars ?? [],
+    arrows: arrows.filter(a => arrowVisible(a, f)),
+    links,
     decisions,
-    focus,
+    focus: focus?.id,
   };
+}
+
+/** Asks for the window around the view when what is held does not cover it at this zoom, with this filter. */
+function askIfNeeded(s: Scene): void {
+  if (!loaded) return;
+  const column = (s.span / s.width) * COLUMN_PX;
+  const key = JSON.stringify([filter(), focus?.id]);
+  const held = inFlight ? asked : win;
+  const covers = held && held.key === key && held.start <= s.start && held.end >= s.start + s.span && held.column / column < 1.5 && column / held.column < 1.5;
+  if (covers) return;
+  if (inFlight) return; // asked again when the answer comes
+  const start = s.start - s.span;
+  const end = s.start + 2 * s.span;
+  const columns = Math.ceil((end - start) / column);
+  asked = { seq: ++seq, start, end, column: (end - start) / columns, key };
+  inFlight = true;
+  vscode.postMessage({ type: 'query', seq: asked.seq, start, end, columns, filter: filter(), ...(focus ? { focus: focus.id } : {}) });
 }
 
 let frame = 0;
@@ -103,6 +161,7 @@ function render(): void {
   frame = requestAnimationFrame(() => {
     frame = 0;
     const s = scene();
+    askIfNeeded(s);
     const dpr = window.devicePixelRatio || 1;
     if (canvas.width !== s.width * dpr || canvas.height !== s.height * dpr) {
       canvas.width = s.width * dpr;
@@ -114,31 +173,37 @@ function render(): void {
     const d0 = performance.now();
     const drawn = draw(g, s, theme);
     const drawMs = performance.now() - d0;
+    if (win) drawDensity(og, chrome.overview, win.density, s, theme);
     chrome.setHandoffs(s.arrows.map(a => ({ arrow: a, ends: arrowEnds(s, a) })).filter(a => a.ends && a.ends.x2 >= 0 && a.ends.x1 <= s.width) as never);
+    let inView = 0;
+    for (let i = firstAtOrAfter(s.items, s.start); i < s.items.length && s.items[i].t <= s.start + s.span; i++) inView += win?.counts.get(s.items[i].id) ?? 1;
+    const shown = win?.density.shown ?? 0;
     chrome.setStatus(
-      `${shown.length.toLocaleString()} of ${data.items.length.toLocaleString()} entries, ${drawn.toLocaleString()} drawn; ${s.arrows.length} handoffs`,
+      `${shown.toLocaleString()} of ${total.toLocaleString()} entries, ${inView.toLocaleString()} in view as ${drawn.toLocaleString()} markers; ${s.arrows.length} handoffs`,
     );
-    if (pending) {
+    if (pending && win) {
       const p = pending;
       pending = undefined;
       // The frame after this one is when the drawing is on the screen.
-      requestAnimationFrame(() => vscode.postMessage({ type: 'painted', items: data.items.length, ms: performance.now() - p.since, drawMs, reason: p.reason }));
+      requestAnimationFrame(() => vscode.postMessage({ type: 'painted', items: total, ms: performance.now() - p.since, drawMs, reason: p.reason }));
     }
   });
 }
 
-/** The window from the first entry to now (with a margin on both sides), following now. */
-function fitAll(): NonNullable<TimelineState['view']> {
-  const first = Math.min(data.items[0]?.t ?? now - RANGES.day, data.arrows[0]?.t ?? now);
-  return { start: 0, span: Math.max(HOUR, (now - first) * 1.08), follow: true };
+function setRange(name: string): void {
+  if (name === 'all') state.view = fitAll();
+  else if (name === 'now') state.view = { ...(state.view ?? { span: RANGES.day, start: 0 }), follow: true };
+  else state.view = { start: now - RANGES[name], span: RANGES[name] * 1.03, follow: true };
+  state.range = name === 'now' ? state.range : name;
+  chrome.setRange(state.range);
+  save();
+  render();
 }
 
-function setRange(name: string): void {
-  const now0 = now;
-  if (name === 'all') state.view = fitAll();
-  else if (name === 'now') {
-    state.view = { ...(state.view ?? { span: RANGES.day, start: 0 }), follow: true };
-  } else state.view = { start: now0 - RANGES[name], span: RANGES[name] * 1.03, follow: true };
+function moved(view: NonNullable<TimelineState['view']>): void {
+  state.view = view;
+  state.range = undefined;
+  chrome.setRange(undefined);
   save();
   render();
 }
@@ -148,54 +213,12 @@ function zoom(factor: number, at: number): void {
   const s = scene();
   const t = s.start + s.span * at;
   const span = Math.min(400 * 24 * HOUR, Math.max(60e3, s.span * factor));
-  state.view = { start: t - span * at, span, follow: false };
-  save();
-  render();
+  moved({ start: t - span * at, span, follow: false });
 }
 
 function pan(fraction: number): void {
   const s = scene();
-  state.view = { start: s.start + s.span * fraction, span: s.span, follow: false };
-  save();
-  render();
-}
-
-type Hit = { type: 'item'; item: TimelineItem } | { type: 'arrow'; id: string; summary: string };
-
-function hitTest(x: number, y: number): Hit | undefined {
-  const s = scene();
-  let best: Hit | undefined;
-  let bestD = 7;
-  for (const a of s.arrows) {
-    const e = arrowEnds(s, a);
-    const d = e ? segmentDistance(x, y, e.x1, e.y1, e.x2, e.y2) : Infinity;
-    if (d < bestD)
-      [best, bestD] = [
-        {
-          type: 'arrow',
-          id: a.id,
-          summary: `Handoff ${a.from} → ${a.to ?? 'any agent'}: ${a.summary}${a.acknowledged ? ' (acknowledged)' : ' (not acknowledged)'}`,
-        },
-        d,
-      ];
-  }
-  const t0 = s.start + ((x - 8) / s.width) * s.span;
-  const t1 = s.start + ((x + 8) / s.width) * s.span;
-  for (let i = firstAtOrAfter(shown, t0); i < shown.length && shown[i].t <= t1; i++) {
-    const it = shown[i];
-    const iy = yOf(s, it.lane);
-    if (iy === undefined) continue;
-    const d = Math.hypot(xOf(s, it.t) - x, iy - y);
-    if (d < bestD) [best, bestD] = [{ type: 'item', item: it }, d];
-  }
-  return best;
-}
-
-function describe(it: TimelineItem): string {
-  const when = new Date(it.t).toLocaleString();
-  const status = it.status && it.status !== 'active' ? ` (${it.status})` : '';
-  const span = it.standing ? ', standing' : it.end ? `, until ${new Date(it.end).toLocaleString()}` : '';
-  return `${it.kind}${status} by ${it.lane}, ${when}${span}: ${it.summary} [${it.scope}]`;
+  moved({ start: s.start + s.span * fraction, span: s.span, follow: false });
 }
 
 function open(ref: { type: 'entry' | 'decision' | 'handoff'; id: string }): void {
@@ -203,13 +226,13 @@ function open(ref: { type: 'entry' | 'decision' | 'handoff'; id: string }): void
 }
 
 canvas.addEventListener('mousemove', e => {
-  const hit = hitTest(e.offsetX, e.offsetY);
+  const hit = hitTest(scene(), e.offsetX, e.offsetY);
   canvas.style.cursor = hit ? 'pointer' : 'default';
-  chrome.tooltip(hit ? (hit.type === 'item' ? describe(hit.item) : hit.summary) : undefined, e.clientX, e.clientY);
+  chrome.tooltip(hit ? (hit.type === 'item' ? describe(hit.item, win?.counts.get(hit.item.id)) : hit.summary) : undefined, e.clientX, e.clientY);
 });
 canvas.addEventListener('mouseleave', () => chrome.tooltip(undefined, 0, 0));
 canvas.addEventListener('click', e => {
-  const hit = hitTest(e.offsetX, e.offsetY);
+  const hit = hitTest(scene(), e.offsetX, e.offsetY);
   if (!hit) return;
   if (hit.type === 'arrow') open({ type: 'handoff', id: hit.id });
   else open(hit.item.open);
@@ -226,49 +249,61 @@ canvas.addEventListener(
 );
 let drag: { x: number; start: number } | undefined;
 canvas.addEventListener('mousedown', e => (drag = { x: e.clientX, start: scene().start }));
-window.addEventListener('mouseup', () => (drag = undefined));
+window.addEventListener('mouseup', () => {
+  if (drag) save();
+  drag = undefined;
+});
 window.addEventListener('mousemove', e => {
   if (!drag || Math.abs(e.clientX - drag.x) < 3) return;
   const s = scene();
   state.view = { start: drag.start - ((e.clientX - drag.x) / s.width) * s.span, span: s.span, follow: false };
+  state.range = undefined;
+  chrome.setRange(undefined);
   render();
 });
 
-/** Keyboard: ←/→ previous/next entry in the lane, ↑/↓ other lanes, Enter opens, +/− zoom, PageUp/PageDown pan, End: now. */
+/**
+ * Keyboard: ←/→ previous/next entry in the lane, ↑/↓ the nearest entry in the lane above or below,
+ * Enter opens, G shows a decision's graph, +/− zoom, PageUp/PageDown pan, End: now. The moves are
+ * answered by the extension, which holds every entry: each one is reachable, also where one
+ * marker stands for many.
+ */
 canvas.addEventListener('keydown', e => {
   const s = scene();
-  const current = focus ? byId.get(focus) : undefined;
-  const laneOf = (id: string | undefined) => shown.filter(i => i.lane === id);
-  const centre = current?.t ?? s.start + s.span / 2;
-  let next: TimelineItem | undefined;
+  const centre = focus?.t ?? s.start + s.span / 2;
+  const row = focus ? lanes.findIndex(l => l.id === focus!.lane) : -1;
   if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
-    const inLane = laneOf(current?.lane ?? lanes[0]?.id);
-    const at = current ? inLane.indexOf(current) : firstAtOrAfter(inLane, centre) - (e.key === 'ArrowRight' ? 1 : 0);
-    next = inLane[e.key === 'ArrowRight' ? at + 1 : Math.max(0, at - 1)];
+    // Along the focused entry's lane; with none focused, the entry nearest the middle in the first lane that has one.
+    const order = focus ? [focus.lane] : lanes.map(l => l.id);
+    const dir = !focus ? 'near' : e.key === 'ArrowRight' ? 'next' : 'prev';
+    if (order.length) vscode.postMessage({ type: 'step', lanes: order, from: { t: centre, ...(focus ? { id: focus.id } : {}) }, dir, filter: filter() });
   } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-    const row = current ? lanes.findIndex(l => l.id === current.lane) : -1;
-    const lane = lanes[Math.max(0, Math.min(lanes.length - 1, row + (e.key === 'ArrowDown' ? 1 : -1)))];
-    const inLane = laneOf(lane?.id);
-    next = inLane.reduce<TimelineItem | undefined>((b, i) => (!b || Math.abs(i.t - centre) < Math.abs(b.t - centre) ? i : b), undefined);
-  } else if (e.key === 'Enter' && current) open(current.open);
+    // The nearest entry in the next lane that way with one (empty lanes are passed over).
+    const ids = lanes.map(l => l.id);
+    const order = row < 0 ? ids : e.key === 'ArrowDown' ? ids.slice(row + 1) : ids.slice(0, row).reverse();
+    if (order.length) vscode.postMessage({ type: 'step', lanes: order, from: { t: centre }, dir: 'near', filter: filter() });
+    else chrome.announce('No further lane that way.');
+  } else if (e.key === 'Enter' && focus) open(focus.open);
   else if (e.key === '+' || e.key === '=') zoom(0.5, 0.5);
   else if (e.key === '-') zoom(2, 0.5);
   else if (e.key === 'PageDown') pan(0.5);
   else if (e.key === 'PageUp') pan(-0.5);
   else if (e.key === 'End') setRange('now');
-  else if (e.key === 'g' && current?.open.type === 'decision') vscode.postMessage({ type: 'showGraph', decisionId: current.open.id });
+  else if ((e.key === 'g' || e.key === 'G') && focus?.open.type === 'decision') vscode.postMessage({ type: 'showGraph', decisionId: focus.open.id });
   else return;
   e.preventDefault();
-  if (!next) return;
-  focus = next.id;
-  if (next.t < s.start || next.t > s.start + s.span) state.view = { start: next.t - s.span / 2, span: s.span, follow: false };
-  chrome.announce(describe(next));
-  render();
 });
 
-function index(): void {
-  byId = new Map(data.items.map(i => [i.id, i] as const));
-  decisions = new Map(data.items.filter(i => i.open.type === 'decision').map(i => [i.open.id, i] as const));
+function stepped(item: TimelineItem | undefined): void {
+  if (!item) {
+    chrome.announce(focus ? 'No further entry that way.' : 'No entry in view: the filter keeps none.');
+    return;
+  }
+  focus = item;
+  const s = scene();
+  if (item.t < s.start || item.t > s.start + s.span) moved({ start: item.t - s.span / 2, span: s.span, follow: false });
+  chrome.announce(describe(item, win?.counts.get(item.id)));
+  render();
 }
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
@@ -276,64 +311,65 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const since = performance.now();
   switch (m.type) {
     case 'reset':
-      data = { ...m.data, items: unpackItems(m.items) };
-      agents = m.agents;
       user = m.user;
       now = m.now;
-      if (state.folder !== m.folder) state.folder = m.folder;
+      first = m.first;
+      total = m.total;
+      loaded = true;
+      if (state.folder !== m.folder) {
+        if (state.folder !== undefined) focus = undefined;
+        state.folder = m.folder;
+      }
       save();
-      index();
+      win = undefined;
       pending = { reason: 'first paint', since };
       chrome.ready();
-      refilter();
+      render();
       break;
-    case 'append': {
+    case 'window': {
+      if (m.reason === 'query' && m.seq === asked?.seq) inFlight = false;
+      // An answer to an older question (another is on its way), or a part of a window not held.
+      if (m.seq !== asked?.seq || (m.partial && !win)) break;
       now = m.now;
-      const added = unpackItems(m.items);
-      mergeByTime(data.items, added);
-      for (const i of added) byId.set(i.id, i);
-      for (const i of added) if (i.open.type === 'decision') decisions.set(i.open.id, i);
-      for (const r of m.resolved) {
-        const w = byId.get(r.id);
-        if (w) [w.end, w.standing] = [r.end, undefined];
-      }
-      const known = new Set(data.lanes.map(l => l.id));
-      const f = filter();
-      if (added.some(i => !known.has(i.lane))) {
-        data.lanes = lanesOf(user, agents as never, data.items, data.arrows);
-        pending = { reason: 'update after an append', since };
-        refilter();
-        break;
-      }
-      const visible = added.filter(i => itemVisible(i, f));
-      mergeByTime(shown, visible);
-      for (const i of visible) if (i.end !== undefined || i.standing) spans.push(i);
-      pending = { reason: 'update after an append', since };
+      total = m.total;
+      const fresh = unpackItems(m.items);
+      // A part (after appends): the markers held before its start stay.
+      const kept = m.partial && win ? win.items.slice(0, firstAtOrAfter(win.items, m.start)) : [];
+      const counts = new Map<string, number>();
+      for (const item of kept) counts.set(item.id, win!.counts.get(item.id) ?? 1);
+      fresh.forEach((item, i) => counts.set(item.id, m.counts[i]));
+      const items = kept.length ? kept.concat(fresh) : fresh;
+      win = {
+        start: m.partial && win ? win.start : m.start,
+        end: m.end,
+        column: asked.column,
+        key: asked.key,
+        items,
+        counts,
+        bars: m.bars,
+        density: m.density,
+      };
+      if (focus) focus = counts.has(focus.id) ? items.find(i => i.id === focus!.id) : focus;
+      allLanes = m.lanes;
+      kinds = m.kinds;
+      relane();
+      if (m.reason === 'change' && !pending) pending = { reason: 'update after an append', since };
       render();
       break;
     }
     case 'relations':
-      data.arrows = m.arrows;
-      data.links = m.links;
-      if (m.arrows.some(a => !data.lanes.some(l => l.id === a.from) || (a.to && !data.lanes.some(l => l.id === a.to)))) {
-        data.lanes = lanesOf(user, agents as never, data.items, data.arrows);
-        refilter();
-      } else render();
-      break;
-    case 'decisions':
-      for (const p of m.patches) {
-        const it = byId.get(p.id);
-        if (!it) continue;
-        it.open = p.open;
-        it.status = p.status;
-        decisions.set(p.open.id, it);
-      }
+      arrows = m.arrows;
+      links = m.links;
+      decisions = new Map(m.decisions.map(([id, t, lane]) => [id, { t, lane }] as const));
       render();
+      break;
+    case 'stepped':
+      stepped(m.item);
       break;
     case 'activeFile':
       activeFile = m.path;
       chrome.setActiveFile(activeFile);
-      if (state.filter.activeFile) refilter();
+      if (state.filter.activeFile) render();
       break;
     case 'empty':
       chrome.empty(m.message);

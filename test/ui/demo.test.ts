@@ -19,6 +19,7 @@ import {
   openFile,
   openViewContainer,
   pane,
+  pickQuickItem,
   runCommand,
   screenshot,
   showOnlyPane,
@@ -290,6 +291,33 @@ async function main(): Promise<void> {
       await frame.locator('.handoff', { hasText: 'continues an earlier handoff' }).first().waitFor({ state: 'visible', timeout: 15000 });
       await sleep(500); // the frame after the last message
       await picture('timeline');
+    },
+    { needs: [opened] },
+  );
+
+  await step(
+    "Show Graph on jwt.ts's Ed25519 decision: its chain, files and knowledge graph neighbours by name (the README picture)",
+    async () => {
+      const p = page();
+      // jwt.ts is open from the Context step: its tab brings it back.
+      await p.locator('.tabs-container .tab', { hasText: 'jwt.ts' }).first().click();
+      await sleep(500);
+      await runCommand(p, 'Twining: Show Graph');
+      await pickQuickItem(p, /Ed25519/);
+      const graph = p.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+      await graph.locator('.node.focus').first().waitFor({ state: 'visible', timeout: 30000 });
+      const labels = await graph.locator('.node').evaluateAll(nodes => nodes.map(n => n.getAttribute('aria-label') ?? ''));
+      console.log(`    graph nodes:\n${labels.map(l => `      ${l}`).join('\n')}`);
+      // A neighbour named by a bare decision id would be unreadable: every label is words.
+      const bare = labels.filter(l => /: [0-9A-HJKMNP-TV-Z]{26}$/.test(l));
+      if (bare.length) throw new Error(`nodes named by a bare id: ${bare.join('; ')}`);
+      // The graph's editor group alone on the screen for the picture, then back as it was.
+      await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
+      await runCommand(p, 'View: Toggle Maximize Editor Group');
+      await sleep(800);
+      await picture('decision-graph');
+      await runCommand(p, 'View: Toggle Maximize Editor Group');
+      await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
     },
     { needs: [opened] },
   );

@@ -78,7 +78,9 @@ export class GraphPanel implements vscode.Disposable {
         void this.panel.webview.postMessage({ type: 'empty', message: `The decision ${target.decisionId} has no readable record.` });
         return;
       }
-      const graph = decisionGraph(story, await readKnowledgeGraph(target.folder.dir));
+      const index = await target.folder.run(engine => engine.decisions({}));
+      const summaries = new Map(index.decisions.filter(d => typeof d.id === 'string').map(d => [d.id, String(d.summary ?? d.id)] as const));
+      const graph = decisionGraph(story, await readKnowledgeGraph(target.folder.dir), summaries);
       this.panel.title = `Graph: ${truncate(graph.title, 40)}`;
       void this.panel.webview.postMessage({ type: 'graph', graph, state: { folder: target.folder.key, decisionId: target.decisionId } });
     } catch (error) {
@@ -117,8 +119,12 @@ async function readKnowledgeGraph(dir: string): Promise<KnowledgeGraph | undefin
     const [entities, relations] = await Promise.all([read('entities.json'), read('relations.json')]);
     if (!Array.isArray(entities) || !Array.isArray(relations)) return undefined;
     return {
-      entities: (entities as Partial<Record<'id' | 'name' | 'type', unknown>>[]).filter(
-        (e): e is { id: string; name: string; type: string } => !!e && typeof e.id === 'string' && typeof e.name === 'string',
+      entities: (entities as Partial<Record<'id' | 'name' | 'type' | 'properties', unknown>>[]).filter(
+        (e): e is { id: string; name: string; type: string; properties?: Record<string, unknown> } =>
+          !!e &&
+          typeof e.id === 'string' &&
+          typeof e.name === 'string' &&
+          (e.properties === undefined || (typeof e.properties === 'object' && e.properties !== null)),
       ),
       relations: (relations as Partial<Record<'source' | 'target' | 'type', unknown>>[]).filter(
         (r): r is { source: string; target: string; type: string } => !!r && typeof r.source === 'string' && typeof r.target === 'string',

@@ -1,138 +1,220 @@
 /**
- * What the timeline webview is sent for one folder: everything once, then only what changed. The
- * engine reads the blackboard incrementally (store/jsonl.ts keeps every parsed line and appends
- * new ones), so after a change the feed sends the entries past the last one it sent: the history
- * is neither re-read from disk nor sent again. A rewritten file (dismiss, archive, checkout) makes
- * a new list, and then everything is sent again.
+ * What the timeline webview is sent for one folder. The feed holds the timeline's items
+ * (present/timeline-window.ts) and answers the page's queries with the window it looks at: at
+ * most one marker per lane and column, bars, counts and a density of the rest, never the history.
+ * The engine reads the blackboard incrementally (store/jsonl.ts keeps every parsed line and
+ * appends new ones), so after a change the feed adds the entries past the last one it took, and
+ * sends the page's window again: the history is neither re-read from disk nor sent. A rewritten
+ * file (dismiss, archive, checkout) makes a new list, and then the items are built again.
  */
-import type { BlackboardEntry, DecisionIndexEntry, HandoffIndexLine, TwiningEngine } from '../../core';
+import type { AgentRecord, BlackboardEntry, DecisionIndexEntry, HandoffIndexLine, TwiningEngine } from '../../core';
 import type { ChangeKind } from '../model/change-kinds';
 import type { TwiningFolder } from '../model/folders';
 import { mapBounded } from '../../core/store/bounded';
 import {
+  buildTimeline,
   byTime,
   decisionLookup,
   entryItem,
   handoffArrow,
+  lanesOf,
   latestHandoffLines,
   recordLinks,
   type HandoffExtra,
+  type TimelineArrow,
   type TimelineItem,
+  type TimelineLane,
 } from '../present/timeline-layout';
-import { buildTimeline } from '../present/timeline-layout';
-import type { ToWebview } from './timeline-messages';
+import { TimelineIndex, type WindowQuery } from '../present/timeline-window';
+import type { FromWebview, ToWebview } from './timeline-messages';
 import { packItems } from '../present/timeline-packing';
 
 /** At most this many superseded decisions are followed to their replacement (one record read each). */
 const SUPERSESSION_LIMIT = 5000;
 
+type Msg<T extends ToWebview['type']> = Extract<ToWebview, { type: T }>;
+
 export class TimelineFeed {
-  /** How many blackboard entries were sent, and the last of them (the same object while the file is only appended to). */
-  private sent = 0;
-  private lastSent: BlackboardEntry | undefined;
+  /** How many blackboard entries were taken, and the last of them (the same object while the file is only appended to). */
+  private taken = 0;
+  private lastTaken: BlackboardEntry | undefined;
+  private index = new TimelineIndex();
+  private lanes: TimelineLane[] = [];
+  private agents: readonly AgentRecord[] = [];
+  private arrows: TimelineArrow[] = [];
   private lookup = new Map<string, DecisionIndexEntry>();
-  /** Decision items as sent: entry id -> "record id|status". */
+  /** Decision items as last seen: entry id -> "record id|status". */
   private decisionItems = new Map<string, string>();
   private warnings = new Set<string>();
   private handoffExtras = new Map<string, HandoffExtra>();
   /** Superseded decision id -> the id of the decision that superseded it. */
   private replacements = new Map<string, string>();
+  /** The page's last query, sent again after each change. */
+  private query: (WindowQuery & { seq: number }) | undefined;
+  private loaded = false;
+  private loading: Promise<unknown> | undefined;
+  /** The last full read: the engine's refresh, and all of it with the items laid out (the benchmark reports them). */
+  readonly timings = { readMs: NaN, loadMs: NaN };
+  /** How many windows were sent in part (after appends): the host test reads it. */
+  partials = 0;
 
   constructor(
     readonly folder: TwiningFolder,
     private readonly user: () => string,
   ) {}
 
-  /** Everything: items, lanes and the handoff arrows from their index lines (records come with `relations`). */
-  reset(): Promise<Extract<ToWebview, { type: 'reset' }>> {
+  /** Reads the folder (the whole blackboard once) and says who is who and where the history starts. */
+  reset(): Promise<Msg<'reset'>> {
     return this.folder.run(async engine => {
+      const t0 = performance.now();
       await engine.refresh();
+      this.timings.readMs = performance.now() - t0;
       const [decisions, agents, handoffs] = await Promise.all([this.decisionIndex(engine), engine.agents({}), this.handoffLines(engine)]);
       this.lookup = decisionLookup(decisions);
+      this.agents = agents.agents;
       const entries = engine.blackboard.entries;
-      this.sent = entries.length;
-      this.lastSent = entries[entries.length - 1];
-      const data = buildTimeline({ entries, handoffs, handoffRecords: this.handoffExtras, decisions, agents: agents.agents, user: this.user() });
+      this.taken = entries.length;
+      this.lastTaken = entries[entries.length - 1];
+      const data = buildTimeline({ entries, handoffs, handoffRecords: this.handoffExtras, decisions, agents: this.agents, user: this.user() });
+      this.index = new TimelineIndex(data.items);
+      this.arrows = data.arrows;
+      this.lanes = data.lanes;
       this.decisionItems.clear();
       this.warnings.clear();
       for (const item of data.items) this.remember(item);
-      return {
-        type: 'reset',
-        folder: this.folder.key,
-        user: this.user(),
-        now: engine.now().getTime(),
-        data: { lanes: data.lanes, arrows: data.arrows, links: data.links },
-        items: packItems(data.items),
-        agents: agents.agents.map(a => ({ id: a.agent_id, ...(a.role ? { role: a.role } : {}) })),
-      };
+      this.loaded = true;
+      this.timings.loadMs = performance.now() - t0;
+      return this.hello(engine.now().getTime());
     });
+  }
+
+  /** The page's start (first load, shown again): what the feed holds, read once and kept up to date since. */
+  async opened(): Promise<Msg<'reset'>> {
+    this.query = undefined; // a new page: it holds no window yet
+    if (!this.loaded) await this.load();
+    return this.hello(this.folder.engine.now().getTime());
+  }
+
+  /** Reads the folder once (the panel starts it as soon as it opens, while the page loads). */
+  load(): Promise<unknown> {
+    return (this.loading ??= this.reset().catch(error => {
+      this.loading = undefined;
+      throw error;
+    }));
+  }
+
+  private hello(now: number): Msg<'reset'> {
+    return { type: 'reset', folder: this.folder.key, user: this.user(), now, first: this.index.first, total: this.index.size };
+  }
+
+  /** The window the page asks for (remembered, and sent again after each change). */
+  async window(query: WindowQuery & { seq: number }, reason: 'query' | 'change' = 'query'): Promise<Msg<'window'>> {
+    this.query = query;
+    if (!this.loaded) await this.load();
+    const now = this.folder.engine.now().getTime();
+    // After appends only the columns from the first appended entry on are sent again.
+    const from = this.index.takeChangedFrom();
+    const w = this.index.window(query, now, reason === 'change' ? from : -Infinity);
+    if (w.start > query.start) this.partials++;
+    return {
+      type: 'window',
+      seq: query.seq,
+      reason,
+      partial: w.start > query.start,
+      now,
+      start: w.start,
+      end: w.end,
+      items: packItems(w.items),
+      counts: Uint32Array.from(w.counts),
+      bars: w.bars,
+      total: this.index.size,
+      lanes: this.lanes,
+      kinds: this.index.kinds,
+      density: this.index.density(query.filter, now),
+    };
+  }
+
+  /** The keyboard's move (see TimelineIndex.step). */
+  step(m: Extract<FromWebview, { type: 'step' }>): Msg<'stepped'> {
+    let item: TimelineItem | undefined;
+    for (const lane of m.lanes) if ((item = this.index.step(lane, m.from, m.dir, m.filter))) break;
+    return { type: 'stepped', ...(item ? { item } : {}) };
   }
 
   /** The messages for one change of the folder's data (empty when nothing the timeline shows changed). */
   async changed(kinds: ReadonlySet<ChangeKind>): Promise<ToWebview[]> {
-    if (kinds.has('presence') || kinds.has('trust') || kinds.has('settings') || kinds.has('registry')) return [await this.reset()];
+    if (!this.loaded) return [];
     const out: ToWebview[] = [];
-    if (kinds.has('decisions')) {
-      const patches = await this.decisionPatches();
-      if (patches.length) out.push({ type: 'decisions', patches });
+    let dirty = false;
+    if (kinds.has('presence') || kinds.has('trust') || kinds.has('settings') || kinds.has('registry')) {
+      out.push(await this.reset());
+      dirty = true;
+    } else {
+      if (kinds.has('decisions')) dirty = (await this.patchDecisions()) || dirty;
+      if (kinds.has('blackboard')) {
+        const appended = await this.appended();
+        if (appended === undefined) out.push(await this.reset());
+        dirty = dirty || appended !== false;
+      }
     }
-    if (kinds.has('blackboard')) {
-      const delta = await this.appended();
-      if (!delta) return [await this.reset()];
-      if (delta.items.count || delta.resolved.length) out.push(delta);
-    }
-    if (kinds.has('handoffs') || kinds.has('handoffRecords') || kinds.has('decisions')) out.push(await this.relations());
+    if (kinds.has('handoffs') || kinds.has('handoffRecords') || kinds.has('decisions') || out.length) out.push(await this.relations());
+    if (dirty && this.query) out.push(await this.window(this.query, 'change'));
     return out;
   }
 
-  /** The entries appended since the last message, or undefined when the file was rewritten. */
-  private appended(): Promise<Extract<ToWebview, { type: 'append' }> | undefined> {
+  /** Takes the entries appended since the last look: true when some were, false when none, undefined when the file was rewritten. */
+  private appended(): Promise<boolean | undefined> {
     return this.folder.run(engine => {
       const entries = engine.blackboard.entries;
-      if (entries.length < this.sent || (this.sent > 0 && entries[this.sent - 1] !== this.lastSent)) return undefined;
-      const added = entries.slice(this.sent);
-      this.sent = entries.length;
-      this.lastSent = entries[entries.length - 1];
+      if (entries.length < this.taken || (this.taken > 0 && entries[this.taken - 1] !== this.lastTaken)) return undefined;
+      if (entries.length === this.taken) return false;
+      const added = entries.slice(this.taken);
+      this.taken = entries.length;
+      this.lastTaken = entries[entries.length - 1];
       const items: TimelineItem[] = [];
-      const resolved: { id: string; end: number }[] = [];
       for (const entry of added) {
         const item = entryItem(entry, this.lookup);
-        if (item) {
-          items.push(item);
-          this.remember(item);
-        }
-        const at = Date.parse(String(entry.timestamp));
-        if (Array.isArray(entry.relates_to)) for (const id of entry.relates_to) if (this.warnings.delete(id)) resolved.push({ id, end: at });
+        if (item) items.push(item);
       }
-      return { type: 'append', now: engine.now().getTime(), items: packItems(byTime(items)), resolved };
+      this.index.add(items);
+      for (const item of items) this.remember(item);
+      for (const entry of added) {
+        if (!Array.isArray(entry.relates_to)) continue;
+        const at = Date.parse(String(entry.timestamp));
+        for (const id of entry.relates_to) if (this.warnings.delete(id)) this.index.resolve(id, at);
+      }
+      const known = new Set(this.lanes.map(l => l.id));
+      if (items.some(i => !known.has(i.lane))) this.lanes = lanesOf(this.user(), this.agents, this.index.all, this.arrows);
+      return true;
     });
   }
 
-  /** Decision items whose record or status changed since they were sent. */
-  private decisionPatches(): Promise<Extract<ToWebview, { type: 'decisions' }>['patches']> {
+  /** Decision items whose record or status changed since they were seen; true when any did. */
+  private patchDecisions(): Promise<boolean> {
     return this.folder.run(async engine => {
       this.lookup = decisionLookup(await this.decisionIndex(engine));
-      const patches: Extract<ToWebview, { type: 'decisions' }>['patches'] = [];
-      const entries = engine.blackboard.entries;
-      for (let i = 0; i < this.sent && i < entries.length; i++) {
-        const entry = entries[i];
-        if (entry.entry_type !== 'decision' || !this.decisionItems.has(entry.id)) continue;
-        const item = entryItem(entry, this.lookup);
+      let changed = false;
+      for (const [id, before] of this.decisionItems) {
+        const item = this.index.get(id);
         if (!item) continue;
-        const key = `${item.open.id}|${item.status ?? ''}`;
-        if (this.decisionItems.get(item.id) === key) continue;
-        this.decisionItems.set(item.id, key);
-        patches.push({ id: item.id, open: item.open, ...(item.status ? { status: item.status } : {}) });
+        const entry = { entry_type: 'decision', id, scope: item.scope, summary: item.summary, timestamp: new Date(item.t).toISOString() };
+        const fresh = entryItem(entry as BlackboardEntry, this.lookup);
+        if (!fresh) continue;
+        const key = `${fresh.open.id}|${fresh.status ?? ''}`;
+        if (key === before) continue;
+        this.decisionItems.set(id, key);
+        this.index.patch(id, { open: fresh.open, status: fresh.status });
+        changed = true;
       }
-      return patches;
+      return changed;
     });
   }
 
   /**
    * The handoff arrows with what their records add (read once per handoff, again when its
-   * acknowledgement arrives), and the continues and supersedes links.
+   * acknowledgement arrives), the continues and supersedes links, and where the linked decisions are.
    */
-  relations(): Promise<Extract<ToWebview, { type: 'relations' }>> {
+  relations(): Promise<Msg<'relations'>> {
     return this.folder.run(async engine => {
       const lines = latestHandoffLines(await this.handoffLines(engine));
       const stale = lines.filter(l => !this.handoffExtras.has(l.id) || (l.acknowledged === true && !this.handoffExtras.get(l.id)?.acknowledged_by));
@@ -143,7 +225,11 @@ export class TimelineFeed {
           ...(typeof record?.acknowledged_by === 'string' ? { acknowledged_by: record.acknowledged_by, acknowledged_at: record.acknowledged_at } : {}),
         });
       });
-      const arrows = byTime(lines.map(l => handoffArrow(l, this.handoffExtras.get(l.id))).filter(a => a !== undefined));
+      this.arrows = byTime(lines.map(l => handoffArrow(l, this.handoffExtras.get(l.id))).filter(a => a !== undefined));
+      const known = new Set(this.lanes.map(l => l.id));
+      if (this.arrows.some(a => !known.has(a.from) || (a.to !== undefined && !known.has(a.to)))) {
+        this.lanes = lanesOf(this.user(), this.agents, this.index.all, this.arrows);
+      }
       const superseded = (await this.decisionIndex(engine)).filter(d => d.status === 'superseded' && !this.replacements.has(d.id)).slice(0, SUPERSESSION_LIMIT);
       await mapBounded(superseded, async d => {
         const story = await engine.decisionStory(d.id).catch(() => undefined);
@@ -151,7 +237,11 @@ export class TimelineFeed {
         if (next) this.replacements.set(d.id, next);
       });
       const decisionRecords = new Map([...this.replacements].map(([old, next]) => [next, { supersedes: old }] as const));
-      return { type: 'relations', arrows, links: recordLinks(arrows, decisionRecords) };
+      const links = recordLinks(this.arrows, decisionRecords);
+      const ends = new Set(links.filter(l => l.kind === 'supersedes').flatMap(l => [l.from, l.to]));
+      const decisions: Msg<'relations'>['decisions'] = [];
+      if (ends.size) for (const i of this.index.all) if (i.open.type === 'decision' && ends.has(i.open.id)) decisions.push([i.open.id, i.t, i.lane]);
+      return { type: 'relations', arrows: this.arrows, links, decisions };
     });
   }
 

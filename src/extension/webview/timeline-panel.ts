@@ -1,9 +1,10 @@
 /**
  * Twining: Open Timeline. One webview panel per window showing one workspace folder's team over
  * time (the layout data comes from present/timeline-layout.ts through timeline-feed.ts; the page is
- * src/webview-ui/timeline-view.ts). The panel sends everything when the page asks (on first load,
- * after being hidden, after a reload), then only deltas as the folder's data changes. Clicks open
- * the same documents the views open.
+ * src/webview-ui/timeline-view.ts). The page holds only the window it shows: it asks for it, the
+ * feed answers from the items it keeps (read once, then kept current from the engine's change
+ * events, also while the page is hidden) and sends the window again after each change. Clicks
+ * open the same documents the views open.
  */
 import * as vscode from 'vscode';
 import type { TwiningSession } from '../session';
@@ -24,6 +25,9 @@ export interface PaintReport {
   drawMs: number;
   reason: string;
   at: number;
+  /** The extension's part of a first paint: reading the folder (the engine's refresh), and that with the items laid out. */
+  readMs?: number;
+  loadMs?: number;
 }
 
 export class TimelinePanel implements vscode.Disposable {
@@ -35,6 +39,8 @@ export class TimelinePanel implements vscode.Disposable {
   readonly paints: PaintReport[] = [];
   /** Whether the page is loaded and listening (a hidden panel's page is gone until it is shown again). */
   private ready = false;
+  /** Whether the page still waits for the arrows and links (sent after its first window). */
+  private relationsDue = false;
 
   /** Opens the timeline (or shows the open one) for `folder`, or the first folder with `.twining/`. */
   static async show(ctx: TwiningSession, folder?: TwiningFolder): Promise<TimelinePanel> {
@@ -79,7 +85,8 @@ export class TimelinePanel implements vscode.Disposable {
       onFolderChange(
         ctx.folders,
         () => this.feed?.folder,
-        kinds => this.ready && this.enqueue(async () => (this.feed ? this.feed.changed(kinds) : [])),
+        // Also while the page is hidden: the feed keeps its items current, and only what a shown page needs is posted.
+        kinds => this.enqueue(async () => (this.feed ? this.feed.changed(kinds) : [])),
       ),
       // Hidden, the page is unloaded (no retainContextWhenHidden: it keeps its state with setState and
       // asks for everything again when shown).
@@ -94,6 +101,8 @@ export class TimelinePanel implements vscode.Disposable {
   /** Shows `folder` (a new feed: everything is sent again). */
   private use(folder: TwiningFolder): void {
     this.feed = new TimelineFeed(folder, () => this.ctx.agentId());
+    // The folder is read while the page loads: the page's first question finds it ready.
+    inBackground('Timeline: reading the folder', this.feed.load());
     this.panel.title = this.ctx.folders.all().length > 1 ? `Twining Timeline: ${folder.name}` : 'Twining Timeline';
     if (this.ready) this.sendAll();
   }
@@ -104,6 +113,20 @@ export class TimelinePanel implements vscode.Disposable {
         this.ready = true;
         this.sendAll();
         break;
+      case 'query': {
+        const { type: _type, ...query } = message;
+        this.enqueue(async () => (this.feed ? [await this.feed.window(query)] : []));
+        // The records behind the arrows and links come after the first paint.
+        if (this.relationsDue && this.feed) {
+          const feed = this.feed;
+          this.relationsDue = false;
+          this.enqueue(async () => [await feed.relations()]);
+        }
+        break;
+      }
+      case 'step':
+        this.enqueue(() => Promise.resolve(this.feed ? [this.feed.step(message)] : []));
+        break;
       case 'open':
         inBackground('Timeline: opening a record', this.open(message.ref.type, message.ref.id));
         break;
@@ -111,7 +134,14 @@ export class TimelinePanel implements vscode.Disposable {
         void vscode.commands.executeCommand('twining.showGraph', { id: message.decisionId, folder: this.feed?.folder.root });
         break;
       case 'painted':
-        this.paints.push({ items: message.items, ms: message.ms, drawMs: message.drawMs, reason: message.reason, at: Date.now() });
+        this.paints.push({
+          items: message.items,
+          ms: message.ms,
+          drawMs: message.drawMs,
+          reason: message.reason,
+          at: Date.now(),
+          ...(message.reason === 'first paint' && this.feed ? this.feed.timings : {}),
+        });
         if (this.paints.length > 100) this.paints.shift();
         log.info(`Timeline: ${message.reason} painted ${message.items} entries in ${message.ms.toFixed(1)} ms.`);
         break;
@@ -124,10 +154,10 @@ export class TimelinePanel implements vscode.Disposable {
       void this.post({ type: 'empty', message: 'No workspace folder has a .twining/ folder yet.' });
       return;
     }
-    this.enqueue(async () => [await feed.reset()]);
+    // Who is who and where the history starts; the page then asks for the window it shows.
+    this.enqueue(async () => [await feed.opened()]);
     this.sendActiveFile();
-    // The records behind the arrows and links come after the first paint.
-    this.enqueue(async () => [await feed.relations()]);
+    this.relationsDue = true;
   }
 
   private sendActiveFile(): void {
@@ -140,7 +170,7 @@ export class TimelinePanel implements vscode.Disposable {
     this.queue = this.queue
       .then(work)
       .then(async messages => {
-        for (const m of messages) await this.post(m);
+        for (const m of messages) if (this.ready) await this.post(m);
       })
       .catch(error => {
         log.warn(`Timeline: ${messageOf(error)}`);
