@@ -148,7 +148,9 @@ describe('reconsider, override, promote', () => {
     assert.equal(r.overridden, true);
     assert.equal(r.old_summary, before.summary);
     const old = readJson(root, `decisions/${VERSIONED}.json`);
-    assert.deepEqual(Object.keys(old), [...Object.keys(before), 'overridden_by', 'override_reason']);
+    // twining-mcp 2.x's back-link to the replacement comes last (src/utils/types.ts superseded_by).
+    assert.deepEqual(Object.keys(old), [...Object.keys(before), 'overridden_by', 'override_reason', 'superseded_by']);
+    assert.equal(old.superseded_by, r.new_decision_id);
     // As in twining-mcp, the replacement's supersedes makes the overridden decision superseded.
     assert.deepEqual([old.status, old.overridden_by, old.override_reason], ['superseded', 'human', 'Clients pin versions by header']);
     const replacement = readJson(root, `decisions/${r.new_decision_id}.json`);

@@ -161,8 +161,20 @@ describe('resolve', () => {
       ['authored', ['Single region'], 'main', '01KAW0000000000000DECSN001'],
     );
 
+    // A decision superseded here gets twining-mcp 2.x's back-link, every other field kept.
+    const next = await ws.decide({
+      domain: 'security',
+      scope: 'src/auth/',
+      summary: 'Sessions in encrypted cookies',
+      context: 'c',
+      rationale: 'r',
+      supersedes: D2,
+    });
+    const old = JSON.parse(read(root, `decisions/${D2}.json`));
+    assert.deepEqual([old.status, old.superseded_by, old.rationale_source, old.provenance.branch], ['superseded', next.id, 'authored', 'main']);
+
     const why = await ws.why({ scope: 'src/auth/session.ts' });
-    assert.deepEqual(why.decisions.map(d => d.id).sort(), ['01KAW0000000000000DECSN001', D2]);
+    assert.deepEqual(why.decisions.map(d => d.id).sort(), ['01KAW0000000000000DECSN001', D2, next.id].sort());
     // A handoff without a scope concerns the whole project.
     assert.ok((await ws.scopeContext('src/auth/session.ts')).handoffs.some(h => h.id === H) === false);
     assert.ok((await ws.handoffs({ scope: 'src/auth/' })).handoffs.some(h => h.id === H));

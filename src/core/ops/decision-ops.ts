@@ -36,10 +36,10 @@ export async function decide(ctx: FolderStore, input: InputOf<'decide'>): Promis
  */
 export async function decideLocked(ctx: FolderStore, raw: unknown[], args: ParsedInputOf<'decide'>, tx: Transaction): Promise<DecideResult> {
   const agent_id = args.agent_id ?? 'main';
-  if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx);
+  const id = ctx.id();
+  if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx, id);
   // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
   const conflicts = conflictingDecisions(raw, args);
-  const id = ctx.id();
   const timestamp = ctx.timestamp();
   const status = statusOfNewDecision(conflicts);
   const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
@@ -68,9 +68,12 @@ async function assembledBefore(ctx: FolderStore, agentId: string): Promise<boole
   return !Number.isNaN(at) && at <= now && now - at <= ASSEMBLY_FRESH_MS;
 }
 
-/** Marks decision `id` superseded, in its record and in `raw` (the index items); NOT_FOUND when it does not exist. */
-async function supersede(ctx: FolderStore, raw: unknown[], id: string, tx: Transaction): Promise<void> {
-  const old = await setDecisionStatus(ctx, raw, id, 'superseded', tx);
+/**
+ * Marks decision `id` superseded by `by`, in its record (with twining-mcp 2.x's back-link
+ * `superseded_by`) and in `raw` (the index items); NOT_FOUND when it does not exist.
+ */
+async function supersede(ctx: FolderStore, raw: unknown[], id: string, tx: Transaction, by: string): Promise<void> {
+  const old = await setDecisionStatus(ctx, raw, id, 'superseded', tx, { superseded_by: by });
   if (!old) throw new TwiningError('NOT_FOUND', `decide: supersedes names decision ${id}, which does not exist; nothing was written`);
 }
 
