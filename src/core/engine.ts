@@ -119,6 +119,7 @@ export class TwiningEngine extends HistoryAndGraphTools {
    * the report was of this engine's own write. One stat per file.
    */
   async isCurrent(paths: readonly string[]): Promise<boolean> {
+    if (this.ctx.twoX) return false; // twining.db and records/ are looked at by a refresh
     for (const p of paths) if (!(await this.fileIsCurrent(p, kindOfPath(p)))) return false;
     return true;
   }
@@ -162,7 +163,9 @@ export class TwiningEngine extends HistoryAndGraphTools {
       const paths = (changedPaths ?? []).map(p => ({ p, kind: kindOfPath(p) }));
       let error: Error | undefined;
       try {
-        let current = changedPaths !== undefined;
+        // A 2.x folder: the rows and record files named (or any) brought into its 1.x copy first.
+        if (ctx.twoX) await ctx.twoX.sync(changedPaths?.map(p => path.join(this.root, p)));
+        let current = changedPaths !== undefined && !ctx.twoX;
         for (const { p, kind } of paths) if (current) current = await this.fileIsCurrent(p, kind);
         if (!current) {
           this.work.refreshes++;

@@ -34,7 +34,12 @@ export class Blackboard {
    */
   driftVersion = 0;
 
-  constructor(path: string, warn: (m: string) => void) {
+  constructor(
+    path: string,
+    warn: (m: string) => void,
+    /** Run before each refresh (a 2.x folder: its records brought up to date). */
+    private readonly before?: () => Promise<void>,
+  ) {
     this.file = new JsonlFile<BlackboardEntry>(path, warn);
   }
 
@@ -51,6 +56,7 @@ export class Blackboard {
   }
 
   async refresh(): Promise<boolean> {
+    await this.before?.();
     const result = await this.file.refresh();
     if (!result.changed) return false;
     // The first read is where the counters start, not a change.
@@ -178,7 +184,11 @@ export class HandoffIndex {
   private byTime?: HandoffIndexLine[];
   private ids?: Set<string>;
 
-  constructor(path: string, warn: (m: string) => void) {
+  constructor(
+    path: string,
+    warn: (m: string) => void,
+    private readonly before?: () => Promise<void>,
+  ) {
     this.file = new JsonlFile<HandoffIndexLine>(path, warn);
   }
   get lines(): readonly HandoffIndexLine[] {
@@ -187,6 +197,7 @@ export class HandoffIndex {
   private loaded = false;
 
   async refresh(): Promise<boolean> {
+    await this.before?.();
     const result = await this.file.refresh();
     if (!result.changed) return false;
     // The first read is where the counter starts, not a change.
@@ -235,6 +246,7 @@ export class JsonArrayFile<T> {
   constructor(
     readonly path: string,
     private readonly what: string,
+    private readonly before?: () => Promise<void>,
   ) {}
 
   /** Values derived from the items of one version (at most 64: one per scope asked about, say). */
@@ -265,6 +277,7 @@ export class JsonArrayFile<T> {
   }
 
   async get(): Promise<T[]> {
+    await this.before?.();
     const key = await this.statKey();
     if (key !== this.key) {
       this.raw = key === 'missing' ? [] : await readJsonArray(this.path, this.what);
