@@ -67,7 +67,7 @@ export function stableStringify(value: unknown): string {
     if (Array.isArray(v)) return v.map(sort);
     if (v !== null && typeof v === 'object') {
       const out: Record<string, unknown> = {};
-      for (const key of Object.keys(v as object).sort()) out[key] = sort((v as Record<string, unknown>)[key]);
+      for (const key of Object.keys(v).sort()) out[key] = sort((v as Record<string, unknown>)[key]);
       return out;
     }
     return v;
