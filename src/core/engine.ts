@@ -98,6 +98,15 @@ export class TwiningEngine extends HistoryAndGraphTools {
     return this.ctx.folderFormat();
   }
 
+  /**
+   * What this version cannot do with the folder's layout, in a sentence naming the folder: a newer
+   * format (not read), a twining-mcp 2.x folder without node:sqlite (read from records/, not
+   * written) or without its twining.db (no agents); undefined when everything is read and written.
+   */
+  formatNotice(): Promise<string | undefined> {
+    return this.ctx.formatNotice();
+  }
+
   /** Creates `.twining/` (or fills in its missing entries) without overwriting anything, and says `storage.backend: files`. */
   async init(): Promise<{ created: boolean; dir: string }> {
     this.ctx.assertWritable('init');

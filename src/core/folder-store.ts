@@ -14,7 +14,8 @@ import { Config, parseConfig } from './config';
 import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from './store/kept-files';
 import { HandoffRecords } from './store/handoff-records';
 import { FolderFormat, detectFolderFormat } from './store/folder-format';
-import { TwoXStore, isTwoXFolder, newMirrorDir } from './store/two-x-store';
+import { TwoXStore } from './store/two-x-store';
+import { isTwoXFolder, newMirrorDir } from './store/two-x-folder';
 import { TwiningError } from './errors';
 import { isWritableDate } from './timestamps';
 import { OperationName, ParsedInputOf, parseInput } from './schemas';
@@ -231,19 +232,24 @@ export class FolderStore {
    * no agents, no writes), or one that turned into a 2.x folder after this engine was made.
    */
   private async noticeFormat(): Promise<void> {
-    const format = await this.folderFormat().catch(() => undefined);
-    if (!format) return;
-    if (format.refusal) this.warn(format.refusal.replace(/; nothing was written/, ''));
-    else if (this.twoX) {
+    const notice = await this.formatNotice().catch(() => undefined);
+    if (notice) this.warn(notice);
+  }
+
+  /** What `noticeFormat` says about the folder's layout, or undefined when everything is read and written. */
+  async formatNotice(): Promise<string | undefined> {
+    const format = await this.folderFormat();
+    if (format.refusal) return format.refusal.replace(/; nothing was written/, '');
+    if (this.twoX) {
       const refusal = this.twoX.writeRefusal();
       if (refusal)
-        this.warn(
-          `${refusal.replace(/; nothing was written.*$/, '')}: its records are read from records/, its agents (kept only in twining.db) are not shown, and nothing is written to it`,
-        );
-    } else if (format.backend === 'sqlite' && format.reason !== 'fresh')
-      this.warn(
-        `${this.layout.dir} turned into twining-mcp 2.x's SQLite layout (twining.db and records/) after it was opened: open it again (reload the window, or start the command again) to read and write it there`,
-      );
+        return `${refusal.replace(/; nothing was written.*$/, '')}: its records are read from records/, its agents (kept only in twining.db) are not shown, and nothing is written to it`;
+      await this.twoX.sync();
+      return this.twoX.agentsUnavailable();
+    }
+    if (format.backend === 'sqlite' && format.reason !== 'fresh')
+      return `${this.layout.dir} turned into twining-mcp 2.x's SQLite layout (twining.db and records/) after it was opened: open it again (reload the window, or start the command again) to read and write it there`;
+    return undefined;
   }
 
   /** Looks at the folder again on the next write (init: fill in what is missing now). */

@@ -216,6 +216,39 @@ describe('writes to a 2.x SQLite folder', { skip }, () => {
     mcp.close();
   });
 
+  test("record files brought by a git pull show at the next refresh, and go into twining.db as twining-mcp's ingest puts them (the files win)", async () => {
+    const { two } = twins();
+    const dir = tw(two);
+    const engine = await openWorkspace(two, quiet);
+    const before = (await engine.decisions({})).total_count;
+    const pulled = {
+      id: '01KB3000000000000000000000',
+      timestamp: '2026-11-25T09:00:00.000Z',
+      agent_id: 'teammate',
+      domain: 'api',
+      scope: 'src/api/',
+      summary: 'Version the API in the path',
+      context: 'c',
+      rationale: 'r',
+      constraints: [],
+      alternatives: [],
+      depends_on: [],
+      confidence: 'high',
+      status: 'active',
+      reversible: true,
+      affected_files: [],
+      affected_symbols: [],
+      commit_hashes: [],
+    };
+    const file = mcpRecordPath(dir, 'decisions', pulled);
+    fs.writeFileSync(file, stableStringify(pulled));
+    const report = await engine.refresh([path.relative(two, file).split(path.sep).join('/')]);
+    assert.ok(report.kinds.includes('decisions'), JSON.stringify(report));
+    assert.equal((await engine.decisions({})).total_count, before + 1);
+    assert.deepEqual(JSON.parse(rowOf(dir, 'decisions', pulled.id)!.data), pulled);
+    assertAgree(dir);
+  });
+
   test("two processes writing at once, ours and one with twining-mcp's transactions, lose nothing", async () => {
     const { two } = twins();
     const dir = tw(two);

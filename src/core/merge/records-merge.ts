@@ -31,7 +31,9 @@ export function mergePost(base: JsonObject | undefined, a: JsonObject, b: JsonOb
     const order = compareStrings(text(a.resolved_at, ''), text(b.resolved_at, ''));
     primary = order < 0 ? a : order > 0 ? b : firstOf(a, b);
     if (order !== 0)
-      notes.push(`${label}: resolved on both sides; kept the first resolve (${text(primary.resolved_at, 'no time')}, by ${text(primary.resolved_by, 'unknown')})`);
+      notes.push(
+        `${label}: resolved on both sides; kept the first resolve (${text(primary.resolved_at, 'no time')}, by ${text(primary.resolved_by, 'unknown')})`,
+      );
   } else primary = resolved(a) ? a : resolved(b) ? b : firstOf(a, b);
   const merged = mergeObject(base, primary, primary === a ? b : a, { label, notes });
   if (resolved(primary))

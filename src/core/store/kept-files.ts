@@ -34,13 +34,9 @@ export class Blackboard {
    */
   driftVersion = 0;
 
-  constructor(
-    path: string,
-    warn: (m: string) => void,
-    /** Run before each refresh (a 2.x folder: its records brought up to date). */
-    private readonly before?: () => Promise<void>,
-  ) {
-    this.file = new JsonlFile<BlackboardEntry>(path, warn);
+  /** `before` runs before each read (a 2.x folder: its records brought up to date). */
+  constructor(path: string, warn: (m: string) => void, before?: () => Promise<void>) {
+    this.file = new JsonlFile<BlackboardEntry>(path, warn, undefined, before);
   }
 
   get entries(): readonly BlackboardEntry[] {
@@ -56,7 +52,6 @@ export class Blackboard {
   }
 
   async refresh(): Promise<boolean> {
-    await this.before?.();
     const result = await this.file.refresh();
     if (!result.changed) return false;
     // The first read is where the counters start, not a change.
@@ -184,12 +179,8 @@ export class HandoffIndex {
   private byTime?: HandoffIndexLine[];
   private ids?: Set<string>;
 
-  constructor(
-    path: string,
-    warn: (m: string) => void,
-    private readonly before?: () => Promise<void>,
-  ) {
-    this.file = new JsonlFile<HandoffIndexLine>(path, warn);
+  constructor(path: string, warn: (m: string) => void, before?: () => Promise<void>) {
+    this.file = new JsonlFile<HandoffIndexLine>(path, warn, undefined, before);
   }
   get lines(): readonly HandoffIndexLine[] {
     return this.file.all;
@@ -197,7 +188,6 @@ export class HandoffIndex {
   private loaded = false;
 
   async refresh(): Promise<boolean> {
-    await this.before?.();
     const result = await this.file.refresh();
     if (!result.changed) return false;
     // The first read is where the counter starts, not a change.

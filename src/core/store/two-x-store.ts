@@ -19,19 +19,18 @@
  * made from the record files at the first write, as twining-mcp's ingest does at its start.
  */
 import { AsyncLocalStorage } from 'async_hooks';
-import { promises as fs, readFileSync, readdirSync, statSync, mkdtempSync, rmSync } from 'fs';
-import * as os from 'os';
+import { promises as fs } from 'fs';
 import * as path from 'path';
 import { databaseFile, hasTwiningTables, openDatabase, sqliteMissingReason, SqliteDatabase } from './sqlite-db';
-import { isSqliteDatabase, readFormatKeys } from './folder-format';
+import { isSqliteDatabase } from './folder-format';
+import { hasDatabaseHeader } from './two-x-folder';
+import { TABLE, handoffIndexData, restore, writeRow } from './two-x-rows';
 import { DbSource, Delta, Item, RecordsSource, Source, StateKind, TwoXState, seqOrder } from './two-x-state';
 import { TwoXMirror } from './two-x-mirror';
-import { RecordKind, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
+import { RecordKind, readRecordFile, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
 import { recordText } from './record-text';
-import { indexLineOf } from './index-lines';
 import { processIsAlive, writeAtomic } from './files';
 import { TwiningError } from '../errors';
-import type { HandoffRecord } from '../records';
 
 /** One record file a write changes: its bytes before and after, and the row text it goes with (null: none). */
 interface JournalEntry {
@@ -44,68 +43,6 @@ interface JournalEntry {
 }
 
 const JOURNAL = /^twining\.db-twining-write-(\d+)\.json$/;
-
-/** Mirror folders of this process, removed when it exits. */
-const mirrors = new Set<string>();
-let cleanupHooked = false;
-
-/** Whether `.twining/` (`dir`) is in twining-mcp 2.x's SQLite layout, looked at synchronously (config.yml, then twining.db and records/). */
-export function isTwoXFolder(dir: string): boolean {
-  let text: string | undefined;
-  try {
-    text = readFileSync(path.join(dir, 'config.yml'), 'utf8');
-  } catch {
-    text = undefined;
-  }
-  const { backend } = readFormatKeys(text);
-  if (backend === 'files') return false;
-  const frozen = [path.join(dir, 'events'), path.join(recordsDir(dir), 'RECORDS-FROZEN.md')].some(p => statSync(p, { throwIfNoEntry: false }));
-  if (frozen) return false; // format 3: refused (folder-format.ts), never misread
-  if (backend === 'sqlite') return true;
-  return hasDatabaseHeader(databaseFile(dir)) || hasAnyFileSync(recordsDir(dir));
-}
-
-function hasDatabaseHeader(file: string): boolean {
-  try {
-    const st = statSync(file);
-    if (!st.isFile() || st.size < 16) return false;
-    return readFileSync(file).subarray(0, 16).toString('latin1') === 'SQLite format 3\0';
-  } catch {
-    return false;
-  }
-}
-
-function hasAnyFileSync(dir: string): boolean {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return false;
-  }
-  return entries.some(e => e.isFile()) || entries.some(e => e.isDirectory() && hasAnyFileSync(path.join(dir, e.name)));
-}
-
-/** A new, empty mirror folder for this process (`<tmp>/twining-2x-XXXX/.twining`), removed at exit. */
-export function newMirrorDir(): string {
-  const base = mkdtempSync(path.join(os.tmpdir(), 'twining-2x-'));
-  mirrors.add(base);
-  if (!cleanupHooked) {
-    cleanupHooked = true;
-    process.once('exit', () => {
-      for (const m of mirrors) rmSync(m, { recursive: true, force: true });
-    });
-  }
-  return path.join(base, '.twining');
-}
-
-const TABLE: Record<StateKind, string> = {
-  posts: 'blackboard',
-  decisions: 'decisions',
-  handoffs: 'handoffs',
-  relations: 'relations',
-  entities: 'entities',
-  agents: 'agents',
-};
 
 export class TwoXStore {
   readonly state = new TwoXState();
@@ -198,8 +135,45 @@ export class TwoXStore {
       if (Date.now() - this.lastScan < 500) return;
       this.lastScan = Date.now();
     }
+    if (this.db && !this.readOnly && hints?.length && paths) await this.ingest(paths);
     const deltas = await this.source!.poll(this.state, hints?.length ? hints : undefined);
     if (deltas.length) await this.mirror.apply(deltas, this.state);
+  }
+
+  /**
+   * Record files reported changed (a `git pull`, another clone's export) that differ from their
+   * rows: the files win, as in twining-mcp's ingest (src/storage/sync/record-ingest.ts): a missing
+   * or different row is written from the file, and the row of a file that is gone is deleted.
+   */
+  private async ingest(paths: readonly string[]): Promise<void> {
+    const db = this.db!;
+    const changes: Delta[] = [];
+    for (const file of paths) {
+      const hint = recordOfPath(file);
+      if (!hint || !path.isAbsolute(file) || !file.startsWith(recordsDir(this.dir) + path.sep)) continue;
+      const value = await readRecordFile(file, hint.id).catch(() => null);
+      if (value === null) continue; // unreadable (being written): the next report has it
+      const row = db.prepare(`SELECT data FROM ${TABLE[hint.kind]} WHERE id = ?`).get(hint.id);
+      if (value === undefined) {
+        if (row && (hint.kind !== 'posts' || recordFile(this.dir, 'posts', JSON.parse(String(row.data)) as { id: string }) === file))
+          changes.push({ kind: hint.kind, id: hint.id });
+        continue;
+      }
+      if (row && recordText(JSON.parse(String(row.data))) === recordText(value)) continue;
+      const known = this.state.of(hint.kind).get(hint.id);
+      const item: Item = { id: hint.id, order: known?.order ?? '', text: JSON.stringify(value), value };
+      if (hint.kind === 'handoffs') item.index = handoffIndexData(item, known);
+      changes.push({ kind: hint.kind, id: hint.id, item });
+    }
+    if (!changes.length) return;
+    db.exec('BEGIN IMMEDIATE;');
+    try {
+      for (const d of changes) writeRow(db, d);
+      db.exec('COMMIT;');
+    } catch (error) {
+      db.exec('ROLLBACK;');
+      this.warn(`records/ files could not be brought into twining.db: ${(error as Error).message}`);
+    }
   }
 
   /** Runs a writing operation on the mirror inside one database write transaction, and stores what it changed. */
@@ -353,70 +327,5 @@ export class TwoXStore {
   close(): void {
     this.db?.close();
     this.db = undefined;
-  }
-}
-
-/** Writes one delta's row as twining-mcp's stores write it: the whole record as JSON in `data`, and the columns it queries. */
-function writeRow(db: SqliteDatabase, d: Delta): void {
-  const table = TABLE[d.kind];
-  if (!d.item) {
-    db.prepare(`DELETE FROM ${table} WHERE ${d.kind === 'agents' ? 'agent_id' : 'id'} = ?`).run(d.id);
-    return;
-  }
-  const v = d.item.value;
-  const s = (x: unknown) => (typeof x === 'string' ? x : typeof x === 'number' || typeof x === 'boolean' ? String(x) : '');
-  switch (d.kind) {
-    case 'posts':
-      db.prepare(
-        'INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET entry_type = excluded.entry_type, scope = excluded.scope, timestamp = excluded.timestamp, data = excluded.data',
-      ).run(d.id, s(v.entry_type), s(v.scope), s(v.timestamp), d.item.text);
-      break;
-    case 'decisions':
-      db.prepare(
-        'INSERT INTO decisions (id, status, timestamp, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET status = excluded.status, timestamp = excluded.timestamp, data = excluded.data',
-      ).run(d.id, s(v.status), s(v.timestamp), d.item.text);
-      break;
-    case 'handoffs':
-      db.prepare(
-        'INSERT INTO handoffs (id, created_at, data, index_data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET created_at = excluded.created_at, data = excluded.data, index_data = excluded.index_data',
-      ).run(d.id, s(v.created_at), d.item.text, d.item.index ?? '');
-      break;
-    case 'relations':
-      db.prepare(
-        'INSERT INTO relations (id, source, target, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET source = excluded.source, target = excluded.target, data = excluded.data',
-      ).run(d.id, s(v.source), s(v.target), d.item.text);
-      break;
-    case 'entities':
-      db.prepare(
-        'INSERT INTO entities (id, name, type, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, type = excluded.type, data = excluded.data',
-      ).run(d.id, s(v.name), s(v.type), d.item.text);
-      break;
-    case 'agents':
-      db.prepare('INSERT INTO agents (agent_id, data) VALUES (?, ?) ON CONFLICT(agent_id) DO UPDATE SET data = excluded.data').run(d.id, d.item.text);
-      break;
-  }
-}
-
-/** A handoff row's `index_data` as twining-mcp keeps it: made at creation, `acknowledged` set on acknowledgement. */
-function handoffIndexData(item: Item, before: Item | undefined): string {
-  const acknowledged = item.value.acknowledged_by !== undefined;
-  if (before?.index) {
-    try {
-      const index = JSON.parse(before.index) as Record<string, unknown>;
-      if (acknowledged) index.acknowledged = true;
-      return JSON.stringify(index);
-    } catch {
-      // an unreadable index_data is made again from the record
-    }
-  }
-  return JSON.stringify(indexLineOf(item.value as unknown as HandoffRecord, acknowledged));
-}
-
-/** Puts a record file back to `text` (null: no file). */
-async function restore(file: string, text: string | null): Promise<void> {
-  if (text === null) await removeRecordFile(file);
-  else {
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await writeAtomic(file, text);
   }
 }
