@@ -113,7 +113,8 @@ export class TwiningEngine extends HistoryAndGraphTools {
     this.ctx.forgetReady();
     const created = await this.ctx.ready(true);
     // A folder made before init said its layout: say it now, so twining-mcp 2.x keeps it shared.
-    if (!created) await pinFilesBackend(this.ctx.layout.config);
+    // Never on a 2.x folder found by its twining.db or records/: the key would turn it back to files.
+    if (!created && !this.ctx.twoX) await pinFilesBackend(this.ctx.layout.config);
     return { created, dir: this.ctx.layout.dir };
   }
 

@@ -249,6 +249,16 @@ describe('writes to a 2.x SQLite folder', { skip }, () => {
     assertAgree(dir);
   });
 
+  test('init on a 2.x folder known by its records (no storage key) leaves config.yml alone: the key would turn it back to files', async () => {
+    const one = fixtureProject();
+    const two = tempProject('demo-project');
+    twoXFrom1x(tw(one), tw(two), { withDb: false });
+    const config = fs.readFileSync(tw(two, 'config.yml'), 'utf8').replace(/^storage:\n {2}backend: sqlite\n/m, '');
+    fs.writeFileSync(tw(two, 'config.yml'), config);
+    await (await openWorkspace(two, quiet)).init();
+    assert.equal(fs.readFileSync(tw(two, 'config.yml'), 'utf8'), config);
+  });
+
   test("two processes writing at once, ours and one with twining-mcp's transactions, lose nothing", async () => {
     const { two } = twins();
     const dir = tw(two);

@@ -39,6 +39,10 @@ export class Layout {
   decision(id: string) {
     return path.join(this.data, 'decisions', `${id}.json`);
   }
+  /** A decision's file as the user finds it: `decisions/{id}.json`, or in a 2.x folder `records/decisions/{id}.json`. */
+  decisionFile(id: string) {
+    return this.data === this.dir ? this.decision(id) : path.join(this.dir, 'records', 'decisions', `${id}.json`);
+  }
   get handoffsDir() {
     return path.join(this.data, 'handoffs');
   }
