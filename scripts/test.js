@@ -7,7 +7,8 @@
 //   lint  ESLint (typescript-eslint, eslint.config.mjs) and Prettier --check (.prettierrc.json):
 //         one test each
 //   unit  node's test runner on out/unit/*.test.js (TAP parsed: per-file lines, failures in full;
-//         the raw TAP is kept in .test-output/unit/*.tap)
+//         the raw TAP is kept in .test-output/unit/*.tap); sqlite-*.test.js under a Node with
+//         node:sqlite (the host tools' Node 24 when this one has none)
 //   host  the mocha suite inside a real VS Code extension host (scripts/run-host-tests.js), after
 //         installing the host tool set once (scripts/setup-host.js)
 //   ui    Playwright UI tests against the workbench (scripts/run-ui-tests.js)
@@ -136,10 +137,26 @@ function parseTap(tap) {
   };
 }
 
+/**
+ * The Node that runs a unit test file: this one, except for `sqlite-*.test.js` (twining-mcp 2.x's
+ * twining.db needs node:sqlite, Node 22.13+), which run under the Node 24 of the VS Code host tools,
+ * located or installed as the host suite does (scripts/setup-host.js) when this Node has no node:sqlite.
+ */
+let sqliteNodePath;
+function nodeFor(file) {
+  if (!/^sqlite-.*\.test\.js$/.test(path.basename(file))) return process.execPath;
+  if (sqliteNodePath) return sqliteNodePath;
+  if (spawnSync(process.execPath, ['-e', "require('node:sqlite')"], { stdio: 'ignore' }).status === 0) return (sqliteNodePath = process.execPath);
+  const { hostPaths, ensureHost } = require('./setup-host');
+  const installed = hostPaths().node;
+  sqliteNodePath = fs.existsSync(installed) ? installed : ensureHost().node;
+  return sqliteNodePath;
+}
+
 function runTapFile(file, tapDir) {
   return new Promise(resolve => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-reporter=tap', file], {
+    const child = spawn(nodeFor(file), ['--enable-source-maps', '--test', '--test-reporter=tap', file], {
       cwd: REPO,
       env: { ...process.env, NODE_TEST_CONTEXT: undefined },
       stdio: ['ignore', 'pipe', 'pipe'],

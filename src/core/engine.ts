@@ -102,13 +102,23 @@ export class TwiningEngine extends AgentWorkTools {
     return this.ctx.folderFormat();
   }
 
+  /**
+   * What this version cannot do with the folder's layout, in a sentence naming the folder: a newer
+   * format (not read), a twining-mcp 2.x folder without node:sqlite (read from records/, not
+   * written) or without its twining.db (no agents); undefined when everything is read and written.
+   */
+  formatNotice(): Promise<string | undefined> {
+    return this.ctx.formatNotice();
+  }
+
   /** Creates `.twining/` (or fills in its missing entries) without overwriting anything, and says `storage.backend: files`. */
   async init(): Promise<{ created: boolean; dir: string }> {
     this.ctx.assertWritable('init');
     this.ctx.forgetReady();
     const created = await this.ctx.ready(true);
     // A folder made before init said its layout: say it now, so twining-mcp 2.x keeps it shared.
-    if (!created) await pinFilesBackend(this.ctx.layout.config);
+    // Never on a 2.x folder found by its twining.db or records/: the key would turn it back to files.
+    if (!created && !this.ctx.twoX) await pinFilesBackend(this.ctx.layout.config);
     return { created, dir: this.ctx.layout.dir };
   }
 
@@ -123,6 +133,7 @@ export class TwiningEngine extends AgentWorkTools {
    * the report was of this engine's own write. One stat per file.
    */
   async isCurrent(paths: readonly string[]): Promise<boolean> {
+    if (this.ctx.twoX) return false; // twining.db and records/ are looked at by a refresh
     for (const p of paths) if (!(await this.fileIsCurrent(p, kindOfPath(p)))) return false;
     return true;
   }
@@ -173,7 +184,9 @@ export class TwiningEngine extends AgentWorkTools {
       let error: Error | undefined;
       try {
         await this.sessionWatch.recheck(changedPaths ? sessionPaths : undefined);
-        let current = changedPaths !== undefined;
+        // A 2.x folder: the rows and record files named (or any) brought into its 1.x copy first.
+        if (ctx.twoX) await ctx.twoX.sync(changedPaths?.map(p => path.join(this.root, p)));
+        let current = changedPaths !== undefined && !ctx.twoX;
         for (const { p, kind } of paths) if (current) current = await this.fileIsCurrent(p, kind);
         if (!current) {
           this.work.refreshes++;

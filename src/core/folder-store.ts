@@ -14,6 +14,8 @@ import { Config, parseConfig } from './config';
 import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from './store/kept-files';
 import { HandoffRecords } from './store/handoff-records';
 import { FolderFormat, detectFolderFormat } from './store/folder-format';
+import { TwoXStore } from './store/two-x-store';
+import { isTwoXFolder, newMirrorDir } from './store/two-x-folder';
 import { TwiningError } from './errors';
 import { isWritableDate } from './timestamps';
 import { OperationName, ParsedInputOf, parseInput } from './schemas';
@@ -71,6 +73,13 @@ export class FolderStore {
   readonly readOnly: boolean;
   private readonly writeGate?: () => string | undefined;
   private readonly writeGateMs: number;
+  /**
+   * A twining-mcp 2.x folder (twining.db + records/, decided when the engine is made): its records,
+   * laid out in `layout.data` for every operation to read, and its writes (store/two-x-store.ts).
+   */
+  readonly twoX?: TwoXStore;
+  /** What every kept file runs before it is read: a 2.x folder's records brought up to date (undefined for a 1.x folder). */
+  readonly beforeRead?: () => Promise<void>;
   /** Set once the handoff records without an index line have been looked for. */
   orphansChecked = false;
   /** When each agent last assembled a briefing with this engine (twining-mcp's assembly log). */
@@ -88,7 +97,14 @@ export class FolderStore {
     readonly root: string,
     options: WorkspaceOptions = {},
   ) {
-    this.layout = new Layout(root);
+    const dir = path.join(root, '.twining');
+    if (isTwoXFolder(dir)) {
+      const mirror = newMirrorDir();
+      this.layout = new Layout(root, mirror);
+      const twoX = new TwoXStore(dir, mirror, options.warn ?? (message => process.stderr.write(`twining: ${message}\n`)), options.readOnly ?? false);
+      this.twoX = twoX;
+      this.beforeRead = () => twoX.sync();
+    } else this.layout = new Layout(root);
     this.clock = options.now ?? (() => new Date());
     this.warn = options.warn ?? (message => process.stderr.write(`twining: ${message}\n`));
     this.readOnly = options.readOnly ?? false;
@@ -96,10 +112,10 @@ export class FolderStore {
     this.writeGateMs = options.writeGateMs ?? 5000;
     this.textIndex = options.textIndex;
     this.searchWorker = options.searchWorker ?? {};
-    this.blackboard = new Blackboard(this.layout.blackboard, this.warn);
-    this.handoffIndex = new HandoffIndex(this.layout.handoffIndex, this.warn);
-    this.registry = new JsonArrayFile<AgentRecord>(this.layout.registry, 'The agent registry');
-    this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(this.layout.decisionIndex, 'The decision index');
+    this.blackboard = new Blackboard(this.layout.blackboard, this.warn, this.beforeRead);
+    this.handoffIndex = new HandoffIndex(this.layout.handoffIndex, this.warn, this.beforeRead);
+    this.registry = new JsonArrayFile<AgentRecord>(this.layout.registry, 'The agent registry', this.beforeRead);
+    this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(this.layout.decisionIndex, 'The decision index', this.beforeRead);
     this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
     this.handoffRecords = new HandoffRecords(this.layout);
   }
@@ -162,6 +178,8 @@ export class FolderStore {
    */
   async ready(complete = false): Promise<boolean> {
     await this.assertFormatWritable();
+    // A 2.x folder's copy is complete; its own folder is twining-mcp's, left as it is.
+    if (this.twoX) return false;
     if (!this.folderReady) {
       const pending = this.gate()
         .then(() => ensureFolder(this.layout, { complete, warn: this.warn }))
@@ -194,6 +212,11 @@ export class FolderStore {
   private async assertFormatWritable(): Promise<void> {
     const format = await this.folderFormat();
     if (format.refusal) throw new TwiningError('INVALID_INPUT', format.refusal);
+    if (this.twoX) {
+      const refusal = this.twoX.writeRefusal();
+      if (refusal) throw new TwiningError('INVALID_INPUT', refusal);
+      return;
+    }
     if (format.backend === 'sqlite' && format.reason !== 'fresh') {
       const why = format.reason === 'configured' ? 'config.yml says storage.backend: sqlite' : 'it holds a twining.db or files under records/';
       throw new TwiningError(
@@ -204,18 +227,29 @@ export class FolderStore {
   }
 
   /**
-   * Says once per reading of config.yml when the folder is in a layout this version does not read
-   * (twining-mcp 2.x's SQLite layout, or a newer format), so its empty results are not taken for
-   * an empty history.
+   * Says once per reading of config.yml what of the folder this version cannot do: a newer format
+   * (not read), or a twining-mcp 2.x folder this runtime reads from records/ only (no node:sqlite:
+   * no agents, no writes), or one that turned into a 2.x folder after this engine was made.
    */
   private async noticeFormat(): Promise<void> {
-    const format = await this.folderFormat().catch(() => undefined);
-    if (!format) return;
-    if (format.refusal) this.warn(format.refusal.replace(/; nothing was written/, ''));
-    else if (format.backend === 'sqlite' && format.reason !== 'fresh')
-      this.warn(
-        `${this.layout.dir} is in twining-mcp 2.x's SQLite layout (twining.db and records/): this version of Twining reads and writes only the files layout, so it shows none of the records kept there and writes nothing to it`,
-      );
+    const notice = await this.formatNotice().catch(() => undefined);
+    if (notice) this.warn(notice);
+  }
+
+  /** What `noticeFormat` says about the folder's layout, or undefined when everything is read and written. */
+  async formatNotice(): Promise<string | undefined> {
+    const format = await this.folderFormat();
+    if (format.refusal) return format.refusal.replace(/; nothing was written/, '');
+    if (this.twoX) {
+      const refusal = this.twoX.writeRefusal();
+      if (refusal)
+        return `${refusal.replace(/; nothing was written.*$/, '')}: its records are read from records/, its agents (kept only in twining.db) are not shown, and nothing is written to it`;
+      await this.twoX.sync();
+      return this.twoX.agentsUnavailable();
+    }
+    if (format.backend === 'sqlite' && format.reason !== 'fresh')
+      return `${this.layout.dir} turned into twining-mcp 2.x's SQLite layout (twining.db and records/) after it was opened: open it again (reload the window, or start the command again) to read and write it there`;
+    return undefined;
   }
 
   /** Looks at the folder again on the next write (init: fill in what is missing now). */
@@ -237,8 +271,11 @@ export class FolderStore {
   async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
     await this.gate();
     // The files written under these locks live in the locked files' folders: none may lead out of .twining/.
-    await Promise.all(files.map(([file]) => assertWritesStayInside(this.layout.dir, file)));
-    return withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
+    await Promise.all(files.map(([file]) => assertWritesStayInside(this.layout.data, file)));
+    const locked = () =>
+      withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
+    // A 2.x folder: the whole locked step is one database write transaction (store/two-x-store.ts).
+    return this.twoX ? this.twoX.write(locked) : locked();
   }
 
   /** Whether config.yml is as last read (one stat). */

@@ -14,6 +14,16 @@ import { openWorkspace } from '../../src/core';
 import { detectFolderFormat } from '../../src/core/store/folder-format';
 import { changedFiles, fixtureProject, rejectsWith, snapshotTree, tempProject, tw } from './tmp';
 
+const hasNodeSqlite = (() => {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('node:sqlite');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 /** The 100-byte header a real SQLite database starts with (the magic string, then page size etc.). */
 const SQLITE_HEADER = Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(84)]);
 
@@ -133,12 +143,13 @@ describe('what is not written', () => {
     assert.deepEqual(changedFiles(before, snapshotTree(root)), []);
   };
 
-  test('a SQLite folder: a write is refused naming the layout and why, and nothing changes', async () => {
+  // With node:sqlite (Node 22.13+) these folders are written: sqlite-store.test.ts.
+  test('a SQLite folder without node:sqlite: a write is refused naming the layout and why, and nothing changes', { skip: hasNodeSqlite }, async () => {
     const root = emptyFolder('version: 2\nstorage:\n  backend: sqlite\n');
-    await refused(root, /SQLite layout \(config\.yml says storage\.backend: sqlite\).*nothing was written/);
+    await refused(root, /SQLite layout and this Node \(v[\d.]+\) has no node:sqlite.*nothing was written/);
     const found = emptyFolder();
     put(found, 'records/handoffs/01KAYQ3W1Z8Q0S7V4XJ2N5M6PB.json', '{}\n');
-    await refused(found, /SQLite layout \(it holds a twining\.db or files under records\/\).*nothing was written/);
+    await refused(found, /SQLite layout and this Node \(v[\d.]+\) has no node:sqlite.*nothing was written/);
   });
 
   test('version above 2, even in the files layout: refused, naming config.yml and the version', async () => {
@@ -194,16 +205,36 @@ describe('init says storage.backend: files', () => {
 });
 
 describe('reading a folder in a layout we do not read', () => {
-  test('a SQLite folder: the first read says so once, naming the layout, rather than a silent empty history', async () => {
-    const root = emptyFolder('version: 2\nstorage:\n  backend: sqlite\n');
-    put(root, 'records/decisions/01KAYQ3W1Z8Q0S7V4XJ2N5M6PB.json', '{}\n');
-    const warnings: string[] = [];
-    const ws = await openWorkspace(root, { warn: m => warnings.push(m) });
-    await ws.refresh();
-    await ws.refresh();
-    assert.equal(warnings.length, 1, warnings.join('\n'));
-    assert.match(warnings[0], /is in twining-mcp 2\.x's SQLite layout \(twining\.db and records\/\).*shows none of the records kept there/);
-  });
+  test(
+    'a SQLite folder without node:sqlite: its records are read from records/, and the first read says once what is not done',
+    { skip: hasNodeSqlite },
+    async () => {
+      const root = emptyFolder('version: 2\nstorage:\n  backend: sqlite\n');
+      const decision = {
+        id: '01KAYQ3W1Z8Q0S7V4XJ2N5M6PB',
+        timestamp: '2026-11-20T10:00:00.000Z',
+        domain: 'api',
+        scope: 'src/',
+        summary: 'Use JWT',
+        status: 'active',
+      };
+      put(root, 'records/decisions/01KAYQ3W1Z8Q0S7V4XJ2N5M6PB.json', JSON.stringify(decision));
+      const warnings: string[] = [];
+      const ws = await openWorkspace(root, { warn: m => warnings.push(m) });
+      await ws.refresh();
+      await ws.refresh();
+      assert.equal(warnings.length, 1, warnings.join('\n'));
+      assert.match(
+        warnings[0],
+        /is in twining-mcp 2\.x's SQLite layout and this Node .* has no node:sqlite.*read from records\/, its agents .* are not shown, and nothing is written/,
+      );
+      assert.deepEqual(
+        (await ws.decisions({})).decisions.map(d => d.summary),
+        ['Use JWT'],
+      );
+      await rejectsWith(ws.agents({}), 'NOT_FOUND', /keeps its agents only in twining-mcp 2\.x's twining\.db/);
+    },
+  );
 
   test('a files folder says nothing', async () => {
     const warnings: string[] = [];

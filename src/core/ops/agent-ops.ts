@@ -4,6 +4,7 @@
  * the current configuration, passed in rather than kept.
  */
 import type { FolderStore } from '../folder-store';
+import { TwiningError } from '../errors';
 import { toJsonText, writeAtomic } from '../store/files';
 import type { InputOf } from '../schemas';
 import { LivenessThresholds, livenessOf, mergeRegistration, rankAgents } from '../rules/scoring';
@@ -26,6 +27,7 @@ export async function agents(
   input: InputOf<'agents'> = {},
 ): Promise<{ agents: AgentWithLiveness[]; total_registered: number; active_count: number }> {
   const args = ctx.validate('agents', input);
+  await assertAgentsKnown(ctx);
   const liveness = await livenessReader(ctx);
   const registry = await ctx.registry.get();
   const all = registry.map(a => ({ ...a, last_seen: lastSeen(ctx, a), liveness: liveness(a) }));
@@ -38,6 +40,7 @@ export async function agents(
 
 export async function discover(ctx: FolderStore, input: InputOf<'discover'>): Promise<{ agents: AgentScore[]; total_registered: number }> {
   const args = ctx.validate('discover', input);
+  await assertAgentsKnown(ctx);
   const liveness = await livenessReader(ctx);
   const registry = await ctx.registry.get();
   return { agents: rankAgents(registry, args.required_capabilities, liveness, args), total_registered: registry.length };
@@ -59,4 +62,11 @@ function lastSeen(ctx: FolderStore, agent: AgentRecord): string {
   const work = typeof agent.agent_id === 'string' ? ctx.blackboard.lastEntryBy(agent.agent_id) : undefined;
   const registered = typeof agent.last_active === 'string' ? Date.parse(agent.last_active) : NaN;
   return work && (Number.isNaN(registered) || work.ms > registered) ? work.timestamp : agent.last_active;
+}
+
+/** A 2.x folder read from records/ has no agents to show (they live only in twining.db): said, not shown as none. */
+async function assertAgentsKnown(ctx: FolderStore): Promise<void> {
+  await ctx.beforeRead?.();
+  const why = ctx.twoX?.agentsUnavailable();
+  if (why) throw new TwiningError('NOT_FOUND', why);
 }

@@ -11,6 +11,7 @@ import { conflictWarning, conflictingDecisions, statusOfNewDecision } from '../r
 import { appendEntryLocked } from './blackboard-ops';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
 import { ASSEMBLY_FRESH_MS, readAssembly } from '../store/session-files';
+import { indexEntryOf } from '../store/index-lines';
 
 export type DecideResult = { id: string; timestamp: string; conflicts?: { id: string; summary: string }[] };
 
@@ -135,23 +136,6 @@ function decisionRecordOf(
     timestamp: made.timestamp,
     status: made.status,
   });
-}
-
-/** A decision's index entry (FORMAT.md §4.3, keys in table order), from its record. */
-function indexEntryOf(record: Record<string, unknown>): Record<string, unknown> {
-  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-  return {
-    id: record.id,
-    timestamp: record.timestamp,
-    domain: record.domain,
-    scope: record.scope,
-    summary: record.summary,
-    confidence: record.confidence ?? 'medium',
-    status: record.status ?? 'active',
-    affected_files: list(record.affected_files),
-    affected_symbols: list(record.affected_symbols),
-    commit_hashes: list(record.commit_hashes),
-  };
 }
 
 /**

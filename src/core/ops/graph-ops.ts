@@ -28,12 +28,12 @@ const files = new WeakMap<FolderStore, GraphFiles>();
 export function graphFiles(ctx: FolderStore): GraphFiles {
   let found = files.get(ctx);
   if (!found) {
-    const dir = path.join(ctx.layout.dir, 'graph');
+    const dir = ctx.layout.graphDir;
     const entitiesPath = path.join(dir, 'entities.json');
     const relationsPath = path.join(dir, 'relations.json');
     found = {
-      entities: new JsonArrayFile<GraphEntity>(entitiesPath, 'The graph entities file'),
-      relations: new JsonArrayFile<GraphRelation>(relationsPath, 'The graph relations file'),
+      entities: new JsonArrayFile<GraphEntity>(entitiesPath, 'The graph entities file', ctx.beforeRead),
+      relations: new JsonArrayFile<GraphRelation>(relationsPath, 'The graph relations file', ctx.beforeRead),
       entitiesLock: [entitiesPath, '[]'],
       relationsLock: [relationsPath, '[]'],
     };

@@ -12,11 +12,12 @@ import { Transaction, allOrNothing } from '../store/transaction';
 import { TwiningError } from '../errors';
 import { InputOf, ParsedInputOf, isUlid } from '../schemas';
 import { overlaps } from '../scope';
-import { buildSnapshot, emptySnapshot, resultStatusOf, snapshotDigest, snapshotSources } from '../rules/snapshot';
+import { buildSnapshot, emptySnapshot, snapshotDigest, snapshotSources } from '../rules/snapshot';
 import { appendEntryLocked } from './blackboard-ops';
 import { describeSnapshotChanges, snapshotChanges, SnapshotItemKind } from '../rules/snapshot-changes';
 import type { HandoffSnapshot, HandoffIndexLine, HandoffRecord, HandoffResult } from '../records';
 import { canonicalTimestamp } from '../timestamps';
+import { indexLineOf } from '../store/index-lines';
 
 /** Handoff files older than this with no index line are taken as left by a crash and indexed. */
 const ORPHAN_AGE_MS = 30_000;
@@ -279,14 +280,4 @@ async function repairAcknowledgements(ctx: FolderStore): Promise<void> {
     );
   });
   await ctx.handoffIndex.refresh();
-}
-
-function indexLineOf(record: HandoffRecord, acknowledged: boolean): HandoffIndexLine {
-  const line: Record<string, unknown> = { id: record.id, created_at: record.created_at, source_agent: record.source_agent };
-  if (record.target_agent !== undefined) line.target_agent = record.target_agent;
-  if (record.scope !== undefined) line.scope = record.scope;
-  line.summary = record.summary;
-  line.result_status = resultStatusOf(Array.isArray(record.results) ? record.results : []);
-  line.acknowledged = acknowledged;
-  return line as HandoffIndexLine;
 }

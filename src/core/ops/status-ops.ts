@@ -38,6 +38,9 @@ export async function status(ctx: FolderStore, input: InputOf<'status'> = {}) {
   const graph = await graphCounts(ctx);
   // twining-mcp's third warning (src/tools/lifecycle-tools.ts at 4846d70).
   if (graph.orphans > 0) warnings.push(`${graph.orphans} graph entities have no relations`);
+  // A 2.x folder read from records/: its agents are not known, not none.
+  const noAgents = ctx.twoX?.agentsUnavailable();
+  if (noAgents) warnings.push(noAgents);
   const summary =
     `${warnings.length ? 'Needs attention' : 'Healthy'}. ${entries.length} blackboard entries, ${active_decisions} active decisions, ` +
     `${graph.entities} graph entities. ${registry.length} registered agents (${byLiveness.active} active).` +

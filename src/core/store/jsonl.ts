@@ -50,6 +50,8 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
     readonly file: string,
     private readonly warn: (message: string) => void,
     private readonly keep: (value: Parsed) => T | undefined = value => value as unknown as T,
+    /** Runs before each read (a 2.x folder: its records brought up to date, store/two-x-store.ts). */
+    private readonly before?: () => Promise<void>,
   ) {}
 
   /** Parsed records in file order. */
@@ -82,7 +84,10 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
    * and a read that finds nothing new costs one stat.
    */
   refresh(): Promise<RefreshResult<T>> {
-    const next = this.queue.then(() => this.read());
+    const next = this.queue.then(async () => {
+      await this.before?.();
+      return this.read();
+    });
     this.queue = next.catch(() => undefined);
     return next;
   }

@@ -37,8 +37,9 @@ export class Blackboard {
    */
   driftVersion = 0;
 
-  constructor(path: string, warn: (m: string) => void) {
-    this.file = new JsonlFile<BlackboardEntry>(path, warn);
+  /** `before` runs before each read (a 2.x folder: its records brought up to date). */
+  constructor(path: string, warn: (m: string) => void, before?: () => Promise<void>) {
+    this.file = new JsonlFile<BlackboardEntry>(path, warn, undefined, before);
   }
 
   get entries(): readonly BlackboardEntry[] {
@@ -183,8 +184,8 @@ export class HandoffIndex {
   private byTime?: HandoffIndexLine[];
   private ids?: Set<string>;
 
-  constructor(path: string, warn: (m: string) => void) {
-    this.file = new JsonlFile<HandoffIndexLine>(path, warn);
+  constructor(path: string, warn: (m: string) => void, before?: () => Promise<void>) {
+    this.file = new JsonlFile<HandoffIndexLine>(path, warn, undefined, before);
   }
   get lines(): readonly HandoffIndexLine[] {
     return this.file.all;
@@ -240,6 +241,7 @@ export class JsonArrayFile<T> {
   constructor(
     readonly path: string,
     private readonly what: string,
+    private readonly before?: () => Promise<void>,
   ) {}
 
   /** Values derived from the items of one version (at most 64: one per scope asked about, say). */
@@ -270,6 +272,7 @@ export class JsonArrayFile<T> {
   }
 
   async get(): Promise<T[]> {
+    await this.before?.();
     const key = await this.statKey();
     if (key !== this.key) {
       this.raw = key === 'missing' ? [] : await readJsonArray(this.path, this.what);

@@ -13,31 +13,48 @@ export const GITIGNORE = 'embeddings/*.index\narchive/\nmodels/\nmetrics.jsonl\n
 
 export class Layout {
   readonly dir: string;
-  constructor(readonly projectRoot: string) {
+  /**
+   * Where the records are read and written in FORMAT.md's layout: `dir`, or for a twining-mcp 2.x
+   * folder this process's 1.x copy of its records (store/two-x-store.ts). config.yml, archive/ and
+   * the session files stay in `dir`.
+   */
+  readonly data: string;
+  constructor(
+    readonly projectRoot: string,
+    dataDir?: string,
+  ) {
     this.dir = path.join(projectRoot, '.twining');
+    this.data = dataDir ?? this.dir;
   }
   get registry() {
-    return path.join(this.dir, 'agents', 'registry.json');
+    return path.join(this.data, 'agents', 'registry.json');
   }
   get blackboard() {
-    return path.join(this.dir, 'blackboard.jsonl');
+    return path.join(this.data, 'blackboard.jsonl');
   }
   get decisionIndex() {
-    return path.join(this.dir, 'decisions', 'index.json');
+    return path.join(this.data, 'decisions', 'index.json');
   }
   /** `id` must already be checked to be a ULID. */
   decision(id: string) {
-    return path.join(this.dir, 'decisions', `${id}.json`);
+    return path.join(this.data, 'decisions', `${id}.json`);
+  }
+  /** A decision's file as the user finds it: `decisions/{id}.json`, or in a 2.x folder `records/decisions/{id}.json`. */
+  decisionFile(id: string) {
+    return this.data === this.dir ? this.decision(id) : path.join(this.dir, 'records', 'decisions', `${id}.json`);
   }
   get handoffsDir() {
-    return path.join(this.dir, 'handoffs');
+    return path.join(this.data, 'handoffs');
   }
   get handoffIndex() {
-    return path.join(this.dir, 'handoffs', 'index.jsonl');
+    return path.join(this.data, 'handoffs', 'index.jsonl');
   }
   /** `id` must already be checked to be a ULID. */
   handoff(id: string) {
-    return path.join(this.dir, 'handoffs', `${id}.json`);
+    return path.join(this.data, 'handoffs', `${id}.json`);
+  }
+  get graphDir() {
+    return path.join(this.data, 'graph');
   }
   get config() {
     return path.join(this.dir, 'config.yml');

@@ -51,7 +51,13 @@ export async function delegate(call: ChatCall): Promise<ChatCommandResult> {
   let capabilities = asked.capabilities;
   if (capabilities.length === 0) {
     stream.progress('Asking the model which capabilities this needs…');
-    const known = await folder.run(async engine => [...new Set((await engine.agents({})).agents.flatMap(a => a.capabilities))]);
+    // No agents known (a 2.x folder read from records/: NOT_FOUND): the model proposes capabilities without them.
+    const agentsOf = (engine: Parameters<Parameters<typeof folder.run>[0]>[0]) =>
+      engine.agents({}).then(
+        r => r.agents,
+        (error: unknown) => ((error as { code?: unknown }).code === 'NOT_FOUND' ? [] : Promise.reject(error as Error)),
+      );
+    const known = await folder.run(async engine => [...new Set((await agentsOf(engine)).flatMap(a => a.capabilities))]);
     capabilities = await proposeCapabilities(call, asked.summary, known);
     if (capabilities.length === 0) {
       stream.markdown(

@@ -28,7 +28,7 @@ export async function renderDecision(engine: TwiningEngine, id: string): Promise
   if (files.length) out.push(`- **Affected files:** ${files.map(f => `\`${f}\``).join(', ')}`);
   if (symbols.length) out.push(`- **Affected symbols:** ${symbols.map(s => `\`${s}\``).join(', ')}`);
   out.push(`- **Id:** ${d.id}`);
-  out.push(`- **Record:** ${engine.layout.decision(d.id)}`, '');
+  out.push(`- **Record:** ${engine.layout.decisionFile(d.id)}`, '');
   out.push('## Context', '', String(d.context ?? ''), '', '## Rationale', '', String(d.rationale ?? ''), '');
   const constraints = strings(d.constraints);
   if (constraints.length) out.push('## Constraints', '', ...constraints.map(c => `- ${c}`), '');

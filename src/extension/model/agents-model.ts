@@ -30,8 +30,22 @@ export class DelegationsModel extends FamilyModel {
   delegations(folder: TwiningFolder): Promise<{ delegations: DelegationView[]; agents: AgentView[]; thresholds: Liveness }> {
     return folder.run(async engine => ({
       delegations: (await engine.delegations({ include_expired: true })).delegations,
-      agents: (await engine.agents({})).agents,
+      agents: await agentsIfKnown(engine),
       thresholds: (await engine.config()).agents.liveness,
     }));
+  }
+}
+
+/**
+ * The agents, or none when the folder cannot show them (a twining-mcp 2.x folder read from
+ * records/: the engine refuses `agents` with NOT_FOUND, naming the folder and why; the Agents view
+ * shows that, while delegations go on without suggestions).
+ */
+export async function agentsIfKnown(engine: TwiningEngine): Promise<AgentView[]> {
+  try {
+    return (await engine.agents({})).agents;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'NOT_FOUND') return [];
+    throw error;
   }
 }

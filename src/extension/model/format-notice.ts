@@ -1,7 +1,9 @@
 /**
- * Tells the user, once per folder and session, when its `.twining/` is in a layout this version
- * does not read: twining-mcp 2.x's SQLite layout (`twining.db` + `records/`) or a newer format.
- * Without it the views would be empty as if nothing had been recorded.
+ * Tells the user, once per folder and session, what this version cannot do with its `.twining/`:
+ * a newer format (not read: the views would be empty as if nothing had been recorded), or a
+ * twining-mcp 2.x SQLite folder (`twining.db` + `records/`) read from `records/` because the
+ * extension host's Node has no node:sqlite (no agents, no writes) or because the database is not
+ * there (a fresh clone: no agents). A 2.x folder with its database is read and written like any.
  */
 import * as path from 'path';
 import { promises as fs } from 'fs';
@@ -32,12 +34,8 @@ export async function noticeFolderFormat(folder: TwiningFolder): Promise<void> {
       told.delete(folder.key);
       return;
     }
-    const format = await folder.run(engine => engine.folderFormat());
-    const message = format.refusal
-      ? `Twining: ${format.refusal.replace(/; nothing was written.*$/, '')}. Its views stay empty and nothing is written to it.`
-      : format.backend === 'sqlite' && format.reason !== 'fresh'
-        ? `Twining: ${folder.name}'s .twining/ is in twining-mcp 2.x's SQLite layout (twining.db and records/). This version of Twining reads and writes only the files layout, so its views show none of those records and its writes are refused. Keep using twining-mcp's tools there, or run \`twining-mcp migrate --reverse\` to share the files layout.`
-        : undefined;
+    const [format, notice] = await folder.run(engine => Promise.all([engine.folderFormat(), engine.formatNotice()]));
+    const message = format.refusal ? `Twining: ${notice}. Its views stay empty and nothing is written to it.` : notice ? `Twining: ${notice}.` : undefined;
     if (message) inBackground('showing the layout warning', vscode.window.showWarningMessage(message));
   } catch (error) {
     log.warn(`${folder.name}: could not tell which layout .twining/ is in: ${messageOf(error)}`);

@@ -69,7 +69,12 @@ export class TimelineFeed {
       const t0 = performance.now();
       await engine.refresh();
       this.timings.readMs = performance.now() - t0;
-      const [decisions, agents, handoffs] = await Promise.all([this.decisionIndex(engine), engine.agents({}), this.handoffLines(engine)]);
+      // A 2.x folder read from records/ has no agents to show (NOT_FOUND says why): the timeline goes on without their lanes' names.
+      const noAgents = (error: unknown) => {
+        if ((error as { code?: unknown }).code === 'NOT_FOUND') return { agents: [] };
+        throw error;
+      };
+      const [decisions, agents, handoffs] = await Promise.all([this.decisionIndex(engine), engine.agents({}).catch(noAgents), this.handoffLines(engine)]);
       this.lookup = decisionLookup(decisions);
       this.agents = agents.agents;
       const entries = engine.blackboard.entries;

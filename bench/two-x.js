@@ -1,0 +1,216 @@
+'use strict';
+/**
+ * twining-mcp 2.x's SQLite folder against the same records in a 1.x folder: open + first view
+ * (refresh, the decision list, the last 50 entries, status), and one write by another process
+ * seen (a post: a row + its record file, or a 1.x line) through refresh(paths). Medians of
+ * --runs (default 5) at --decisions (3000) and --posts (20000). Needs node:sqlite (Node 22.13+):
+ * under an older Node it says so and measures nothing.
+ *
+ *   node bench/two-x.js [--decisions 3000] [--posts 20000] [--runs 5]
+ */
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { arg, median, timed } = require('./measure');
+const { openWorkspace } = require('../dist/core.js');
+
+let DatabaseSync;
+try {
+  ({ DatabaseSync } = require('node:sqlite'));
+} catch {
+  console.log(`two-x: skipped, this Node (${process.version}) has no node:sqlite (run it with Node 22.13 or later)`);
+  process.exit(0);
+}
+
+const DECISIONS = Number(arg('--decisions', 3000));
+const POSTS = Number(arg('--posts', 20000));
+const RUNS = Number(arg('--runs', 5));
+
+const sorted = v =>
+  Array.isArray(v)
+    ? v.map(sorted)
+    : v && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map(k => [k, sorted(v[k])]),
+        )
+      : v;
+const recordText = v => JSON.stringify(sorted(v), null, 2) + '\n';
+const ulid = (t, i) => (t.toString(32).toUpperCase().padStart(10, '0') + String(i).padStart(16, '0')).replace(/[ILOU]/g, 'X');
+
+function records() {
+  const base = Date.parse('2026-01-01T00:00:00.000Z');
+  const decisions = [];
+  const posts = [];
+  for (let i = 0; i < DECISIONS; i++) {
+    const timestamp = new Date(base + i * 60000).toISOString();
+    decisions.push({
+      id: ulid(base + i * 60000, i),
+      timestamp,
+      agent_id: 'bench',
+      domain: 'api',
+      scope: `src/m${i % 50}/`,
+      summary: `Decision ${i}`,
+      context: 'c'.repeat(200),
+      rationale: 'r'.repeat(200),
+      constraints: [],
+      alternatives: [],
+      depends_on: [],
+      confidence: 'medium',
+      status: 'active',
+      reversible: true,
+      affected_files: [`src/m${i % 50}/f${i}.ts`],
+      affected_symbols: [],
+      commit_hashes: [],
+    });
+  }
+  for (let i = 0; i < POSTS; i++) {
+    const t = base + i * 9000;
+    posts.push({
+      entry_type: ['finding', 'warning', 'status', 'need'][i % 4],
+      summary: `Post ${i}`,
+      detail: 'd'.repeat(100),
+      tags: [],
+      scope: `src/m${i % 50}/`,
+      agent_id: 'bench',
+      id: ulid(t, 1e6 + i),
+      timestamp: new Date(t).toISOString(),
+    });
+  }
+  return { decisions, posts };
+}
+
+function oneX(root, { decisions, posts }) {
+  const dir = path.join(root, '.twining');
+  fs.mkdirSync(path.join(dir, 'decisions'), { recursive: true });
+  for (const sub of ['handoffs', 'agents', 'graph']) fs.mkdirSync(path.join(dir, sub));
+  fs.writeFileSync(path.join(dir, 'config.yml'), 'version: 1\nproject_name: bench\nstorage:\n  backend: files\n');
+  fs.writeFileSync(path.join(dir, 'blackboard.jsonl'), posts.map(p => JSON.stringify(p) + '\n').join(''));
+  for (const d of decisions) fs.writeFileSync(path.join(dir, 'decisions', `${d.id}.json`), JSON.stringify(d, null, 2));
+  const index = decisions.map(d => ({
+    id: d.id,
+    timestamp: d.timestamp,
+    domain: d.domain,
+    scope: d.scope,
+    summary: d.summary,
+    confidence: d.confidence,
+    status: d.status,
+    affected_files: d.affected_files,
+    affected_symbols: d.affected_symbols,
+    commit_hashes: d.commit_hashes,
+  }));
+  fs.writeFileSync(path.join(dir, 'decisions', 'index.json'), JSON.stringify(index, null, 2));
+  fs.writeFileSync(path.join(dir, 'agents', 'registry.json'), '[]');
+}
+
+function twoX(root, { decisions, posts }) {
+  const dir = path.join(root, '.twining');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'config.yml'), 'version: 2\nproject_name: bench\nstorage:\n  backend: sqlite\n');
+  const db = new DatabaseSync(path.join(dir, 'twining.db'));
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
+  db.exec(`CREATE TABLE blackboard (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, entry_type TEXT NOT NULL, scope TEXT NOT NULL, timestamp TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE decisions (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, status TEXT NOT NULL, timestamp TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE entities (id TEXT PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE relations (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, source TEXT NOT NULL, target TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE agents (agent_id TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE handoffs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, data TEXT NOT NULL, index_data TEXT NOT NULL);
+PRAGMA user_version = 1;`);
+  db.exec('BEGIN');
+  const p = db.prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)');
+  for (const e of posts) p.run(e.id, e.entry_type, e.scope, e.timestamp, JSON.stringify(e));
+  const d = db.prepare('INSERT INTO decisions (id, status, timestamp, data) VALUES (?, ?, ?, ?)');
+  for (const x of decisions) d.run(x.id, x.status, x.timestamp, JSON.stringify(x));
+  db.exec('COMMIT');
+  db.close();
+  for (const e of posts) {
+    const file = path.join(dir, 'records', 'posts', e.timestamp.slice(0, 7), `${e.id}.json`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, recordText(e));
+  }
+  fs.mkdirSync(path.join(dir, 'records', 'decisions'), { recursive: true });
+  for (const x of decisions) fs.writeFileSync(path.join(dir, 'records', 'decisions', `${x.id}.json`), recordText(x));
+}
+
+async function firstView(root) {
+  const engine = await openWorkspace(root, { warn: () => undefined });
+  await engine.refresh();
+  await engine.decisions({});
+  await engine.read({ limit: 50 });
+  await engine.status({});
+  return engine;
+}
+
+async function writeSeen(root, engine, kind, i) {
+  const dir = path.join(root, '.twining');
+  const t = Date.parse('2027-01-01T00:00:00.000Z') + i * 1000;
+  const e = {
+    entry_type: 'warning',
+    summary: `Late ${i}`,
+    detail: '',
+    tags: [],
+    scope: 'src/',
+    agent_id: 'other',
+    id: ulid(t, 9e6 + i),
+    timestamp: new Date(t).toISOString(),
+  };
+  let paths;
+  if (kind === '1.x') {
+    fs.appendFileSync(path.join(dir, 'blackboard.jsonl'), JSON.stringify(e) + '\n');
+    paths = ['.twining/blackboard.jsonl'];
+  } else {
+    const db = new DatabaseSync(path.join(dir, 'twining.db'));
+    db.exec('PRAGMA busy_timeout = 5000;');
+    db.prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)').run(
+      e.id,
+      e.entry_type,
+      e.scope,
+      e.timestamp,
+      JSON.stringify(e),
+    );
+    db.close();
+    const file = path.join(dir, 'records', 'posts', e.timestamp.slice(0, 7), `${e.id}.json`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, recordText(e));
+    paths = ['.twining/twining.db-wal', path.relative(root, file).split(path.sep).join('/')];
+  }
+  const [ms] = await timed(async () => {
+    await engine.refresh(paths);
+    const last = (await engine.read({ limit: 1 })).entries[0];
+    if (last?.id !== e.id) throw new Error(`${kind}: the write was not seen`);
+  });
+  return ms;
+}
+
+(async () => {
+  const data = records();
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-2x-'));
+  const one = path.join(base, 'one');
+  const two = path.join(base, 'two');
+  const clone = path.join(base, 'clone');
+  oneX(one, data);
+  twoX(two, data);
+  fs.mkdirSync(path.join(clone, '.twining'), { recursive: true });
+  fs.cpSync(path.join(two, '.twining', 'records'), path.join(clone, '.twining', 'records'), { recursive: true });
+  fs.copyFileSync(path.join(two, '.twining', 'config.yml'), path.join(clone, '.twining', 'config.yml'));
+  console.log(`two-x: ${DECISIONS} decisions, ${POSTS} posts, ${RUNS} runs (medians)`);
+  for (const [label, root, kind] of [
+    ['1.x files', one, '1.x'],
+    ['2.x twining.db', two, '2.x'],
+    ['2.x records/ only', clone, undefined],
+  ]) {
+    const open = [];
+    const seen = [];
+    for (let r = 0; r < RUNS; r++) {
+      const [ms, engine] = await timed(() => firstView(root));
+      open.push(ms);
+      if (kind) seen.push(await writeSeen(root, engine, kind, r));
+    }
+    console.log(`  ${label.padEnd(18)} open + first view ${median(open)} ms${kind ? `; another process's post seen ${median(seen)} ms` : ''}`);
+  }
+  fs.rmSync(base, { recursive: true, force: true });
+})().catch(error => {
+  console.error(error);
+  process.exit(1);
+});

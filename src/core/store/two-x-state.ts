@@ -1,0 +1,284 @@
+/**
+ * The records of a twining-mcp 2.x folder held in memory, by kind and id, and the two places they
+ * are read from: `twining.db` (DbSource) or, without a database or without node:sqlite, the files
+ * under `records/` (RecordsSource). A source says what changed since it last looked as deltas,
+ * without reading the history again: new rows by their `seq`, changed or removed rows by the
+ * record files named (a watcher's report) or by a table's count and byte total moving; record
+ * files by their folders' and their own stats.
+ */
+import * as path from 'path';
+import { dataVersion, SqliteDatabase } from './sqlite-db';
+import { FileSeen, RECORD_KINDS, RecordKind, StoredRecord, kindDir, listFolder, listKind, readRecordFile, recordFile, statKey } from './records-dir';
+import { promises as fs } from 'fs';
+
+export type StateKind = RecordKind | 'agents';
+
+/** One record: its place in its list (`order` sorts as text), its JSON text as stored, its value. */
+export interface Item {
+  id: string;
+  order: string;
+  text: string;
+  value: StoredRecord;
+  /** A handoff row's `index_data`. */
+  index?: string;
+}
+
+/** A change: the record as it now is, or undefined when it is gone. */
+export interface Delta {
+  kind: StateKind;
+  id: string;
+  item?: Item;
+}
+
+export class TwoXState {
+  readonly kinds = new Map<StateKind, Map<string, Item>>([...RECORD_KINDS, 'agents' as const].map(k => [k, new Map<string, Item>()]));
+  /** Per kind: byte total of the texts (a table's fingerprint with the count). */
+  readonly bytes = new Map<StateKind, number>();
+
+  of(kind: StateKind): Map<string, Item> {
+    return this.kinds.get(kind)!;
+  }
+
+  apply(delta: Delta): void {
+    const map = this.of(delta.kind);
+    const before = map.get(delta.id);
+    let total = this.bytes.get(delta.kind) ?? 0;
+    if (before) total -= Buffer.byteLength(before.text);
+    if (delta.item) {
+      map.set(delta.id, delta.item);
+      total += Buffer.byteLength(delta.item.text);
+    } else map.delete(delta.id);
+    this.bytes.set(delta.kind, total);
+  }
+
+  /** The items of a kind in their order. */
+  sorted(kind: StateKind): Item[] {
+    return [...this.of(kind).values()].sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  }
+}
+
+/** Where a source's records come from, and what it cannot give. */
+export interface Source {
+  /** Whether agents are known (they live only in the database). */
+  readonly hasAgents: boolean;
+  load(state: TwoXState): Promise<void>;
+  /** What changed since the last look; `hints` name record files reported changed (then only those are looked at besides new rows). */
+  poll(state: TwoXState, hints?: readonly { kind: RecordKind; id: string }[]): Promise<Delta[]>;
+}
+
+export const seqOrder = (seq: number | bigint) => String(seq).padStart(16, '0');
+/** Order of a record without a row (read from its file): after every row, by time then id. */
+export const fileOrder = (value: Record<string, unknown>) => {
+  const at = value.timestamp ?? value.created_at;
+  return `~${typeof at === 'string' ? at : ''}\u0000${String(value.id)}`;
+};
+
+interface Table {
+  kind: StateKind;
+  table: string;
+  key: string;
+  seq: string;
+  extra?: string;
+}
+const TABLES: Table[] = [
+  { kind: 'posts', table: 'blackboard', key: 'id', seq: 'seq' },
+  { kind: 'decisions', table: 'decisions', key: 'id', seq: 'seq' },
+  { kind: 'handoffs', table: 'handoffs', key: 'id', seq: 'seq', extra: 'index_data' },
+  { kind: 'relations', table: 'relations', key: 'id', seq: 'seq' },
+  { kind: 'entities', table: 'entities', key: 'id', seq: 'rowid' },
+  { kind: 'agents', table: 'agents', key: 'agent_id', seq: 'rowid' },
+];
+const tableOf = (kind: StateKind) => TABLES.find(t => t.kind === kind)!;
+
+function itemOfRow(t: Table, row: Record<string, unknown>): Item | undefined {
+  const text = String(row.data);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const id = String(row.k);
+  const item: Item = { id, order: seqOrder(row.s as number), text, value: value as StoredRecord };
+  if (t.extra) item.index = String(row.x);
+  return item;
+}
+
+const select = (t: Table) => `SELECT ${t.seq} AS s, ${t.key} AS k, data${t.extra ? `, ${t.extra} AS x` : ''} FROM ${t.table}`;
+
+/** twining.db as the source: rows in seq order; what changed found by seq, data_version and fingerprints. */
+export class DbSource implements Source {
+  readonly hasAgents = true;
+  private version = -1;
+  private lastSeq = new Map<StateKind, number>();
+
+  constructor(
+    readonly db: SqliteDatabase,
+    private readonly warn: (m: string) => void,
+  ) {}
+
+  load(state: TwoXState): Promise<void> {
+    this.version = dataVersion(this.db);
+    for (const t of TABLES) {
+      let last = 0;
+      for (const row of this.db.prepare(`${select(t)} ORDER BY ${t.seq}`).all()) {
+        last = Math.max(last, Number(row.s));
+        const item = itemOfRow(t, row);
+        if (item) state.apply({ kind: t.kind, id: item.id, item });
+        else this.warn(`twining.db: the ${t.table} row ${String(row.k)} does not hold a JSON object; it is not shown`);
+      }
+      this.lastSeq.set(t.kind, last);
+    }
+    return Promise.resolve();
+  }
+
+  /** The rows written by this process (seq known, nothing to look for again). */
+  noteOwn(kind: StateKind, seq: number): void {
+    if (seq > (this.lastSeq.get(kind) ?? 0)) this.lastSeq.set(kind, seq);
+  }
+
+  /** data_version after this process's own commit (its own writes are already in the state). */
+  noteCommitted(): void {
+    this.version = dataVersion(this.db);
+  }
+
+  poll(state: TwoXState, hints?: readonly { kind: RecordKind; id: string }[]): Promise<Delta[]> {
+    const version = dataVersion(this.db);
+    const deltas: Delta[] = [];
+    const push = (d: Delta) => {
+      state.apply(d);
+      deltas.push(d);
+    };
+    for (const hint of hints ?? []) {
+      const t = tableOf(hint.kind);
+      const row = this.db.prepare(`${select(t)} WHERE ${t.key} = ?`).get(hint.id);
+      const known = state.of(t.kind).get(hint.id);
+      if (!row) {
+        if (known) push({ kind: t.kind, id: hint.id });
+        continue;
+      }
+      if (known?.text === String(row.data) && known.index === (t.extra ? String(row.x) : undefined)) continue;
+      const item = itemOfRow(t, row);
+      if (item) push({ kind: t.kind, id: item.id, item });
+    }
+    if (version === this.version) return Promise.resolve(deltas);
+    this.version = version;
+    for (const t of TABLES) {
+      const last = this.lastSeq.get(t.kind) ?? 0;
+      if (t.seq === 'seq') {
+        for (const row of this.db.prepare(`${select(t)} WHERE seq > ? ORDER BY seq`).all(last)) {
+          this.lastSeq.set(t.kind, Math.max(this.lastSeq.get(t.kind) ?? 0, Number(row.s)));
+          const known = state.of(t.kind).get(String(row.k));
+          if (known?.text === String(row.data)) continue;
+          const item = itemOfRow(t, row);
+          if (item) push({ kind: t.kind, id: item.id, item });
+        }
+      }
+      // Updates and deletes leave seq alone: the count and byte total tell whether to compare the rows.
+      const print = this.db.prepare(`SELECT count(*) AS n, total(length(CAST(data AS BLOB))) AS b FROM ${t.table}`).get();
+      if (Number(print?.n) === state.of(t.kind).size && Number(print?.b) === (state.bytes.get(t.kind) ?? 0)) continue;
+      for (const d of this.compareAll(state, t)) push(d);
+    }
+    return Promise.resolve(deltas);
+  }
+
+  private compareAll(state: TwoXState, t: Table): Delta[] {
+    const deltas: Delta[] = [];
+    const seen = new Set<string>();
+    for (const row of this.db.prepare(select(t)).all()) {
+      const id = String(row.k);
+      seen.add(id);
+      const known = state.of(t.kind).get(id);
+      if (known && known.text === String(row.data) && known.index === (t.extra ? String(row.x) : undefined)) continue;
+      const item = itemOfRow(t, row);
+      if (item) deltas.push({ kind: t.kind, id, item });
+    }
+    for (const id of state.of(t.kind).keys()) if (!seen.has(id)) deltas.push({ kind: t.kind, id });
+    return deltas;
+  }
+}
+
+/** `records/` as the source (a fresh clone, or a runtime without node:sqlite): no agents. */
+export class RecordsSource implements Source {
+  readonly hasAgents = false;
+  private files = new Map<RecordKind, Map<string, FileSeen>>();
+  private dirKeys = new Map<string, string>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly warn: (m: string) => void,
+  ) {}
+
+  async load(state: TwoXState): Promise<void> {
+    for (const kind of RECORD_KINDS) {
+      const seen = await listKind(this.dir, kind, this.dirKeys);
+      this.files.set(kind, seen);
+      for (const [id, f] of seen) {
+        const item = await this.read(f.file, id);
+        if (item) state.apply({ kind, id, item });
+      }
+    }
+    const posts = kindDir(this.dir, 'posts');
+    const st = await fs.stat(posts).catch(() => undefined);
+    if (st) this.dirKeys.set(posts, statKey(st));
+  }
+
+  private async read(file: string, id: string): Promise<Item | undefined> {
+    try {
+      const value = await readRecordFile(file, id);
+      return value && { id, order: fileOrder(value), text: JSON.stringify(value), value };
+    } catch (error) {
+      this.warn((error as Error).message);
+      return undefined;
+    }
+  }
+
+  async poll(state: TwoXState, hints?: readonly { kind: RecordKind; id: string }[]): Promise<Delta[]> {
+    const deltas: Delta[] = [];
+    const look = async (kind: RecordKind, id: string, file: string | undefined) => {
+      const known = this.files.get(kind)!;
+      const st = file ? await fs.stat(file).catch(() => undefined) : undefined;
+      if (!file || !st?.isFile()) {
+        known.delete(id);
+        if (state.of(kind).has(id)) deltas.push({ kind, id });
+        return;
+      }
+      if (known.get(id)?.key === statKey(st)) return;
+      known.set(id, { file, key: statKey(st) });
+      const item = await this.read(file, id);
+      if (item && item.text !== state.of(kind).get(id)?.text) deltas.push({ kind, id, item });
+    };
+    if (hints) {
+      for (const { kind, id } of hints) {
+        const current = state.of(kind).get(id);
+        const file =
+          kind === 'posts' ? (current ? recordFile(this.dir, kind, current.value) : this.files.get(kind)?.get(id)?.file) : recordFile(this.dir, kind, { id });
+        if (kind === 'posts' && !file) {
+          // A new post's month folder is not known from its id: look at the folders that changed.
+          return this.poll(state);
+        }
+        await look(kind, id, file);
+      }
+    } else {
+      for (const kind of RECORD_KINDS) {
+        const base = kindDir(this.dir, kind);
+        const folders = kind === 'posts' ? (await fs.readdir(base).catch(() => [] as string[])).map(m => path.join(base, m)) : [base];
+        const known = this.files.get(kind)!;
+        const knownFolders = new Set([...known.values()].map(f => path.dirname(f.file)));
+        for (const folder of new Set([...folders, ...knownFolders])) {
+          const st = await fs.stat(folder).catch(() => undefined);
+          const key = st ? statKey(st) : 'missing';
+          if (this.dirKeys.get(folder) === key) continue;
+          const now = new Map<string, FileSeen>();
+          await listFolder(folder, now, this.dirKeys);
+          if (!st) this.dirKeys.delete(folder);
+          for (const [id, f] of known) if (path.dirname(f.file) === folder && !now.has(id)) await look(kind, id, undefined);
+          for (const [id, f] of now) await look(kind, id, f.file);
+        }
+      }
+    }
+    for (const d of deltas) state.apply(d);
+    return deltas;
+  }
+}

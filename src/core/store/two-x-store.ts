@@ -1,0 +1,331 @@
+/**
+ * A twining-mcp 2.x folder (`twining.db` + `records/`) read and written by the engine. Its records
+ * are laid out as a 1.x folder in a folder of this process's own (two-x-mirror.ts), which every
+ * operation reads as it reads any 1.x folder. `sync` keeps that copy current (before each read);
+ * `write` runs a writing operation on it and stores what the operation changed as twining-mcp does:
+ *
+ *  1. `BEGIN IMMEDIATE` on twining.db (SQLite's write lock, waiting up to its 5 s busy timeout), so
+ *     the operation reads and writes as one step against every other writer, twining-mcp included;
+ *  2. what other processes committed meanwhile is brought in, then the operation runs;
+ *  3. a journal (`twining.db-twining-write-<pid>.json`) lists each record file to change with its
+ *     bytes before and after and the row it goes with; the record files are written in
+ *     twining-mcp's bytes and paths (records-dir.ts), then the rows, then `COMMIT`, then the
+ *     journal is removed.
+ *
+ * A writer killed between 3 and the commit leaves a journal: the next writable open puts back each
+ * file whose row did not commit (its bytes before) and writes each one whose row did (after), so
+ * the database and `records/` agree again. Without node:sqlite a folder with a database is read
+ * from `records/` and not written; a folder with only `records/` (a fresh clone) gets its database
+ * made from the record files at the first write, as twining-mcp's ingest does at its start.
+ */
+import { AsyncLocalStorage } from 'async_hooks';
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { databaseFile, hasTwiningTables, openDatabase, sqliteMissingReason, SqliteDatabase } from './sqlite-db';
+import { isSqliteDatabase } from './folder-format';
+import { hasDatabaseHeader } from './two-x-folder';
+import { TABLE, handoffIndexData, restore, writeRow } from './two-x-rows';
+import { DbSource, Delta, Item, RecordsSource, Source, StateKind, TwoXState, seqOrder } from './two-x-state';
+import { TwoXMirror } from './two-x-mirror';
+import { RecordKind, readRecordFile, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
+import { recordText } from './record-text';
+import { processIsAlive, writeAtomic } from './files';
+import { TwiningError } from '../errors';
+
+/** One record file a write changes: its bytes before and after, and the row text it goes with (null: none). */
+interface JournalEntry {
+  kind: StateKind;
+  id: string;
+  file?: string;
+  before: string | null;
+  after: string | null;
+  row: string | null;
+}
+
+const JOURNAL = /^twining\.db-twining-write-(\d+)\.json$/;
+
+export class TwoXStore {
+  readonly state = new TwoXState();
+  readonly mirror: TwoXMirror;
+  private source?: Source;
+  private db?: SqliteDatabase;
+  private opened?: Promise<void>;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly inWrite = new AsyncLocalStorage<boolean>();
+  private lastScan = 0;
+
+  constructor(
+    /** The project's `.twining/`. */
+    readonly dir: string,
+    mirrorDir: string,
+    private readonly warn: (m: string) => void,
+    private readonly readOnly: boolean,
+  ) {
+    this.mirror = new TwoXMirror(mirrorDir, warn);
+  }
+
+  /** Where the records are read from now: `database` or `records` (undefined before the first read). */
+  get readsFrom(): 'database' | 'records' | undefined {
+    return this.source ? (this.source.hasAgents ? 'database' : 'records') : undefined;
+  }
+
+  /** Why the agents cannot be listed here (they live only in twining.db), or undefined. */
+  agentsUnavailable(): string | undefined {
+    if (!this.source || this.source.hasAgents) return undefined;
+    const why = hasDatabaseHeader(databaseFile(this.dir))
+      ? (sqliteMissingReason() ?? 'twining.db could not be opened')
+      : 'it has no twining.db (a fresh clone: the database is not committed)';
+    return `${this.dir} keeps its agents only in twining-mcp 2.x's twining.db, which is not read here because ${why}; the other records are read from records/`;
+  }
+
+  /** Why this process does not write to the folder, or undefined. */
+  writeRefusal(): string | undefined {
+    const missing = sqliteMissingReason();
+    if (missing)
+      return `${this.dir} is in twining-mcp 2.x's SQLite layout and ${missing}; nothing was written (run Twining on Node 22.13 or later, or write through twining-mcp)`;
+    return undefined;
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Brings the mirror up to date. `paths` (a watcher's report: absolute, or project-relative with
+   * `/`) name record files to look at; without them the database's counters (or the records
+   * folders' stats, at most every 500 ms) say whether anything changed.
+   */
+  sync(paths?: readonly string[]): Promise<void> {
+    if (this.inWrite.getStore()) return Promise.resolve();
+    return this.enqueue(() => this.pull(paths));
+  }
+
+  private async open(): Promise<void> {
+    this.opened ??= (async () => {
+      if (!sqliteMissingReason() && (await isSqliteDatabase(databaseFile(this.dir)))) {
+        try {
+          this.db = openDatabase(this.dir, { readOnly: this.readOnly });
+          if (!hasTwiningTables(this.db)) {
+            if (this.readOnly) throw new Error("it has none of twining-mcp's tables");
+            this.db.close();
+            this.db = openDatabase(this.dir, { create: true });
+          }
+          if (!this.readOnly) await this.recover();
+        } catch (error) {
+          this.db?.close();
+          this.db = undefined;
+          this.warn(`${databaseFile(this.dir)} could not be opened (${(error as Error).message}); reading records/ instead`);
+        }
+      }
+      this.source = this.db ? new DbSource(this.db, this.warn) : new RecordsSource(this.dir, this.warn);
+      await this.source.load(this.state);
+      await this.mirror.build(this.state);
+    })();
+    return this.opened;
+  }
+
+  private async pull(paths?: readonly string[]): Promise<void> {
+    if (!this.opened) return this.open();
+    await this.opened;
+    const hints = paths?.map(p => recordOfPath(p)).filter((h): h is { kind: RecordKind; id: string } => h !== undefined);
+    if (!this.db && !hints?.length) {
+      // records/ without hints: the folders' stats, at most twice a second.
+      if (Date.now() - this.lastScan < 500) return;
+      this.lastScan = Date.now();
+    }
+    if (this.db && !this.readOnly && hints?.length && paths) await this.ingest(paths);
+    const deltas = await this.source!.poll(this.state, hints?.length ? hints : undefined);
+    if (deltas.length) await this.mirror.apply(deltas, this.state);
+  }
+
+  /**
+   * Record files reported changed (a `git pull`, another clone's export) that differ from their
+   * rows: the files win, as in twining-mcp's ingest (src/storage/sync/record-ingest.ts): a missing
+   * or different row is written from the file, and the row of a file that is gone is deleted.
+   */
+  private async ingest(paths: readonly string[]): Promise<void> {
+    const db = this.db!;
+    const changes: Delta[] = [];
+    for (const file of paths) {
+      const hint = recordOfPath(file);
+      if (!hint || !path.isAbsolute(file) || !file.startsWith(recordsDir(this.dir) + path.sep)) continue;
+      const value = await readRecordFile(file, hint.id).catch(() => null);
+      if (value === null) continue; // unreadable (being written): the next report has it
+      const row = db.prepare(`SELECT data FROM ${TABLE[hint.kind]} WHERE id = ?`).get(hint.id);
+      if (value === undefined) {
+        if (row && (hint.kind !== 'posts' || recordFile(this.dir, 'posts', JSON.parse(String(row.data)) as { id: string }) === file))
+          changes.push({ kind: hint.kind, id: hint.id });
+        continue;
+      }
+      if (row && recordText(JSON.parse(String(row.data))) === recordText(value)) continue;
+      const known = this.state.of(hint.kind).get(hint.id);
+      const item: Item = { id: hint.id, order: known?.order ?? '', text: JSON.stringify(value), value };
+      if (hint.kind === 'handoffs') item.index = handoffIndexData(item, known);
+      changes.push({ kind: hint.kind, id: hint.id, item });
+    }
+    if (!changes.length) return;
+    db.exec('BEGIN IMMEDIATE;');
+    try {
+      for (const d of changes) writeRow(db, d);
+      db.exec('COMMIT;');
+    } catch (error) {
+      db.exec('ROLLBACK;');
+      this.warn(`records/ files could not be brought into twining.db: ${(error as Error).message}`);
+    }
+  }
+
+  /** Runs a writing operation on the mirror inside one database write transaction, and stores what it changed. */
+  write<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inWrite.getStore()) return work();
+    return this.enqueue(async () => {
+      const refusal = this.writeRefusal();
+      if (refusal) throw new TwiningError('INVALID_INPUT', refusal);
+      await this.open().catch(() => undefined);
+      await this.opened;
+      if (!this.db) await this.createDatabase();
+      const db = this.db!;
+      db.exec('BEGIN IMMEDIATE;');
+      let journal: string | undefined;
+      let entries: JournalEntry[] = [];
+      let committed = false;
+      try {
+        await this.pull();
+        const result = await this.inWrite.run(true, work);
+        const deltas = await this.mirror.collect(this.state);
+        entries = this.plan(deltas);
+        if (entries.length) {
+          journal = path.join(this.dir, `twining.db-twining-write-${process.pid}.json`);
+          await writeAtomic(journal, JSON.stringify(entries));
+          for (const e of entries) {
+            if (!e.file) continue;
+            if (e.after === null) await removeRecordFile(e.file);
+            else await writeRecordFile(e.file, JSON.parse(e.after));
+          }
+          for (const d of deltas) this.storeRow(db, d);
+        }
+        db.exec('COMMIT;');
+        committed = true;
+        for (const d of deltas) this.state.apply(d);
+        this.mirror.noteStored(this.state);
+        if (journal) await fs.rm(journal, { force: true });
+        return result;
+      } catch (error) {
+        if (!committed) {
+          try {
+            db.exec('ROLLBACK;');
+          } catch {
+            // the connection's state is unknown; the error that stopped the write matters more
+          }
+          for (const e of entries) if (e.file) await restore(e.file, e.before).catch(() => undefined);
+          if (journal) await fs.rm(journal, { force: true }).catch(() => undefined);
+        }
+        // The mirror may hold the operation's writes: laid out again from what is stored.
+        await this.mirror.build(this.state).catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** The record files a set of deltas changes (journal entries), with the row each goes with. */
+  private plan(deltas: Delta[]): JournalEntry[] {
+    const entries: JournalEntry[] = [];
+    for (const d of deltas) {
+      const before = this.state.of(d.kind).get(d.id);
+      if (d.item && d.kind === 'handoffs') d.item.index = handoffIndexData(d.item, before);
+      const row = d.item ? d.item.text : null;
+      if (d.kind === 'agents') {
+        entries.push({ kind: d.kind, id: d.id, before: null, after: null, row });
+        continue;
+      }
+      const oldFile = before ? recordFile(this.dir, d.kind, before.value) : undefined;
+      const newFile = d.item ? recordFile(this.dir, d.kind, d.item.value) : undefined;
+      if (oldFile && oldFile !== newFile) entries.push({ kind: d.kind, id: d.id, file: oldFile, before: recordText(before!.value), after: null, row });
+      if (newFile)
+        entries.push({
+          kind: d.kind,
+          id: d.id,
+          file: newFile,
+          before: before && oldFile === newFile ? recordText(before.value) : null,
+          after: recordText(d.item!.value),
+          row,
+        });
+    }
+    return entries;
+  }
+
+  /** Stores one delta's row and gives a new record its place (its seq). */
+  private storeRow(db: SqliteDatabase, d: Delta): void {
+    writeRow(db, d);
+    if (!d.item) return;
+    const known = this.state.of(d.kind).get(d.id);
+    if (known) d.item.order = known.order;
+    else {
+      const key = d.kind === 'agents' ? 'agent_id' : 'id';
+      const seqColumn = d.kind === 'entities' || d.kind === 'agents' ? 'rowid' : 'seq';
+      const seq = Number(db.prepare(`SELECT ${seqColumn} AS s FROM ${TABLE[d.kind]} WHERE ${key} = ?`).get(d.id)?.s ?? 0);
+      d.item.order = seqOrder(seq);
+      (this.source as DbSource).noteOwn(d.kind, seq);
+    }
+  }
+
+  /**
+   * A folder with records/ and no database (a fresh clone), at its first write: the database is
+   * made and filled from the record files in one transaction, as twining-mcp's ingest does.
+   */
+  private async createDatabase(): Promise<void> {
+    const db = openDatabase(this.dir, { create: true });
+    db.exec('BEGIN IMMEDIATE;');
+    try {
+      for (const kind of ['posts', 'decisions', 'handoffs', 'entities', 'relations'] as const) {
+        for (const item of this.state.sorted(kind)) {
+          const copy: Item = { ...item };
+          if (kind === 'handoffs') copy.index = handoffIndexData(copy, undefined);
+          writeRow(db, { kind, id: copy.id, item: copy });
+        }
+      }
+      db.exec('COMMIT;');
+    } catch (error) {
+      db.exec('ROLLBACK;');
+      db.close();
+      throw error;
+    }
+    this.db = db;
+    this.source = new DbSource(db, this.warn);
+    this.state.kinds.forEach(map => map.clear());
+    this.state.bytes.clear();
+    await this.source.load(this.state);
+    await this.mirror.build(this.state);
+  }
+
+  /** Puts the record files of writes killed before or after their commit in agreement with the rows (see the file's comment). */
+  private async recover(): Promise<void> {
+    for (const name of await fs.readdir(this.dir).catch(() => [] as string[])) {
+      const m = JOURNAL.exec(name);
+      if (!m || Number(m[1]) === process.pid || processIsAlive(Number(m[1]))) continue;
+      const file = path.join(this.dir, name);
+      let entries: JournalEntry[] = [];
+      try {
+        entries = JSON.parse(await fs.readFile(file, 'utf8')) as JournalEntry[];
+      } catch {
+        entries = [];
+      }
+      let put = 0;
+      for (const e of entries) {
+        if (!e.file) continue;
+        const row = this.db!.prepare(`SELECT data FROM ${TABLE[e.kind]} WHERE ${e.kind === 'agents' ? 'agent_id' : 'id'} = ?`).get(e.id);
+        const committed = (row ? String(row.data) : null) === e.row;
+        await restore(e.file, committed ? e.after : e.before);
+        put++;
+      }
+      await fs.rm(file, { force: true });
+      this.warn(`a write to ${this.dir} was interrupted (process ${m[1]}): ${put} record file(s) under records/ were put back in agreement with twining.db`);
+    }
+  }
+
+  close(): void {
+    this.db?.close();
+    this.db = undefined;
+  }
+}
