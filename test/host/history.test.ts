@@ -2,22 +2,55 @@
 // export opens as an untitled Markdown document holding the fixture's decisions; what_changed
 // returns the fixture's decisions made since a time and leaves out the older ones.
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { describeIn } from './helpers';
-import { twining } from './twining';
+import { TwiningApi, twining } from './twining';
 
 const JWT = '01M80HHJN7TF8W1N7EW8PHV7MT';
 const RS256 = '01M80HHK1QX1QEC06YGTWYXEZJ';
 const VITEST = '01M80HHK4PSMNX1YWBAYPYPVBA';
 
 describeIn(['single'], 'Twining: Export as Markdown and What Changed Since…', () => {
+  let api: TwiningApi;
   before(async () => {
-    await twining();
+    api = await twining();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   after(async () => {
+    api.answerPrompts(undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it("Link Commit to Decision from the Source Control graph: the menu's commit is linked to the decision picked, both ways", async () => {
+    // What VS Code passes from scm/historyItem/context: the source control (its rootUri) and the
+    // history item (id = the commit hash, message), as the git extension's Copy Commit ID reads them.
+    const folder = vscode.workspace.workspaceFolders![0];
+    const commit = 'c0ffee1234567890abcdef1234567890abcdef12';
+    const seen: { title: string; labels?: string[] }[] = [];
+    api.answerPrompts(prompt => {
+      seen.push(prompt);
+      return Promise.resolve(prompt.labels?.find(l => l.includes('Use stateless JWT bearer tokens')));
+    });
+    await vscode.commands.executeCommand(
+      'twining.linkCommitToDecision',
+      { rootUri: folder.uri, id: 'git', label: 'Git' },
+      { id: commit, message: 'Add JWT middleware' },
+    );
+    assert.strictEqual(seen.length, 1, `one prompt (the decision), got ${JSON.stringify(seen.map(p => p.title))}`);
+    assert.match(seen[0].title, /c0ffee1 "Add JWT middleware"/);
+    const decision = JSON.parse(fs.readFileSync(path.join(folder.uri.fsPath, '.twining', 'decisions', `${JWT}.json`), 'utf8')) as { commit_hashes?: string[] };
+    assert.ok(decision.commit_hashes?.includes(commit), `the decision record lists the commit: ${JSON.stringify(decision.commit_hashes)}`);
+    // A menu argument that is not a commit is refused, naming it, and nothing is linked.
+    api.answerPrompts(() => Promise.resolve(undefined));
+    await assert.rejects(
+      Promise.resolve(
+        vscode.commands.executeCommand('twining.linkCommitToDecision', { folder: folder.uri.fsPath, decision_id: JWT, commit_hash: 'not-a-hash' }),
+      ),
+      /commit_hash|hash/,
+    );
   });
 
   it('Export as Markdown opens the export as an untitled Markdown document with the decisions', async () => {

@@ -17,6 +17,7 @@ import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments }
 import { openTimeline, showGraph } from './timeline-commands';
 import { setUpAgentHooks } from './hooks-setup-commands';
 import { exportMarkdown, whatChangedSince } from './history-commands';
+import { linkCommitToDecision } from './commit-link-commands';
 import { askSessionForRecord } from './session-commands';
 
 const HANDLERS: Record<CommandId, Handler> = {
@@ -56,6 +57,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.setUpAgentHooks': setUpAgentHooks,
   'twining.exportMarkdown': exportMarkdown,
   'twining.whatChangedSince': whatChangedSince,
+  'twining.linkCommitToDecision': linkCommitToDecision,
   'twining.askSessionForRecord': askSessionForRecord,
 };
 

@@ -39,19 +39,20 @@ export function invocationOf(first: unknown): Invocation {
   return { mode: 'interactive' };
 }
 
-export type Handler = (invocation: Invocation, ctx: TwiningSession) => unknown;
+/** `all`: every argument the command was called with (a menu may pass more than one, as the Source Control graph does). */
+export type Handler = (invocation: Invocation, ctx: TwiningSession, all: readonly unknown[]) => unknown;
 
 /** Registers a command with the shared argument handling, trust check and error reporting. */
 export function registerCommand(id: CommandId, handler: Handler, ctx: TwiningSession): vscode.Disposable {
   const info = COMMANDS[id];
-  return vscode.commands.registerCommand(id, async (first?: unknown) => {
+  return vscode.commands.registerCommand(id, async (first?: unknown, ...rest: unknown[]) => {
     let invocation: Invocation = { mode: 'interactive' };
     try {
       invocation = invocationOf(first);
       // Before any prompt: nobody answers five questions to be told the workspace is read-only.
       const refusal = commandWrites(id) ? ctx.folders.writeRefusal(info.title) : undefined;
       if (refusal) throw refusal;
-      return await handler(invocation, ctx);
+      return await handler(invocation, ctx, [first, ...rest]);
     } catch (error) {
       if (error instanceof Cancelled) return undefined;
       if (ctx.folders.isReadOnlyError(error)) {

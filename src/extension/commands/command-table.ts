@@ -52,6 +52,7 @@ export const COMMANDS = {
   'twining.setUpAgentHooks': { title: 'Set Up Agent Hooks', writesItself: true, palette: true },
   'twining.exportMarkdown': { title: 'Export as Markdown', op: 'export', palette: true },
   'twining.whatChangedSince': { title: 'What Changed Since…', op: 'what_changed', palette: true },
+  'twining.linkCommitToDecision': { title: 'Link Commit to Decision', op: 'link_commit', palette: true },
   'twining.askSessionForRecord': { title: 'Ask for a Record or Handoff', writesItself: true, palette: false },
 } as const satisfies Record<string, CommandInfo>;
 
