@@ -64,7 +64,9 @@ export function surfaceInputs(b: Blocks) {
         archive: z
           .boolean()
           .optional()
-          .describe('Run the blackboard archive pass: every entry except decisions, open needs, warnings and questions, and the newest 200 (default false).'),
+          .describe(
+            'Run the blackboard archive pass: every entry except decisions, open needs, warnings and questions, and the newest archive.retain_recent of config.yml (200 when unset) (default false).',
+          ),
         promote_provisionals: z.boolean().optional().describe('Promote provisional decisions older than stale_days to active (with execute).'),
         stale_days: z.number().optional().describe('Provisional decisions older than this many days are stale (default 7).'),
         metrics_retention_days: z.number().optional().describe('Drop metrics.jsonl lines older than this many days (default 30).'),

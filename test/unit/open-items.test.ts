@@ -158,4 +158,17 @@ describe('housekeeping', () => {
     assert.deepEqual([tomb[0].id, tomb[0].dismissed.dismissed_by], [first.id, 'housekeeping']);
     assert.equal((await ws.housekeeping({})).summary.includes('duplicates'), false);
   });
+
+  test("the archive pass keeps config.yml's archive.retain_recent newest entries (200 when it sets none)", async () => {
+    const root = project();
+    const ws = await openWorkspace(root, { now: at(NOW), warn: () => undefined });
+    for (let i = 0; i < 5; i++) await ws.post({ entry_type: 'finding', summary: `Finding ${i}`, scope: 'src/' });
+    const preview = async () => (await ws.housekeeping({ archive: true })).archived.count;
+    const all = await preview();
+    assert.equal(all, 0, 'fewer entries than the default 200: nothing to archive');
+    const config = path.join(root, '.twining', 'config.yml');
+    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace(/retain_recent: \d+/, 'retain_recent: 2'));
+    const kept2 = await preview();
+    assert.ok(kept2 >= 3, `with retain_recent 2, the three older findings (and older closed entries) would go: ${kept2}`);
+  });
 });

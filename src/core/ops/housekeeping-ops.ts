@@ -27,7 +27,7 @@ import { pruneGraph } from './graph-ops';
 import type { Transaction } from '../store/transaction';
 
 const DAY = 24 * 3600 * 1000;
-/** twining-mcp 2.x's default archive.retain_recent. */
+/** twining-mcp 2.x's default archive.retain_recent, when config.yml sets none. */
 const RETAIN_RECENT = 200;
 const NOT_RUN = ['staleness_review', 'merge_sweep', 'compact_archives', 'dedup_relations', 'amend_candidates', 'repair_entity_scopes'] as const;
 
@@ -59,6 +59,7 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
   const at = ctx.timestamp();
   const ageDays = (ts: unknown) => Math.floor((nowMs - Date.parse(String(ts))) / DAY);
   const staleDays = typeof args.stale_days === 'number' && args.stale_days >= 0 ? args.stale_days : 7;
+  const retainRecent = (await ctx.config()).archive.retain_recent ?? RETAIN_RECENT;
   const retentionDays = typeof args.metrics_retention_days === 'number' && args.metrics_retention_days >= 0 ? args.metrics_retention_days : 30;
 
   type Plan = Awaited<ReturnType<typeof analyse>>;
@@ -92,7 +93,7 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
     }
     out.deduplicated = { removed: duplicate.size, ids: [...duplicate].map(i => String(parsed[i]!.id)) };
 
-    // The archive pass: decisions, open needs, warnings and questions, and the newest RETAIN_RECENT stay.
+    // The archive pass: decisions, open needs, warnings and questions, and the newest archive.retain_recent stay.
     const archive = new Set<number>();
     if (args.archive) {
       const live = parsed.filter((e, i) => e && !duplicate.has(i)) as Record<string, unknown>[];
@@ -103,7 +104,7 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
           ({ e, i }) =>
             e && !duplicate.has(i) && e.entry_type !== 'decision' && !(RESOLVABLE_TYPES.includes(String(e.entry_type)) && !resolved.has(String(e.id))),
         );
-      for (const { i } of candidates.slice(0, Math.max(0, candidates.length - RETAIN_RECENT))) archive.add(i);
+      for (const { i } of candidates.slice(0, Math.max(0, candidates.length - retainRecent))) archive.add(i);
       out.archived.count = archive.size;
     }
 
