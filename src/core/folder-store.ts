@@ -271,11 +271,13 @@ export class FolderStore {
   async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
     await this.gate();
     // The files written under these locks live in the locked files' folders: none may lead out of .twining/.
-    await Promise.all(files.map(([file]) => assertWritesStayInside(this.layout.data, file)));
+    // (A 2.x folder's records are in this process's copy, `layout.data`; its claims stay in `.twining/`.)
+    const inRecords = (file: string) => file.startsWith(this.layout.data + path.sep);
+    await Promise.all(files.map(([file]) => assertWritesStayInside(inRecords(file) ? this.layout.data : this.layout.dir, file)));
     const locked = () =>
       withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
-    // A 2.x folder: the whole locked step is one database write transaction (store/two-x-store.ts).
-    return this.twoX ? this.twoX.write(locked) : locked();
+    // A 2.x folder: a locked step on its records is one database write transaction (store/two-x-store.ts).
+    return this.twoX && files.some(([file]) => inRecords(file)) ? this.twoX.write(locked) : locked();
   }
 
   /** Whether config.yml is as last read (one stat). */
