@@ -13,8 +13,9 @@ import { FamilyModel } from './family-model';
 const MAX_AGE_MS = 15_000;
 
 export class SessionsModel extends FamilyModel {
-  // blackboard: an agent's record there clears its session's mark; settings: which session is the user's.
-  protected readonly shows = new Set<ChangeKind>(['sessions', 'blackboard', 'config', 'settings']);
+  // Only the sessions' own files fire: a blackboard or configuration change already redraws the
+  // Agents and Context views through their own models, which then read this board again.
+  protected readonly shows = new Set<ChangeKind>(['sessions']);
   private readonly kept = new Map<string, { at: number; board: Promise<SessionBoard> }>();
 
   /** A folder's session board (live sessions first). */
@@ -31,6 +32,11 @@ export class SessionsModel extends FamilyModel {
   /** The sessions on a folder's board that edited `file` (folder-relative, `/`-separated). */
   async touching(folder: TwiningFolder, file: string): Promise<SessionView[]> {
     return (await this.board(folder)).sessions.filter(s => s.files_touched.includes(file));
+  }
+
+  /** An agent's record on the blackboard clears its session's mark; the thresholds move liveness: read again when asked. */
+  protected override changed(folder: TwiningFolder, kinds: ReadonlySet<ChangeKind>): void {
+    if (kinds.has('blackboard') || kinds.has('config')) this.kept.delete(folder.key);
   }
 
   protected override forget(folder: TwiningFolder | undefined): void {
