@@ -282,6 +282,7 @@ describeIn(['single'], 'commands with argument objects', () => {
     const result = await run<{ created: boolean }>('twining.initialize', {});
     assert.strictEqual(result.created, false);
     await run('twining.refresh');
-    assert.strictEqual((await rows(api.providers.agents)).length, 6);
+    // The registered agents (other suites may add a claim holder's or the session board's rows below them).
+    assert.strictEqual((await rows(api.providers.agents)).filter(r => r.node.kind === 'agent').length, 6);
   });
 });
