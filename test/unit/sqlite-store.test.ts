@@ -216,6 +216,46 @@ describe('writes to a 2.x SQLite folder', { skip }, () => {
     mcp.close();
   });
 
+  test('rows changed in place or removed by another process are seen, whether or not record files were named', async () => {
+    const { two } = twins();
+    const dir = tw(two);
+    const engine = await openWorkspace(two, quiet);
+    await engine.refresh();
+    const mcp = openMcpDb(dir);
+    const post = (n: number) => ({
+      entry_type: 'need',
+      summary: `Need ${n}`,
+      detail: '',
+      tags: [],
+      scope: 'src/',
+      agent_id: 'mcp',
+      id: `01KB100000000000000000000${n}`,
+      timestamp: `2026-11-25T10:0${n}:00.000Z`,
+    });
+    const summaries = async () => (await engine.read({ limit: 500 })).entries.map(e => `${e.summary}${e.status === 'resolved' ? ' (resolved)' : ''}`);
+    for (const n of [1, 2, 3]) mcpPost(mcp, dir, post(n));
+    await engine.refresh(['.twining/twining.db-wal']);
+    assert.deepEqual((await summaries()).slice(-3), ['Need 1', 'Need 2', 'Need 3']);
+    // Only the database named: an update in place (same seq) and a removed row.
+    mcpResolve(mcp, dir, post(1).id, 'mcp', 'done', '2026-11-25T11:00:00.000Z');
+    mcp.prepare('DELETE FROM blackboard WHERE id = ?').run(post(2).id);
+    await engine.refresh(['.twining/twining.db-wal']);
+    let now = await summaries();
+    assert.ok(now.includes('Need 1 (resolved)'), JSON.stringify(now.slice(-3)));
+    assert.ok(!now.includes('Need 2'));
+    // A record file named (a new post) beside a removed row that has none: the count finds it.
+    mcp.prepare('DELETE FROM blackboard WHERE id = ?').run(post(3).id);
+    mcpPost(mcp, dir, post(4));
+    const file = path
+      .relative(two, mcpRecordPath(dir, 'posts', post(4)))
+      .split(path.sep)
+      .join('/');
+    await engine.refresh(['.twining/twining.db-wal', file]);
+    now = await summaries();
+    assert.ok(now.includes('Need 4') && !now.includes('Need 3'), JSON.stringify(now.slice(-3)));
+    mcp.close();
+  });
+
   test("record files brought by a git pull show at the next refresh, and go into twining.db as twining-mcp's ingest puts them (the files win)", async () => {
     const { two } = twins();
     const dir = tw(two);

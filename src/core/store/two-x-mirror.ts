@@ -12,6 +12,7 @@ import { JsonlFile } from './jsonl';
 import { Delta, Item, StateKind, TwoXState } from './two-x-state';
 import { StoredRecord, statKey } from './records-dir';
 import { indexEntryOf, indexLineOf } from './index-lines';
+import { mapParallel } from './parallel-io';
 import type { HandoffRecord } from '../records';
 
 const ARRAY_FILES: Partial<Record<StateKind, string>> = {
@@ -44,17 +45,28 @@ export class TwoXMirror {
     this.keys.set(file, statKey(await fs.stat(file)));
   }
 
-  /** Writes every file from the state (the first look, or after a failure left the mirror unsure). */
+  /** Writes a file into the folder `build` just made (no reader yet, so no temporary file and rename). */
+  private async putFresh(file: string, text: string): Promise<void> {
+    await fs.writeFile(file, text, 'utf8');
+    this.keys.set(file, statKey(await fs.stat(file)));
+  }
+
+  /**
+   * Writes every file from the state (the first look, or after a failure left the mirror unsure):
+   * the blackboard and each index in one write, the decision and handoff records many at a time.
+   */
   async build(state: TwoXState): Promise<void> {
     await fs.rm(this.dir, { recursive: true, force: true });
-    for (const sub of ['decisions', 'handoffs', 'agents', 'graph', 'archive']) await fs.mkdir(this.file(sub), { recursive: true });
+    await Promise.all(['decisions', 'handoffs', 'agents', 'graph', 'archive'].map(sub => fs.mkdir(this.file(sub), { recursive: true })));
     this.keys.clear();
-    await this.writePosts(state);
-    for (const item of state.of('decisions').values()) await this.put(this.file('decisions', `${item.id}.json`), toJsonText(item.value));
-    await this.writeDecisionIndex(state);
-    for (const item of state.of('handoffs').values()) await this.put(this.file('handoffs', `${item.id}.json`), toJsonText(item.value));
-    await this.writeHandoffIndex(state);
-    for (const kind of ['agents', 'entities', 'relations'] as const) await this.writeArray(state, kind);
+    const records = (['decisions', 'handoffs'] as const).flatMap(kind => [...state.of(kind).values()].map(item => ({ kind, item })));
+    await Promise.all([
+      this.writePosts(state),
+      this.writeDecisionIndex(state),
+      this.writeHandoffIndex(state),
+      ...(['agents', 'entities', 'relations'] as const).map(kind => this.writeArray(state, kind)),
+      mapParallel(records, ({ kind, item }) => this.putFresh(this.file(kind, `${item.id}.json`), toJsonText(item.value))),
+    ]);
   }
 
   private async writePosts(state: TwoXState): Promise<void> {
@@ -99,15 +111,15 @@ export class TwoXMirror {
         await this.blackboard.refresh();
       } else await this.writePosts(state);
     }
-    for (const d of deltas) {
-      if (d.kind !== 'decisions' && d.kind !== 'handoffs') continue;
-      const file = this.file(d.kind, `${d.id}.json`);
+    // The last delta of each record wins (a record changed twice in one batch).
+    const records = new Map(deltas.filter(d => d.kind === 'decisions' || d.kind === 'handoffs').map(d => [this.file(d.kind, `${d.id}.json`), d]));
+    await mapParallel([...records], async ([file, d]) => {
       if (d.item) await this.put(file, toJsonText(d.item.value));
       else {
         await fs.rm(file, { force: true });
         this.keys.delete(file);
       }
-    }
+    });
     if (kinds.has('decisions')) await this.writeDecisionIndex(state);
     if (kinds.has('handoffs')) await this.writeHandoffIndex(state);
     for (const kind of ['agents', 'entities', 'relations'] as const) if (kinds.has(kind)) await this.writeArray(state, kind);

@@ -2,14 +2,16 @@
  * The records of a twining-mcp 2.x folder held in memory, by kind and id, and the two places they
  * are read from: `twining.db` (DbSource) or, without a database or without node:sqlite, the files
  * under `records/` (RecordsSource). A source says what changed since it last looked as deltas,
- * without reading the history again: new rows by their `seq`, changed or removed rows by the
- * record files named (a watcher's report) or by a table's count and byte total moving; record
- * files by their folders' and their own stats.
+ * without reading the history again: new rows by their `seq` (rowid), removed rows by a table's
+ * count and then its keys alone, rows changed in place by the record files named (a watcher's
+ * report) or, when none were named, by a table's byte total moving; record files by their
+ * folders' and their own stats.
  */
 import * as path from 'path';
 import { dataVersion, SqliteDatabase } from './sqlite-db';
 import { FileSeen, RECORD_KINDS, RecordKind, StoredRecord, kindDir, listFolder, listKind, readRecordFile, recordFile, statKey } from './records-dir';
 import { promises as fs } from 'fs';
+import { mapParallel } from './parallel-io';
 
 export type StateKind = RecordKind | 'agents';
 
@@ -164,23 +166,44 @@ export class DbSource implements Source {
     }
     if (version === this.version) return Promise.resolve(deltas);
     this.version = version;
+    // twining-mcp writes a record's file after its row commits (TWINING-2.md §3): when the watcher
+    // named record files, a row updated in place is among them (or in a later report).
+    const filesNamed = hints !== undefined && hints.length > 0;
     for (const t of TABLES) {
-      const last = this.lastSeq.get(t.kind) ?? 0;
-      if (t.seq === 'seq') {
-        for (const row of this.db.prepare(`${select(t)} WHERE seq > ? ORDER BY seq`).all(last)) {
-          this.lastSeq.set(t.kind, Math.max(this.lastSeq.get(t.kind) ?? 0, Number(row.s)));
-          const known = state.of(t.kind).get(String(row.k));
-          if (known?.text === String(row.data)) continue;
-          const item = itemOfRow(t, row);
-          if (item) push({ kind: t.kind, id: item.id, item });
-        }
+      // New rows: past the last seq (rowid for entities and agents) seen, read alone.
+      for (const row of this.db.prepare(`${select(t)} WHERE ${t.seq} > ? ORDER BY ${t.seq}`).all(this.lastSeq.get(t.kind) ?? 0)) {
+        this.lastSeq.set(t.kind, Math.max(this.lastSeq.get(t.kind) ?? 0, Number(row.s)));
+        const known = state.of(t.kind).get(String(row.k));
+        if (known?.text === String(row.data) && known.index === (t.extra ? String(row.x) : undefined)) continue;
+        const item = itemOfRow(t, row);
+        if (item) push({ kind: t.kind, id: item.id, item });
       }
-      // Updates and deletes leave seq alone: the count and byte total tell whether to compare the rows.
-      const print = this.db.prepare(`SELECT count(*) AS n, total(length(CAST(data AS BLOB))) AS b FROM ${t.table}`).get();
-      if (Number(print?.n) === state.of(t.kind).size && Number(print?.b) === (state.bytes.get(t.kind) ?? 0)) continue;
+      // Removed rows (or a rowid used again): the count differs; the keys alone say which.
+      if (Number(this.db.prepare(`SELECT count(*) AS n FROM ${t.table}`).get()?.n) !== state.of(t.kind).size)
+        for (const d of this.compareKeys(state, t)) push(d);
+      if (filesNamed && t.kind !== 'agents') continue;
+      // Updates keep their seq and no record file was named (agents have none): the byte total tells whether to compare the rows.
+      const bytes = this.db.prepare(`SELECT total(length(CAST(data AS BLOB))) AS b FROM ${t.table}`).get();
+      if (Number(bytes?.b) === (state.bytes.get(t.kind) ?? 0)) continue;
       for (const d of this.compareAll(state, t)) push(d);
     }
     return Promise.resolve(deltas);
+  }
+
+  /** Rows gone, and rows present that the state lacks (a rowid used again), by their keys only. */
+  private compareKeys(state: TwoXState, t: Table): Delta[] {
+    const deltas: Delta[] = [];
+    const seen = new Set<string>();
+    for (const row of this.db.prepare(`SELECT ${t.key} AS k FROM ${t.table}`).all()) {
+      const id = String(row.k);
+      seen.add(id);
+      if (state.of(t.kind).has(id)) continue;
+      const full = this.db.prepare(`${select(t)} WHERE ${t.key} = ?`).get(id);
+      const item = full && itemOfRow(t, full);
+      if (item) deltas.push({ kind: t.kind, id, item });
+    }
+    for (const id of state.of(t.kind).keys()) if (!seen.has(id)) deltas.push({ kind: t.kind, id });
+    return deltas;
   }
 
   private compareAll(state: TwoXState, t: Table): Delta[] {
@@ -214,10 +237,9 @@ export class RecordsSource implements Source {
     for (const kind of RECORD_KINDS) {
       const seen = await listKind(this.dir, kind, this.dirKeys);
       this.files.set(kind, seen);
-      for (const [id, f] of seen) {
-        const item = await this.read(f.file, id);
-        if (item) state.apply({ kind, id, item });
-      }
+      // Many files read at once, applied in the listing's order (the same state as one after another).
+      const items = await mapParallel([...seen], ([id, f]) => this.read(f.file, id));
+      for (const item of items) if (item) state.apply({ kind, id: item.id, item });
     }
     const posts = kindDir(this.dir, 'posts');
     const st = await fs.stat(posts).catch(() => undefined);
