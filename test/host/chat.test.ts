@@ -95,6 +95,25 @@ describeIn(['single'], 'chat participant and language model tools', () => {
     assert.match(out.markdown, /\*\*Agents:\*\* \d+ registered/);
   });
 
+  it('/claims lists who holds what, and with a path only the claims that collide with it', async () => {
+    const root = firstFolder();
+    await cli('claim', root, { agent_id: 'chat-claimer', paths: ['chat-claims/'], reason: 'splitting the chat module', ttl_ms: 600_000 });
+    try {
+      const all = fakeStream();
+      await api.chatHandler(request('', 'claims'), emptyContext, all.stream, token);
+      assert.match(all.out.markdown, /- `chat-claims\/`: \*\*chat-claimer\*\* since .*, expires in .*; splitting the chat module/);
+      const colliding = fakeStream();
+      await api.chatHandler(request('chat-claims/a.ts', 'claims'), emptyContext, colliding.stream, token);
+      assert.match(colliding.out.markdown, /that collide with `chat-claims\/a\.ts`[\s\S]*chat-claimer/);
+      const elsewhere = fakeStream();
+      await api.chatHandler(request('docs/readme.md', 'claims'), emptyContext, elsewhere.stream, token);
+      assert.ok(!elsewhere.out.markdown.includes('chat-claimer'), elsewhere.out.markdown);
+      assert.ok(all.out.buttons.some(b => b.command === 'twining.claimPath'));
+    } finally {
+      await cli('release', root, { agent_id: 'chat-claimer' });
+    }
+  });
+
   it('/agents and /delegations list what the views show', async () => {
     const agents = fakeStream();
     await api.chatHandler(request('', 'agents'), emptyContext, agents.stream, token);

@@ -19,6 +19,7 @@ export const CHAT_COMMAND_NAMES = [
   'discover',
   'delegations',
   'agents',
+  'claims',
 ] as const;
 export type ChatCommandName = (typeof CHAT_COMMAND_NAMES)[number];
 

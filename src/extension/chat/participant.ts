@@ -1,6 +1,6 @@
 /**
  * The `@twining` chat participant. Slash commands answer from the engine without a model
- * (chat-lists.ts, chat-handoffs.ts, chat-decide.ts, chat-search.ts); /delegate asks the model only for
+ * (chat-lists.ts, chat-handoffs.ts, chat-decide.ts, chat-search.ts, chat-claims.ts); /delegate asks the model only for
  * capabilities the prompt leaves out. Anything else goes to the request's model with the
  * `twining_*` tools (free-form.ts). Follow-ups suggest the next step (chat-followups.ts).
  */
@@ -14,6 +14,7 @@ import { acknowledge, handoff, verify } from './chat-handoffs';
 import { delegate, why } from './chat-decide';
 import { search } from './chat-search';
 import { brief } from './chat-brief';
+import { claims } from './chat-claims';
 import { freeForm } from './free-form';
 import { followupsFor } from './chat-followups';
 import type { ChatCommandName } from './chat-parse';
@@ -32,6 +33,7 @@ export const CHAT_COMMANDS: Record<ChatCommandName, (call: ChatCall) => Promise<
   verify,
   why,
   search,
+  claims,
 };
 
 /** The participant's request handler (exported through the API so tests can drive it). */
