@@ -9,7 +9,8 @@ import { z } from 'zod';
 
 export const TRACE_DIRECTIONS = ['upstream', 'downstream', 'both'] as const;
 
-interface Blocks<E extends readonly [string, ...string[]]> {
+/** The building blocks schemas.ts passes in (surface-schemas.ts takes the same, less ids and entry types). */
+export interface Blocks<E extends readonly [string, ...string[]]> {
   ulidId: z.ZodString;
   agentId: z.ZodType<string, string>;
   scope: z.ZodString;

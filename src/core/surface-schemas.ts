@@ -7,17 +7,11 @@
  * `inputs`, so every schema is defined once and no module imports schemas.ts back.
  */
 import { z } from 'zod';
+import type { Blocks as HistoryBlocks } from './history-schemas';
 
 export const TRIAGE_SECTIONS = ['all', 'open', 'recent'] as const;
 
-interface Blocks {
-  agentId: z.ZodType<string, string>;
-  scope: z.ZodString;
-  since: z.ZodType<string, string>;
-  text: (max: number) => z.ZodString;
-  nonEmptyText: (max: number) => z.ZodString;
-  list: <T extends z.ZodType>(item: T, max: number) => z.ZodArray<T>;
-}
+type Blocks = Omit<HistoryBlocks<[string]>, 'ulidId' | 'ENTRY_TYPES'>;
 
 export function surfaceInputs(b: Blocks) {
   const { agentId, scope, since, text, nonEmptyText, list } = b;
