@@ -206,6 +206,7 @@ async function writeSeen(root, engine, kind, i) {
       const [ms, engine] = await timed(() => firstView(root));
       open.push(ms);
       if (kind) seen.push(await writeSeen(root, engine, kind, r));
+      engine.close?.();
     }
     console.log(`  ${label.padEnd(18)} open + first view ${median(open)} ms${kind ? `; another process's post seen ${median(seen)} ms` : ''}`);
   }

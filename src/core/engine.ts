@@ -81,6 +81,10 @@ export class TwiningEngine extends AgentWorkTools {
   get readOnly(): boolean {
     return this.ctx.readOnly;
   }
+  /** Lets go of what the engine holds (a 2.x folder's database and kept copy), for another process to use; the engine is not used after it. */
+  close(): void {
+    this.ctx.twoX?.close();
+  }
 
   now(): Date {
     return this.ctx.now();

@@ -16,6 +16,7 @@ import { HandoffRecords } from './store/handoff-records';
 import { FolderFormat, detectFolderFormat } from './store/folder-format';
 import { TwoXStore } from './store/two-x-store';
 import { isTwoXFolder, newMirrorDir } from './store/two-x-folder';
+import { claimSlot } from './store/two-x-cache';
 import { TwiningError } from './errors';
 import { isWritableDate } from './timestamps';
 import { OperationName, ParsedInputOf, parseInput } from './schemas';
@@ -99,9 +100,10 @@ export class FolderStore {
   ) {
     const dir = path.join(root, '.twining');
     if (isTwoXFolder(dir)) {
-      const mirror = newMirrorDir();
+      const slot = claimSlot(dir);
+      const mirror = slot?.mirror ?? newMirrorDir();
       this.layout = new Layout(root, mirror);
-      const twoX = new TwoXStore(dir, mirror, options.warn ?? (message => process.stderr.write(`twining: ${message}\n`)), options.readOnly ?? false);
+      const twoX = new TwoXStore(dir, mirror, options.warn ?? (message => process.stderr.write(`twining: ${message}\n`)), options.readOnly ?? false, slot);
       this.twoX = twoX;
       this.beforeRead = () => twoX.sync();
     } else this.layout = new Layout(root);

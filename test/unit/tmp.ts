@@ -26,6 +26,13 @@ process.on('exit', () => {
   for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// twining-mcp 2.x folders' kept copies (src/core/store/two-x-cache.ts) go to a folder of this test
+// run (child processes share it), never into the user's own cache.
+if (process.env.TWINING_CACHE_DIR === undefined) {
+  process.env.TWINING_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-cache-'));
+  made.push(process.env.TWINING_CACHE_DIR);
+}
+
 /** A new empty project folder `…/demo-project` in os.tmpdir(), removed when the process exits. */
 export function tempProject(name = 'demo-project'): string {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-rel-'));

@@ -25,3 +25,19 @@ export async function mapParallel<T, R>(items: readonly T[], work: (item: T, ind
   if (failure) throw failure.error;
   return results;
 }
+
+/**
+ * Runs a synchronous file operation (a stat, a small read) on every item, a chunk at a time with
+ * the event loop free between chunks. For thousands of small files this is several times faster
+ * than the same operations through promises (each a round trip to libuv's threads), and no chunk
+ * holds the loop for long.
+ */
+export async function mapChunked<T, R>(items: readonly T[], work: (item: T, index: number) => R, chunk = 256): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  for (let start = 0; start < items.length; start += chunk) {
+    if (start > 0) await new Promise<void>(resolve => setImmediate(resolve));
+    const end = Math.min(items.length, start + chunk);
+    for (let i = start; i < end; i++) results[i] = work(items[i], i);
+  }
+  return results;
+}

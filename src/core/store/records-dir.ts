@@ -12,7 +12,8 @@
  */
 import { promises as fs, Stats } from 'fs';
 import * as path from 'path';
-import { mapParallel } from './parallel-io';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readFileSync, statSync } from 'fs';
+import { mapChunked } from './parallel-io';
 import { isRecord, readJson, writeAtomic } from './files';
 import { recordText } from './record-text';
 
@@ -80,6 +81,34 @@ export async function readRecordFile(file: string, id: string): Promise<StoredRe
   return value as StoredRecord;
 }
 
+export const statOrUndefined = (file: string): Stats | undefined => {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A record file's value read synchronously (a regular file just listed: one open, stat, read and
+ * close), or undefined when that did not give a record object with its id: `readRecordFile` then
+ * says why, retrying a file caught half-written.
+ */
+export function readRecordFileSync(file: string, id: string): StoredRecord | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+    if (!fstatSync(fd).isFile()) return undefined;
+    const text = readFileSync(fd, 'utf8');
+    const value: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    return isRecord(value) && value.id === id ? (value as StoredRecord) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** What is known of one record file: where it is and its stat when read. */
 export interface FileSeen {
   file: string;
@@ -106,8 +135,8 @@ export async function listFolder(folder: string, into: Map<string, FileSeen>, di
   if (!st?.isDirectory()) return;
   dirKeys?.set(folder, statKey(st));
   const names = (await fs.readdir(folder).catch(() => [] as string[])).sort().filter(name => name.endsWith('.json') && !name.startsWith('.'));
-  // The files stated many at once, kept in the listing's order.
-  const stats = await mapParallel(names, name => fs.stat(path.join(folder, name)).catch(() => undefined));
+  // The files stated a chunk at a time (synchronous stats are several times faster), in the listing's order.
+  const stats = await mapChunked(names, name => statOrUndefined(path.join(folder, name)));
   names.forEach((name, i) => {
     if (stats[i]?.isFile()) into.set(name.slice(0, -5), { file: path.join(folder, name), key: statKey(stats[i]) });
   });

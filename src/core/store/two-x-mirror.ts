@@ -10,9 +10,10 @@ import * as path from 'path';
 import { appendLineSafely, isRecord, readJson, toJsonText, writeAtomic } from './files';
 import { JsonlFile } from './jsonl';
 import { Delta, Item, StateKind, TwoXState } from './two-x-state';
-import { StoredRecord, statKey } from './records-dir';
+import { StoredRecord, statKey, statOrUndefined } from './records-dir';
 import { indexEntryOf, indexLineOf } from './index-lines';
-import { mapParallel } from './parallel-io';
+import { mapChunked, mapParallel } from './parallel-io';
+import { FileMark, textHash } from './two-x-cache';
 import type { HandoffRecord } from '../records';
 
 const ARRAY_FILES: Partial<Record<StateKind, string>> = {
@@ -21,11 +22,15 @@ const ARRAY_FILES: Partial<Record<StateKind, string>> = {
   relations: path.join('graph', 'relations.json'),
 };
 
+const SUBDIRS = ['decisions', 'handoffs', 'agents', 'graph', 'archive'];
+
 const textOf = (value: unknown) => JSON.stringify(value);
 
 export class TwoXMirror {
   /** The stat key of every file this mirror wrote, as it wrote it. */
   private keys = new Map<string, string>();
+  /** The hash of the bytes of every file this mirror wrote, while nothing else wrote it since. */
+  private hashes = new Map<string, string>();
   private readonly blackboard: JsonlFile<Record<string, unknown>>;
   private lastPostOrder = '';
 
@@ -40,33 +45,92 @@ export class TwoXMirror {
     return path.join(this.dir, ...parts);
   }
 
-  private async put(file: string, text: string): Promise<void> {
-    await writeAtomic(file, text);
-    this.keys.set(file, statKey(await fs.stat(file)));
+  /** Notes a file's stat as this mirror left it, and the hash of its bytes when this mirror wrote them (else unknown). */
+  private mark(file: string, key: string, hash?: string): void {
+    this.keys.set(file, key);
+    if (hash) this.hashes.set(file, hash);
+    else this.hashes.delete(file);
   }
 
-  /** Writes a file into the folder `build` just made (no reader yet, so no temporary file and rename). */
+  private async put(file: string, text: string): Promise<void> {
+    await writeAtomic(file, text);
+    this.mark(file, statKey(await fs.stat(file)), textHash(text));
+  }
+
+  /** Writes a file while nothing reads the mirror (`build`): no temporary file and rename. */
   private async putFresh(file: string, text: string): Promise<void> {
     await fs.writeFile(file, text, 'utf8');
-    this.keys.set(file, statKey(await fs.stat(file)));
+    this.mark(file, statKey(await fs.stat(file)), textHash(text));
+  }
+
+  /** Every file of the mirror with the text the state gives it, records last. */
+  private files(state: TwoXState): [string, string][] {
+    const posts = state.sorted('posts');
+    this.lastPostOrder = posts.length ? posts[posts.length - 1].order : '';
+    const files: [string, string][] = [
+      [this.file('blackboard.jsonl'), posts.map(p => p.text + '\n').join('')],
+      [this.file('decisions', 'index.json'), this.decisionIndexText(state)],
+      [this.file('handoffs', 'index.jsonl'), this.handoffIndexText(state)],
+      ...(['agents', 'entities', 'relations'] as const).map((kind): [string, string] => [this.file(ARRAY_FILES[kind]!), this.arrayText(state, kind)]),
+    ];
+    for (const kind of ['decisions', 'handoffs'] as const)
+      for (const item of state.of(kind).values()) files.push([this.file(kind, `${item.id}.json`), toJsonText(item.value)]);
+    return files;
   }
 
   /**
-   * Writes every file from the state (the first look, or after a failure left the mirror unsure):
-   * the blackboard and each index in one write, the decision and handoff records many at a time.
+   * Lays out every file from the state (the first look, or after a failure left the mirror unsure).
+   * `kept`: the files a kept copy holds (two-x-cache.ts), by path relative to the mirror: a file
+   * whose stat and hash both match what the state gives it is left as it is, every other one is
+   * written, and whatever the state does not give is removed. Without it the folder is made anew.
    */
-  async build(state: TwoXState): Promise<void> {
-    await fs.rm(this.dir, { recursive: true, force: true });
-    await Promise.all(['decisions', 'handoffs', 'agents', 'graph', 'archive'].map(sub => fs.mkdir(this.file(sub), { recursive: true })));
+  async build(state: TwoXState, kept?: ReadonlyMap<string, FileMark>): Promise<void> {
     this.keys.clear();
-    const records = (['decisions', 'handoffs'] as const).flatMap(kind => [...state.of(kind).values()].map(item => ({ kind, item })));
-    await Promise.all([
-      this.writePosts(state),
-      this.writeDecisionIndex(state),
-      this.writeHandoffIndex(state),
-      ...(['agents', 'entities', 'relations'] as const).map(kind => this.writeArray(state, kind)),
-      mapParallel(records, ({ kind, item }) => this.putFresh(this.file(kind, `${item.id}.json`), toJsonText(item.value))),
-    ]);
+    this.hashes.clear();
+    const files = this.files(state);
+    if (!kept?.size) {
+      await fs.rm(this.dir, { recursive: true, force: true });
+      await Promise.all(SUBDIRS.map(sub => fs.mkdir(this.file(sub), { recursive: true })));
+      await mapParallel(files, ([file, text]) => this.putFresh(file, text));
+    } else {
+      await Promise.all(SUBDIRS.map(sub => fs.mkdir(this.file(sub), { recursive: true })));
+      await this.removeOthers(new Set(files.map(([file]) => file)));
+      // Kept files checked a chunk at a time (synchronous stats), the others written many at once.
+      const stale = await mapChunked(files, ([file, text]) => {
+        const mark = kept.get(path.relative(this.dir, file));
+        const hash = textHash(text);
+        const st = mark && mark[1] === hash ? statOrUndefined(file) : undefined;
+        if (!st || statKey(st) !== mark![0]) return true;
+        this.mark(file, mark![0], hash);
+        return false;
+      });
+      await mapParallel(
+        files.filter((_, i) => stale[i]),
+        ([file, text]) => this.putFresh(file, text),
+      );
+    }
+    await this.blackboard.refresh();
+  }
+
+  /** Removes from a kept copy every entry the state does not give (files an operation or a killed process left). */
+  private async removeOthers(wanted: Set<string>): Promise<void> {
+    for (const sub of ['', ...SUBDIRS]) {
+      const folder = this.file(sub);
+      for (const name of await fs.readdir(folder).catch(() => [] as string[])) {
+        const entry = path.join(folder, name);
+        if (sub === '' ? !SUBDIRS.includes(name) && !wanted.has(entry) : !wanted.has(entry)) await fs.rm(entry, { recursive: true, force: true });
+      }
+    }
+  }
+
+  /** The files as this mirror wrote them, by path relative to it (for the kept copy's manifest). */
+  marks(): Record<string, FileMark> {
+    const out: Record<string, FileMark> = {};
+    for (const [file, hash] of this.hashes) {
+      const key = this.keys.get(file);
+      if (key) out[path.relative(this.dir, file)] = [key, hash];
+    }
+    return out;
   }
 
   private async writePosts(state: TwoXState): Promise<void> {
@@ -76,19 +140,19 @@ export class TwoXMirror {
     await this.blackboard.refresh();
   }
 
-  private writeDecisionIndex(state: TwoXState): Promise<void> {
-    return this.put(this.file('decisions', 'index.json'), toJsonText(state.sorted('decisions').map(d => indexEntryOf(d.value))));
+  private decisionIndexText(state: TwoXState): string {
+    return toJsonText(state.sorted('decisions').map(d => indexEntryOf(d.value)));
   }
 
-  private writeHandoffIndex(state: TwoXState): Promise<void> {
-    const lines = state
+  private handoffIndexText(state: TwoXState): string {
+    return state
       .sorted('handoffs')
-      .map(h => (h.index ?? textOf(indexLineOf(h.value as unknown as HandoffRecord, h.value.acknowledged_by !== undefined))) + '\n');
-    return this.put(this.file('handoffs', 'index.jsonl'), lines.join(''));
+      .map(h => (h.index ?? textOf(indexLineOf(h.value as unknown as HandoffRecord, h.value.acknowledged_by !== undefined))) + '\n')
+      .join('');
   }
 
-  private writeArray(state: TwoXState, kind: StateKind): Promise<void> {
-    return this.put(this.file(ARRAY_FILES[kind]!), toJsonText(state.sorted(kind).map(i => i.value)));
+  private arrayText(state: TwoXState, kind: StateKind): string {
+    return toJsonText(state.sorted(kind).map(i => i.value));
   }
 
   /** After a write was stored: new posts got their places (seq) at the end of the list. */
@@ -106,7 +170,7 @@ export class TwoXMirror {
         const items = posts.map(d => d.item!).sort((a, b) => (a.order < b.order ? -1 : 1));
         const file = this.file('blackboard.jsonl');
         await appendLineSafely(file, items.map(i => i.text + '\n').join(''));
-        this.keys.set(file, statKey(await fs.stat(file)));
+        this.mark(file, statKey(await fs.stat(file)));
         this.lastPostOrder = items[items.length - 1].order;
         await this.blackboard.refresh();
       } else await this.writePosts(state);
@@ -118,11 +182,13 @@ export class TwoXMirror {
       else {
         await fs.rm(file, { force: true });
         this.keys.delete(file);
+        this.hashes.delete(file);
       }
     });
-    if (kinds.has('decisions')) await this.writeDecisionIndex(state);
-    if (kinds.has('handoffs')) await this.writeHandoffIndex(state);
-    for (const kind of ['agents', 'entities', 'relations'] as const) if (kinds.has(kind)) await this.writeArray(state, kind);
+    if (kinds.has('decisions')) await this.put(this.file('decisions', 'index.json'), this.decisionIndexText(state));
+    if (kinds.has('handoffs')) await this.put(this.file('handoffs', 'index.jsonl'), this.handoffIndexText(state));
+    for (const kind of ['agents', 'entities', 'relations'] as const)
+      if (kinds.has(kind)) await this.put(this.file(ARRAY_FILES[kind]!), this.arrayText(state, kind));
   }
 
   /**
@@ -146,7 +212,7 @@ export class TwoXMirror {
       }
       if (result.reloaded) for (const id of state.of('posts').keys()) if (!ids.has(id)) deltas.push({ kind: 'posts', id });
       const file = this.file('blackboard.jsonl');
-      this.keys.set(file, statKey(await fs.stat(file)));
+      this.mark(file, statKey(await fs.stat(file)));
     }
     // Decision and handoff records: the files whose stat is not the one written here.
     for (const kind of ['decisions', 'handoffs'] as const) {
@@ -160,7 +226,7 @@ export class TwoXMirror {
         const key = statKey(statSync(file));
         if (this.keys.get(file) === key) continue;
         const value = await readJson(file, `${kind} record ${id}`);
-        this.keys.set(file, key);
+        this.mark(file, key);
         if (isRecord(value) && value.id === id && differs(kind, id, value as StoredRecord)) deltas.push({ kind, id, item: item(id, value as StoredRecord) });
       }
       for (const id of state.of(kind).keys()) if (!present.has(id)) deltas.push({ kind, id });
@@ -171,7 +237,7 @@ export class TwoXMirror {
       const st = await fs.stat(file).catch(() => undefined);
       const key = st ? statKey(st) : 'missing';
       if (this.keys.get(file) === key) continue;
-      this.keys.set(file, key);
+      this.mark(file, key);
       const value = st ? await readJson(file, kind) : [];
       const ids = new Set<string>();
       for (const v of Array.isArray(value) ? value : []) {

@@ -30,6 +30,7 @@ import { TwoXMirror } from './two-x-mirror';
 import { RecordKind, readRecordFile, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
 import { recordText } from './record-text';
 import { processIsAlive, writeAtomic } from './files';
+import { CacheSlot, pruneGoneFolders } from './two-x-cache';
 import { TwiningError } from '../errors';
 
 /** One record file a write changes: its bytes before and after, and the row text it goes with (null: none). */
@@ -60,8 +61,18 @@ export class TwoXStore {
     mirrorDir: string,
     private readonly warn: (m: string) => void,
     private readonly readOnly: boolean,
+    /** The kept copy the mirror is in (two-x-cache.ts), or undefined for a temporary one. */
+    private readonly slot?: CacheSlot,
   ) {
     this.mirror = new TwoXMirror(mirrorDir, warn);
+    if (slot) slot.onRelease = () => this.saveSlot();
+  }
+
+  /** Saves the kept copy's manifest, and the records/ files read when they changed since the last save. */
+  private saveSlot(): void {
+    if (!this.slot || !this.source) return;
+    this.slot.save('manifest.json', { version: 1, files: this.mirror.marks() });
+    if (this.source instanceof RecordsSource && this.source.unsaved) this.slot.save('records.json', this.source.snapshot(this.state));
   }
 
   /** Where the records are read from now: `database` or `records` (undefined before the first read). */
@@ -119,9 +130,20 @@ export class TwoXStore {
           this.warn(`${databaseFile(this.dir)} could not be opened (${(error as Error).message}); reading records/ instead`);
         }
       }
-      this.source = this.db ? new DbSource(this.db, this.warn) : new RecordsSource(this.dir, this.warn);
+      this.source = this.db ? new DbSource(this.db, this.warn) : new RecordsSource(this.dir, this.warn, this.slot?.readRecords());
       await this.source.load(this.state);
-      await this.mirror.build(this.state);
+      await this.mirror.build(this.state, this.slot?.marks);
+      if (this.slot) {
+        // Saved once the first view is served (and at exit): the next open starts from it.
+        setTimeout(() => {
+          try {
+            this.saveSlot();
+          } catch {
+            // the cache folder is not writable: the next open lays the copy out again
+          }
+          pruneGoneFolders();
+        }, 1000).unref();
+      }
     })();
     return this.opened;
   }
@@ -324,7 +346,9 @@ export class TwoXStore {
     }
   }
 
+  /** Closes the database and lets another process use the kept copy. */
   close(): void {
+    this.slot?.release();
     this.db?.close();
     this.db = undefined;
   }
