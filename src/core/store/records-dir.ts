@@ -136,8 +136,9 @@ export async function listFolder(folder: string, into: Map<string, FileSeen>, di
   dirKeys?.set(folder, statKey(st));
   const names = (await fs.readdir(folder).catch(() => [] as string[])).sort().filter(name => name.endsWith('.json') && !name.startsWith('.'));
   // The files stated a chunk at a time (synchronous stats are several times faster), in the listing's order.
-  const stats = await mapChunked(names, name => statOrUndefined(path.join(folder, name)));
+  const files = names.map(name => folder + path.sep + name);
+  const stats = await mapChunked(files, statOrUndefined);
   names.forEach((name, i) => {
-    if (stats[i]?.isFile()) into.set(name.slice(0, -5), { file: path.join(folder, name), key: statKey(stats[i]) });
+    if (stats[i]?.isFile()) into.set(name.slice(0, -5), { file: files[i], key: statKey(stats[i]) });
   });
 }

@@ -29,7 +29,7 @@ const SLOT = /^m-(\d+)-(\d+)$/;
 /** A file of the copy as written: its stat key and the hash of its bytes. */
 export type FileMark = [key: string, hash: string];
 
-export const textHash = (text: string) => createHash('sha1').update(text).digest('base64');
+export const textHash = (text: string | Buffer) => createHash('sha1').update(text).digest('base64');
 
 /** The user's cache folder for Twining, or undefined when caching is off. */
 export function cacheRoot(): string | undefined {
@@ -66,6 +66,7 @@ export class CacheSlot {
 
   /** Writes a file of the slot whole (temporary file, then rename): a reader never sees half of it. */
   save(name: 'manifest.json' | 'records.json', value: unknown): void {
+    if (!claimed.has(this)) return; // released: another engine or process may have the copy now
     const file = path.join(this.dir, name);
     const temp = `${file}.${process.pid}.tmp`;
     const fd = openSync(temp, 'w', 0o600);
@@ -79,12 +80,13 @@ export class CacheSlot {
 
   /** Saves what the store has (onRelease) and lets another process claim the copy. */
   release(): void {
-    if (!claimed.delete(this)) return;
+    if (!claimed.has(this)) return;
     try {
       this.onRelease?.();
     } catch {
       // a copy without a current manifest is rewritten where it differs at its next claim
     }
+    claimed.delete(this);
   }
 }
 

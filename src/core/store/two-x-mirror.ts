@@ -13,6 +13,7 @@ import { Delta, Item, StateKind, TwoXState } from './two-x-state';
 import { StoredRecord, statKey, statOrUndefined } from './records-dir';
 import { indexEntryOf, indexLineOf } from './index-lines';
 import { mapChunked, mapParallel } from './parallel-io';
+import { createHash, Hash } from 'crypto';
 import { FileMark, textHash } from './two-x-cache';
 import type { HandoffRecord } from '../records';
 
@@ -33,6 +34,8 @@ export class TwoXMirror {
   private hashes = new Map<string, string>();
   private readonly blackboard: JsonlFile<Record<string, unknown>>;
   private lastPostOrder = '';
+  /** The hash of the blackboard's bytes so far, while only this mirror wrote it. */
+  private postsHash?: Hash;
 
   constructor(
     readonly dir: string,
@@ -45,6 +48,11 @@ export class TwoXMirror {
     return path.join(this.dir, ...parts);
   }
 
+  /** A file's path relative to the mirror (every file here is made by `file` or as `dir/kind/id.json`). */
+  private relative(file: string): string {
+    return file.slice(this.dir.length + 1);
+  }
+
   /** Notes a file's stat as this mirror left it, and the hash of its bytes when this mirror wrote them (else unknown). */
   private mark(file: string, key: string, hash?: string): void {
     this.keys.set(file, key);
@@ -54,13 +62,35 @@ export class TwoXMirror {
 
   private async put(file: string, text: string): Promise<void> {
     await writeAtomic(file, text);
-    this.mark(file, statKey(await fs.stat(file)), textHash(text));
+    this.mark(file, statKey(await fs.stat(file)), this.hashOf(file, text));
   }
 
   /** Writes a file while nothing reads the mirror (`build`): no temporary file and rename. */
   private async putFresh(file: string, text: string): Promise<void> {
     await fs.writeFile(file, text, 'utf8');
-    this.mark(file, statKey(await fs.stat(file)), textHash(text));
+    this.mark(file, statKey(await fs.stat(file)), this.hashOf(file, text));
+  }
+
+  /** A written file's hash (the blackboard's kept going, so that appending to it keeps it known). */
+  private hashOf(file: string, text: string | Buffer): string {
+    if (file !== this.file('blackboard.jsonl')) return textHash(text);
+    this.postsHash = createHash('sha1').update(text);
+    return this.postsHash.copy().digest('base64');
+  }
+
+  /**
+   * A kept blackboard that the state's only extends (posts written while no process had the copy):
+   * the new lines appended instead of the whole file written again. Whether it did is known by the
+   * hash of the state's text cut to the kept file's size.
+   */
+  private async extendPosts(file: string, text: string, mark: FileMark | undefined): Promise<boolean> {
+    const st = mark && statOrUndefined(file);
+    if (!st || statKey(st) !== mark![0]) return false;
+    const bytes = Buffer.from(text, 'utf8');
+    if (bytes.length <= st.size || bytes[st.size - 1] !== 0x0a || textHash(bytes.subarray(0, st.size)) !== mark![1]) return false;
+    await fs.appendFile(file, bytes.subarray(st.size));
+    this.mark(file, statKey(await fs.stat(file)), this.hashOf(file, bytes));
+    return true;
   }
 
   /** Every file of the mirror with the text the state gives it, records last. */
@@ -74,7 +104,7 @@ export class TwoXMirror {
       ...(['agents', 'entities', 'relations'] as const).map((kind): [string, string] => [this.file(ARRAY_FILES[kind]!), this.arrayText(state, kind)]),
     ];
     for (const kind of ['decisions', 'handoffs'] as const)
-      for (const item of state.of(kind).values()) files.push([this.file(kind, `${item.id}.json`), toJsonText(item.value)]);
+      for (const item of state.of(kind).values()) files.push([`${this.dir}${path.sep}${kind}${path.sep}${item.id}.json`, toJsonText(item.value)]);
     return files;
   }
 
@@ -97,16 +127,17 @@ export class TwoXMirror {
       await this.removeOthers(new Set(files.map(([file]) => file)));
       // Kept files checked a chunk at a time (synchronous stats), the others written many at once.
       const stale = await mapChunked(files, ([file, text]) => {
-        const mark = kept.get(path.relative(this.dir, file));
+        const mark = kept.get(this.relative(file));
         const hash = textHash(text);
         const st = mark && mark[1] === hash ? statOrUndefined(file) : undefined;
         if (!st || statKey(st) !== mark![0]) return true;
-        this.mark(file, mark![0], hash);
+        this.mark(file, mark![0], file === files[0][0] ? this.hashOf(file, text) : hash);
         return false;
       });
+      const posts = files[0][0];
       await mapParallel(
         files.filter((_, i) => stale[i]),
-        ([file, text]) => this.putFresh(file, text),
+        async ([file, text]) => (file === posts && (await this.extendPosts(file, text, kept.get(this.relative(file))))) || this.putFresh(file, text),
       );
     }
     await this.blackboard.refresh();
@@ -128,7 +159,7 @@ export class TwoXMirror {
     const out: Record<string, FileMark> = {};
     for (const [file, hash] of this.hashes) {
       const key = this.keys.get(file);
-      if (key) out[path.relative(this.dir, file)] = [key, hash];
+      if (key) out[this.relative(file)] = [key, hash];
     }
     return out;
   }
@@ -169,8 +200,11 @@ export class TwoXMirror {
       if (appendOnly) {
         const items = posts.map(d => d.item!).sort((a, b) => (a.order < b.order ? -1 : 1));
         const file = this.file('blackboard.jsonl');
-        await appendLineSafely(file, items.map(i => i.text + '\n').join(''));
-        this.mark(file, statKey(await fs.stat(file)));
+        const text = items.map(i => i.text + '\n').join('');
+        // Still as this mirror wrote it (a known hash and the same stat): its hash goes on with the lines.
+        const known = this.hashes.has(file) && this.postsHash && statKey(await fs.stat(file)) === this.keys.get(file);
+        await appendLineSafely(file, text);
+        this.mark(file, statKey(await fs.stat(file)), known ? this.postsHash!.update(text).copy().digest('base64') : undefined);
         this.lastPostOrder = items[items.length - 1].order;
         await this.blackboard.refresh();
       } else await this.writePosts(state);
