@@ -84,10 +84,10 @@ export class TwoXMirror {
    * hash of the state's text cut to the kept file's size.
    */
   private async extendPosts(file: string, text: string, mark: FileMark | undefined): Promise<boolean> {
-    const st = mark && statOrUndefined(file);
-    if (!st || statKey(st) !== mark![0]) return false;
+    const st = mark ? statOrUndefined(file) : undefined;
+    if (!mark || !st || statKey(st) !== mark[0]) return false;
     const bytes = Buffer.from(text, 'utf8');
-    if (bytes.length <= st.size || bytes[st.size - 1] !== 0x0a || textHash(bytes.subarray(0, st.size)) !== mark![1]) return false;
+    if (bytes.length <= st.size || bytes[st.size - 1] !== 0x0a || textHash(bytes.subarray(0, st.size)) !== mark[1]) return false;
     await fs.appendFile(file, bytes.subarray(st.size));
     this.mark(file, statKey(await fs.stat(file)), this.hashOf(file, bytes));
     return true;

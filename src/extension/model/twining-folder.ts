@@ -171,5 +171,8 @@ export class TwiningFolder {
 
   dispose(): void {
     this.emitter.dispose();
+    // A 2.x folder's database and kept copy, let go once the calls already queued have run.
+    const engine = this.engineValue;
+    if (engine) this.chain = this.chain.then(() => engine.close()).catch(() => undefined);
   }
 }
