@@ -215,7 +215,7 @@ async function writeSeen(root, engine, kind, i) {
     }
     const reopen = open.length > 1 ? open.slice(1) : open;
     console.log(
-      `  ${label.padEnd(18)} open + first view ${median(reopen)} ms (the first open: ${open[0]} ms)${kind ? `; another process's post seen ${median(seen)} ms` : ''}`,
+      `  ${label.padEnd(18)} open + first view ${median(reopen)} ms (the first open: ${Math.round(open[0] * 100) / 100} ms)${kind ? `; another process's post seen ${median(seen)} ms` : ''}`,
     );
   }
   fs.rmSync(base, { recursive: true, force: true });
