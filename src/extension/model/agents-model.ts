@@ -12,9 +12,14 @@ type Liveness = Config['agents']['liveness'];
 type AgentView = Awaited<ReturnType<TwiningEngine['agents']>>['agents'][number];
 type DelegationView = Awaited<ReturnType<TwiningEngine['delegations']>>['delegations'][number];
 
-/** The registered agents. Liveness counts an agent's latest blackboard entry; "you" follows the settings. */
+/**
+ * The registered agents. Liveness counts an agent's latest blackboard entry; "you" follows the
+ * settings. The hooked sessions (the board the Agents view draws below the agents) are part of
+ * this family's data: one change of the registry and a session file (a hook registering its agent)
+ * fires once, so the view redraws once.
+ */
 export class AgentsModel extends FamilyModel {
-  protected readonly shows = new Set<ChangeKind>(['registry', 'blackboard', 'config', 'settings']);
+  protected readonly shows = new Set<ChangeKind>(['registry', 'blackboard', 'config', 'settings', 'sessions']);
 
   /** A folder's agents (in registry order) and the liveness thresholds. */
   agents(folder: TwiningFolder): Promise<{ agents: AgentView[]; thresholds: Liveness }> {

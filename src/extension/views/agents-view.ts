@@ -25,9 +25,9 @@ export class AgentsProvider extends FolderTreeProvider {
     /** Each agent's claims are its children (views/claim-nodes.ts). */
     private readonly claims?: ClaimsModel,
   ) {
+    // The session board (hooked agent sessions) redraws through the agents model, which shows
+    // the `sessions` kind too: a change of both redraws once.
     super(session, model);
-    // The session board (hooked agent sessions) redraws on its own family's changes.
-    this.disposables.push(session.sessions.onDidChange(change => this.redraw(change.folder)));
     if (claims) this.disposables.push(claims.onDidLoad(() => this.redraw()));
   }
 
