@@ -45,6 +45,8 @@ export { targetsOverlap, normaliseTarget, isGlob } from './rules/claim-paths';
 export { checkPath, lapsedClaimsOf, claimsFileOf } from './store/claims-file';
 export type { ClaimResult, ReleaseResult, Conflict } from './ops/claim-ops';
 export { briefingText } from './briefing-text';
+export { startSession } from './session-start';
+export { SessionStartServer } from './session-start-server';
 export type { AssembledContext } from './ops/assemble-ops';
 export type { RecordResult } from './ops/record-ops';
 export type { SessionView } from './rules/session-board';
