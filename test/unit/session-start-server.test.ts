@@ -168,7 +168,7 @@ test('a bad or oversized request is refused with a reason and runs nothing', asy
     new Promise<string>((resolve, reject) => {
       const socket = net.createConnection(localSocketPath(root)!);
       let out = '';
-      socket.on('data', d => (out += d));
+      socket.on('data', (d: Buffer) => (out += d.toString()));
       socket.on('end', () => resolve(out));
       socket.on('error', reject);
       socket.write(text);
