@@ -109,9 +109,11 @@ describeIn(['two-x'], "twining-mcp 2.x's SQLite folder and its records/-only clo
       ['message'],
       `one message, no agent rows (rows: ${cloneRows.map(r => r.label).join(' | ')})`,
     );
-    const text = `${cloneRows[0].label} ${cloneRows[0].description} ${tooltipOf(api.providers.agents, cloneRows[0])}`;
-    assert.match(text, /twining\.db/);
-    assert.match(text, /fresh clone|no twining\.db/);
+    const [notice] = cloneRows;
+    assert.strictEqual(notice.label, 'Agents are not shown: twining-mcp 2.x keeps them only in twining.db');
+    assert.strictEqual(notice.icon, 'info', 'a notice, not a read error');
+    assert.match(notice.description, /it has no twining\.db \(a fresh clone/);
+    assert.ok(notice.description.includes(path.join(clone, '.twining')), 'it names the folder');
   });
 
   it("Delegations and Handoffs: both folders list the records, with twining-mcp's acknowledgement from index_data", async () => {
@@ -270,6 +272,13 @@ mcp.withWriteTxn(db, () => mcp.mcpResolve(db, dir, ${JSON.stringify(ACTIVE_WARNI
     assert.deepStrictEqual([entry.entry_type, entry.summary, entry.agent_id], ['warning', 'Key rotation job has no alerting', api.agentId()]);
     const postFile = mcpRecordPath(twiningOf(team), 'posts', entry);
     assert.strictEqual(fs.readFileSync(postFile, 'utf8'), stableStringify(entry), postFile);
+    // twining-mcp 2.x registers (touches) every agent that writes: the poster is an agent of the folder now, in the view too.
+    const [me] = dbRows(team, 'SELECT data FROM agents WHERE agent_id = ?', api.agentId());
+    assert.ok(me && JSON.parse(me.data).last_active >= entry.timestamp, `the poster's agent row is touched (${me?.data})`);
+    await waitFor(async () => (await under(api.providers.agents, team)).some(r => r.node.kind === 'agent' && r.label === api.agentId()), {
+      timeoutMs: LIMIT_MS,
+      what: 'the poster in the Agents view',
+    });
 
     const created = await vscode.commands.executeCommand<{ id: string }>('twining.createHandoff', {
       summary: 'Alerting for key rotation: over to ops',
