@@ -33,8 +33,8 @@ try {
     scope: 'src/auth/jwt.ts',
     relates_to: [],
   };
-  mcp.withWriteTxn(db, () => mcp.mcpPost(db, team, warning));
-  mcp.withWriteTxn(db, () => mcp.mcpResolve(db, team, warning.id, 'reviewer', 'The log line was removed in the last release.', '2026-11-22T02:32:30.000Z'));
+  mcp.mcpWrite(db, () => mcp.mcpPost(db, team, warning));
+  mcp.mcpWrite(db, () => mcp.mcpResolve(db, team, warning.id, 'reviewer', 'The log line was removed in the last release.', '2026-11-22T02:32:30.000Z'));
 } finally {
   db.close();
 }

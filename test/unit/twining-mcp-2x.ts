@@ -84,8 +84,32 @@ export function mcpRecordPath(dir: string, kind: 'posts' | 'decisions' | 'entiti
   return path.join(records, kind, `${r.id}.json`);
 }
 
+/** Record files held back until the transaction of `mcpWrite` commits. */
+let heldBack: (() => void)[] | undefined;
+
+/**
+ * twining-mcp's order for a write: the rows in one `BEGIN IMMEDIATE` transaction (db.ts
+ * withWriteTxn), then the record files, after the commit (record-export.ts wraps each store and
+ * exports "after every successful store write"); nothing is exported if the transaction fails.
+ */
+export function mcpWrite<T>(db: Db, fn: () => T): T {
+  const files: (() => void)[] = (heldBack = []);
+  try {
+    const result = withWriteTxn(db, fn);
+    heldBack = undefined;
+    for (const write of files) write();
+    return result;
+  } finally {
+    heldBack = undefined;
+  }
+}
+
 /** file-store atomicWriteFileSync + ensureDir. */
 export function writeMcpRecord(file: string, value: unknown): void {
+  if (heldBack) {
+    heldBack.push(() => writeMcpRecord(file, value));
+    return;
+  }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   fs.writeFileSync(tmp, stableStringify(value));
