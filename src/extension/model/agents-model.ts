@@ -21,9 +21,22 @@ type DelegationView = Awaited<ReturnType<TwiningEngine['delegations']>>['delegat
 export class AgentsModel extends FamilyModel {
   protected readonly shows = new Set<ChangeKind>(['registry', 'blackboard', 'config', 'settings', 'sessions']);
 
-  /** A folder's agents (in registry order) and the liveness thresholds. */
-  agents(folder: TwiningFolder): Promise<{ agents: AgentView[]; thresholds: Liveness }> {
-    return folder.run(async engine => ({ agents: (await engine.agents({})).agents, thresholds: (await engine.config()).agents.liveness }));
+  /**
+   * A folder's agents (in registry order) and the liveness thresholds; `unavailable` says why a
+   * folder cannot show its agents (a twining-mcp 2.x folder read from records/: they live only in
+   * twining.db), which is not the same as having none.
+   */
+  agents(folder: TwiningFolder): Promise<{ agents: AgentView[]; thresholds: Liveness; unavailable?: string }> {
+    return folder.run(async engine => {
+      const thresholds = (await engine.config()).agents.liveness;
+      try {
+        return { agents: (await engine.agents({})).agents, thresholds };
+      } catch (error) {
+        // `agents` without an agent_id is NOT_FOUND only when the folder cannot list its agents.
+        if ((error as { code?: unknown }).code === 'NOT_FOUND') return { agents: [], thresholds, unavailable: (error as Error).message };
+        throw error;
+      }
+    });
   }
 }
 

@@ -10,7 +10,7 @@ import type { TwiningFolder } from '../model/folders';
 import type { AgentsModel } from '../model/agents-model';
 import type { ClaimsModel } from '../model/claims-model';
 import type { TwiningSession } from '../session';
-import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest } from './tree-base';
+import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest, messageNode } from './tree-base';
 import { AgentNode, Node, makeNode } from './nodes';
 import { list, md, strings, when } from '../present/format';
 import { sessionChildren, sessionGroupNode, sessionItem } from './session-items';
@@ -32,7 +32,7 @@ export class AgentsProvider extends FolderTreeProvider {
   }
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
-    const [{ agents, thresholds }, board] = await Promise.all([this.model.agents(folder), this.session.sessions.board(folder)]);
+    const [{ agents, thresholds, unavailable }, board] = await Promise.all([this.model.agents(folder), this.session.sessions.board(folder)]);
     const me = this.session.agentId();
     const now = this.session.clock.now();
     const sorted = agents
@@ -40,8 +40,12 @@ export class AgentsProvider extends FolderTreeProvider {
       .sort((a, b) => LIVENESS_ORDER[a.agent.liveness] - LIVENESS_ORDER[b.agent.liveness] || a.index - b.index)
       .map(({ agent }) => makeNode<AgentNode>({ kind: 'agent', folder, agent, isMe: agent.agent_id === me }));
     const holders = this.claims ? unregisteredHolders(this.claims, folder, new Set(agents.map(a => a.agent_id)), me) : [];
+    // A 2.x folder without its database: say why no agent is listed instead of an empty view.
+    const notice = unavailable
+      ? [messageNode(folder, 'agents-unavailable', 'Agents are not shown: twining-mcp 2.x keeps them only in twining.db', unavailable, 'info')]
+      : [];
     return {
-      items: board.sessions.length ? [...sorted, ...holders, sessionGroupNode(folder, board.sessions)] : [...sorted, ...holders],
+      items: board.sessions.length ? [...notice, ...sorted, ...holders, sessionGroupNode(folder, board.sessions)] : [...notice, ...sorted, ...holders],
       nextTransition: earliest([...agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)), board.next_change], now.getTime()),
     };
   }
