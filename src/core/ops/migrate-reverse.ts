@@ -11,6 +11,7 @@
  * leaves them in the database), merged with the agents the registry already lists.
  */
 import { promises as fs, existsSync } from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { TwiningError } from '../errors';
 import { Layout, ensureFolder } from '../store/layout';
@@ -81,11 +82,18 @@ export async function migrateReverse(projectRoot: string, dryRun: boolean, warn:
   const state = new TwoXState();
   if (dryRun) {
     if (hasDb && !missingSqlite) {
-      const db = openDatabase(dir, { readOnly: true });
+      // Read from a copy: even a read-only connection to a WAL database makes its -wal and -shm files.
+      const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'twining-migrate-'));
       try {
-        await new DbSource(db, warn).load(state);
+        for (const suffix of ['', '-wal']) await fs.copyFile(databaseFile(dir) + suffix, databaseFile(copy) + suffix).catch(() => undefined);
+        const db = openDatabase(copy, { readOnly: true });
+        try {
+          await new DbSource(db, warn).load(state);
+        } finally {
+          db.close();
+        }
       } finally {
-        db.close();
+        await fs.rm(copy, { recursive: true, force: true });
       }
     } else if (hasDb) notes.push(`twining.db is not read (${missingSqlite}): the counts are records/'s, and its agents are unknown`);
     if (!exportOff && hasTree) await simulated(dir, state, warn);
