@@ -184,6 +184,7 @@ export async function migrateForward(projectRoot: string, dryRun: boolean, warn:
     const plan = await planExport(dir, legacy, already);
     const created: string[] = [];
     const dbExisted = await isSqliteDatabase(databaseFile(dir));
+    let dbMade = false;
     let verdict: { missing: string[]; mismatched: string[] };
     try {
       for (const f of plan.files) {
@@ -193,6 +194,7 @@ export async function migrateForward(projectRoot: string, dryRun: boolean, warn:
         });
         if (f.state === 'new') created.push(f.file);
       }
+      dbMade = !dbExisted;
       const db = openDatabase(dir, { create: true });
       try {
         const first = Object.fromEntries(RECORD_KINDS.map(k => [k, legacy[k].map(r => r.id)]));
@@ -202,7 +204,7 @@ export async function migrateForward(projectRoot: string, dryRun: boolean, warn:
         db.close();
       }
     } catch (error) {
-      throw stoppedError(error, await undo(dir, created, dbExisted, already));
+      throw stoppedError(error, await undo(dir, created, dbMade, already));
     }
     const result = report(legacy, plan, await missingIgnores(dir));
     result.missing = verdict.missing;
@@ -221,15 +223,15 @@ export async function migrateForward(projectRoot: string, dryRun: boolean, warn:
 }
 
 /** After a failure half-way: the record files this run created removed, and the database when it made it. Says what was and was not written. */
-async function undo(dir: string, created: string[], dbExisted: boolean, already: boolean): Promise<string> {
+async function undo(dir: string, created: string[], dbMade: boolean, already: boolean): Promise<string> {
   const left: string[] = [];
   for (const file of created) await fs.rm(file, { force: true }).catch(() => left.push(shown(dir, file)));
-  if (!dbExisted) for (const f of ['', '-wal', '-shm']) await fs.rm(databaseFile(dir) + f, { force: true }).catch(() => left.push(`twining.db${f}`));
+  if (dbMade) for (const f of ['', '-wal', '-shm']) await fs.rm(databaseFile(dir) + f, { force: true }).catch(() => left.push(`twining.db${f}`));
   const stays = already
     ? 'config.yml still says storage.backend: sqlite'
     : 'config.yml says storage.backend: files, so the folder stays on its 1.x files, which were not changed';
   return (
     `Nothing was migrated: ${stays}; the ${files(created.length)} this run had made under records/ ${left.length ? `were removed except ${left.join(', ')}` : 'were removed again'}` +
-    `${dbExisted ? '' : ' and so was the twining.db it made'}; run twining migrate again once the cause is fixed`
+    `${dbMade ? ' and so was the twining.db it made' : ''}; run twining migrate again once the cause is fixed`
   );
 }

@@ -10,6 +10,7 @@
  */
 import { promises as fs, constants as fsConstants } from 'fs';
 import * as path from 'path';
+import { isDeepStrictEqual } from 'util';
 import * as yaml from 'js-yaml';
 import { isRecord, readTextIfExists, writeAtomic } from './files';
 import { TwiningError } from '../errors';
@@ -23,8 +24,6 @@ export interface ConfigEdit {
   /** Whether the text had to be dumped whole (comments and layout lost; the backup keeps them). */
   dumped: boolean;
 }
-
-const isDeepEqual = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** config.yml's text with `storage.backend` (and `version`, when given) set; throws naming the file when it is not a YAML mapping. */
 export function editConfigText(file: string, text: string | undefined, backend: 'files' | 'sqlite', version?: number): ConfigEdit {
@@ -55,7 +54,7 @@ export function editConfigText(file: string, text: string | undefined, backend: 
   } catch {
     check = undefined;
   }
-  if (edited !== undefined && isDeepEqual(check, expected)) result.text = edited;
+  if (edited !== undefined && isDeepStrictEqual(check, expected)) result.text = edited;
   else {
     result.text = yaml.dump(expected);
     result.dumped = true;
