@@ -14,10 +14,10 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as yaml from 'js-yaml';
 import { migrate, openWorkspace, TwiningEngine } from '../../src/core';
-import { CLI_JS, changedFiles, fixtureProject, snapshotTree, tempProject, tw } from './tmp';
+import { CLI_JS, CORE_JS, changedFiles, fixtureProject, sleep, snapshotTree, tempProject, tw } from './tmp';
 import { hasSqlite, mcpHandoffIndex, mcpRecordPath, openMcpDb, stableStringify, twoXFrom1x } from './twining-mcp-2x';
 
 const skip = hasSqlite ? false : `this Node (${process.version}) has no node:sqlite; scripts/test.js runs this file under Node 24`;
@@ -203,5 +203,75 @@ describe('twining migrate (files → sqlite, and --reverse)', { skip }, () => {
     assert.match(cli.stdout, /posts: 14 {2}decisions: 4 {2}entities: 23 {2}relations: 18 {2}handoffs: 2 {2}agents: 4/);
     assert.match(cli.stdout, /config\.yml: storage\.backend: sqlite → files, version: 2 → 1/);
     assert.match(cli.stdout, /nothing was written/);
+  });
+
+  test('a second run on a migrated folder adds the 1.x records a stale client wrote since, and keeps a record changed since (not the frozen copy)', async () => {
+    const root = fixtureProject();
+    assert.equal((await migrate(root, {})).finalized, true);
+    const decision = '01M80HHJN7TF8W1N7EW8PHV7MT';
+    await (await openWorkspace(root, quiet)).reconsider({ decision_id: decision, new_context: 'Sessions must be revocable' });
+    const straggler = {
+      id: '01KC0000000000000000000001',
+      timestamp: '2026-11-24T10:00:00.000Z',
+      agent_id: 'stale',
+      entry_type: 'finding',
+      tags: [],
+      scope: 'src/',
+      summary: 'written by a 1.x client after the migration',
+      detail: '',
+    };
+    fs.appendFileSync(tw(root, 'blackboard.jsonl'), JSON.stringify(straggler) + '\n');
+    const report = await migrate(root, {});
+    assert.equal(report.finalized, true, JSON.stringify(report, null, 2));
+    assert.ok(report.writes.includes('records/posts/: 15 files (1 new, 14 already there)'), report.writes.join('\n'));
+    assert.ok(
+      report.notes.some(n => n.includes('changed after the folder was migrated; they are kept as they are (') && n.includes(`decisions/${decision}`)),
+      report.notes.join('\n'),
+    );
+    const engine = await openWorkspace(root, quiet);
+    assert.ok(
+      (await engine.read({ limit: 1000 })).entries.some(e => e.id === straggler.id),
+      'the straggler is in twining.db',
+    );
+    assert.equal((await engine.decisions({})).decisions.find(d => d.id === decision)?.status, 'provisional', 'the change made after the migration is kept');
+  });
+
+  test('a 1.x writer in another process while the folder is migrated: nothing it wrote is lost (a second run takes what it wrote after the switch)', async () => {
+    const root = fixtureProject();
+    // Like a person's session: a post refused because the folder changed layout under it is posted again after reopening the folder.
+    const script = `const {openWorkspace}=require(${JSON.stringify(CORE_JS)});(async()=>{let ws=await openWorkspace(${JSON.stringify(root)},{warn(){}});for(let i=0;i<40;i++){try{const r=await ws.post({entry_type:'finding',summary:'concurrent '+i,agent_id:'writer'});console.log('ok '+r.id)}catch(e){console.log('refused '+e.message.split('\\n')[0]);ws=await openWorkspace(${JSON.stringify(root)},{warn(){}});i--}await new Promise(r=>setTimeout(r,15))}})().catch(e=>{console.error(e.message);process.exit(1)})`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let errors = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (errors += d.toString()));
+    const exited = new Promise<number | null>(resolve => child.on('exit', resolve));
+    while (out.split('\n').filter(Boolean).length < 5) await sleep(5);
+    assert.equal((await migrate(root, {})).finalized, true);
+    assert.equal(await exited, 0, errors);
+    const said = out.split('\n').filter(Boolean);
+    const posted = said.filter(l => l.startsWith('ok ')).map(l => l.slice(3));
+    assert.equal(posted.length, 40);
+    for (const l of said.filter(l => l.startsWith('refused '))) assert.match(l, /SQLite layout .*nothing was written/);
+    // A post that passed its layout check before the migration took the locks lands in the frozen 1.x file: a second run takes it.
+    assert.equal((await migrate(root, {})).finalized, true);
+    const ids = new Set((await (await openWorkspace(root, quiet)).read({ limit: 1000 })).entries.map(e => e.id));
+    assert.deepEqual(
+      posted.filter(id => !ids.has(id)),
+      [],
+      'every post the writer made is in twining.db',
+    );
+  });
+
+  test('refusals name the file: export_records off on a sqlite folder, a newer format', async () => {
+    const root = fixtureProject();
+    fs.appendFileSync(tw(root, 'config.yml'), 'storage:\n  backend: sqlite\n  export_records: false\n');
+    await assert.rejects(migrate(root, {}), /config\.yml says storage\.backend: sqlite with storage\.export_records: false.*nothing was migrated/);
+    const newer = fixtureProject();
+    fs.writeFileSync(tw(newer, 'config.yml'), 'version: 3\n');
+    const before = snapshotTree(newer);
+    await assert.rejects(migrate(newer, {}), /says version 3.*nothing was migrated/);
+    await assert.rejects(migrate(newer, { reverse: true }), /says version 3.*nothing was migrated/);
+    assert.deepEqual(changedFiles(before, snapshotTree(newer)), []);
   });
 });
