@@ -21,6 +21,7 @@ import { recordText } from '../store/record-text';
 import { LegacyRecords, readLegacyRecords } from '../store/legacy-records';
 import { ingestRecordsTree } from '../store/records-ingest';
 import { TABLE } from '../store/two-x-rows';
+import { mapParallel } from '../store/parallel-io';
 import { addIgnores, backUpConfig, editConfigText, missingIgnores, writeConfig } from '../store/migrate-config';
 import { MigrateReport, checkFolder, describeConfigChange, files, shown, stoppedError } from './migrate-common';
 
@@ -42,6 +43,7 @@ interface Plan {
 /** What each 1.x record's file would be, compared with what records/ holds. */
 async function planExport(dir: string, legacy: LegacyRecords, alreadySqlite: boolean): Promise<Plan> {
   const plan: Plan = { files: [], kept: new Set(), notes: [] };
+  const candidates: { kind: RecordKind; record: StoredRecord }[] = [];
   for (const kind of RECORD_KINDS) {
     for (const record of legacy[kind]) {
       if (kind === 'posts' && (typeof record.timestamp !== 'string' || record.timestamp.length < 7)) {
@@ -50,13 +52,17 @@ async function planExport(dir: string, legacy: LegacyRecords, alreadySqlite: boo
         );
         continue;
       }
-      const file = recordFile(dir, kind, record);
-      const text = await readTextIfExists(file).catch(() => null);
-      const state = text === undefined ? 'new' : text === recordText(record) ? 'same' : 'differs';
-      if (state === 'differs' && alreadySqlite) plan.kept.add(`${kind}/${record.id}`);
-      plan.files.push({ kind, record, file, state });
+      candidates.push({ kind, record });
     }
   }
+  // The record files as they are, many read at once (thousands of them in a field folder).
+  const texts = await mapParallel(candidates, ({ kind, record }) => readTextIfExists(recordFile(dir, kind, record)).catch(() => null));
+  candidates.forEach(({ kind, record }, i) => {
+    const text = texts[i];
+    const state = text === undefined ? 'new' : text === recordText(record) ? 'same' : 'differs';
+    if (state === 'differs' && alreadySqlite) plan.kept.add(`${kind}/${record.id}`);
+    plan.files.push({ kind, record, file: recordFile(dir, kind, record), state });
+  });
   if (plan.kept.size)
     plan.notes.push(
       `${plan.kept.size} record file(s) under records/ differ from their frozen 1.x copy and were changed after the folder was migrated; they are kept as they are (${[...plan.kept].slice(0, 5).join(', ')}${plan.kept.size > 5 ? ', …' : ''})`,
@@ -187,13 +193,19 @@ export async function migrateForward(projectRoot: string, dryRun: boolean, warn:
     let dbMade = false;
     let verdict: { missing: string[]; mismatched: string[] };
     try {
-      for (const f of plan.files) {
-        if (f.state === 'same' || plan.kept.has(`${f.kind}/${f.record.id}`)) continue;
-        await writeRecordFile(f.file, f.record).catch(error => {
+      // Many at once; after a failure no more are started, and the error is thrown once those in flight are done.
+      let failed = false;
+      const toWrite = plan.files.filter(f => f.state !== 'same' && !plan.kept.has(`${f.kind}/${f.record.id}`));
+      await mapParallel(toWrite, async f => {
+        if (failed) return;
+        try {
+          await writeRecordFile(f.file, f.record);
+        } catch (error) {
+          failed = true;
           throw ioError(error, f.file, 'it was not written');
-        });
+        }
         if (f.state === 'new') created.push(f.file);
-      }
+      });
       dbMade = !dbExisted;
       const db = openDatabase(dir, { create: true });
       try {

@@ -25,6 +25,7 @@ import { readLegacyRecords } from '../store/legacy-records';
 import { ingestRecordsTree, readRecordsTree } from '../store/records-ingest';
 import { DbSource, Item, TwoXState } from '../store/two-x-state';
 import { arrayText, blackboardText, decisionIndexText, handoffIndexText, recordFileText } from '../store/one-x-texts';
+import { mapParallel } from '../store/parallel-io';
 import { backUpConfig, editConfigText, writeConfig } from '../store/migrate-config';
 import { MigrateReport, checkFolder, describeConfigChange, files, shown, stoppedError } from './migrate-common';
 
@@ -43,18 +44,23 @@ async function simulated(dir: string, state: TwoXState, warn: (m: string) => voi
   }
 }
 
-/** The 1.x files to write (path relative to `.twining/` → text), in the order they are written. */
-function oneXFiles(state: TwoXState): Map<string, string> {
-  const out = new Map<string, string>();
-  out.set('blackboard.jsonl', blackboardText(state));
-  for (const d of state.sorted('decisions')) out.set(path.join('decisions', `${d.id}.json`), recordFileText(d));
-  out.set(path.join('decisions', 'index.json'), decisionIndexText(state));
-  out.set(path.join('graph', 'entities.json'), arrayText(state, 'entities'));
-  out.set(path.join('graph', 'relations.json'), arrayText(state, 'relations'));
-  for (const h of state.sorted('handoffs')) out.set(path.join('handoffs', `${h.id}.json`), recordFileText(h));
-  out.set(path.join('handoffs', 'index.jsonl'), handoffIndexText(state));
-  out.set(path.join('agents', 'registry.json'), arrayText(state, 'agents'));
-  return out;
+/**
+ * The 1.x files to write (path relative to `.twining/` → text): first the decision and handoff
+ * records (written many at once), then the blackboard, the indexes, the graph and the registry
+ * (one after another, each record before the index that names it, as a 1.x writer does).
+ */
+function oneXFiles(state: TwoXState): { records: Map<string, string>; files: Map<string, string> } {
+  const records = new Map<string, string>();
+  for (const d of state.sorted('decisions')) records.set(path.join('decisions', `${d.id}.json`), recordFileText(d));
+  for (const h of state.sorted('handoffs')) records.set(path.join('handoffs', `${h.id}.json`), recordFileText(h));
+  const files = new Map<string, string>();
+  files.set('blackboard.jsonl', blackboardText(state));
+  files.set(path.join('decisions', 'index.json'), decisionIndexText(state));
+  files.set(path.join('graph', 'entities.json'), arrayText(state, 'entities'));
+  files.set(path.join('graph', 'relations.json'), arrayText(state, 'relations'));
+  files.set(path.join('handoffs', 'index.jsonl'), handoffIndexText(state));
+  files.set(path.join('agents', 'registry.json'), arrayText(state, 'agents'));
+  return { records, files };
 }
 
 export async function migrateReverse(projectRoot: string, dryRun: boolean, warn: (m: string) => void): Promise<MigrateReport> {
@@ -168,20 +174,29 @@ export async function migrateReverse(projectRoot: string, dryRun: boolean, warn:
   ];
   return withLocks(targets, async () => {
     const written: string[] = [];
+    const put = async (rel: string, text: string) => {
+      const file = path.join(dir, rel);
+      await writeAtomic(file, text).catch(error => {
+        throw ioError(error, file, 'it was not written');
+      });
+      written.push(rel);
+    };
     try {
-      for (const [rel, text] of planned) {
-        const file = path.join(dir, rel);
-        await writeAtomic(file, text).catch(error => {
-          throw ioError(error, file, 'it was not written');
+      let failed = false;
+      await mapParallel([...planned.records], async ([rel, text]) => {
+        if (failed) return;
+        await put(rel, text).catch(error => {
+          failed = true;
+          throw error;
         });
-        written.push(rel);
-      }
+      });
+      for (const [rel, text] of planned.files) await put(rel, text);
     } catch (error) {
       const shownWritten = written.slice(0, 5).join(', ') + (written.length > 5 ? ', …' : '');
       throw stoppedError(
         error,
         `Nothing was migrated back: config.yml still says sqlite, so the folder is read from twining.db and records/, which were not changed; ` +
-          `${written.length} of the ${planned.size} 1.x files had been written (${shownWritten || 'none'}); the 1.x files as they were are in ${shown(dir, copy)}/`,
+          `${written.length} of the ${planned.records.size + planned.files.size} 1.x files had been written (${shownWritten || 'none'}); the 1.x files as they were are in ${shown(dir, copy)}/`,
       );
     }
     // Read back through the same reader the forward migration uses, and compare with the rows.

@@ -12,6 +12,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { isRecord, readJson, readJsonArray, readTextIfExists } from './files';
 import type { RecordKind, StoredRecord } from './records-dir';
+import { mapParallel } from './parallel-io';
 
 export interface LegacyRecords {
   posts: StoredRecord[];
@@ -86,22 +87,23 @@ async function indexed(dir: string, sub: 'decisions' | 'handoffs', index: string
   const names = (await fs.readdir(path.join(dir, sub)).catch(() => [] as string[])).filter(n => /^[0-9A-Za-z]+\.json$/.test(n) && n !== 'index.json').sort();
   const inIndex = new Set(ids);
   const order = [...new Set([...ids, ...names.map(n => n.slice(0, -5))])];
+  const values = await mapParallel(order, id => readJson(path.join(dir, sub, `${id}.json`), `${sub === 'decisions' ? 'Decision' : 'Handoff'} ${id}`));
   const records: StoredRecord[] = [];
   let salvaged = 0;
-  for (const id of order) {
+  order.forEach((id, i) => {
     const file = path.join(dir, sub, `${id}.json`);
-    const value = await readJson(file, `${sub === 'decisions' ? 'Decision' : 'Handoff'} ${id}`);
+    const value = values[i];
     if (value === undefined) {
       notes.push(`${index} names ${id}, whose file ${file} does not exist; there is nothing to migrate for it`);
-      continue;
+      return;
     }
     if (!withId(value) || value.id !== id) {
       notes.push(`${file} is not a record with id ${id}; it is not migrated (it stays where it is)`);
-      continue;
+      return;
     }
     if (!inIndex.has(id)) salvaged++;
     records.push(value);
-  }
+  });
   if (salvaged) notes.push(`${salvaged} ${sub} file(s) missing from ${path.basename(index)} were found by name and migrated too`);
   return { records, salvaged };
 }
