@@ -52,3 +52,5 @@ export type { RecordResult } from './ops/record-ops';
 export type { SessionView } from './rules/session-board';
 export { sessionsTouching } from './rules/session-board';
 export type { SessionBoard } from './ops/session-ops';
+export { migrate } from './ops/migrate-ops';
+export type { MigrateOptions, MigrateReport, MigrateCounts } from './ops/migrate-ops';

@@ -7,19 +7,12 @@
  */
 import { promises as fs, readdirSync, statSync } from 'fs';
 import * as path from 'path';
-import { appendLineSafely, isRecord, readJson, toJsonText, writeAtomic } from './files';
+import { appendLineSafely, isRecord, readJson, writeAtomic } from './files';
 import { JsonlFile } from './jsonl';
 import { Delta, Item, StateKind, TwoXState } from './two-x-state';
 import { StoredRecord, statKey } from './records-dir';
-import { indexEntryOf, indexLineOf } from './index-lines';
 import { mapParallel } from './parallel-io';
-import type { HandoffRecord } from '../records';
-
-const ARRAY_FILES: Partial<Record<StateKind, string>> = {
-  agents: path.join('agents', 'registry.json'),
-  entities: path.join('graph', 'entities.json'),
-  relations: path.join('graph', 'relations.json'),
-};
+import { ARRAY_FILES, arrayText, blackboardText, decisionIndexText, handoffIndexText, recordFileText } from './one-x-texts';
 
 const textOf = (value: unknown) => JSON.stringify(value);
 
@@ -65,30 +58,27 @@ export class TwoXMirror {
       this.writeDecisionIndex(state),
       this.writeHandoffIndex(state),
       ...(['agents', 'entities', 'relations'] as const).map(kind => this.writeArray(state, kind)),
-      mapParallel(records, ({ kind, item }) => this.putFresh(this.file(kind, `${item.id}.json`), toJsonText(item.value))),
+      mapParallel(records, ({ kind, item }) => this.putFresh(this.file(kind, `${item.id}.json`), recordFileText(item))),
     ]);
   }
 
   private async writePosts(state: TwoXState): Promise<void> {
     const posts = state.sorted('posts');
     this.lastPostOrder = posts.length ? posts[posts.length - 1].order : '';
-    await this.put(this.file('blackboard.jsonl'), posts.map(p => p.text + '\n').join(''));
+    await this.put(this.file('blackboard.jsonl'), blackboardText(state));
     await this.blackboard.refresh();
   }
 
   private writeDecisionIndex(state: TwoXState): Promise<void> {
-    return this.put(this.file('decisions', 'index.json'), toJsonText(state.sorted('decisions').map(d => indexEntryOf(d.value))));
+    return this.put(this.file('decisions', 'index.json'), decisionIndexText(state));
   }
 
   private writeHandoffIndex(state: TwoXState): Promise<void> {
-    const lines = state
-      .sorted('handoffs')
-      .map(h => (h.index ?? textOf(indexLineOf(h.value as unknown as HandoffRecord, h.value.acknowledged_by !== undefined))) + '\n');
-    return this.put(this.file('handoffs', 'index.jsonl'), lines.join(''));
+    return this.put(this.file('handoffs', 'index.jsonl'), handoffIndexText(state));
   }
 
   private writeArray(state: TwoXState, kind: StateKind): Promise<void> {
-    return this.put(this.file(ARRAY_FILES[kind]!), toJsonText(state.sorted(kind).map(i => i.value)));
+    return this.put(this.file(ARRAY_FILES[kind]!), arrayText(state, kind));
   }
 
   /** After a write was stored: new posts got their places (seq) at the end of the list. */
@@ -114,7 +104,7 @@ export class TwoXMirror {
     // The last delta of each record wins (a record changed twice in one batch).
     const records = new Map(deltas.filter(d => d.kind === 'decisions' || d.kind === 'handoffs').map(d => [this.file(d.kind, `${d.id}.json`), d]));
     await mapParallel([...records], async ([file, d]) => {
-      if (d.item) await this.put(file, toJsonText(d.item.value));
+      if (d.item) await this.put(file, recordFileText(d.item));
       else {
         await fs.rm(file, { force: true });
         this.keys.delete(file);
