@@ -8,14 +8,16 @@
  *     in the same run, interleaved (A/B), for PreToolUse on an edit, PostToolUse, Stop and
  *     SessionStart; target within 1.5x of `node -e 0`. SessionStart is measured twice: on a folder
  *     nobody wrote to since the agent's last briefing (answered from the briefing cache), and
- *     right after a write (the blackboard touched: the engine loads and assembles, as every start did before the cache).
+ *     right after a write (the blackboard touched: the engine loads and assembles, as every start did before the cache);
+ *     and a third time right after a post while `twining mcp` runs on the project (its engine answers
+ *     over the local socket, as the extension's does), against `node -e 0` in that loop.
  * Prints a table and one line `BENCH_BRIEFING_JSON {...}`. Options: --size N (default 100000), --reps N (default 15).
  */
 'use strict';
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawnSync } = require('child_process');
+const { spawn, spawnSync } = require('child_process');
 const { buildFolder } = require('./run');
 const { arg, median, now, timed } = require('./measure');
 
@@ -120,6 +122,41 @@ async function main() {
         result[`hook_${name}_ratio`] = +(median(per[name]) / result.node_e_0_ms).toFixed(2);
         rows.push([`hook ${name}, new process of dist/hook.js (ms; ratio to node -e 0)`, `${result[`hook_${name}_ms`]} (${result[`hook_${name}_ratio`]}x)`]);
       }
+
+      // SessionStart right after a real write (a post) while an engine runs on the project, as the
+      // extension's or `twining mcp`'s does: answered over the local socket. The hook measured is a
+      // copy without dist/core.js beside it, so it cannot have loaded the engine itself.
+      const alone = path.join(fs.mkdtempSync(path.join(parent, 'hook-alone-')), 'hook.js');
+      fs.copyFileSync(hook, alone);
+      const server = spawn(process.execPath, [path.join(DIST, 'cli.js'), 'mcp', '--dir', root], { stdio: ['pipe', 'ignore', 'inherit'] });
+      try {
+        const input = JSON.stringify(events.SessionStart);
+        for (let tries = 0; ; tries++) {
+          await new Promise(r => setTimeout(r, 200));
+          const warm = spawnSync(process.execPath, [alone, 'SessionStart', '--agent', 'bench-served', ...slow], { input, cwd: root, encoding: 'utf8' });
+          if (warm.status === 0) break;
+          if (tries > 100) throw new Error(`twining mcp did not answer SessionStart: ${warm.stderr}`);
+        }
+        const bareServed = [];
+        const served = [];
+        for (let r = 0; r < reps; r++) {
+          bareServed.push(run(['-e', '0'])[0]);
+          await ws.post({ entry_type: 'finding', summary: `Bench write ${r}`, scope: file(r, r), agent_id: 'bench-writer' });
+          served.push(run([alone, 'SessionStart', '--agent', 'bench-served', ...slow], input, root)[0]);
+          // The server keeps the briefing for the next start after it answered: let it finish before the next pair.
+          await new Promise(r => setTimeout(r, 300));
+        }
+        result.node_e_0_served_ms = median(bareServed);
+        result.hook_SessionStartServed_ms = median(served);
+        result.hook_SessionStartServed_ratio = +(median(served) / median(bareServed)).toFixed(2);
+        rows.push([
+          'hook SessionStart after a post, `twining mcp` running (ms; ratio to node -e 0 in the same loop)',
+          `${result.hook_SessionStartServed_ms} (${result.hook_SessionStartServed_ratio}x)`,
+        ]);
+      } finally {
+        server.stdin.end();
+        server.kill();
+      }
     }
 
     const width = Math.max(...rows.map(r => r[0].length));
@@ -132,7 +169,7 @@ async function main() {
     console.log(
       `\n${met ? 'MET   ' : 'MISSED'} assemble warm < 20 ms: ${result.assemble_file_warm_ms} ms (file), ${result.assemble_folder_warm_ms} ms (folder)`,
     );
-    for (const name of ['PreToolUse', 'PostToolUse', 'Stop', 'SessionStart', 'SessionStartAfterWrite']) {
+    for (const name of ['PreToolUse', 'PostToolUse', 'Stop', 'SessionStart', 'SessionStartAfterWrite', 'SessionStartServed']) {
       const ratio = result[`hook_${name}_ratio`];
       if (ratio !== undefined) console.log(`${ratio <= 1.5 ? 'MET   ' : 'MISSED'} hook ${name} within 1.5x of node -e 0: ${ratio}x`);
     }

@@ -49,6 +49,8 @@ const RUNS = [
   { name: 'single', layout: 'folder', trusted: true, mode: 'development' },
   { name: 'multi', layout: 'multi-root', trusted: true, mode: 'development' },
   { name: 'untrusted', layout: 'folder', trusted: false, mode: 'installed' },
+  // twining-mcp 2.x's layouts: a SQLite folder (twining.db + records/) and its fresh clone (records/ only).
+  { name: 'two-x', layout: 'two-x', trusted: true, mode: 'development' },
 ];
 
 /** An empty extension to stand as "the extension under development" in 'installed' runs. */
@@ -83,7 +85,7 @@ function indent(text, by = '    ') {
 async function runOne(run, host, { verbose }) {
   const started = Date.now();
   const root = tempDir(`twining-ws-${run.name}-`);
-  const ws = makeWorkspace(root, run.layout);
+  const ws = makeWorkspace(root, run.layout, { node: host.node });
   const summaryFile = path.join(root, 'summary.json');
   const logs = [];
   const installed = run.mode === 'installed';

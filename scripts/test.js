@@ -142,15 +142,9 @@ function parseTap(tap) {
  * twining.db needs node:sqlite, Node 22.13+), which run under the Node 24 of the VS Code host tools,
  * located or installed as the host suite does (scripts/setup-host.js) when this Node has no node:sqlite.
  */
-let sqliteNodePath;
 function nodeFor(file) {
   if (!/^sqlite-.*\.test\.js$/.test(path.basename(file))) return process.execPath;
-  if (sqliteNodePath) return sqliteNodePath;
-  if (spawnSync(process.execPath, ['-e', "require('node:sqlite')"], { stdio: 'ignore' }).status === 0) return (sqliteNodePath = process.execPath);
-  const { hostPaths, ensureHost } = require('./setup-host');
-  const installed = hostPaths().node;
-  sqliteNodePath = fs.existsSync(installed) ? installed : ensureHost().node;
-  return sqliteNodePath;
+  return require('./sqlite-node').sqliteNode();
 }
 
 function runTapFile(file, tapDir) {

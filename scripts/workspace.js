@@ -4,6 +4,7 @@
 
 const fs = require('fs');
 const os = require('os');
+const { execFileSync } = require('child_process');
 const path = require('path');
 
 const REPO = path.resolve(__dirname, '..');
@@ -57,10 +58,13 @@ function tempDir(prefix) {
 /**
  * A workspace of the given layout inside `root`:
  *  - 'folder': root/demo-project (one folder with .twining);
- *  - 'multi-root': root/api and root/web (each with .twining) and root/demo.code-workspace.
+ *  - 'multi-root': root/api and root/web (each with .twining) and root/demo.code-workspace;
+ *  - 'two-x': root/team (twining-mcp 2.x's SQLite folder: twining.db and records/) and root/clone
+ *    (the same without the database, as a fresh clone has it) and root/two-x.code-workspace, built by
+ *    scripts/make-two-x.js under `node` (a Node with node:sqlite: the host tools' Node 24).
  * Returns { open: what to open (folder or .code-workspace), folders: [abs folder paths] }.
  */
-function makeWorkspace(root, layout = 'folder') {
+function makeWorkspace(root, layout = 'folder', { node } = {}) {
   if (layout === 'folder') {
     const folder = makeProject(path.join(root, 'demo-project'));
     return { open: folder, folders: [folder] };
@@ -73,6 +77,17 @@ function makeWorkspace(root, layout = 'folder') {
     const file = path.join(root, 'demo.code-workspace');
     fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'api' }, { path: 'web' }], settings: {} }, null, 2));
     return { open: file, folders: [api, web] };
+  }
+  if (layout === 'two-x') {
+    if (!node) throw new Error("the 'two-x' layout needs a Node with node:sqlite (option `node`)");
+    const team = makeProject(path.join(root, 'team'), { twining: false });
+    const clone = makeProject(path.join(root, 'clone'), { twining: false });
+    execFileSync(node, [path.join(__dirname, 'make-two-x.js'), FIXTURE, path.join(team, '.twining'), path.join(clone, '.twining')], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const file = path.join(root, 'two-x.code-workspace');
+    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'team' }, { path: 'clone' }], settings: {} }, null, 2));
+    return { open: file, folders: [team, clone] };
   }
   throw new Error(`unknown workspace layout: ${layout}`);
 }

@@ -18,9 +18,10 @@ import { SessionState, readSession, writeSession } from '../core/store/session-f
 import { decisionInScope } from '../core/rules/assembly';
 import { overlaps } from '../core/scope';
 import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, permissionAnswer, recordsWork, reminderAnswer } from './hook-protocol';
-import { blackboardSince, indexDecisions, lookUp, writeHookIndex } from './hook-index';
+import { blackboardSince, lookUp } from '../core/store/hook-index';
+import { askRunningEngine } from '../core/store/local-socket';
 import { resumed } from './hook-liveness';
-import { cachedBriefing, fingerprint, keepBriefing } from './briefing-cache';
+import { cachedBriefing } from '../core/store/briefing-cache';
 import { registerInBackground } from './background-register';
 import { claimSeam } from './claim-seam';
 
@@ -76,45 +77,31 @@ async function quickStart(input: HookInput, o: HookOptions, twiningDir: string):
 
 const roleOf = (input: HookInput) => (input.host === 'vscode' ? 'VS Code agent session' : 'Claude Code session');
 
+/** How long SessionStart waits for a running engine's answer before loading the engine itself. */
+const ASK_RUNNING_MS = 3000;
+
 export async function sessionStart(input: HookInput, o: HookOptions): Promise<HookOutput> {
   const twiningDir = path.join(o.root, '.twining');
   const quick = await quickStart(input, o, twiningDir).catch(() => undefined);
   if (quick) return quick;
-  const core = o.loadCore();
-  const engine = await core.openWorkspace(o.root, { now: o.now, warn: m => process.stderr.write(`twining: warning: ${m}\n`) });
-  await engine.register({ agent_id: o.agentId, role: roleOf(input) });
-  const before = await fingerprint(twiningDir);
-  const briefing = await engine.assemble({
-    task: 'Start of an agent session',
-    scope: o.scope,
-    agent_id: o.agentId,
-    ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}),
-  });
-  const previous = await readSession(twiningDir, input.sessionId);
-  const offset = engine.blackboard.file.size;
-  const state: SessionState = previous ?? newState(input, o, offset);
+  const request = { agent_id: o.agentId, role: roleOf(input), scope: o.scope, ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}) };
+  // An engine already running on the project (the extension's, `twining mcp`'s) answers warm
+  // (core/session-start-server.ts); without one, or when it fails, this process loads its own.
+  const asked = process.env.TWINING_NOW ? undefined : await askRunningEngine(o.root, { v: 1, op: 'session-start', ...request }, ASK_RUNNING_MS);
+  let answer =
+    asked?.ok === true && typeof asked.text === 'string' && typeof asked.offset === 'number' ? { text: asked.text, offset: asked.offset } : undefined;
+  if (!answer) {
+    const core = o.loadCore();
+    const engine = await core.openWorkspace(o.root, { now: o.now, warn: m => process.stderr.write(`twining: warning: ${m}\n`) });
+    const started = await core.startSession(engine, twiningDir, request, m => process.stderr.write(`twining hook SessionStart: ${m}\n`));
+    await started.keep();
+    answer = started;
+  }
+  const state: SessionState = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, answer.offset);
   resumed(state, o.now().toISOString());
   state.registered_at = o.now().toISOString();
   await writeSession(twiningDir, state);
-  // The hook index from what the engine holds now: the first edit's PreToolUse reads no history.
-  const decisions = (await engine.decisions({ status: ['active', 'provisional'] })).decisions;
-  const st = await fs.stat(path.join(twiningDir, 'decisions', 'index.json')).catch(() => undefined);
-  const bst = await fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined);
-  if (st && bst && bst.size === offset) {
-    await writeHookIndex(twiningDir, {
-      decisionsStat: `${st.ino}:${st.size}:${st.mtimeMs}`,
-      blackboard: { identity: `${bst.dev}:${bst.ino}`, offset },
-      decisions: indexDecisions(decisions),
-      entries: engine.blackboard.entries,
-    }).catch(error =>
-      process.stderr.write(`twining hook SessionStart: the hook index was not written (${(error as Error).message}); the first edit will build it\n`),
-    );
-  }
-  // Kept for the next session start of this agent on an unchanged folder; nothing has changed since this briefing then.
-  await keepBriefing(twiningDir, briefing, o.maxTokens, before, core.briefingText({ ...briefing, changed_since: undefined })).catch(error =>
-    process.stderr.write(`twining hook SessionStart: the briefing was not cached (${(error as Error).message})\n`),
-  );
-  return contextAnswer('SessionStart', core.briefingText(briefing));
+  return contextAnswer('SessionStart', answer.text);
 }
 
 export async function preToolUse(input: HookInput, o: HookOptions): Promise<HookOutput | undefined> {

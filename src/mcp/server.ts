@@ -24,6 +24,7 @@ import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, typ
 import { forgivingInput, withIgnoredFields } from '../core/forgiving-input';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine';
+import { SessionStartServer } from '../core/session-start-server';
 import { refuseReadWithoutFolder } from '../core/missing-folder';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
@@ -107,7 +108,7 @@ export interface McpServerOptions {
 }
 
 /** An MCP server on one project's engine, not yet connected to a transport. */
-export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void> }> {
+export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void>; engine: TwiningEngine }> {
   const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn });
   const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const inFlight = new Set<Promise<CallToolResult>>();
@@ -120,7 +121,7 @@ export async function createServer(options: McpServerOptions): Promise<{ server:
     call.then(done, done);
     return call;
   });
-  return { server, settled: async () => void (await Promise.all(inFlight)) };
+  return { server, settled: async () => void (await Promise.all(inFlight)), engine };
 }
 
 /**
@@ -128,7 +129,13 @@ export async function createServer(options: McpServerOptions): Promise<{ server:
  * still running then are finished (and their writes completed) before the server stops.
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
-  const { server, settled } = await createServer(options);
+  const { server, settled, engine } = await createServer(options);
+  // Agents' SessionStart hooks on this project ask this warm engine for their briefing (core/session-start-server.ts).
+  const sessionStarts = new SessionStartServer(
+    engine.root,
+    work => work(engine),
+    m => options.warn?.(m),
+  );
   const closed = new Promise<void>(resolve => {
     server.onclose = () => resolve();
     process.stdin.once('end', () => {
@@ -142,4 +149,5 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
   });
   await server.connect(new StdioServerTransport());
   await closed;
+  sessionStarts.close();
 }

@@ -5,6 +5,7 @@
 // Ask for a Record or Handoff posts a need addressed to its agent.
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { spawn } from 'child_process';
 import * as vscode from 'vscode';
@@ -124,5 +125,43 @@ describeIn(['single'], 'the session board', () => {
     const prompt = await vscode.commands.executeCommand<string>('twining.askSessionForRecord', { session_id: session, how: 'prompt' });
     assert.strictEqual(await vscode.env.clipboard.readText(), prompt);
     assert.match(prompt, new RegExp(`${file}.*twining_record with agent_id "${agent}"`));
+  });
+  it("a SessionStart right after a write is answered by the extension's engine over the local socket, without loading one", async function () {
+    this.timeout(90_000);
+    // A copy of the hook bundle without dist/core.js beside it: it can answer only from its cache
+    // (not after a write) or by asking the engine running in this host.
+    const alone = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-host-hook-')), 'hook.js');
+    fs.copyFileSync(path.join(repoRoot(), 'dist', 'hook.js'), alone);
+    const summary = `Served briefing warning ${Date.now()}`;
+    await vscode.commands.executeCommand('twining.postWarning', { summary, scope: 'sessions-demo/' });
+    const served = 'host-served-agent';
+    const input = { ...claude('SessionStart', { source: 'startup' }), session_id: 'host-served-session' };
+    const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
+    // The pinned clock is what keeps a hook from asking (its time and the engine's would differ).
+    delete env.TWINING_NOW;
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, [alone, 'SessionStart', '--agent', served, '--host', 'claude-code'], { env });
+      let text = '';
+      let err = '';
+      child.stdout.on('data', d => (text += d));
+      child.stderr.on('data', d => (err += d));
+      child.on('error', reject);
+      child.on('close', code => (code === 0 ? resolve(text) : reject(new Error(`hook SessionStart exited ${code}: ${err}`))));
+      child.stdin.end(JSON.stringify(input));
+    });
+    const context = JSON.parse(out).hookSpecificOutput.additionalContext as string;
+    assert.ok(context.includes(summary), `the briefing carries the warning just posted:\n${context.slice(0, 800)}`);
+    await waitFor(async () => (await rows(api.providers.agents)).find(r => r.node.kind === 'agent' && r.label === served), {
+      timeoutMs: 15_000,
+      what: `${served} in the Agents view, registered by the extension's engine`,
+    });
+    // The engine keeps the briefing after answering; the suites after this one count the work of their own changes.
+    await waitFor(() => fs.readdirSync(path.join(root, '.twining', 'sessions')).find(f => f.startsWith(`briefing-${served}`)), {
+      timeoutMs: 15_000,
+      what: 'the briefing kept by the extension after it answered',
+    });
+    fs.rmSync(path.join(root, '.twining', 'sessions', 'session-host-served-session.json'), { force: true });
+    await new Promise(resolve => setTimeout(resolve, 500));
+    await api.whenIdle();
   });
 });

@@ -14,7 +14,18 @@ import * as path from 'path';
 import { openWorkspace, TwiningEngine } from '../../src/core';
 import { spawn, spawnSync } from 'child_process';
 import { CORE_JS, fixtureProject, rejectsWith, tempProject, tw } from './tmp';
-import { Db, hasSqlite, mcpPost, mcpRecordPath, mcpHandoffIndex, openMcpDb, stableStringify, twoXFrom1x, withWriteTxn, mcpResolve } from './twining-mcp-2x';
+import {
+  assertAgree,
+  hasSqlite,
+  mcpPost,
+  mcpRecordPath,
+  mcpHandoffIndex,
+  openMcpDb,
+  stableStringify,
+  twoXFrom1x,
+  withWriteTxn,
+  mcpResolve,
+} from './twining-mcp-2x';
 
 const skip = hasSqlite ? false : `this Node (${process.version}) has no node:sqlite; scripts/test.js runs this file under Node 24`;
 const quiet = { warn: (m: string) => (process.env.TWINING_TEST_WARN ? console.error(m) : undefined) };
@@ -25,38 +36,6 @@ function twins(): { one: string; two: string } {
   const two = tempProject('demo-project');
   twoXFrom1x(tw(one), tw(two));
   return { one, two };
-}
-
-const rows = (db: Db, table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all();
-
-/** Every row's record file holds twining-mcp's bytes for it, and every record file has its row. */
-function assertAgree(dir: string): void {
-  const db = openMcpDb(dir);
-  try {
-    const expected = new Map<string, string>();
-    const kinds = [
-      ['blackboard', 'posts'],
-      ['decisions', 'decisions'],
-      ['handoffs', 'handoffs'],
-      ['entities', 'entities'],
-      ['relations', 'relations'],
-    ] as const;
-    for (const [table, kind] of kinds)
-      for (const row of rows(db, table)) expected.set(mcpRecordPath(dir, kind, JSON.parse(row.data)), stableStringify(JSON.parse(row.data)));
-    const found = new Map<string, string>();
-    const walk = (d: string) => {
-      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-        const p = path.join(d, e.name);
-        if (e.isDirectory()) walk(p);
-        else if (e.name.endsWith('.json')) found.set(p, fs.readFileSync(p, 'utf8'));
-      }
-    };
-    if (fs.existsSync(path.join(dir, 'records'))) walk(path.join(dir, 'records'));
-    assert.deepEqual([...found.keys()].sort(), [...expected.keys()].sort(), 'record files and rows name the same records');
-    for (const [file, text] of expected) assert.equal(found.get(file), text, `${file} holds twining-mcp's bytes for its row`);
-  } finally {
-    db.close();
-  }
 }
 
 /** The results of every reading operation (the ones a view, tool or CLI command shows). */

@@ -8,6 +8,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import assert from 'node:assert/strict';
 import { randomBytes } from 'crypto';
 
 export interface Db {
@@ -83,8 +84,32 @@ export function mcpRecordPath(dir: string, kind: 'posts' | 'decisions' | 'entiti
   return path.join(records, kind, `${r.id}.json`);
 }
 
+/** Record files held back until the transaction of `mcpWrite` commits. */
+let heldBack: (() => void)[] | undefined;
+
+/**
+ * twining-mcp's order for a write: the rows in one `BEGIN IMMEDIATE` transaction (db.ts
+ * withWriteTxn), then the record files, after the commit (record-export.ts wraps each store and
+ * exports "after every successful store write"); nothing is exported if the transaction fails.
+ */
+export function mcpWrite<T>(db: Db, fn: () => T): T {
+  const files: (() => void)[] = (heldBack = []);
+  try {
+    const result = withWriteTxn(db, fn);
+    heldBack = undefined;
+    for (const write of files) write();
+    return result;
+  } finally {
+    heldBack = undefined;
+  }
+}
+
 /** file-store atomicWriteFileSync + ensureDir. */
 export function writeMcpRecord(file: string, value: unknown): void {
+  if (heldBack) {
+    heldBack.push(() => writeMcpRecord(file, value));
+    return;
+  }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   fs.writeFileSync(tmp, stableStringify(value));
@@ -195,4 +220,35 @@ export function twoXFrom1x(from: string, to: string, { withDb = true } = {}): vo
   for (const e of json('graph/entities.json')) mcpEntity(d, to, e);
   for (const r of json('graph/relations.json')) mcpRelation(d, to, r);
   db?.close();
+}
+
+/** Every row's record file holds twining-mcp's bytes for it, and every record file has its row. */
+export function assertAgree(dir: string): void {
+  const db = openMcpDb(dir);
+  try {
+    const expected = new Map<string, string>();
+    const kinds = [
+      ['blackboard', 'posts'],
+      ['decisions', 'decisions'],
+      ['handoffs', 'handoffs'],
+      ['entities', 'entities'],
+      ['relations', 'relations'],
+    ] as const;
+    for (const [table, kind] of kinds)
+      for (const row of db.prepare(`SELECT data FROM ${table} ORDER BY rowid`).all())
+        expected.set(mcpRecordPath(dir, kind, JSON.parse(row.data)), stableStringify(JSON.parse(row.data)));
+    const found = new Map<string, string>();
+    const walk = (d: string) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith('.json')) found.set(p, fs.readFileSync(p, 'utf8'));
+      }
+    };
+    if (fs.existsSync(path.join(dir, 'records'))) walk(path.join(dir, 'records'));
+    assert.deepEqual([...found.keys()].sort(), [...expected.keys()].sort(), 'record files and rows name the same records');
+    for (const [file, text] of expected) assert.equal(found.get(file), text, `${file} holds twining-mcp's bytes for its row`);
+  } finally {
+    db.close();
+  }
 }

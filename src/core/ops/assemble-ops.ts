@@ -13,9 +13,11 @@
  */
 import type { FolderStore } from '../folder-store';
 import type { InputOf } from '../schemas';
-import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord, HandoffResult, VerifyResult } from '../records';
+import type { DecisionIndexEntry, DecisionRecord, HandoffResult, VerifyResult } from '../records';
 import { overlaps } from '../scope';
-import { Costed, byScore, decisionInScope, estimateTokens, fillBudget, scoreOf } from '../rules/assembly';
+import { byScore, decisionInScope, estimateTokens, scoreOf } from '../rules/assembly';
+import { fillBudgetRanked } from '../rules/budget-select';
+import { type Scored, candidatePools } from './assemble-candidates';
 import { readDecisionRecord } from './decision-ops';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
@@ -102,25 +104,6 @@ const WAITING_HANDOFFS = 5;
 const CHANGED_ITEMS = 10;
 /** Decision records read at once while filling the budget. */
 const RECORD_BATCH = 64;
-/** Entry types an assembly answers about; blackboard copies of decisions come from the decision records instead. */
-const KINDS = new Set(['warning', 'need', 'finding', 'question']);
-
-/** Ids of needs, warnings and questions that are resolved: marked so (2.x) or named in a later entry's relates_to. */
-function resolvedIds(ctx: FolderStore): Set<string> {
-  const cached = resolvedCache.get(ctx);
-  const entries = ctx.blackboard.entries;
-  const same = !!cached && cached.entries === entries && cached.length <= entries.length;
-  if (same && cached.length === entries.length) return cached.ids;
-  const ids = same ? cached.ids : new Set<string>();
-  for (let i = same ? cached.length : 0; i < entries.length; i++) {
-    const e = entries[i];
-    if ((e as { status?: unknown }).status === 'resolved' && typeof e.id === 'string') ids.add(e.id);
-    if (Array.isArray(e.relates_to)) for (const r of e.relates_to) if (typeof r === 'string') ids.add(r);
-  }
-  resolvedCache.set(ctx, { entries, length: entries.length, ids });
-  return ids;
-}
-const resolvedCache = new WeakMap<FolderStore, { entries: readonly BlackboardEntry[]; length: number; ids: Set<string> }>();
 
 /** Decision records read for briefings, kept while the decision index is unchanged. */
 const recordCache = new WeakMap<FolderStore, { version: number; records: Map<string, DecisionRecord | null> }>();
@@ -205,10 +188,6 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
   }
 
   // 2. Candidates: active and provisional decisions bearing on the scope, open entries in it.
-  const resolved = resolvedIds(ctx);
-  type Scored = Costed & { score: number; timestamp: string; reason: string; entry?: BlackboardEntry; decision?: DecisionIndexEntry };
-  const warnings: Scored[] = [];
-  const others: Scored[] = [];
   const inScope: { d: DecisionIndexEntry; reason: string }[] = [];
   for (const d of index) {
     if (d.status !== 'active' && d.status !== 'provisional') continue;
@@ -222,6 +201,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
     inScope.map(({ d }) => d),
   );
   const graphOn = [...graph.reach.values()].some(v => v > 0);
+  const decisionItems: Scored[] = [];
   for (const { d, reason } of inScope) {
     const reachability = graphOn ? (graph.reach.get(d.id) ?? 0) : undefined;
     const score = scoreOf(
@@ -231,40 +211,22 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
       weights,
     );
     // The cost needs the rationale, read from the record when the item's turn comes (below).
-    others.push({ id: d.id, kind: 'decision', cost: 0, summaryCost: 0, score, timestamp: d.timestamp, reason: `${d.status} decision: ${reason}`, decision: d });
-  }
-  const entries = scope === 'project' ? ctx.blackboard.entries : scopedEntries(ctx, scope);
-  for (const e of entries) {
-    if (!KINDS.has(e.entry_type) || typeof e.id !== 'string' || typeof e.scope !== 'string') continue;
-    if (e.entry_type !== 'finding' && resolved.has(e.id)) continue;
-    if (scope !== 'project' && !overlaps(e.scope, scope)) continue;
-    const score = scoreOf(
-      { kind: e.entry_type as Scored['kind'], id: e.id, scope: e.scope, timestamp: e.timestamp, reachability: graphOn ? 0 : undefined },
-      scope,
-      nowMs,
-      weights,
-    );
-    const label =
-      e.entry_type === 'warning' ? 'active warning' : e.entry_type === 'need' ? 'open need' : e.entry_type === 'question' ? 'open question' : 'finding';
-    const item: Scored = {
-      id: e.id,
-      kind: e.entry_type as Scored['kind'],
-      cost: estimateTokens(`${e.summary} ${e.detail ?? ''}`),
-      summaryCost: estimateTokens(e.summary),
+    decisionItems.push({
+      id: d.id,
+      kind: 'decision',
+      cost: 0,
+      summaryCost: 0,
       score,
-      timestamp: e.timestamp,
-      reason: `${label} in ${e.scope}${e.scope === scope ? '' : ` (overlaps ${scope})`}`,
-      entry: e,
-    };
-    (e.entry_type === 'warning' ? warnings : others).push(item);
+      timestamp: d.timestamp,
+      reason: `${d.status} decision: ${reason}`,
+      decision: d,
+    });
   }
-  warnings.sort(byScore);
-  others.sort(byScore);
+  decisionItems.sort(byScore);
   // Rationale is needed for the cost of the decisions that may be chosen: read them best first,
   // only as many as could still fit (never more than the budget allows at one token each).
   // They are read in batches at once (the reads wait on the disk, not on this thread).
   const records = new Map<string, DecisionRecord>();
-  const decisionItems = others.filter(item => item.decision);
   let room = budget;
   for (let at = 0; at < decisionItems.length; at += RECORD_BATCH) {
     const batch = decisionItems.slice(at, at + RECORD_BATCH);
@@ -284,7 +246,9 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
       room -= item.cost;
     });
   }
-  const fill = fillBudget(warnings, others, budget, tokens);
+  // The entries become items only when their turn may come (rules/budget-select.ts).
+  const pools = candidatePools(ctx, scope, nowMs, weights, graphOn, decisionItems);
+  const fill = fillBudgetRanked(pools.warnings, pools.others, budget, tokens);
 
   const result: AssembledContext = {
     assembled_at: assembledAt,
@@ -303,8 +267,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
     recent_handoffs,
     active_claims,
   };
-  for (const item of [...warnings, ...others].sort(byScore)) {
-    if (!fill.selected.has(item.id)) continue;
+  for (const item of fill.chosen.sort(byScore)) {
     if (item.decision) {
       const r = records.get(item.id)!;
       result.active_decisions.push({
@@ -367,29 +330,4 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
     ctx.assembledAt.set(agentId, assembledAt);
   }
   return result;
-}
-
-/** Warnings, needs and findings in scope from the blackboard's per-scope lists, and the questions in scope. */
-function scopedEntries(ctx: FolderStore, scope: string): BlackboardEntry[] {
-  const { warnings, findings } = ctx.blackboard.inScope(scope);
-  const out = [...warnings, ...findings, ...ctx.blackboard.needsInScope(scope)];
-  for (const [s, list] of questionsByScope(ctx)) if (overlaps(s, scope)) out.push(...list);
-  return out;
-}
-
-/** Questions by scope (the blackboard keeps warnings, findings and needs so, not questions), extended as lines are appended. */
-const questionCache = new WeakMap<FolderStore, { entries: readonly BlackboardEntry[]; length: number; byScope: Map<string, BlackboardEntry[]> }>();
-function questionsByScope(ctx: FolderStore): Map<string, BlackboardEntry[]> {
-  const entries = ctx.blackboard.entries;
-  let cached = questionCache.get(ctx);
-  if (!cached || cached.entries !== entries || cached.length > entries.length) questionCache.set(ctx, (cached = { entries, length: 0, byScope: new Map() }));
-  for (let i = cached.length; i < entries.length; i++) {
-    const e = entries[i];
-    if (e.entry_type !== 'question' || typeof e.scope !== 'string') continue;
-    const list = cached.byScope.get(e.scope);
-    if (list) list.push(e);
-    else cached.byScope.set(e.scope, [e]);
-  }
-  cached.length = entries.length;
-  return cached.byScope;
 }

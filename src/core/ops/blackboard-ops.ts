@@ -1,5 +1,6 @@
 /** Blackboard operations: post, read, dismiss, one entry by id, and the append every writer uses. */
 import type { FolderStore } from '../folder-store';
+import { touchAgentLocked } from './agent-touch';
 import { appendLineSafely, readTextIfExists, toJsonlLine } from '../store/files';
 import { Transaction, allOrNothing } from '../store/transaction';
 import { parseObject } from '../store/jsonl';
@@ -51,6 +52,8 @@ export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?:
   entry.timestamp = ctx.timestamp();
   if (tx) await tx.append(ctx.layout.blackboard, toJsonlLine(entry));
   else await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
+  // A twining-mcp 2.x folder: every post registers its agent (ops/agent-touch.ts).
+  await touchAgentLocked(ctx, typeof fields.agent_id === 'string' ? fields.agent_id : undefined, tx);
   if (populate) notePosted(ctx, entry as BlackboardEntry);
   return entry as BlackboardEntry;
 }

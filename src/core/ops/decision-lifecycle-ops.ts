@@ -104,11 +104,13 @@ export async function override(ctx: FolderStore, input: InputOf<'override'>): Pr
   return transition(ctx, async (raw, tx) => {
     const decision = await setDecisionStatus(ctx, raw, args.decision_id, 'overridden', tx, { overridden_by: by, override_reason: args.reason });
     if (!decision) throw notFound('override', args.decision_id);
-    await appendEntryLocked(
-      ctx,
-      { entry_type: 'decision', ...overrideEntry(decision.summary, by, args.reason), tags: [decision.domain], scope: decision.scope, agent_id: by },
-      tx,
-    );
+    // twining-mcp 2.x posts no `decision` entry for an override either (its issue #30).
+    if (!ctx.twoX)
+      await appendEntryLocked(
+        ctx,
+        { entry_type: 'decision', ...overrideEntry(decision.summary, by, args.reason), tags: [decision.domain], scope: decision.scope, agent_id: by },
+        tx,
+      );
     const result: { overridden: boolean; old_summary: string; new_decision_id?: string } = { overridden: true, old_summary: decision.summary };
     if (args.new_decision !== undefined) {
       // As twining-mcp: the replacement supersedes the overridden decision (whose status becomes superseded).

@@ -9,6 +9,8 @@ import { InputOf, ParsedInputOf, checkUlid, isUlid } from '../schemas';
 import { overlaps } from '../scope';
 import { conflictWarning, conflictingDecisions, statusOfNewDecision } from '../rules/conflicts';
 import { appendEntryLocked } from './blackboard-ops';
+import { touchAgentLocked } from './agent-touch';
+import { relatedDecisions, relatedFinding } from '../rules/two-x-decide';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
 import { ASSEMBLY_FRESH_MS, readAssembly } from '../store/session-files';
 import { indexEntryOf } from '../store/index-lines';
@@ -40,14 +42,23 @@ export async function decideLocked(ctx: FolderStore, raw: unknown[], args: Parse
   const id = ctx.id();
   if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx, id);
   // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
-  const conflicts = conflictingDecisions(raw, args);
+  // A twining-mcp 2.x folder follows 2.x's decide (rules/two-x-decide.ts): related decisions leave the status as it is.
+  const twoX = ctx.twoX !== undefined;
+  const conflicts = twoX ? relatedDecisions(raw, args) : conflictingDecisions(raw, args);
   const timestamp = ctx.timestamp();
-  const status = statusOfNewDecision(conflicts);
+  const status = twoX ? 'active' : statusOfNewDecision(conflicts);
   const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
   const assembled_before = await assembledBefore(ctx, agent_id);
   const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes, assembled_before });
   raw.push(indexEntryOf(record));
   await tx.replace(ctx.layout.decision(id), toJsonText(record));
+  if (twoX) {
+    // 2.x: the agent is touched, related decisions get a finding, and no `decision` entry is posted (its issue #30).
+    await touchAgentLocked(ctx, agent_id, tx);
+    if (conflicts.length)
+      await appendEntryLocked(ctx, { entry_type: 'finding', ...relatedFinding(args.summary, conflicts), tags: [args.domain], scope: args.scope, agent_id }, tx);
+    return conflicts.length ? { id, timestamp, conflicts } : { id, timestamp };
+  }
   if (conflicts.length) {
     const warning = conflictWarning(args.summary, conflicts);
     await appendEntryLocked(ctx, { entry_type: 'warning', ...warning, tags: [args.domain], scope: args.scope, agent_id }, tx);

@@ -14,6 +14,7 @@ import { allOrNothing } from '../store/transaction';
 import { parseObject } from '../store/jsonl';
 import type { InputOf } from '../schemas';
 import { resolvedEntry } from '../rules/resolution';
+import { touchAgentLocked } from './agent-touch';
 
 export interface ResolveResult {
   /** Ids found on the blackboard: resolved now, or already resolved before. */
@@ -50,6 +51,8 @@ export async function resolve(ctx: FolderStore, input: InputOf<'resolve'>): Prom
       }
       const not_found = args.ids.filter(id => !resolved.includes(id));
       if (changed) await tx.replace(ctx.layout.blackboard, out.map(line => line + '\n').join(''));
+      // A twining-mcp 2.x folder: resolving registers the resolver, as its BlackboardEngine.resolve does.
+      await touchAgentLocked(ctx, args.agent_id, tx);
       return { resolved, not_found };
     }),
   );

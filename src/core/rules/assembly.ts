@@ -46,7 +46,11 @@ export interface Weights {
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
 export function recencyScore(timestamp: string, nowMs: number): number {
-  const ms = Date.parse(timestamp);
+  return recencyAt(Date.parse(timestamp), nowMs);
+}
+
+/** recencyScore of a time already parsed (NaN: an unreadable timestamp, 0). */
+export function recencyAt(ms: number, nowMs: number): number {
   if (Number.isNaN(ms)) return 0;
   return Math.exp(-(nowMs - ms) / 3_600_000 / RECENCY_HALF_LIFE_HOURS);
 }
@@ -70,6 +74,8 @@ export interface Candidate {
   id: string;
   scope: string;
   timestamp: string;
+  /** `Date.parse(timestamp)` when the caller has it already. */
+  at?: number;
   confidence?: unknown;
   /**
    * How well the knowledge graph reaches it, 0 to 1, when the graph reaches any candidate (then 0
@@ -80,13 +86,17 @@ export interface Candidate {
 }
 
 export function scoreOf(c: Candidate, taskScope: string, nowMs: number, weights: Weights): number {
+  return scoreAt(c, 0.5 * scopeProximity(taskScope, c.scope), nowMs, weights);
+}
+
+/** scoreOf with the relevance (0.5 times the scope proximity) already known: a caller scoring many items of one scope keeps it. */
+export function scoreAt(c: Omit<Candidate, 'scope'>, relevance: number, nowMs: number, weights: Weights): number {
   const graph = c.reachability !== undefined;
   const scale = !graph && weights.graph_reachability > 0 && weights.graph_reachability < 1 ? 1 / (1 - weights.graph_reachability) : 1;
-  const relevance = 0.5 * scopeProximity(taskScope, c.scope);
   const confidence = c.kind === 'decision' ? confidenceScore(c.confidence) : 0.5;
   const warning = c.kind === 'warning' ? 1 : 0;
   return (
-    (recencyScore(c.timestamp, nowMs) * weights.recency +
+    ((c.at === undefined ? recencyScore(c.timestamp, nowMs) : recencyAt(c.at, nowMs)) * weights.recency +
       relevance * weights.relevance +
       confidence * weights.decision_confidence +
       warning * weights.warning_boost) *

@@ -105,3 +105,35 @@ export function hasTwiningTables(db: SqliteDatabase): boolean {
 export function dataVersion(db: SqliteDatabase): number {
   return Number(db.prepare('PRAGMA data_version;').get()?.data_version ?? 0);
 }
+
+const BUSY_TIMEOUT_MS = 5000;
+const BUSY_POLL_MS = 25;
+
+function isBusy(error: unknown): boolean {
+  const e = error as { errcode?: unknown; message?: unknown };
+  return e?.errcode === 5 || e?.errcode === 6 || (typeof e?.message === 'string' && /database is locked|SQLITE_BUSY/i.test(e.message));
+}
+
+/**
+ * `BEGIN IMMEDIATE` as twining-mcp takes it (waiting up to 5 s for another writer), without
+ * blocking this thread meanwhile: node:sqlite is synchronous, and in the extension host a busy
+ * timeout would freeze every extension while twining-mcp holds the lock. The lock is tried with no
+ * busy timeout and tried again every 25 ms until the 5 s are up; then it fails as SQLite would.
+ */
+export async function beginImmediate(db: SqliteDatabase, timeoutMs = BUSY_TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  db.exec('PRAGMA busy_timeout = 0;');
+  try {
+    for (;;) {
+      try {
+        db.exec('BEGIN IMMEDIATE;');
+        return;
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await new Promise(resolve => setTimeout(resolve, BUSY_POLL_MS));
+    }
+  } finally {
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`);
+  }
+}

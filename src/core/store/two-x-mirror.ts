@@ -7,21 +7,14 @@
  */
 import { promises as fs, readdirSync, statSync } from 'fs';
 import * as path from 'path';
-import { appendLineSafely, isRecord, readJson, toJsonText, writeAtomic } from './files';
+import { appendLineSafely, isRecord, readJson, writeAtomic } from './files';
 import { JsonlFile } from './jsonl';
 import { Delta, Item, StateKind, TwoXState } from './two-x-state';
 import { StoredRecord, statKey, statOrUndefined } from './records-dir';
-import { indexEntryOf, indexLineOf } from './index-lines';
 import { mapChunked, mapParallel } from './parallel-io';
 import { createHash, Hash } from 'crypto';
 import { FileMark, textHash } from './two-x-cache';
-import type { HandoffRecord } from '../records';
-
-const ARRAY_FILES: Partial<Record<StateKind, string>> = {
-  agents: path.join('agents', 'registry.json'),
-  entities: path.join('graph', 'entities.json'),
-  relations: path.join('graph', 'relations.json'),
-};
+import { ARRAY_FILES, arrayText, blackboardText, decisionIndexText, handoffIndexText, recordFileText } from './one-x-texts';
 
 const SUBDIRS = ['decisions', 'handoffs', 'agents', 'graph', 'archive'];
 
@@ -98,13 +91,13 @@ export class TwoXMirror {
     const posts = state.sorted('posts');
     this.lastPostOrder = posts.length ? posts[posts.length - 1].order : '';
     const files: [string, string][] = [
-      [this.file('blackboard.jsonl'), posts.map(p => p.text + '\n').join('')],
-      [this.file('decisions', 'index.json'), this.decisionIndexText(state)],
-      [this.file('handoffs', 'index.jsonl'), this.handoffIndexText(state)],
-      ...(['agents', 'entities', 'relations'] as const).map((kind): [string, string] => [this.file(ARRAY_FILES[kind]!), this.arrayText(state, kind)]),
+      [this.file('blackboard.jsonl'), blackboardText(state)],
+      [this.file('decisions', 'index.json'), decisionIndexText(state)],
+      [this.file('handoffs', 'index.jsonl'), handoffIndexText(state)],
+      ...(['agents', 'entities', 'relations'] as const).map((kind): [string, string] => [this.file(ARRAY_FILES[kind]!), arrayText(state, kind)]),
     ];
     for (const kind of ['decisions', 'handoffs'] as const)
-      for (const item of state.of(kind).values()) files.push([`${this.dir}${path.sep}${kind}${path.sep}${item.id}.json`, toJsonText(item.value)]);
+      for (const item of state.of(kind).values()) files.push([`${this.dir}${path.sep}${kind}${path.sep}${item.id}.json`, recordFileText(item)]);
     return files;
   }
 
@@ -171,21 +164,6 @@ export class TwoXMirror {
     await this.blackboard.refresh();
   }
 
-  private decisionIndexText(state: TwoXState): string {
-    return toJsonText(state.sorted('decisions').map(d => indexEntryOf(d.value)));
-  }
-
-  private handoffIndexText(state: TwoXState): string {
-    return state
-      .sorted('handoffs')
-      .map(h => (h.index ?? textOf(indexLineOf(h.value as unknown as HandoffRecord, h.value.acknowledged_by !== undefined))) + '\n')
-      .join('');
-  }
-
-  private arrayText(state: TwoXState, kind: StateKind): string {
-    return toJsonText(state.sorted(kind).map(i => i.value));
-  }
-
   /** After a write was stored: new posts got their places (seq) at the end of the list. */
   noteStored(state: TwoXState): void {
     for (const item of state.of('posts').values()) if (item.order > this.lastPostOrder) this.lastPostOrder = item.order;
@@ -212,17 +190,17 @@ export class TwoXMirror {
     // The last delta of each record wins (a record changed twice in one batch).
     const records = new Map(deltas.filter(d => d.kind === 'decisions' || d.kind === 'handoffs').map(d => [this.file(d.kind, `${d.id}.json`), d]));
     await mapParallel([...records], async ([file, d]) => {
-      if (d.item) await this.put(file, toJsonText(d.item.value));
+      if (d.item) await this.put(file, recordFileText(d.item));
       else {
         await fs.rm(file, { force: true });
         this.keys.delete(file);
         this.hashes.delete(file);
       }
     });
-    if (kinds.has('decisions')) await this.put(this.file('decisions', 'index.json'), this.decisionIndexText(state));
-    if (kinds.has('handoffs')) await this.put(this.file('handoffs', 'index.jsonl'), this.handoffIndexText(state));
+    if (kinds.has('decisions')) await this.put(this.file('decisions', 'index.json'), decisionIndexText(state));
+    if (kinds.has('handoffs')) await this.put(this.file('handoffs', 'index.jsonl'), handoffIndexText(state));
     for (const kind of ['agents', 'entities', 'relations'] as const)
-      if (kinds.has(kind)) await this.put(this.file(ARRAY_FILES[kind]!), this.arrayText(state, kind));
+      if (kinds.has(kind)) await this.put(this.file(ARRAY_FILES[kind]!), arrayText(state, kind));
   }
 
   /**

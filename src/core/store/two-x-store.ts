@@ -21,7 +21,7 @@
 import { AsyncLocalStorage } from 'async_hooks';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { databaseFile, hasTwiningTables, openDatabase, sqliteMissingReason, SqliteDatabase } from './sqlite-db';
+import { beginImmediate, databaseFile, hasTwiningTables, openDatabase, sqliteMissingReason, SqliteDatabase } from './sqlite-db';
 import { isSqliteDatabase } from './folder-format';
 import { hasDatabaseHeader } from './two-x-folder';
 import { TABLE, handoffIndexData, restore, writeRow } from './two-x-rows';
@@ -188,7 +188,7 @@ export class TwoXStore {
       changes.push({ kind: hint.kind, id: hint.id, item });
     }
     if (!changes.length) return;
-    db.exec('BEGIN IMMEDIATE;');
+    await beginImmediate(db);
     try {
       for (const d of changes) writeRow(db, d);
       db.exec('COMMIT;');
@@ -208,7 +208,7 @@ export class TwoXStore {
       await this.opened;
       if (!this.db) await this.createDatabase();
       const db = this.db!;
-      db.exec('BEGIN IMMEDIATE;');
+      await beginImmediate(db);
       let journal: string | undefined;
       let entries: JournalEntry[] = [];
       let committed = false;
@@ -298,7 +298,7 @@ export class TwoXStore {
    */
   private async createDatabase(): Promise<void> {
     const db = openDatabase(this.dir, { create: true });
-    db.exec('BEGIN IMMEDIATE;');
+    await beginImmediate(db);
     try {
       for (const kind of ['posts', 'decisions', 'handoffs', 'entities', 'relations'] as const) {
         for (const item of this.state.sorted(kind)) {

@@ -12,13 +12,31 @@ type Liveness = Config['agents']['liveness'];
 type AgentView = Awaited<ReturnType<TwiningEngine['agents']>>['agents'][number];
 type DelegationView = Awaited<ReturnType<TwiningEngine['delegations']>>['delegations'][number];
 
-/** The registered agents. Liveness counts an agent's latest blackboard entry; "you" follows the settings. */
+/**
+ * The registered agents. Liveness counts an agent's latest blackboard entry; "you" follows the
+ * settings. The hooked sessions (the board the Agents view draws below the agents) are part of
+ * this family's data: one change of the registry and a session file (a hook registering its agent)
+ * fires once, so the view redraws once.
+ */
 export class AgentsModel extends FamilyModel {
-  protected readonly shows = new Set<ChangeKind>(['registry', 'blackboard', 'config', 'settings']);
+  protected readonly shows = new Set<ChangeKind>(['registry', 'blackboard', 'config', 'settings', 'sessions']);
 
-  /** A folder's agents (in registry order) and the liveness thresholds. */
-  agents(folder: TwiningFolder): Promise<{ agents: AgentView[]; thresholds: Liveness }> {
-    return folder.run(async engine => ({ agents: (await engine.agents({})).agents, thresholds: (await engine.config()).agents.liveness }));
+  /**
+   * A folder's agents (in registry order) and the liveness thresholds; `unavailable` says why a
+   * folder cannot show its agents (a twining-mcp 2.x folder read from records/: they live only in
+   * twining.db), which is not the same as having none.
+   */
+  agents(folder: TwiningFolder): Promise<{ agents: AgentView[]; thresholds: Liveness; unavailable?: string }> {
+    return folder.run(async engine => {
+      const thresholds = (await engine.config()).agents.liveness;
+      try {
+        return { agents: (await engine.agents({})).agents, thresholds };
+      } catch (error) {
+        // `agents` without an agent_id is NOT_FOUND only when the folder cannot list its agents.
+        if ((error as { code?: unknown }).code === 'NOT_FOUND') return { agents: [], thresholds, unavailable: (error as Error).message };
+        throw error;
+      }
+    });
   }
 }
 

@@ -51,13 +51,37 @@ export class TwiningFolder {
   }
   /** The engine (created on first use: loading the core is the main cost, and it can wait for a view). */
   get engine(): TwiningEngine {
-    return (this.engineValue ??= new (core().TwiningEngine)(this.root, {
+    if (this.engineValue) return this.engineValue;
+    this.engineValue = new (core().TwiningEngine)(this.root, {
       now: () => this.host.clock.now(),
       readOnly: this.readOnly,
       warn: message => log.warn(`${this.name}: ${message}`),
       // Nothing is written while git checks out, merges or rebases (a repair included).
       writeGate: () => core().gitBusyReason(this.gitDir()),
-    }));
+    });
+    this.serveSessionStarts();
+    return this.engineValue;
+  }
+
+  private sessionStarts: InstanceType<ReturnType<typeof core>['SessionStartServer']> | undefined;
+
+  /**
+   * Agents' SessionStart hooks ask this warm engine for their briefing over a local socket instead
+   * of loading one themselves (core/session-start-server.ts), while the folder is trusted (the
+   * answer registers the agent and records the briefing) and has `.twining/`.
+   */
+  private serveSessionStarts(): void {
+    if (this.sessionStarts || this.readOnly || !this.hasTwiningDir || this.workspaceFolder.uri.scheme !== 'file') return;
+    this.sessionStarts = new (core().SessionStartServer)(
+      this.root,
+      work => this.run(work),
+      message => log.warn(`${this.name}: ${message}`),
+    );
+  }
+
+  private stopServingSessionStarts(): void {
+    this.sessionStarts?.close();
+    this.sessionStarts = undefined;
   }
 
   private gitDirValue: string | undefined;
@@ -88,6 +112,7 @@ export class TwiningFolder {
     if (readOnly === this.readOnly) return false;
     this.readOnly = readOnly;
     this.engineValue = undefined;
+    this.stopServingSessionStarts();
     return true;
   }
 
@@ -166,10 +191,13 @@ export class TwiningFolder {
   async checkPresence(): Promise<boolean> {
     const stat = await fs.stat(this.dir).catch(() => undefined);
     this.hasTwiningDir = stat?.isDirectory() ?? false;
+    if (!this.hasTwiningDir) this.stopServingSessionStarts();
+    else if (this.engineValue) this.serveSessionStarts();
     return this.hasTwiningDir;
   }
 
   dispose(): void {
+    this.stopServingSessionStarts();
     this.emitter.dispose();
     // A 2.x folder's database and kept copy, let go once the calls already queued have run.
     const engine = this.engineValue;

@@ -10,7 +10,7 @@ import type { TwiningFolder } from '../model/folders';
 import type { AgentsModel } from '../model/agents-model';
 import type { ClaimsModel } from '../model/claims-model';
 import type { TwiningSession } from '../session';
-import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest } from './tree-base';
+import { FolderTreeProvider, LIVENESS_ICON, LIVENESS_ORDER, earliest, messageNode } from './tree-base';
 import { AgentNode, Node, makeNode } from './nodes';
 import { list, md, strings, when } from '../present/format';
 import { sessionChildren, sessionGroupNode, sessionItem } from './session-items';
@@ -25,14 +25,14 @@ export class AgentsProvider extends FolderTreeProvider {
     /** Each agent's claims are its children (views/claim-nodes.ts). */
     private readonly claims?: ClaimsModel,
   ) {
+    // The session board (hooked agent sessions) redraws through the agents model, which shows
+    // the `sessions` kind too: a change of both redraws once.
     super(session, model);
-    // The session board (hooked agent sessions) redraws on its own family's changes.
-    this.disposables.push(session.sessions.onDidChange(change => this.redraw(change.folder)));
     if (claims) this.disposables.push(claims.onDidLoad(() => this.redraw()));
   }
 
   protected async load(folder: TwiningFolder): Promise<{ items: Node[]; nextTransition?: number }> {
-    const [{ agents, thresholds }, board] = await Promise.all([this.model.agents(folder), this.session.sessions.board(folder)]);
+    const [{ agents, thresholds, unavailable }, board] = await Promise.all([this.model.agents(folder), this.session.sessions.board(folder)]);
     const me = this.session.agentId();
     const now = this.session.clock.now();
     const sorted = agents
@@ -40,8 +40,12 @@ export class AgentsProvider extends FolderTreeProvider {
       .sort((a, b) => LIVENESS_ORDER[a.agent.liveness] - LIVENESS_ORDER[b.agent.liveness] || a.index - b.index)
       .map(({ agent }) => makeNode<AgentNode>({ kind: 'agent', folder, agent, isMe: agent.agent_id === me }));
     const holders = this.claims ? unregisteredHolders(this.claims, folder, new Set(agents.map(a => a.agent_id)), me) : [];
+    // A 2.x folder without its database: say why no agent is listed instead of an empty view.
+    const notice = unavailable
+      ? [messageNode(folder, 'agents-unavailable', 'Agents are not shown: twining-mcp 2.x keeps them only in twining.db', unavailable, 'info')]
+      : [];
     return {
-      items: board.sessions.length ? [...sorted, ...holders, sessionGroupNode(folder, board.sessions)] : [...sorted, ...holders],
+      items: board.sessions.length ? [...notice, ...sorted, ...holders, sessionGroupNode(folder, board.sessions)] : [...notice, ...sorted, ...holders],
       nextTransition: earliest([...agents.map(a => core().nextLivenessChange(a.last_seen, now, thresholds)), board.next_change], now.getTime()),
     };
   }

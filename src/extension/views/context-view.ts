@@ -65,6 +65,7 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
   /** Number of root loads so far. */
   loads = 0;
   private tick: NodeJS.Timeout | undefined;
+  private redrawPending = false;
 
   constructor(
     private readonly session: TwiningSession,
@@ -72,9 +73,21 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
     /** The live claims on the file are listed first (views/claim-nodes.ts). */
     private readonly claims?: ClaimsModel,
   ) {
-    this.disposables.push(model.onDidChange(() => this.emitter.fire()));
-    this.disposables.push(session.sessions.onDidChange(() => this.emitter.fire()));
+    // The context and the session board fire in the same dispatch when one change touches both
+    // (a hook's post and its session file): the view redraws once.
+    this.disposables.push(model.onDidChange(() => this.redrawSoon()));
+    this.disposables.push(session.sessions.onDidChange(() => this.redrawSoon()));
     if (claims) this.disposables.push(claims.onDidLoad(() => this.emitter.fire()));
+  }
+
+  /** One redraw for every event of the current dispatch. */
+  private redrawSoon(): void {
+    if (this.redrawPending) return;
+    this.redrawPending = true;
+    queueMicrotask(() => {
+      this.redrawPending = false;
+      this.emitter.fire();
+    });
   }
 
   attach(view: vscode.TreeView<Node>): void {

@@ -15,7 +15,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { ensureSessionsDir, fileSafe, readJsonFile, sessionsDir, writeJsonFile } from '../core/store/session-files';
+import { ensureSessionsDir, fileSafe, readJsonFile, sessionsDir, writeJsonFile } from './session-files';
 
 /** A record's field as text: a string as it is, anything else (a malformed record) as JSON. */
 const textOf = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : (JSON.stringify(v) ?? ''));
@@ -119,6 +119,18 @@ async function writeAll(twiningDir: string, kind: 'd' | 'w', groups: Map<string,
   await Promise.all([...groups].map(([key, items]) => writeBucket(twiningDir, kind, key, items)));
   await Promise.all(previous.filter(k => !groups.has(k)).map(k => fs.rm(bucketFile(twiningDir, kind, k), { force: true })));
   return [...groups.keys()];
+}
+
+/**
+ * Whether a PreToolUse could bring the index up to date by reading only what was appended since
+ * (an index exists, of this blackboard, not longer than it): then nobody needs to write it whole.
+ */
+export async function hookIndexUsable(twiningDir: string): Promise<boolean> {
+  const [meta, bst] = await Promise.all([
+    readJsonFile<Meta>(path.join(dirOf(twiningDir), 'meta.json')),
+    fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined),
+  ]);
+  return meta?.version === 2 && !!bst && meta.blackboard.identity === `${bst.dev}:${bst.ino}` && bst.size >= meta.blackboard.offset;
 }
 
 /** Writes the whole index (SessionStart, from the engine's state). */

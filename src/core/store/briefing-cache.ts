@@ -16,7 +16,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { ensureSessionsDir, fileSafe, readAssembly, readJsonFile, sessionsDir, writeAssembly, writeJsonFile } from '../core/store/session-files';
+import { ensureSessionsDir, fileSafe, readAssembly, readJsonFile, sessionsDir, writeAssembly, writeJsonFile } from './session-files';
 
 export const MAX_AGE_MS = 15 * 60_000;
 

@@ -1,0 +1,107 @@
+/**
+ * The briefing's budget filled exactly as `fillBudget` (rules/assembly.ts) fills it from lists
+ * sorted best first, without sorting every candidate: a project-wide briefing at 100,000 entries
+ * has that many candidates, and a budget of a few thousand tokens takes a few dozen of them.
+ *
+ * Candidates come as flat arrays (score, cost, summary cost, whether a need) and are made into
+ * items (`item(i)`, for the byScore order's tie-break and the caller) only when their turn may come:
+ *  1. the best `TOP` by score (all whose score reaches the TOP-th best, ties included), sorted by
+ *     byScore, go through fillBudget's rule;
+ *  2. then only the rest that could still fit go, sorted the same way: the room left only shrinks,
+ *     so a candidate dearer than the room now can never be taken later, and skipping it changes
+ *     nothing fillBudget would do.
+ * Warnings, the others (up to 90% of the budget) and the needs' last pass each go this way. Pure.
+ */
+import { BudgetResult, byScore } from './assembly';
+
+export interface Ranked {
+  id: string;
+  score: number;
+  timestamp: string;
+}
+
+/** Candidates as parallel arrays; `item(i)` makes the i-th into the caller's item. */
+export interface Pool<T extends Ranked> {
+  readonly size: number;
+  readonly score: Float64Array;
+  /** Tokens of the whole item (Infinity: can never be taken) and of its summary alone. */
+  readonly cost: Float64Array;
+  readonly summaryCost: Float64Array;
+  readonly need: Uint8Array;
+  item(i: number): T;
+}
+
+const TOP = 256;
+
+/** The score of the `k`-th best candidate (-Infinity when there are no more than `k`). */
+function kthBest(score: Float64Array, size: number, k: number): number {
+  if (size <= k) return Number.NEGATIVE_INFINITY;
+  const copy = score.slice(0, size).sort();
+  return copy[size - k];
+}
+
+/** The candidates `accept` takes, as items, in byScore order. */
+function inOrder<T extends Ranked>(pool: Pool<T>, accept: (i: number) => boolean): { i: number; item: T }[] {
+  const out: { i: number; item: T }[] = [];
+  for (let i = 0; i < pool.size; i++) if (accept(i)) out.push({ i, item: pool.item(i) });
+  return out.sort((a, b) => byScore(a.item, b.item));
+}
+
+/** fillBudget's result, plus every selected item (in no particular order). */
+export function fillBudgetRanked<T extends Ranked>(warnings: Pool<T>, others: Pool<T>, budget: number, start = 0): BudgetResult & { chosen: T[] } {
+  const selected = new Set<string>();
+  const summaryOnly = new Set<string>();
+  const chosen: T[] = [];
+  let tokens = start;
+
+  // Warnings: from the whole budget, whole or by their summary.
+  const wTaken = new Uint8Array(warnings.size);
+  const takeWarning = ({ i, item }: { i: number; item: T }) => {
+    if (tokens + warnings.cost[i] <= budget) tokens += warnings.cost[i];
+    else if (tokens + warnings.summaryCost[i] <= budget) {
+      summaryOnly.add(item.id);
+      tokens += warnings.summaryCost[i];
+    } else return;
+    wTaken[i] = 1;
+    selected.add(item.id);
+    chosen.push(item);
+  };
+  const wBar = kthBest(warnings.score, warnings.size, TOP);
+  const wTop = new Uint8Array(warnings.size);
+  for (const w of inOrder(warnings, i => warnings.score[i] >= wBar && (wTop[i] = 1) === 1)) takeWarning(w);
+  const wRoom = budget - tokens;
+  for (const w of inOrder(warnings, i => !wTop[i] && Math.min(warnings.cost[i], warnings.summaryCost[i]) <= wRoom)) takeWarning(w);
+  let taken = 0;
+  for (let i = 0; i < warnings.size; i++) taken += wTaken[i];
+  const warningsOmitted = warnings.size - taken;
+
+  // The others: what is left of the budget, at most 90% of it.
+  const cap = budget - Math.floor(budget * 0.1);
+  let other = 0;
+  const oTaken = new Uint8Array(others.size);
+  const takeOther = ({ i, item }: { i: number; item: T }) => {
+    const cost = others.cost[i];
+    if (tokens + cost > budget || other + cost > cap) return;
+    oTaken[i] = 1;
+    selected.add(item.id);
+    chosen.push(item);
+    tokens += cost;
+    other += cost;
+  };
+  const oBar = kthBest(others.score, others.size, TOP);
+  const oTop = new Uint8Array(others.size);
+  for (const o of inOrder(others, i => others.score[i] >= oBar && (oTop[i] = 1) === 1)) takeOther(o);
+  const oRoom = Math.min(budget - tokens, cap - other);
+  for (const o of inOrder(others, i => !oTop[i] && others.cost[i] <= oRoom)) takeOther(o);
+
+  // Needs that still fit the whole budget.
+  const nRoom = budget - tokens;
+  for (const { i, item } of inOrder(others, i => others.need[i] === 1 && !oTaken[i] && others.cost[i] <= nRoom)) {
+    if (tokens + others.cost[i] > budget || selected.has(item.id)) continue;
+    oTaken[i] = 1;
+    selected.add(item.id);
+    chosen.push(item);
+    tokens += others.cost[i];
+  }
+  return { selected, summaryOnly, tokens, warningsOmitted, chosen };
+}

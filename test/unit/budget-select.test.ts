@@ -1,0 +1,70 @@
+/**
+ * fillBudgetRanked (rules/budget-select.ts) takes exactly what fillBudget (rules/assembly.ts) takes
+ * from the same candidates sorted best first: the same items, the same summary-only warnings, the
+ * same tokens and the same count of omitted warnings, over random pools on both sides of its
+ * "best 256 first" cut, with tied scores, items that can never fit, and budgets from tiny to ample.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { byScore, fillBudget, type Costed } from '../../src/core/rules/assembly';
+import { fillBudgetRanked, type Pool } from '../../src/core/rules/budget-select';
+
+type Item = Costed & { score: number; timestamp: string };
+
+/** A small deterministic generator (mulberry32), so a failure can be replayed from its seed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function items(rnd: () => number, n: number, kinds: Item['kind'][], prefix: string): Item[] {
+  return Array.from({ length: n }, (_, i) => {
+    const summaryCost = Math.floor(rnd() * 12);
+    const cost = rnd() < 0.05 ? Number.POSITIVE_INFINITY : summaryCost + Math.floor(rnd() * 60);
+    return {
+      id: `${prefix}${String(i).padStart(5, '0')}`,
+      kind: kinds[Math.floor(rnd() * kinds.length)],
+      // Few distinct scores and timestamps: ties at the cut and in the order.
+      score: Math.floor(rnd() * 40) / 8,
+      timestamp: `2026-01-${String(1 + Math.floor(rnd() * 9)).padStart(2, '0')}`,
+      cost,
+      summaryCost,
+    };
+  });
+}
+
+function pool(list: Item[]): Pool<Item> {
+  return {
+    size: list.length,
+    score: Float64Array.from(list.map(x => x.score)),
+    cost: Float64Array.from(list.map(x => x.cost)),
+    summaryCost: Float64Array.from(list.map(x => x.summaryCost)),
+    need: Uint8Array.from(list.map(x => (x.kind === 'need' ? 1 : 0))),
+    item: i => list[i],
+  };
+}
+
+test('fillBudgetRanked takes what fillBudget takes from the sorted lists', () => {
+  for (let seed = 1; seed <= 120; seed++) {
+    const rnd = random(seed);
+    const sizes = [0, 3, 255, 256, 257, 900, 2500];
+    const warnings = items(rnd, sizes[Math.floor(rnd() * sizes.length)], ['warning'], 'w');
+    const others = items(rnd, sizes[Math.floor(rnd() * sizes.length)], ['need', 'finding', 'question', 'decision'], 'o');
+    const budget = [0, 5, 40, 400, 4000, 40000][Math.floor(rnd() * 6)];
+    const start = Math.floor(rnd() * 30);
+    const expected = fillBudget([...warnings].sort(byScore), [...others].sort(byScore), budget, start);
+    const actual = fillBudgetRanked(pool(warnings), pool(others), budget, start);
+    const what = `seed ${seed}: ${warnings.length} warnings, ${others.length} others, budget ${budget}, start ${start}`;
+    assert.deepEqual([...actual.selected].sort(), [...expected.selected].sort(), what);
+    assert.deepEqual([...actual.summaryOnly].sort(), [...expected.summaryOnly].sort(), what);
+    assert.equal(actual.tokens, expected.tokens, what);
+    assert.equal(actual.warningsOmitted, expected.warningsOmitted, what);
+    assert.deepEqual(actual.chosen.map(x => x.id).sort(), [...expected.selected].sort(), what);
+  }
+});
