@@ -199,8 +199,7 @@ export class TwoXMirror {
     });
     if (kinds.has('decisions')) await this.put(this.file('decisions', 'index.json'), decisionIndexText(state));
     if (kinds.has('handoffs')) await this.put(this.file('handoffs', 'index.jsonl'), handoffIndexText(state));
-    for (const kind of ['agents', 'entities', 'relations'] as const)
-      if (kinds.has(kind)) await this.put(this.file(ARRAY_FILES[kind]!), arrayText(state, kind));
+    for (const kind of ['agents', 'entities', 'relations'] as const) if (kinds.has(kind)) await this.put(this.file(ARRAY_FILES[kind]!), arrayText(state, kind));
   }
 
   /**
