@@ -100,10 +100,10 @@ export class SessionStartServer {
     socket.on('error', () => undefined);
     socket.on('data', (chunk: string) => {
       text += chunk;
-      if (text.length > MAX_REQUEST_BYTES) return void reply({ ok: false, error: `request larger than ${MAX_REQUEST_BYTES} bytes` });
       const end = text.indexOf('\n');
-      if (end < 0) return;
+      if (end < 0 && text.length <= MAX_REQUEST_BYTES) return;
       socket.removeAllListeners('data');
+      if (end < 0 || end > MAX_REQUEST_BYTES) return void reply({ ok: false, error: `request larger than ${MAX_REQUEST_BYTES} bytes` });
       let parsed: z.infer<typeof Request>;
       try {
         const checked = Request.safeParse(JSON.parse(text.slice(0, end)));
