@@ -51,6 +51,12 @@ export interface WorkspaceOptions {
    * (default 1,000) new decisions are read on this thread; false: never a worker.
    */
   searchWorker?: { script?: string; minRecords?: number } | false;
+  /**
+   * A long-lived engine (the extension's, the MCP server's): after a briefing, the decision records
+   * are read in the background so the next briefing of any scope reads none
+   * (ops/decision-record-cache.ts). Off for one-shot processes, which then exit at once.
+   */
+  keepRecordsWarm?: boolean;
 }
 
 /** A lock target and the content it is created with when missing. */
@@ -72,6 +78,7 @@ export class FolderStore {
   readonly searchWorker: { script?: string; minRecords?: number } | false;
   readonly warn: (message: string) => void;
   readonly readOnly: boolean;
+  readonly keepRecordsWarm: boolean;
   private readonly writeGate?: () => string | undefined;
   private readonly writeGateMs: number;
   /**
@@ -110,6 +117,7 @@ export class FolderStore {
     this.clock = options.now ?? (() => new Date());
     this.warn = options.warn ?? (message => process.stderr.write(`twining: ${message}\n`));
     this.readOnly = options.readOnly ?? false;
+    this.keepRecordsWarm = options.keepRecordsWarm ?? false;
     this.writeGate = options.writeGate;
     this.writeGateMs = options.writeGateMs ?? 5000;
     this.textIndex = options.textIndex;

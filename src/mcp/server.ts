@@ -109,7 +109,7 @@ export interface McpServerOptions {
 
 /** An MCP server on one project's engine, not yet connected to a transport. */
 export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void>; engine: TwiningEngine }> {
-  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn });
+  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true });
   const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const inFlight = new Set<Promise<CallToolResult>>();
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));

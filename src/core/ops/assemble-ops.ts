@@ -18,7 +18,7 @@ import { overlaps } from '../scope';
 import { byScore, decisionInScope, estimateTokens, scoreOf } from '../rules/assembly';
 import { fillBudgetRanked } from '../rules/budget-select';
 import { type Scored, candidatePools } from './assemble-candidates';
-import { readDecisionRecord } from './decision-ops';
+import { keptDecisionRecord, warmDecisionRecords } from './decision-record-cache';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
 import { graphContext } from './assemble-graph-ops';
@@ -105,14 +105,6 @@ const CHANGED_ITEMS = 10;
 /** Decision records read at once while filling the budget. */
 const RECORD_BATCH = 64;
 
-/** Decision records read for briefings, kept while the decision index is unchanged. */
-const recordCache = new WeakMap<FolderStore, { version: number; records: Map<string, DecisionRecord | null> }>();
-async function decisionRecord(ctx: FolderStore, id: string): Promise<DecisionRecord | undefined> {
-  let cache = recordCache.get(ctx);
-  if (!cache || cache.version !== ctx.decisionIndex.version) recordCache.set(ctx, (cache = { version: ctx.decisionIndex.version, records: new Map() }));
-  if (!cache.records.has(id)) cache.records.set(id, (await readDecisionRecord(ctx, id).catch(() => undefined)) ?? null);
-  return cache.records.get(id) ?? undefined;
-}
 
 export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Promise<AssembledContext> {
   const args = ctx.validate('assemble', input);
@@ -234,7 +226,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
       for (const item of decisionItems.slice(at)) item.cost = Number.POSITIVE_INFINITY;
       break;
     }
-    const read = await Promise.all(batch.map(item => decisionRecord(ctx, item.id)));
+    const read = await Promise.all(batch.map(item => keptDecisionRecord(ctx, item.decision!)));
     batch.forEach((item, i) => {
       const record = read[i];
       if (!record || room <= 0) {
@@ -323,6 +315,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
     result.changed_since = { since: previous.assembled_at, total: changed.length, items };
   }
 
+  warmDecisionRecords(ctx, index);
   if (!ctx.readOnly) {
     await writeAssembly(ctx.layout.dir, { agent_id: agentId, assembled_at: assembledAt, task: args.task, scope }).catch(error =>
       ctx.warn(`the briefing was not recorded in .twining/sessions/ (${(error as Error).message}); a decision after it will not count as assembled_before`),

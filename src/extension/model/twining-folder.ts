@@ -55,6 +55,8 @@ export class TwiningFolder {
     this.engineValue = new (core().TwiningEngine)(this.root, {
       now: () => this.host.clock.now(),
       readOnly: this.readOnly,
+      // A long-lived engine: briefings of any scope read no decision record after the first.
+      keepRecordsWarm: true,
       warn: message => log.warn(`${this.name}: ${message}`),
       // Nothing is written while git checks out, merges or rebases (a repair included).
       writeGate: () => core().gitBusyReason(this.gitDir()),
