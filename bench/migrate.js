@@ -24,7 +24,7 @@ try {
 const DECISIONS = Number(arg('--decisions', 3000));
 const POSTS = Number(arg('--posts', 20000));
 const RUNS = Number(arg('--runs', 3));
-const ulid = (t, i) => (t.toString(32).toUpperCase().padStart(10, '0') + String(i).padStart(16, '0')).replace(/[ILOU]/g, 'X');
+const { ulid, fieldDecision } = require('./field-records');
 
 /** A 1.x folder as FORMAT.md lays it out. */
 function oneX(root) {
@@ -50,25 +50,7 @@ function oneX(root) {
   const index = [];
   for (let i = 0; i < DECISIONS; i++) {
     const t = base + i * 60000;
-    const d = {
-      id: ulid(t, i),
-      timestamp: new Date(t).toISOString(),
-      agent_id: 'bench',
-      domain: 'api',
-      scope: `src/m${i % 50}/`,
-      summary: `Decision ${i}`,
-      context: 'c'.repeat(200),
-      rationale: 'r'.repeat(200),
-      constraints: [],
-      alternatives: [],
-      depends_on: [],
-      confidence: 'medium',
-      status: 'active',
-      reversible: true,
-      affected_files: [`src/m${i % 50}/f${i}.ts`],
-      affected_symbols: [],
-      commit_hashes: [],
-    };
+    const d = fieldDecision(i, t);
     fs.writeFileSync(path.join(dir, 'decisions', `${d.id}.json`), JSON.stringify(d, null, 2));
     index.push({
       id: d.id,

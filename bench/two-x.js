@@ -39,33 +39,14 @@ const sorted = v =>
         )
       : v;
 const recordText = v => JSON.stringify(sorted(v), null, 2) + '\n';
-const ulid = (t, i) => (t.toString(32).toUpperCase().padStart(10, '0') + String(i).padStart(16, '0')).replace(/[ILOU]/g, 'X');
+const { ulid, fieldDecision } = require('./field-records');
 
 function records() {
   const base = Date.parse('2026-01-01T00:00:00.000Z');
   const decisions = [];
   const posts = [];
   for (let i = 0; i < DECISIONS; i++) {
-    const timestamp = new Date(base + i * 60000).toISOString();
-    decisions.push({
-      id: ulid(base + i * 60000, i),
-      timestamp,
-      agent_id: 'bench',
-      domain: 'api',
-      scope: `src/m${i % 50}/`,
-      summary: `Decision ${i}`,
-      context: 'c'.repeat(200),
-      rationale: 'r'.repeat(200),
-      constraints: [],
-      alternatives: [],
-      depends_on: [],
-      confidence: 'medium',
-      status: 'active',
-      reversible: true,
-      affected_files: [`src/m${i % 50}/f${i}.ts`],
-      affected_symbols: [],
-      commit_hashes: [],
-    });
+    decisions.push(fieldDecision(i, base + i * 60000));
   }
   for (let i = 0; i < POSTS; i++) {
     const t = base + i * 9000;

@@ -8,20 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { byScore, fillBudget, type Costed } from '../../src/core/rules/assembly';
 import { fillBudgetRanked, type Pool } from '../../src/core/rules/budget-select';
+import { prng } from './prng';
 
 type Item = Costed & { score: number; timestamp: string };
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function items(rnd: () => number, n: number, kinds: Item['kind'][], prefix: string): Item[] {
   return Array.from({ length: n }, (_, i) => {
@@ -52,7 +41,7 @@ function pool(list: Item[]): Pool<Item> {
 
 test('fillBudgetRanked takes what fillBudget takes from the sorted lists', () => {
   for (let seed = 1; seed <= 120; seed++) {
-    const rnd = random(seed);
+    const rnd = prng(seed);
     const sizes = [0, 3, 255, 256, 257, 900, 2500];
     const warnings = items(rnd, sizes[Math.floor(rnd() * sizes.length)], ['warning'], 'w');
     const others = items(rnd, sizes[Math.floor(rnd() * sizes.length)], ['need', 'finding', 'question', 'decision'], 'o');
