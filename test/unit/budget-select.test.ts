@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { byScore, fillBudget, type Costed } from '../../src/core/rules/assembly';
-import { fillBudgetRanked, type Pool } from '../../src/core/rules/budget-select';
+import { fillBudgetRanked, kthBest, type Pool } from '../../src/core/rules/budget-select';
 import { prng } from './prng';
 
 type Item = Costed & { score: number; timestamp: string };
@@ -55,5 +55,17 @@ test('fillBudgetRanked takes what fillBudget takes from the sorted lists', () =>
     assert.equal(actual.tokens, expected.tokens, what);
     assert.equal(actual.warningsOmitted, expected.warningsOmitted, what);
     assert.deepEqual(actual.chosen.map(x => x.id).sort(), [...expected.selected].sort(), what);
+  }
+});
+
+test('kthBest is the k-th best score, as a full sort gives it (ties, NaN as the worst, k beyond the size)', () => {
+  for (let seed = 1; seed <= 200; seed++) {
+    const rnd = prng(seed);
+    const size = Math.floor(rnd() * 700);
+    const scores = Float64Array.from({ length: size }, () => (rnd() < 0.02 ? Number.NaN : Math.floor(rnd() * 30) / 4));
+    const k = 1 + Math.floor(rnd() * 300);
+    const sorted = Array.from(scores, x => (Number.isNaN(x) ? Number.NEGATIVE_INFINITY : x)).sort((a, b) => b - a);
+    const expected = size <= k ? Number.NEGATIVE_INFINITY : sorted[k - 1];
+    assert.equal(kthBest(scores, size, k), expected, `seed ${seed}: size ${size}, k ${k}`);
   }
 });

@@ -169,7 +169,17 @@ class PoolBuilder implements Pool<Scored> {
   private readonly sources: (BlackboardEntry | Made)[] = [];
   private readonly made = new Map<number, Scored>();
 
-  constructor(private readonly scope: string) {}
+  constructor(
+    private readonly scope: string,
+    capacity = 64,
+  ) {
+    if (capacity > 64) {
+      this.score = new Float64Array(capacity);
+      this.cost = new Float64Array(capacity);
+      this.summaryCost = new Float64Array(capacity);
+      this.need = new Uint8Array(capacity);
+    }
+  }
 
   add(score: number, cost: number, summaryCost: number, need: boolean, source: BlackboardEntry | Made): void {
     if (this.size === this.score.length) {
@@ -225,7 +235,8 @@ export function candidatePools(
   decisions: readonly Scored[],
 ): { warnings: Pool<Scored>; others: Pool<Scored> } {
   const warnings = new PoolBuilder(scope);
-  const others = new PoolBuilder(scope);
+  // A project-wide briefing: most entries and every decision are candidates.
+  const others = new PoolBuilder(scope, scope === 'project' ? ctx.blackboard.entries.length + decisions.length : 64);
   for (const d of decisions) others.add(d.score, d.cost, d.summaryCost, false, new Made(d));
   // One candidate object, reused: scoring 100,000 entries makes no garbage.
   const c: Candidate = { kind: 'finding', id: '', scope: '', timestamp: '', at: 0, reachability: graphOn ? 0 : undefined };

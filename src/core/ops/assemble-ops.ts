@@ -16,9 +16,9 @@ import type { InputOf } from '../schemas';
 import type { DecisionIndexEntry, DecisionRecord, HandoffResult, VerifyResult } from '../records';
 import { overlaps } from '../scope';
 import { byScore, decisionInScope, estimateTokens, scoreOf } from '../rules/assembly';
-import { fillBudgetRanked } from '../rules/budget-select';
+import { fillBudgetRanked, kthBest } from '../rules/budget-select';
 import { type Scored, candidatePools } from './assemble-candidates';
-import { keptDecisionRecord, warmDecisionRecords } from './decision-record-cache';
+import { keptDecisionRecord, timeOf, warmDecisionRecords } from './decision-record-cache';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
 import { graphContext } from './assemble-graph-ops';
@@ -104,7 +104,8 @@ const WAITING_HANDOFFS = 5;
 const CHANGED_ITEMS = 10;
 /** Decision records read at once while filling the budget. */
 const RECORD_BATCH = 64;
-
+/** Decisions put in order before the first records are read (the rest only when the budget has room after them). */
+const RECORD_TOP = 256;
 
 export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Promise<AssembledContext> {
   const args = ctx.validate('assemble', input);
@@ -197,16 +198,17 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
   for (const { d, reason } of inScope) {
     const reachability = graphOn ? (graph.reach.get(d.id) ?? 0) : undefined;
     const score = scoreOf(
-      { kind: 'decision', id: d.id, scope: d.scope, timestamp: d.timestamp, confidence: d.confidence, reachability },
+      { kind: 'decision', id: d.id, scope: d.scope, timestamp: d.timestamp, at: timeOf(d), confidence: d.confidence, reachability },
       scope,
       nowMs,
       weights,
     );
-    // The cost needs the rationale, read from the record when the item's turn comes (below).
+    // The cost needs the rationale, read from the record when the item's turn comes (below);
+    // a decision whose turn does not come can never be taken.
     decisionItems.push({
       id: d.id,
       kind: 'decision',
-      cost: 0,
+      cost: Number.POSITIVE_INFINITY,
       summaryCost: 0,
       score,
       timestamp: d.timestamp,
@@ -214,25 +216,31 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
       decision: d,
     });
   }
-  decisionItems.sort(byScore);
   // Rationale is needed for the cost of the decisions that may be chosen: read them best first,
   // only as many as could still fit (never more than the budget allows at one token each).
-  // They are read in batches at once (the reads wait on the disk, not on this thread).
+  // They are read in batches at once (the reads wait on the disk, not on this thread). Only the
+  // best are put in order first; the rest only if the budget still has room after them.
+  const bar = kthBest(
+    Float64Array.from(decisionItems, d => d.score),
+    decisionItems.length,
+    RECORD_TOP,
+  );
+  let ordered = decisionItems.filter(d => d.score >= bar).sort(byScore);
+  const rest = ordered.length < decisionItems.length ? decisionItems.filter(d => !(d.score >= bar)) : [];
+  let extended = rest.length === 0;
   const records = new Map<string, DecisionRecord>();
   let room = budget;
-  for (let at = 0; at < decisionItems.length; at += RECORD_BATCH) {
-    const batch = decisionItems.slice(at, at + RECORD_BATCH);
-    if (room <= 0) {
-      for (const item of decisionItems.slice(at)) item.cost = Number.POSITIVE_INFINITY;
-      break;
+  for (let at = 0; room > 0; at += RECORD_BATCH) {
+    if (!extended && at + RECORD_BATCH > ordered.length) {
+      ordered = ordered.concat(rest.sort(byScore));
+      extended = true;
     }
+    const batch = ordered.slice(at, at + RECORD_BATCH);
+    if (!batch.length) break;
     const read = await Promise.all(batch.map(item => keptDecisionRecord(ctx, item.decision!)));
     batch.forEach((item, i) => {
       const record = read[i];
-      if (!record || room <= 0) {
-        item.cost = Number.POSITIVE_INFINITY;
-        return;
-      }
+      if (!record || room <= 0) return;
       records.set(item.id, record);
       item.cost = estimateTokens(`${record.summary} ${record.rationale} ${record.confidence} ${(record.affected_files ?? []).join(', ')}`);
       room -= item.cost;

@@ -34,6 +34,14 @@ function cacheOf(ctx: FolderStore): Cache {
   return cache;
 }
 
+/** `Date.parse` of each decision's time, kept with its index entry (entries are new objects when the index is read again). */
+const times = new WeakMap<DecisionIndexEntry, number>();
+export function timeOf(d: DecisionIndexEntry): number {
+  let at = times.get(d);
+  if (at === undefined) times.set(d, (at = Date.parse(d.timestamp)));
+  return at;
+}
+
 /** A decision's record (undefined when it cannot be read), from what is kept when its index entry is unchanged. */
 export async function keptDecisionRecord(ctx: FolderStore, d: DecisionIndexEntry): Promise<DecisionRecord | undefined> {
   const cache = cacheOf(ctx);

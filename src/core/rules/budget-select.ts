@@ -33,11 +33,40 @@ export interface Pool<T extends Ranked> {
 
 const TOP = 256;
 
-/** The score of the `k`-th best candidate (-Infinity when there are no more than `k`). */
-function kthBest(score: Float64Array, size: number, k: number): number {
+/**
+ * The score of the `k`-th best of the first `size` scores (-Infinity when there are no more than
+ * `k`): a quickselect on a copy, NaN counted as the worst.
+ */
+export function kthBest(score: Float64Array, size: number, k: number): number {
   if (size <= k) return Number.NEGATIVE_INFINITY;
-  const copy = score.slice(0, size).sort();
-  return copy[size - k];
+  const a = score.slice(0, size);
+  for (let i = 0; i < size; i++) if (Number.isNaN(a[i])) a[i] = Number.NEGATIVE_INFINITY;
+  const n = size - k; // its place in ascending order
+  let lo = 0;
+  let hi = size - 1;
+  while (hi > lo) {
+    const x = a[lo];
+    const y = a[(lo + hi) >> 1];
+    const z = a[hi];
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (n <= j) hi = j;
+    else if (n >= i) lo = i;
+    else return a[n];
+  }
+  return a[lo];
 }
 
 /** The candidates `accept` takes, as items, in byScore order. */
