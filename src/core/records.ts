@@ -233,3 +233,30 @@ export interface GraphRelation extends Extra {
   properties: Record<string, string>;
   created_at: string;
 }
+
+/** A hooked agent session's state file, `.twining/sessions/session-<id>.json` (store/session-files.ts). */
+export interface SessionState {
+  session_id: string;
+  agent_id: string;
+  /** Which host ran the hooks: claude-code or vscode. */
+  tool: string;
+  started_at: string;
+  last_seen: string;
+  last_tool?: string;
+  /** The last edit's time: a Stop asks for a record when nothing was recorded after it. */
+  last_edit_at?: string;
+  /** When a hook last refreshed the agent's liveness in agents/registry.json. */
+  registered_at?: string;
+  /** Project-relative paths this session edited, first edit first. */
+  files_touched: string[];
+  /** The size of blackboard.jsonl at the session's start: what the session wrote is after it. */
+  blackboard_offset: number;
+  /** When the session's agent last recorded its work (record, post, decide, handoff) as seen by a hook. */
+  recorded_at?: string;
+  /** Set once a Stop was blocked for want of a record: the next one lets the session end. */
+  stop_blocked_at?: string;
+  ended_at?: string;
+  /** When the host said the session waits for the person (a permission prompt, an idle prompt), and why. */
+  waiting_since?: string;
+  waiting_reason?: string;
+}

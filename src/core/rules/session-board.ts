@@ -11,25 +11,11 @@
  *   board marks it so the person can ask for a record or a handoff;
  * - shown: live sessions, and gone ones that still owe a record (for `KEEP_UNRECORDED_MS`).
  */
-import type { Liveness } from '../records';
+import type { Liveness, SessionState } from '../records';
 import { LivenessThresholds, livenessOf, nextLivenessChange } from './scoring';
 
-/** The fields of a session's state file the board reads (store/session-files.ts's SessionState). */
-export interface SessionLike {
-  session_id: string;
-  agent_id: string;
-  tool: string;
-  started_at: string;
-  last_seen: string;
-  last_tool?: string;
-  last_edit_at?: string;
-  files_touched: string[];
-  recorded_at?: string;
-  stop_blocked_at?: string;
-  ended_at?: string;
-  waiting_since?: string;
-  waiting_reason?: string;
-}
+/** The fields of a session's state file the board reads (the hook's own bookkeeping left out). */
+export type SessionLike = Omit<SessionState, 'registered_at' | 'blackboard_offset'>;
 
 export interface SessionView {
   session_id: string;
