@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
+import { claude, vscode } from './hook-inputs';
 import { CLI_JS, fixtureProject, tempProject } from './tmp';
 import { readJson } from './fixture';
 
@@ -23,25 +24,6 @@ function hook(root: string, event: string, input: unknown, ...flags: string[]) {
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: r.stdout.trim() ? JSON.parse(r.stdout) : undefined };
 }
-
-/** Claude Code's input (code.claude.com/docs/en/hooks): common snake_case fields, then the event's own. */
-const claude = (root: string, session: string, event: string, extra: Record<string, unknown> = {}) => ({
-  session_id: session,
-  transcript_path: path.join(root, 'transcript.jsonl'),
-  cwd: root,
-  permission_mode: 'default',
-  hook_event_name: event,
-  ...extra,
-});
-/** VS Code's input (docs/agent-customization/hooks.md, "Common input fields"). */
-const vscode = (root: string, session: string, event: string, extra: Record<string, unknown> = {}) => ({
-  timestamp: new Date().toISOString(),
-  cwd: root,
-  sessionId: session,
-  hookEventName: event,
-  transcript_path: path.join(root, 'transcript.json'),
-  ...extra,
-});
 
 describe('twining hook, Claude Code', () => {
   test('SessionStart registers the agent and briefs it: the waiting handoff and the warning of its scope', () => {

@@ -12,6 +12,7 @@ import { openWorkspace } from '../../src/core';
 import { kindOfPath } from '../../src/core/data-kinds';
 import { KEEP_UNRECORDED_MS, SessionLike, SessionView, sessionBoard, sessionsTouching } from '../../src/core/rules/session-board';
 import { recordRequest, sessionDescription, sessionState } from '../../src/extension/present/session-text';
+import { claude, vscode } from './hook-inputs';
 import { CLI_JS, fixtureProject } from './tmp';
 
 function hook(root: string, event: string, input: Record<string, unknown>, ...flags: string[]) {
@@ -19,25 +20,6 @@ function hook(root: string, event: string, input: Record<string, unknown>, ...fl
   assert.equal(r.status, 0, `${event}: ${r.stderr}`);
   return r.stdout.trim() ? JSON.parse(r.stdout) : undefined;
 }
-/** Claude Code's common input (code.claude.com/docs/en/hooks). */
-const claude = (root: string, session: string, event: string, extra: Record<string, unknown> = {}) => ({
-  session_id: session,
-  transcript_path: path.join(root, 't.jsonl'),
-  cwd: root,
-  permission_mode: 'default',
-  hook_event_name: event,
-  ...extra,
-});
-/** VS Code's common input (docs/agent-customization/hooks.md). */
-const vscode = (root: string, session: string, event: string, extra: Record<string, unknown> = {}) => ({
-  timestamp: new Date().toISOString(),
-  cwd: root,
-  sessionId: session,
-  hookEventName: event,
-  transcript_path: path.join(root, 't.json'),
-  ...extra,
-});
-
 describe('the session board from real hook processes', () => {
   test('a session appears, names what it touched and its last tool; after an unrecorded Stop it is marked; a record clears the mark', async () => {
     const root = fixtureProject();

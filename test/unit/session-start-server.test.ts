@@ -16,6 +16,7 @@ import * as path from 'path';
 import { spawn } from 'child_process';
 import { SessionStartServer, openWorkspace } from '../../src/core';
 import { localSocketPath } from '../../src/core/store/local-socket';
+import { claude } from './hook-inputs';
 import { CLI_JS, fixtureProject } from './tmp';
 
 const HOOK_JS = path.join(path.dirname(CLI_JS), 'hook.js');
@@ -42,7 +43,7 @@ function start(
   session: string,
   agent = 'socket-agent',
 ): Promise<{ status: number | null; stderr: string; context?: string; ms: number }> {
-  const input = { session_id: session, transcript_path: path.join(root, 't.jsonl'), cwd: root, hook_event_name: 'SessionStart', source: 'startup' };
+  const input = claude(root, session, 'SessionStart', { source: 'startup' });
   const env = { ...process.env };
   delete env.TWINING_NOW;
   const began = Date.now();
