@@ -9,6 +9,7 @@ import { TwiningError } from '../errors';
 import { isRecord, readTextIfExists } from '../store/files';
 import { detectFolderFormat } from '../store/folder-format';
 import type { ConfigEdit } from '../store/migrate-config';
+import type { Layout } from '../store/layout';
 
 export interface MigrateOptions {
   /** sqlite → files (twining-mcp's `--reverse`); default files → sqlite. */
@@ -89,4 +90,16 @@ export function stoppedError(error: unknown, what: string): TwiningError {
   const code = error instanceof TwiningError ? error.code : 'IO';
   const message = (error as Error).message ?? String(error);
   return new TwiningError(code, `${message}. ${what}`, error instanceof TwiningError ? error.details : undefined);
+}
+
+/** The 1.x files a writer locks (FORMAT.md §3.1), in the engine's order, each with its content when missing. */
+export function oneXLockTargets(layout: Layout): [string, string][] {
+  return [
+    [layout.decisionIndex, '[]'],
+    [layout.handoffIndex, ''],
+    [layout.blackboard, ''],
+    [path.join(layout.graphDir, 'entities.json'), '[]'],
+    [path.join(layout.graphDir, 'relations.json'), '[]'],
+    [layout.registry, '[]'],
+  ];
 }

@@ -23,7 +23,7 @@ import { ingestRecordsTree } from '../store/records-ingest';
 import { TABLE } from '../store/two-x-rows';
 import { mapParallel } from '../store/parallel-io';
 import { addIgnores, backUpConfig, editConfigText, missingIgnores, writeConfig } from '../store/migrate-config';
-import { MigrateReport, checkFolder, describeConfigChange, files, shown, stoppedError } from './migrate-common';
+import { MigrateReport, checkFolder, describeConfigChange, files, oneXLockTargets, shown, stoppedError } from './migrate-common';
 
 interface PlannedFile {
   kind: RecordKind;
@@ -122,19 +122,6 @@ function verify(db: SqliteDatabase, dir: string, legacy: LegacyRecords, plan: Pl
   return { missing, mismatched };
 }
 
-/** The 1.x files a writer locks (FORMAT.md §3.1), those whose folder exists, in the engine's order. */
-function lockTargets(layout: Layout): [string, string][] {
-  const all: [string, string][] = [
-    [layout.decisionIndex, '[]'],
-    [layout.handoffIndex, ''],
-    [layout.blackboard, ''],
-    [path.join(layout.graphDir, 'entities.json'), '[]'],
-    [path.join(layout.graphDir, 'relations.json'), '[]'],
-    [layout.registry, '[]'],
-  ];
-  return all.filter(([file]) => existsSync(path.dirname(file)));
-}
-
 export async function migrateForward(projectRoot: string, dryRun: boolean, warn: (m: string) => void): Promise<MigrateReport> {
   const layout = new Layout(projectRoot);
   const dir = layout.dir;
@@ -185,7 +172,9 @@ export async function migrateForward(projectRoot: string, dryRun: boolean, warn:
   const backup = await backUpConfig(layout.config);
   if (configText !== undefined && backend !== 'files' && backend !== 'sqlite')
     await writeConfig(layout.config, editConfigText(layout.config, configText, 'files'));
-  return withLocks(lockTargets(layout), async () => {
+  // The 1.x files a writer locks (FORMAT.md §3.1), those whose folder exists.
+  const targets = oneXLockTargets(layout).filter(([file]) => existsSync(path.dirname(file)));
+  return withLocks(targets, async () => {
     const legacy = await readLegacyRecords(dir);
     const plan = await planExport(dir, legacy, already);
     const created: string[] = [];

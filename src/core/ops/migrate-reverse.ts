@@ -27,7 +27,7 @@ import { DbSource, Item, TwoXState } from '../store/two-x-state';
 import { arrayText, blackboardText, decisionIndexText, handoffIndexText, recordFileText } from '../store/one-x-texts';
 import { mapParallel } from '../store/parallel-io';
 import { backUpConfig, editConfigText, writeConfig } from '../store/migrate-config';
-import { MigrateReport, checkFolder, describeConfigChange, files, shown, stoppedError } from './migrate-common';
+import { MigrateReport, checkFolder, describeConfigChange, files, oneXLockTargets, shown, stoppedError } from './migrate-common';
 
 /** What ingest would make of the rows, in memory (a dry run): each kind with a folder under records/ taken from its files. */
 async function simulated(dir: string, state: TwoXState, warn: (m: string) => void): Promise<void> {
@@ -164,15 +164,7 @@ export async function migrateReverse(projectRoot: string, dryRun: boolean, warn:
     const from = path.join(dir, rel);
     if (existsSync(from)) await fs.cp(from, path.join(copy, rel), { recursive: true, force: true });
   }
-  const targets: [string, string][] = [
-    [layout.decisionIndex, '[]'],
-    [layout.handoffIndex, ''],
-    [layout.blackboard, ''],
-    [path.join(layout.graphDir, 'entities.json'), '[]'],
-    [path.join(layout.graphDir, 'relations.json'), '[]'],
-    [layout.registry, '[]'],
-  ];
-  return withLocks(targets, async () => {
+  return withLocks(oneXLockTargets(layout), async () => {
     const written: string[] = [];
     const put = async (rel: string, text: string) => {
       const file = path.join(dir, rel);
