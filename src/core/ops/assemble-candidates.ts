@@ -11,6 +11,7 @@ import type { BlackboardEntry, DecisionIndexEntry } from '../records';
 import { overlaps } from '../scope';
 import { type Candidate, type Costed, type Weights, estimateTokens, scoreAt, scoreOf, scopeProximity } from '../rules/assembly';
 import type { Pool } from '../rules/budget-select';
+import { isResolved } from '../rules/resolution';
 
 export type Scored = Costed & { score: number; timestamp: string; reason: string; entry?: BlackboardEntry; decision?: DecisionIndexEntry };
 
@@ -40,7 +41,7 @@ interface Facts {
   summaryCost: Float64Array<ArrayBuffer>;
   /** The relevance to a project-wide briefing (scoreOf's 0.5 times the scope proximity to "project"). */
   projectRelevance: Float64Array<ArrayBuffer>;
-  /** Ids resolved: marked so (2.x) or named in an entry's relates_to. */
+  /** Ids resolved: marked so (2.x) or named in an entry's relates_to (rules/resolution.ts's resolvedIdsOf, kept as lines arrive). */
   resolved: Set<string>;
   /** Positions by id (an id written twice has two). */
   positions: Map<string, number | number[]>;
@@ -109,7 +110,7 @@ function factsOf(ctx: FolderStore): Facts {
       f.positions.set(id, had === undefined ? i : typeof had === 'number' ? [had, i] : [...had, i]);
       if (f.resolved.has(id)) f.resolvedFlag[i] = 1;
     }
-    if ((e as { status?: unknown }).status === 'resolved' && id !== undefined) {
+    if (isResolved(e) && id !== undefined) {
       f.resolved.add(id);
       flag(f, id);
     }
@@ -122,11 +123,6 @@ function factsOf(ctx: FolderStore): Facts {
   }
   f.length = n;
   return f;
-}
-
-/** Ids of needs, warnings and questions that are resolved: marked so (2.x) or named in a later entry's relates_to. */
-export function resolvedIds(ctx: FolderStore): ReadonlySet<string> {
-  return factsOf(ctx).resolved;
 }
 
 /** Warnings, needs and findings in scope from the blackboard's per-scope lists, and the questions in scope. */
