@@ -68,11 +68,16 @@ async function quickStart(input: HookInput, o: HookOptions, twiningDir: string):
   const text = await cachedBriefing(twiningDir, o.agentId, o.scope, o.maxTokens, o.now());
   if (text === undefined) return undefined;
   registerInBackground(o.root, twiningDir, o.agentId, roleOf(input), o.now(), REGISTER_EVERY_MS);
-  const state = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
+  await startState(input, o, twiningDir, () => blackboardSize(twiningDir));
+  return contextAnswer('SessionStart', text);
+}
+
+/** The session's state at its start (a resumed session keeps what it had), registered now. */
+async function startState(input: HookInput, o: HookOptions, twiningDir: string, offset: () => number | Promise<number>): Promise<void> {
+  const state = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await offset());
   resumed(state, o.now().toISOString());
   state.registered_at = o.now().toISOString();
   await writeSession(twiningDir, state);
-  return contextAnswer('SessionStart', text);
 }
 
 const roleOf = (input: HookInput) => (input.host === 'vscode' ? 'VS Code agent session' : 'Claude Code session');
@@ -97,10 +102,8 @@ export async function sessionStart(input: HookInput, o: HookOptions): Promise<Ho
     await started.keep();
     answer = started;
   }
-  const state: SessionState = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, answer.offset);
-  resumed(state, o.now().toISOString());
-  state.registered_at = o.now().toISOString();
-  await writeSession(twiningDir, state);
+  const offset = answer.offset;
+  await startState(input, o, twiningDir, () => offset);
   return contextAnswer('SessionStart', answer.text);
 }
 
