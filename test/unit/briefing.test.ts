@@ -74,6 +74,28 @@ describe('assemble', () => {
     assert.deepEqual(strip(one), strip(two));
   });
 
+  test('more candidates than a pool first holds: each item is itself, once, in a file and project-wide', async () => {
+    const root = referenceProject();
+    const ws = await openWorkspace(root, { now: NOW });
+    const posted = { warning: new Set<string>(), finding: new Set<string>() };
+    for (let i = 0; i < 150; i++)
+      for (const entry_type of ['warning', 'finding'] as const) {
+        const { id } = await ws.post({ entry_type, summary: `${entry_type} ${i} on the cache`, scope: 'src/cache/lru.ts', agent_id: 'writer' });
+        posted[entry_type].add(id);
+      }
+    for (const scope of ['src/cache/lru.ts', 'project']) {
+      const b = await ws.assemble({ task: 't', scope, max_tokens: 200000, agent_id: 'reader' });
+      const warnings = b.active_warnings.map(w => w.id).filter(id => posted.warning.has(id));
+      const findings = b.recent_findings.map(f => f.id).filter(id => posted.finding.has(id));
+      assert.deepEqual(new Set(warnings), posted.warning, `${scope}: every warning posted`);
+      assert.equal(warnings.length, 150, `${scope}: each warning once`);
+      assert.deepEqual(new Set(findings), posted.finding, `${scope}: every finding posted`);
+      assert.equal(findings.length, 150, `${scope}: each finding once`);
+      const byId = new Map(b.active_warnings.map(w => [w.id, w.summary]));
+      for (const id of posted.warning) assert.match(byId.get(id) ?? '', /^warning \d+ on the cache$/, `${scope}: ${id} carries its own summary`);
+    }
+  });
+
   test('the budget: warnings first (cut to their summary before being left out), the rest within 90%', async () => {
     const r = fillBudget(
       [

@@ -150,55 +150,58 @@ function questionsByScope(ctx: FolderStore): Map<string, BlackboardEntry[]> {
   return cached.byScope;
 }
 
-/** A candidate that is an item already (a scored decision). */
-class Made {
-  constructor(readonly item: Scored) {}
-}
-
-/** A pool being filled: parallel arrays, and what each candidate is made from (a scored decision, or an entry). */
+/**
+ * A pool being filled: parallel arrays, and where each candidate comes from: a position in the
+ * entries the pool was made over, or (negative, -1 - k) the k-th decision given, already an item.
+ * Positions, not references: 100,000 candidates leave nothing for the garbage collector to trace.
+ */
 class PoolBuilder implements Pool<Scored> {
   size = 0;
-  score: Float64Array<ArrayBuffer> = new Float64Array(64);
-  cost: Float64Array<ArrayBuffer> = new Float64Array(64);
-  summaryCost: Float64Array<ArrayBuffer> = new Float64Array(64);
-  need = new Uint8Array(64);
-  private readonly sources: (BlackboardEntry | Made)[] = [];
+  score: Float64Array<ArrayBuffer>;
+  cost: Float64Array<ArrayBuffer>;
+  summaryCost: Float64Array<ArrayBuffer>;
+  need: Uint8Array<ArrayBuffer>;
+  private from: Int32Array<ArrayBuffer>;
   private readonly made = new Map<number, Scored>();
 
   constructor(
     private readonly scope: string,
+    private readonly entries: readonly BlackboardEntry[],
+    private readonly decisions: readonly Scored[],
     capacity = 64,
   ) {
-    if (capacity > 64) {
-      this.score = new Float64Array(capacity);
-      this.cost = new Float64Array(capacity);
-      this.summaryCost = new Float64Array(capacity);
-      this.need = new Uint8Array(capacity);
-    }
+    this.score = new Float64Array(capacity);
+    this.cost = new Float64Array(capacity);
+    this.summaryCost = new Float64Array(capacity);
+    this.need = new Uint8Array(capacity);
+    this.from = new Int32Array(capacity);
   }
 
-  add(score: number, cost: number, summaryCost: number, need: boolean, source: BlackboardEntry | Made): void {
+  /** Adds the candidate at `from` (an entry's position, or -1 - k for the k-th decision). */
+  add(score: number, cost: number, summaryCost: number, need: boolean, from: number): void {
     if (this.size === this.score.length) {
-      this.score = grow(this.score, this.size + 1);
-      this.cost = grow(this.cost, this.size + 1);
-      this.summaryCost = grow(this.summaryCost, this.size + 1);
-      const n = new Uint8Array(this.score.length);
-      n.set(this.need);
-      this.need = n;
+      const n = Math.max(this.size * 2, 64);
+      this.score = grow(this.score, n);
+      this.cost = grow(this.cost, n);
+      this.summaryCost = grow(this.summaryCost, n);
+      this.need = growBytes(this.need, n);
+      const f = new Int32Array(this.score.length);
+      f.set(this.from);
+      this.from = f;
     }
-    this.score[this.size] = score;
-    this.cost[this.size] = cost;
-    this.summaryCost[this.size] = summaryCost;
-    this.need[this.size] = need ? 1 : 0;
-    this.sources.push(source);
-    this.size++;
+    const i = this.size++;
+    this.score[i] = score;
+    this.cost[i] = cost;
+    this.summaryCost[i] = summaryCost;
+    this.need[i] = need ? 1 : 0;
+    this.from[i] = from;
   }
 
   item(i: number): Scored {
-    const source = this.sources[i];
-    if (source instanceof Made) return source.item;
+    const from = this.from[i];
+    if (from < 0) return this.decisions[-1 - from];
     let it = this.made.get(i);
-    if (!it) this.made.set(i, (it = entryItem(source, this.scope, this.score[i], this.cost[i], this.summaryCost[i])));
+    if (!it) this.made.set(i, (it = entryItem(this.entries[from], this.scope, this.score[i], this.cost[i], this.summaryCost[i])));
     return it;
   }
 }
@@ -230,34 +233,38 @@ export function candidatePools(
   graphOn: boolean,
   decisions: readonly Scored[],
 ): { warnings: Pool<Scored>; others: Pool<Scored> } {
-  const warnings = new PoolBuilder(scope);
+  const f = factsOf(ctx);
+  const entries = scope === 'project' ? ctx.blackboard.entries : scopedEntries(ctx, scope);
+  const warnings = new PoolBuilder(scope, entries, decisions);
   // A project-wide briefing: most entries and every decision are candidates.
-  const others = new PoolBuilder(scope, scope === 'project' ? ctx.blackboard.entries.length + decisions.length : 64);
-  for (const d of decisions) others.add(d.score, d.cost, d.summaryCost, false, new Made(d));
+  const others = new PoolBuilder(scope, entries, decisions, scope === 'project' ? entries.length + decisions.length : 64);
+  for (let k = 0; k < decisions.length; k++) {
+    const d = decisions[k];
+    others.add(d.score, d.cost, d.summaryCost, false, -1 - k);
+  }
   // One candidate object, reused: scoring 100,000 entries makes no garbage.
   const c: Candidate = { kind: 'finding', id: '', scope: '', timestamp: '', at: 0, reachability: graphOn ? 0 : undefined };
-  const f = factsOf(ctx);
   if (scope === 'project') {
     // Every entry, from the kept facts by position: no entry object is looked into.
-    const entries = ctx.blackboard.entries;
     for (let i = 0; i < entries.length; i++) {
       const k = f.kind[i];
       if (k === 0 || (k !== FINDING && f.resolvedFlag[i] === 1)) continue;
       c.kind = KIND_NAME[k] as Candidate['kind'];
       c.at = f.at[i];
-      (k === 1 ? warnings : others).add(scoreAt(c, f.projectRelevance[i], nowMs, weights), f.cost[i], f.summaryCost[i], k === 2, entries[i]);
+      (k === 1 ? warnings : others).add(scoreAt(c, f.projectRelevance[i], nowMs, weights), f.cost[i], f.summaryCost[i], k === 2, i);
     }
     return { warnings, others };
   }
   // The few in scope (the blackboard's per-scope lists): their facts computed here.
-  for (const e of scopedEntries(ctx, scope)) {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
     const k = typeof e.id === 'string' && typeof e.scope === 'string' ? (KIND_CODE.get(e.entry_type) ?? 0) : 0;
     if (k === 0 || (k !== FINDING && f.resolved.has(e.id)) || !overlaps(e.scope, scope)) continue;
     c.kind = KIND_NAME[k] as Candidate['kind'];
     c.scope = e.scope;
     c.at = Date.parse(e.timestamp);
     const cost = estimateTokens(`${e.summary} ${e.detail ?? ''}`);
-    (k === 1 ? warnings : others).add(scoreOf(c, scope, nowMs, weights), cost, estimateTokens(e.summary), k === 2, e);
+    (k === 1 ? warnings : others).add(scoreOf(c, scope, nowMs, weights), cost, estimateTokens(e.summary), k === 2, i);
   }
   return { warnings, others };
 }

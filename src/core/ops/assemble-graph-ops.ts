@@ -68,7 +68,6 @@ export function graphContextOf(
 ): GraphContext {
   const reach = new Map<string, number>();
   const paths = new Map<string, string>();
-  const ids = new Set(decisions.map(d => d.id));
   const keep = (id: string, score: number, path: string) => {
     if (score > (reach.get(id) ?? 0)) {
       reach.set(id, score);
@@ -76,6 +75,8 @@ export function graphContextOf(
     }
   };
   const starts = query(entities, scope, 20).filter(e => e.name.startsWith(scope) || scope.startsWith(e.name));
+  // Made only when the graph has somewhere to start from (a project-wide briefing has 10,000 candidates).
+  const ids = starts.length ? new Set(decisions.map(d => d.id)) : new Set<string>();
   for (const start of starts)
     for (const n of neighborsOf(entities, relations, start, 3, FOLLOW)) {
       const type = n.relation.type;

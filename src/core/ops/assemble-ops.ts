@@ -13,12 +13,13 @@
  */
 import type { FolderStore } from '../folder-store';
 import type { InputOf } from '../schemas';
-import type { DecisionIndexEntry, DecisionRecord, HandoffResult, VerifyResult } from '../records';
+import type { DecisionRecord, HandoffResult, VerifyResult } from '../records';
 import { overlaps } from '../scope';
-import { byScore, decisionInScope, estimateTokens, scoreOf } from '../rules/assembly';
+import { byScore, decisionInScope, estimateTokens } from '../rules/assembly';
 import { fillBudgetRanked, kthBest } from '../rules/budget-select';
-import { type Scored, candidatePools } from './assemble-candidates';
-import { keptDecisionRecord, timeOf, warmDecisionRecords } from './decision-record-cache';
+import { candidatePools } from './assemble-candidates';
+import { keptDecisionRecord, warmDecisionRecords } from './decision-record-cache';
+import { decisionItems, decisionScores, decisionsInScope } from './assemble-decisions';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
 import { graphContext } from './assemble-graph-ops';
@@ -180,59 +181,25 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
     });
   }
 
-  // 2. Candidates: active and provisional decisions bearing on the scope, open entries in it.
-  const inScope: { d: DecisionIndexEntry; reason: string }[] = [];
-  for (const d of index) {
-    if (d.status !== 'active' && d.status !== 'provisional') continue;
-    const reason = decisionInScope(d, scope);
-    if (reason) inScope.push({ d, reason });
-  }
+  // 2. Candidates: active and provisional decisions bearing on the scope (assemble-decisions.ts), open entries in it.
+  const inScope = decisionsInScope(ctx, scope);
   // The knowledge graph's reach (twining-mcp's graph_reachability weight, relevance_path) and the entities around the scope.
-  const graph = await graphContext(
-    ctx,
-    scope,
-    inScope.map(({ d }) => d),
-  );
+  const graph = await graphContext(ctx, scope, inScope.list);
   const graphOn = [...graph.reach.values()].some(v => v > 0);
-  const decisionItems: Scored[] = [];
-  for (const { d, reason } of inScope) {
-    const reachability = graphOn ? (graph.reach.get(d.id) ?? 0) : undefined;
-    const score = scoreOf(
-      { kind: 'decision', id: d.id, scope: d.scope, timestamp: d.timestamp, at: timeOf(d), confidence: d.confidence, reachability },
-      scope,
-      nowMs,
-      weights,
-    );
-    // The cost needs the rationale, read from the record when the item's turn comes (below);
-    // a decision whose turn does not come can never be taken.
-    decisionItems.push({
-      id: d.id,
-      kind: 'decision',
-      cost: Number.POSITIVE_INFINITY,
-      summaryCost: 0,
-      score,
-      timestamp: d.timestamp,
-      reason: `${d.status} decision: ${reason}`,
-      decision: d,
-    });
-  }
-  // Rationale is needed for the cost of the decisions that may be chosen: read them best first,
-  // only as many as could still fit (never more than the budget allows at one token each).
-  // They are read in batches at once (the reads wait on the disk, not on this thread). Only the
-  // best are put in order first; the rest only if the budget still has room after them.
-  const bar = kthBest(
-    Float64Array.from(decisionItems, d => d.score),
-    decisionItems.length,
-    RECORD_TOP,
-  );
-  let ordered = decisionItems.filter(d => d.score >= bar).sort(byScore);
-  const rest = ordered.length < decisionItems.length ? decisionItems.filter(d => !(d.score >= bar)) : [];
-  let extended = rest.length === 0;
+  const scores = decisionScores(inScope, nowMs, weights, graphOn ? graph.reach : undefined);
+  // Rationale is needed for the cost of the decisions that may be chosen (a decision whose turn
+  // does not come can never be taken): read them best first, only as many as could still fit
+  // (never more than the budget allows at one token each). They are read in batches at once (the
+  // reads wait on the disk, not on this thread). Only the best are made items and put in order
+  // first; the rest only if the budget still has room after them.
+  const bar = kthBest(scores, scores.length, RECORD_TOP);
+  let ordered = decisionItems(inScope, scores, bar, true);
+  let extended = ordered.length === scores.length;
   const records = new Map<string, DecisionRecord>();
   let room = budget;
   for (let at = 0; room > 0; at += RECORD_BATCH) {
     if (!extended && at + RECORD_BATCH > ordered.length) {
-      ordered = ordered.concat(rest.sort(byScore));
+      ordered = ordered.concat(decisionItems(inScope, scores, bar, false));
       extended = true;
     }
     const batch = ordered.slice(at, at + RECORD_BATCH);
@@ -246,8 +213,11 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
       room -= item.cost;
     });
   }
+  // Only the decisions whose cost is known can be taken: the others (never read) are left out of
+  // the pools, which changes nothing the budget takes (fillBudget skips what cannot fit).
+  const takeable = ordered.filter(d => d.cost !== Number.POSITIVE_INFINITY);
   // The entries become items only when their turn may come (rules/budget-select.ts).
-  const pools = candidatePools(ctx, scope, nowMs, weights, graphOn, decisionItems);
+  const pools = candidatePools(ctx, scope, nowMs, weights, graphOn, takeable);
   const fill = fillBudgetRanked(pools.warnings, pools.others, budget, tokens);
 
   const result: AssembledContext = {
