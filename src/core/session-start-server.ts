@@ -14,7 +14,7 @@ import * as net from 'net';
 import * as path from 'path';
 import { z } from 'zod';
 import type { TwiningEngine } from './engine';
-import { MAX_REQUEST_BYTES, localSocketPath } from './store/local-socket';
+import { MAX_REQUEST_BYTES, localSocketPath, projectIdentity } from './store/local-socket';
 import { startSession } from './session-start';
 
 const RETRY_MS = 30_000;
@@ -28,6 +28,8 @@ const Request = z
     role: z.string().max(200),
     scope: z.string().min(1).max(1000),
     max_tokens: z.number().int().positive().max(1_000_000).optional(),
+    /** The project the hook found (store/local-socket.ts's projectIdentity): another's is refused. */
+    project: z.string().min(1).max(4096),
   })
   .strict();
 
@@ -38,13 +40,15 @@ export class SessionStartServer {
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly where: string | undefined;
+  private readonly identity: string;
 
   constructor(
     private readonly root: string,
     private readonly run: Run,
     private readonly warn: (message: string) => void,
   ) {
-    this.where = localSocketPath(root);
+    this.identity = projectIdentity(root);
+    this.where = localSocketPath(this.identity);
     if (this.where) this.listen(this.where, true);
   }
 
@@ -112,7 +116,8 @@ export class SessionStartServer {
       } catch (error) {
         return void reply({ ok: false, error: `not JSON (${(error as Error).message})` });
       }
-      const { v: _v, op: _op, ...req } = parsed;
+      const { v: _v, op: _op, project, ...req } = parsed;
+      if (project !== this.identity) return void reply({ ok: false, error: `this engine serves ${this.identity}, not ${project}` });
       const twiningDir = path.join(this.root, '.twining');
       this.run(engine => startSession(engine, twiningDir, req, this.warn)).then(
         ({ text: briefing, offset, keep }) => {

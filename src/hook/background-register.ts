@@ -6,7 +6,6 @@
  * failure there is written to `.twining/sessions/register-error.log`; the next PostToolUse that is
  * due registers again.
  */
-import { spawn } from 'child_process';
 import { readFileSync, openSync, closeSync } from 'fs';
 import * as path from 'path';
 
@@ -26,6 +25,8 @@ function registeredRecently(twiningDir: string, agentId: string, now: Date, fres
 
 export function registerInBackground(root: string, twiningDir: string, agentId: string, role: string, now: Date, freshMs: number): void {
   if (registeredRecently(twiningDir, agentId, now, freshMs)) return;
+  // Loaded only when a registration is due: `child_process` costs a hook process about 6 ms to load.
+  const { spawn } = require('child_process') as typeof import('child_process');
   const log = openSync(path.join(twiningDir, 'sessions', 'register-error.log'), 'a');
   try {
     const child = spawn(process.execPath, [path.join(__dirname, 'hook.js'), REGISTER_FLAG, root, agentId, role], {

@@ -4,8 +4,8 @@
  * after a write (the briefing cache cannot answer) a copy of dist/hook.js without dist/core.js
  * beside it still answers, with what was written, because the engine running in this process
  * answered; the agent is registered and the briefing recorded by that engine. Nobody serving,
- * a stale socket, a server that never answers, a bad request and an unsafe socket folder each
- * leave the hook to do the work itself, or refuse, without blocking the agent.
+ * a stale socket, a server that never answers, a bad request, another project's request and an
+ * unsafe socket folder each leave the hook to do the work itself, or refuse, without blocking the agent.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { spawn } from 'child_process';
 import { SessionStartServer, openWorkspace } from '../../src/core';
-import { localSocketPath } from '../../src/core/store/local-socket';
+import { localSocketPath, projectIdentity } from '../../src/core/store/local-socket';
 import { claude } from './hook-inputs';
 import { CLI_JS, fixtureProject } from './tmp';
 
@@ -183,7 +183,18 @@ test('a bad or oversized request is refused with a reason and runs nothing', asy
     );
     assert.match(await ask(JSON.stringify({ v: 1, op: 'delete-everything', agent_id: 'a', role: 'x', scope: 'project' }) + '\n'), /"ok":false/);
     assert.match(await ask('x'.repeat(70 * 1024)), /"ok":false.*larger than/);
+    // Another project's request (two projects whose names hash alike share the socket's name): refused, the hook does the work itself.
+    const other = fixtureProject();
+    assert.match(
+      await ask(JSON.stringify({ v: 1, op: 'session-start', agent_id: 'a', role: 'x', scope: 'project', project: projectIdentity(other) }) + '\n'),
+      /"ok":false.*this engine serves .*, not /,
+    );
     assert.equal(ran, 0, 'nothing ran for a refused request');
+    assert.match(
+      await ask(JSON.stringify({ v: 1, op: 'session-start', agent_id: 'a', role: 'x', scope: 'project', project: projectIdentity(root) }) + '\n'),
+      /"ok":true/,
+    );
+    assert.ok(ran >= 1, 'its own project is answered');
   } finally {
     server.close();
   }

@@ -8,26 +8,40 @@
  * `<tmp>/twining-<uid>`, mode 0700; both sides refuse a folder another user owns or others may
  * write), named by a hash of the project's real path; on Windows a named pipe named by the same
  * hash and the user's name. Nobody serving (no socket, a stale one, a refusal, no answer in time)
- * is never an error: the caller does the work itself. Imports nothing heavy: the hook loads it.
+ * is never an error: the caller does the work itself. Imports nothing heavy: the hook loads it on
+ * every call, so the name's hash is a plain one (loading `crypto` would cost it about 7 ms), and a
+ * request names its project, which the server checks (two projects whose names hash alike are
+ * told apart).
  */
-import { createHash } from 'crypto';
 import { mkdirSync, realpathSync, statSync } from 'fs';
-import * as net from 'net';
+import type * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 
 /** Requests larger than this are refused (a briefing request is a few hundred bytes). */
 export const MAX_REQUEST_BYTES = 64 * 1024;
 
-function projectKey(root: string): string {
+/** 64 bits of a text (two 32-bit FNV-1a lanes with different starts), as 16 hex digits: a name, not a secret. */
+function plainHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x2f6b3a91;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
+/** The project's real path, as both sides name it (case folded on Windows). */
+export function projectIdentity(root: string): string {
   let real = path.resolve(root);
   try {
     real = realpathSync.native(real);
   } catch {
     // A project being removed: its resolved path names it as well as anything.
   }
-  if (process.platform === 'win32') real = real.toLowerCase();
-  return createHash('sha256').update(real).digest('hex').slice(0, 24);
+  return process.platform === 'win32' ? real.toLowerCase() : real;
 }
 
 /** The user's private folder for sockets, made when missing; undefined when it is not private. */
@@ -48,9 +62,9 @@ function privateDir(): string | undefined {
 
 /** Where the running engine of a project listens; undefined when there is no safe place. */
 export function localSocketPath(root: string): string | undefined {
-  const key = projectKey(root);
+  const key = plainHash(projectIdentity(root));
   if (process.platform === 'win32') {
-    const user = createHash('sha256').update(os.userInfo().username).digest('hex').slice(0, 8);
+    const user = plainHash(os.userInfo().username).slice(0, 8);
     return `\\\\.\\pipe\\twining-${user}-${key}`;
   }
   const dir = privateDir();
@@ -59,13 +73,17 @@ export function localSocketPath(root: string): string | undefined {
 
 /**
  * Sends one request to the project's running engine and returns its answer, or undefined when
- * nobody answered within `timeoutMs` (or at all): the caller then does the work itself.
+ * nobody answered within `timeoutMs` (or at all): the caller then does the work itself. The
+ * request goes with the project's identity (`project`), which the server checks is its own.
  */
 export function askRunningEngine(root: string, request: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
-  const where = localSocketPath(root);
+  const project = projectIdentity(root);
+  const where = localSocketPath(project);
   if (!where) return Promise.resolve(undefined);
+  // Loaded only here: `net` costs a hook process about 4 ms to load, and only SessionStart asks.
+  const { createConnection } = require('net') as typeof net;
   return new Promise(resolve => {
-    const socket = net.createConnection(where);
+    const socket = createConnection(where);
     let text = '';
     let settled = false;
     const done = (value: Record<string, unknown> | undefined) => {
@@ -77,7 +95,7 @@ export function askRunningEngine(root: string, request: Record<string, unknown>,
     };
     const timer = setTimeout(() => done(undefined), timeoutMs);
     socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(JSON.stringify(request) + '\n'));
+    socket.on('connect', () => socket.write(JSON.stringify({ ...request, project }) + '\n'));
     socket.on('data', (chunk: string) => {
       text += chunk;
       const end = text.indexOf('\n');

@@ -8,7 +8,6 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { createHash } from 'crypto';
 import type { SessionState } from '../records';
 
 export const SESSIONS_DIR = 'sessions';
@@ -18,7 +17,10 @@ export const sessionsDir = (twiningDir: string) => path.join(twiningDir, SESSION
 /** A name made only of safe characters (agent and session ids come from outside). */
 export function fileSafe(id: string): string {
   const plain = id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
-  return plain === id ? id : `${plain}-${createHash('sha1').update(id).digest('hex').slice(0, 10)}`;
+  if (plain === id) return id;
+  // Loaded only here: `crypto` costs a hook process about 7 ms to load, and most ids are safe already.
+  const { createHash } = require('crypto') as typeof import('crypto');
+  return `${plain}-${createHash('sha1').update(id).digest('hex').slice(0, 10)}`;
 }
 
 /** The folders made (or found) by this process: a long-lived engine writes a briefing mark per `assemble`. */
