@@ -7,7 +7,7 @@
 import type { InputOf } from './schemas';
 import { OpenItemTools } from './engine-open-items';
 import * as claimOps from './ops/claim-ops';
-import { assemble } from './ops/assemble-ops';
+import { type AssembleOptions, assemble } from './ops/assemble-ops';
 import { record } from './ops/record-ops';
 
 export abstract class AgentWorkTools extends OpenItemTools {
@@ -26,8 +26,8 @@ export abstract class AgentWorkTools extends OpenItemTools {
   }
 
   /** A briefing for a task in a scope (twining_assemble). */
-  assemble(input: InputOf<'assemble'>) {
-    return assemble(this.ctx, input);
+  assemble(input: InputOf<'assemble'>, options?: AssembleOptions) {
+    return assemble(this.ctx, input, options);
   }
   /** The end of a piece of work in one call, all or nothing (twining_record). */
   async record(input: InputOf<'record'>) {

@@ -1,5 +1,5 @@
 /**
- * An agent session's start on an engine: its briefing assembled (recorded, so `assembled_before`
+ * An agent session's start on an engine: its briefing assembled (its mark written with what is kept, so `assembled_before`
  * stays honest) and turned into the text the SessionStart hook answers with; then the session's
  * agent registered, and, kept for later, the hook index (the first edit's PreToolUse reads no
  * history) and the briefing cache (the next start on an unchanged folder loads no engine).
@@ -39,14 +39,20 @@ export async function startSession(
   warn: (message: string) => void,
 ): Promise<SessionStartAnswer & { keep: () => Promise<void> }> {
   const before = await fingerprint(twiningDir);
-  const briefing = await engine.assemble({
-    task: 'Start of an agent session',
-    scope: req.scope,
-    agent_id: req.agent_id,
-    ...(req.max_tokens ? { max_tokens: req.max_tokens } : {}),
-  });
+  // The briefing's mark is written with what is kept, after the answer (this engine counts it at once).
+  let record = async () => {};
+  const briefing = await engine.assemble(
+    {
+      task: 'Start of an agent session',
+      scope: req.scope,
+      agent_id: req.agent_id,
+      ...(req.max_tokens ? { max_tokens: req.max_tokens } : {}),
+    },
+    { recordAfter: write => (record = write) },
+  );
   const offset = engine.blackboard.file.size;
   const keep = async () => {
+    await record();
     // The session's agent registered (its liveness): the briefing does not depend on it, so a
     // running engine answers first and registers after.
     await engine

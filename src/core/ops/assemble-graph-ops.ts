@@ -14,9 +14,8 @@
  *
  * Reading the graph never fails a briefing: an unreadable graph adds nothing.
  */
-import type { FolderStore } from '../folder-store';
 import type { GraphEntity, GraphRelation } from '../records';
-import { neighborsOf, readGraph } from './graph-ops';
+import { neighborsOf } from './graph-ops';
 
 const FOLLOW = ['depends_on', 'decided_by', 'implements', 'affects', 'produces', 'challenged'];
 const BONUS: Record<string, number> = {
@@ -96,13 +95,16 @@ export function graphContextOf(
   return { reach, paths, related };
 }
 
-/** What the graph of `ctx` adds for `scope` (nothing when the graph cannot be read). */
-export async function graphContext(ctx: FolderStore, scope: string, decisions: readonly GraphDecision[]): Promise<GraphContext> {
-  try {
-    const { entities, relations } = await readGraph(ctx);
-    return graphContextOf(entities, relations, scope, decisions);
-  } catch (error) {
-    ctx.warn(`the briefing goes without the knowledge graph: ${(error as Error).message}`);
+/** What the graph read (`readGraph`'s result, or why it could not be read) adds for `scope`: nothing when it could not. */
+export function graphContextFrom(
+  read: { entities: GraphEntity[]; relations: GraphRelation[] } | Error,
+  scope: string,
+  decisions: readonly GraphDecision[],
+  warn: (message: string) => void,
+): GraphContext {
+  if (read instanceof Error) {
+    warn(`the briefing goes without the knowledge graph: ${read.message}`);
     return { reach: new Map(), paths: new Map(), related: [] };
   }
+  return graphContextOf(read.entities, read.relations, scope, decisions);
 }

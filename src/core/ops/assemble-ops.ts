@@ -22,7 +22,8 @@ import { keptDecisionRecord, warmDecisionRecords } from './decision-record-cache
 import { decisionItems, decisionScores, decisionsInScope } from './assemble-decisions';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
-import { graphContext } from './assemble-graph-ops';
+import { graphContextFrom } from './assemble-graph-ops';
+import { readGraph } from './graph-ops';
 import { readAssembly, writeAssembly } from '../store/session-files';
 import { claimClock, claimItems } from './claim-ops';
 import { claimConflicts, describeHolder, isClaim, viewOf } from '../rules/claims';
@@ -108,32 +109,57 @@ const RECORD_BATCH = 64;
 /** Decisions put in order before the first records are read (the rest only when the budget has room after them). */
 const RECORD_TOP = 256;
 
-export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Promise<AssembledContext> {
+export interface AssembleOptions {
+  /**
+   * Given the write of the briefing's mark (.twining/sessions/assembly-<agent>.json) instead of
+   * waiting for it: a running engine answering a hook writes it after the answer. This engine
+   * counts the briefing at once either way (`ctx.assembledAt`).
+   */
+  recordAfter?: (write: () => Promise<void>) => void;
+}
+
+export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, options: AssembleOptions = {}): Promise<AssembledContext> {
   const args = ctx.validate('assemble', input);
-  const config = await ctx.config();
-  const budget = args.max_tokens ?? config.context_assembly.default_max_tokens;
-  const weights = config.context_assembly.priority_weights;
   const agentId = args.agent_id ?? 'main';
   const scope = args.scope;
   const now = ctx.now();
   const nowMs = now.getTime();
   const assembledAt = now.toISOString();
-  await ctx.blackboard.refresh();
-  const index = await ctx.decisionIndex.get();
-  const previous = await readAssembly(ctx.layout.dir, agentId);
+  // What the briefing reads, at once: each is a stat when nothing changed, and one after another
+  // they would wait on the disk in turn.
+  const [config, , index, previous, handoffList, claimList, clock, graphFiles] = await Promise.all([
+    ctx.config(),
+    ctx.blackboard.refresh(),
+    ctx.decisionIndex.get(),
+    readAssembly(ctx.layout.dir, agentId),
+    listHandoffs(ctx, { acknowledged: false, limit: 100000 }),
+    claimItems(ctx),
+    claimClock(ctx),
+    readGraph(ctx).catch((error: Error) => error),
+  ]);
+  const budget = args.max_tokens ?? config.context_assembly.default_max_tokens;
+  const weights = config.context_assembly.priority_weights;
 
   // 1. Handoffs waiting for this agent: unacknowledged, addressed to it, or to anyone in this scope.
-  const waiting = (await listHandoffs(ctx, { acknowledged: false, limit: 100000 })).handoffs
+  const waiting = handoffList.handoffs
     .filter(
       h => h.target_agent === agentId || (h.target_agent === undefined && (scope === 'project' || typeof h.scope !== 'string' || overlaps(h.scope, scope))),
     )
     .filter(h => h.source_agent !== agentId)
     .slice(0, WAITING_HANDOFFS);
+  // Each one's results and drift, read at once.
+  const details = await Promise.all(
+    waiting.map(h =>
+      Promise.all([
+        ctx.handoffRecords.get(h.id).catch(() => undefined),
+        verify(ctx, { handoff_id: h.id }).catch(() => undefined) as Promise<VerifyResult | undefined>,
+      ]),
+    ),
+  );
   let tokens = 0;
   const recent_handoffs: AssembledHandoff[] = [];
-  for (const h of waiting) {
-    const record = await ctx.handoffRecords.get(h.id).catch(() => undefined);
-    const check = (await verify(ctx, { handoff_id: h.id }).catch(() => undefined)) as VerifyResult | undefined;
+  for (const [i, h] of waiting.entries()) {
+    const [record, check] = details[i];
     const item: AssembledHandoff = {
       id: h.id,
       source_agent: h.source_agent,
@@ -157,7 +183,6 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
   // 1b. Live claims of other agents on the scope: they block the work, so they rank right after the
   // handoffs and take the budget before the ranked items (as many as fit).
   const active_claims: AssembledClaim[] = [];
-  const [claimList, clock] = await Promise.all([claimItems(ctx), claimClock(ctx)]);
   const held =
     scope === 'project'
       ? claimList
@@ -184,7 +209,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
   // 2. Candidates: active and provisional decisions bearing on the scope (assemble-decisions.ts), open entries in it.
   const inScope = decisionsInScope(ctx, scope);
   // The knowledge graph's reach (twining-mcp's graph_reachability weight, relevance_path) and the entities around the scope.
-  const graph = await graphContext(ctx, scope, inScope.list);
+  const graph = graphContextFrom(graphFiles, scope, inScope.list, ctx.warn);
   const graphOn = [...graph.reach.values()].some(v => v > 0);
   const scores = decisionScores(inScope, nowMs, weights, graphOn ? graph.reach : undefined);
   // Rationale is needed for the cost of the decisions that may be chosen (a decision whose turn
@@ -295,10 +320,13 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>): Pr
 
   warmDecisionRecords(ctx, index);
   if (!ctx.readOnly) {
-    await writeAssembly(ctx.layout.dir, { agent_id: agentId, assembled_at: assembledAt, task: args.task, scope }).catch(error =>
-      ctx.warn(`the briefing was not recorded in .twining/sessions/ (${(error as Error).message}); a decision after it will not count as assembled_before`),
-    );
     ctx.assembledAt.set(agentId, assembledAt);
+    const write = () =>
+      writeAssembly(ctx.layout.dir, { agent_id: agentId, assembled_at: assembledAt, task: args.task, scope }).catch(error =>
+        ctx.warn(`the briefing was not recorded in .twining/sessions/ (${(error as Error).message}); a decision after it will not count as assembled_before`),
+      );
+    if (options.recordAfter) options.recordAfter(write);
+    else await write();
   }
   return result;
 }
