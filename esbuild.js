@@ -39,6 +39,14 @@ const CLI_BANNER = [
   "if (process.argv[2] === 'hook' && require.main === module) return void require('./hook.js').runHook(process.argv.slice(3)).then(code => { process.exitCode = code; });",
 ].join('\n');
 
+/** Points the hook bundle's `fs` imports (not `node:fs`, which the shim itself imports) at src/hook/sync-fs.ts. */
+const hookFs = {
+  name: 'hook-sync-fs',
+  setup(build) {
+    build.onResolve({ filter: /^fs$/ }, () => ({ path: path.resolve(__dirname, 'src/hook/sync-fs.ts') }));
+  },
+};
+
 const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...common, entryPoints: { core: 'src/core/index.ts' }, outdir: 'dist' },
@@ -46,7 +54,9 @@ const builds = [
   // git's merge driver, which dist/cli.js hands `merge` to (see CLI_BANNER).
   { ...common, entryPoints: { 'merge-driver': 'src/merge-driver-main.ts' }, outdir: 'dist' },
   // Agent hooks (`twining hook <event>`, see CLI_BANNER); it loads core.js only for the events that need the engine.
-  { ...common, entryPoints: { hook: 'src/hook/hook-main.ts' }, outdir: 'dist' },
+  // Its `fs` is src/hook/sync-fs.ts: Node's, with `promises` answered synchronously (a one-shot process
+  // on a few small files; thread-pool round trips cost a SessionStart 10-20 ms on a busy machine).
+  { ...common, entryPoints: { hook: 'src/hook/hook-main.ts' }, outdir: 'dist', plugins: [hookFs] },
   // The MCP server, loaded by `twining mcp` only (see src/cli.ts).
   { ...common, entryPoints: { mcp: 'src/mcp/server.ts' }, outdir: 'dist' },
   // The worker thread that reads decision records for the search index (src/core/search/record-reader.ts),

@@ -20,6 +20,7 @@ import { HookOptions, StopMode, postToolUse, preToolUse, sessionStart, stop } fr
 import { fileSafe } from '../core/store/session-files';
 import { notification, userPromptSubmit } from './hook-liveness';
 import { REGISTER_FLAG, registerNow } from './background-register';
+import { readHookStdin } from './hook-stdin';
 
 const USAGE =
   'twining hook <SessionStart|UserPromptSubmit|PreToolUse|PostToolUse|Stop|SubagentStop|Notification> [--agent <id>] [--dir <folder>] [--scope <scope>] [--max-tokens <n>] [--on-stop block|remind|off] [--on-claim ask|deny] [--host claude-code|vscode] [--timeout-ms <n>]';
@@ -66,13 +67,6 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** The folder holding `.twining/`: `start` or the nearest folder above it that has one. */
 async function projectRoot(start: string): Promise<string | undefined> {
   for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
@@ -111,7 +105,7 @@ export async function runHook(argv: string[]): Promise<number> {
   }, args.timeoutMs);
   timer.unref();
   try {
-    const text = await readStdin();
+    const text = await readHookStdin();
     let raw: unknown = {};
     if (text.trim()) {
       try {

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import { claude, vscode } from './hook-inputs';
 import { CLI_JS, fixtureProject, tempProject } from './tmp';
 import { readJson } from './fixture';
@@ -288,6 +288,42 @@ describe('twining hook never stands in the way', () => {
     assert.equal(r.status, 1);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /standard input is not JSON.*the agent goes ahead/);
+  });
+
+  test('standard input as hosts may give it: in pieces, left open after the JSON, or none at all', async () => {
+    const root = fixtureProject();
+    const input = JSON.stringify(claude(root, 'pieces', 'PostToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src/auth/jwt.ts') } }));
+    const run = (feed: (stdin: NodeJS.WritableStream) => void, stdio: 'pipe' | 'ignore' = 'pipe') =>
+      new Promise<{ status: number | null; stderr: string; ms: number }>((resolve, reject) => {
+        const began = Date.now();
+        const child = spawn(process.execPath, [CLI_JS, 'hook', 'PostToolUse', '--timeout-ms', '20000'], { cwd: root, stdio: [stdio, 'pipe', 'pipe'] });
+        let stderr = '';
+        child.stderr!.on('data', d => (stderr += d));
+        child.on('error', reject);
+        child.on('close', status => resolve({ status, stderr, ms: Date.now() - began }));
+        if (child.stdin) feed(child.stdin);
+      });
+    // In two pieces, 200 ms apart, then closed: the whole object is read.
+    const pieces = await run(stdin => {
+      stdin.write(input.slice(0, 40));
+      setTimeout(() => stdin.end(input.slice(40)), 200);
+    });
+    assert.equal(pieces.status, 0, pieces.stderr);
+    // Written whole and left open (the host closes it only later): answered without waiting for the end.
+    let close: (() => void) | undefined;
+    const open = await run(stdin => {
+      stdin.write(input);
+      const t = setTimeout(() => stdin.end(), 15000);
+      close = () => (clearTimeout(t), stdin.end());
+    });
+    close?.();
+    assert.equal(open.status, 0, open.stderr);
+    assert.ok(open.ms < 10000, `answered in ${open.ms} ms, without the input's end`);
+    const session = JSON.parse(fs.readFileSync(path.join(root, '.twining/sessions/session-pieces.json'), 'utf8'));
+    assert.deepEqual(session.files_touched, ['src/auth/jwt.ts']);
+    // No input at all (/dev/null): an empty event, which the hook leaves alone.
+    const none = await run(() => undefined, 'ignore');
+    assert.equal(none.status, 0, none.stderr);
   });
 
   test('a project without .twining/ is left alone', () => {
