@@ -17,6 +17,7 @@
  *
  * Nothing but the protocol is written to standard output; warnings go to standard error.
  */
+import * as path from 'path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -25,6 +26,7 @@ import { forgivingInput, withIgnoredFields } from '../core/forgiving-input';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine';
 import { SessionStartServer } from '../core/session-start-server';
+import { keepCurrent } from './folder-watch';
 import { refuseReadWithoutFolder } from '../core/missing-folder';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
@@ -136,6 +138,12 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
     work => work(engine),
     m => options.warn?.(m),
   );
+  // And kept current as other agents write, so such a start finds the change read already (folder-watch.ts).
+  const current = keepCurrent(
+    path.join(engine.root, '.twining'),
+    () => engine.refresh(),
+    m => options.warn?.(m),
+  );
   const closed = new Promise<void>(resolve => {
     server.onclose = () => resolve();
     process.stdin.once('end', () => {
@@ -149,5 +157,6 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
   });
   await server.connect(new StdioServerTransport());
   await closed;
+  current.close();
   sessionStarts.close();
 }

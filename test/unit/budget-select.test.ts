@@ -2,11 +2,12 @@
  * fillBudgetRanked (rules/budget-select.ts) takes exactly what fillBudget (rules/assembly.ts) takes
  * from the same candidates sorted best first: the same items, the same summary-only warnings, the
  * same tokens and the same count of omitted warnings, over random pools on both sides of its
- * "best 256 first" cut, with tied scores, items that can never fit, and budgets from tiny to ample.
+ * "best 256 first" cut, with tied scores, items that can never fit, and budgets from tiny to ample;
+ * and entryScorer, which scores a project-wide briefing's entries, gives scoreAt's numbers.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { byScore, fillBudget, type Costed } from '../../src/core/rules/assembly';
+import { byScore, entryScorer, fillBudget, scoreAt, type Costed, type Weights } from '../../src/core/rules/assembly';
 import { fillBudgetRanked, kthBest, type Pool } from '../../src/core/rules/budget-select';
 import { prng } from './prng';
 
@@ -68,4 +69,28 @@ test('kthBest is the k-th best score, as a full sort gives it (ties, NaN as the 
     const expected = size <= k ? Number.NEGATIVE_INFINITY : sorted[k - 1];
     assert.equal(kthBest(scores, size, k), expected, `seed ${seed}: size ${size}, k ${k}`);
   }
+});
+
+test("entryScorer gives scoreAt's numbers, bit for bit, for every kind of entry, with and without the graph", () => {
+  const rnd = prng(18);
+  const weightSets: Weights[] = [
+    { recency: 0.3, relevance: 0.3, decision_confidence: 0.2, warning_boost: 0.1, graph_reachability: 0.1 },
+    { recency: 0.25, relevance: 0.2, decision_confidence: 0.15, warning_boost: 0.1, graph_reachability: 0 },
+    { recency: rnd(), relevance: rnd(), decision_confidence: rnd(), warning_boost: rnd(), graph_reachability: 1 },
+  ];
+  const nowMs = Date.parse('2026-11-26T07:00:00.000Z');
+  let compared = 0;
+  for (const weights of weightSets)
+    for (const kind of ['warning', 'need', 'finding', 'question'] as const)
+      for (const graphOn of [false, true]) {
+        const scorer = entryScorer(kind, nowMs, weights, graphOn);
+        for (let i = 0; i < 500; i++) {
+          const at = i === 0 ? Number.NaN : nowMs - Math.floor(rnd() * 400 * 86_400_000) + (i % 7 === 0 ? 86_400_000 : 0);
+          const relevance = [0.5, 0.35, 0.2][i % 3];
+          const expected = scoreAt({ kind, id: 'x', timestamp: '', at, reachability: graphOn ? 0 : undefined }, relevance, nowMs, weights);
+          assert.ok(Object.is(scorer(at, relevance), expected), `${kind} ${graphOn} at ${at}: ${scorer(at, relevance)} vs ${expected}`);
+          compared++;
+        }
+      }
+  assert.equal(compared, 3 * 4 * 2 * 500);
 });

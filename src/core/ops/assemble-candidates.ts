@@ -9,7 +9,7 @@
 import type { FolderStore } from '../folder-store';
 import type { BlackboardEntry, DecisionIndexEntry } from '../records';
 import { overlaps } from '../scope';
-import { type Candidate, type Costed, type Weights, estimateTokens, scoreAt, scoreOf, scopeProximity } from '../rules/assembly';
+import { type Candidate, type Costed, type Weights, entryScorer, estimateTokens, scoreOf, scopeProximity } from '../rules/assembly';
 import type { Pool } from '../rules/budget-select';
 import { isResolved } from '../rules/resolution';
 
@@ -242,16 +242,15 @@ export function candidatePools(
     const d = decisions[k];
     others.add(d.score, d.cost, d.summaryCost, false, -1 - k);
   }
-  // One candidate object, reused: scoring 100,000 entries makes no garbage.
+  // One candidate object, reused: scoring the entries in scope makes no garbage.
   const c: Candidate = { kind: 'finding', id: '', scope: '', timestamp: '', at: 0, reachability: graphOn ? 0 : undefined };
   if (scope === 'project') {
     // Every entry, from the kept facts by position: no entry object is looked into.
+    const scorers = KIND_NAME.map(kind => (kind ? entryScorer(kind, nowMs, weights, graphOn) : undefined));
     for (let i = 0; i < entries.length; i++) {
       const k = f.kind[i];
       if (k === 0 || (k !== FINDING && f.resolvedFlag[i] === 1)) continue;
-      c.kind = KIND_NAME[k] as Candidate['kind'];
-      c.at = f.at[i];
-      (k === 1 ? warnings : others).add(scoreAt(c, f.projectRelevance[i], nowMs, weights), f.cost[i], f.summaryCost[i], k === 2, i);
+      (k === 1 ? warnings : others).add(scorers[k]!(f.at[i], f.projectRelevance[i]), f.cost[i], f.summaryCost[i], k === 2, i);
     }
     return { warnings, others };
   }

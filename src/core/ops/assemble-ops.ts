@@ -13,7 +13,7 @@
  */
 import type { FolderStore } from '../folder-store';
 import type { InputOf } from '../schemas';
-import type { DecisionRecord, HandoffResult, VerifyResult } from '../records';
+import type { DecisionIndexEntry, DecisionRecord, HandoffResult, VerifyResult } from '../records';
 import { overlaps } from '../scope';
 import { byScore, decisionInScope, estimateTokens } from '../rules/assembly';
 import { fillBudgetRanked, kthBest } from '../rules/budget-select';
@@ -116,6 +116,16 @@ export interface AssembleOptions {
    * counts the briefing at once either way (`ctx.assembledAt`).
    */
   recordAfter?: (write: () => Promise<void>) => void;
+}
+
+/** The latest of the decisions' times, compared as the "changed since" loop compares them; undefined when one is not a string. */
+function newestTimestamp(index: readonly DecisionIndexEntry[]): string | undefined {
+  let newest = '';
+  for (const d of index) {
+    if (typeof d.timestamp !== 'string') return undefined;
+    if (d.timestamp > newest) newest = d.timestamp;
+  }
+  return newest;
 }
 
 export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, options: AssembleOptions = {}): Promise<AssembledContext> {
@@ -294,10 +304,13 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, opt
   if (previous && typeof previous.assembled_at === 'string') {
     const shown = new Set<string>([...fill.selected, ...recent_handoffs.map(h => h.id), ...active_claims.map(c => c.id)]);
     const changed: ChangedItem[] = [];
-    for (const d of index) {
-      if (d.timestamp > previous.assembled_at && decisionInScope(d, scope))
-        changed.push({ id: d.id, kind: `decision (${d.status})`, summary: d.summary, scope: d.scope, timestamp: d.timestamp });
-    }
+    // No decision newer than the previous briefing (the index's newest time, kept with its version): no need to look at each.
+    const newest = ctx.decisionIndex.derived('newest timestamp', newestTimestamp);
+    if (newest === undefined || newest > previous.assembled_at)
+      for (const d of index) {
+        if (d.timestamp > previous.assembled_at && decisionInScope(d, scope))
+          changed.push({ id: d.id, kind: `decision (${d.status})`, summary: d.summary, scope: d.scope, timestamp: d.timestamp });
+      }
     const bb = ctx.blackboard.entries;
     for (let i = bb.length - 1; i >= 0 && bb[i].timestamp > previous.assembled_at; i--) {
       const e = bb[i];

@@ -105,6 +105,25 @@ export function scoreAt(c: Omit<Candidate, 'scope'>, relevance: number, nowMs: n
   );
 }
 
+/**
+ * scoreAt for the blackboard entries of one kind, with what is the same for all of them worked out
+ * once: the same arithmetic in the same order, so the same numbers (a briefing project-wide scores
+ * 100,000 entries).
+ */
+export function entryScorer(
+  kind: Exclude<Candidate['kind'], 'decision'>,
+  nowMs: number,
+  weights: Weights,
+  graphOn: boolean,
+): (at: number, relevance: number) => number {
+  const scale = !graphOn && weights.graph_reachability > 0 && weights.graph_reachability < 1 ? 1 / (1 - weights.graph_reachability) : 1;
+  const confidence = 0.5 * weights.decision_confidence;
+  const warning = (kind === 'warning' ? 1 : 0) * weights.warning_boost;
+  const reach = 0 * weights.graph_reachability;
+  const { recency, relevance: perRelevance } = weights;
+  return (at, relevance) => (recencyAt(at, nowMs) * recency + relevance * perRelevance + confidence + warning) * scale + reach;
+}
+
 /** Best first; equal scores newest first, then by id (deterministic). */
 export function byScore<T extends { score: number; id: string; timestamp: string }>(a: T, b: T): number {
   return b.score - a.score || (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
