@@ -11,6 +11,7 @@ import type { DecisionIndexEntry } from '../records';
 import { byScore, decisionInScope, scopeProximity, scoreAt, type Weights } from '../rules/assembly';
 import type { Scored } from './assemble-candidates';
 import { timeOf } from './decision-record-cache';
+import { type DecisionPaths, decisionPaths, decisionsTouching } from '../rules/decision-paths';
 
 /** The decisions in one scope, by the index's version. */
 export interface DecisionsInScope {
@@ -22,11 +23,21 @@ export interface DecisionsInScope {
   relevance: Float64Array;
 }
 
+/** The paths the decisions of one version of the index name (kept by the index's array: a new version is a new array). */
+const pathsCache = new WeakMap<readonly DecisionIndexEntry[], DecisionPaths>();
+function pathsOf(index: readonly DecisionIndexEntry[]): DecisionPaths {
+  let paths = pathsCache.get(index);
+  if (!paths) pathsCache.set(index, (paths = decisionPaths(index)));
+  return paths;
+}
+
 export function decisionsInScope(ctx: FolderStore, scope: string): DecisionsInScope {
   return ctx.decisionIndex.derived(`assemble decisions in ${scope}`, index => {
     const list: DecisionIndexEntry[] = [];
     const reasons: string[] = [];
-    for (const d of index) {
+    // Project-wide every decision is in scope; elsewhere only those naming a path that overlaps it can be.
+    const candidates = scope === 'project' ? index : decisionsTouching(pathsOf(index), scope).map(at => index[at]);
+    for (const d of candidates) {
       if (d.status !== 'active' && d.status !== 'provisional') continue;
       const reason = decisionInScope(d, scope);
       if (!reason) continue;
