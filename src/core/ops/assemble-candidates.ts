@@ -223,7 +223,7 @@ function entryItem(e: BlackboardEntry, scope: string, score: number, cost: numbe
 
 /**
  * The candidates of a briefing: the warnings apart (they fill first), and the others with the
- * decisions given (scored, their costs known or Infinity) first.
+ * decisions given (scored, their costs known: a decision whose record was not read cannot be taken) first.
  */
 export function candidatePools(
   ctx: FolderStore,
