@@ -14,12 +14,15 @@
  */
 import { fstatSync, readSync } from 'fs';
 
+/** The text read when it is one whole JSON object (tried only when the last piece ends in `}`: a large input comes in many pieces). */
 function complete(chunks: Buffer[]): string | undefined {
+  const last = chunks[chunks.length - 1];
+  let end = last.length - 1;
+  while (end >= 0 && (last[end] === 0x20 || last[end] === 0x0a || last[end] === 0x0d || last[end] === 0x09)) end--;
+  if (end < 0 || last[end] !== 0x7d) return undefined;
   const text = Buffer.concat(chunks).toString('utf8');
-  const trimmed = text.trimEnd();
-  if (!trimmed.endsWith('}')) return undefined;
   try {
-    JSON.parse(trimmed);
+    JSON.parse(text);
     return text;
   } catch {
     return undefined;
