@@ -293,15 +293,15 @@ describe('twining hook never stands in the way', () => {
   test('standard input as hosts may give it: in pieces, left open after the JSON, or none at all', async () => {
     const root = fixtureProject();
     const input = JSON.stringify(claude(root, 'pieces', 'PostToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src/auth/jwt.ts') } }));
-    const run = (feed: (stdin: NodeJS.WritableStream) => void, stdio: 'pipe' | 'ignore' = 'pipe') =>
+    const run = (feed: (stdin: NodeJS.WritableStream) => void) =>
       new Promise<{ status: number | null; stderr: string; ms: number }>((resolve, reject) => {
         const began = Date.now();
-        const child = spawn(process.execPath, [CLI_JS, 'hook', 'PostToolUse', '--timeout-ms', '20000'], { cwd: root, stdio: [stdio, 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [CLI_JS, 'hook', 'PostToolUse', '--timeout-ms', '20000'], { cwd: root });
         let stderr = '';
-        child.stderr!.on('data', d => (stderr += d));
+        child.stderr.on('data', d => (stderr += d));
         child.on('error', reject);
         child.on('close', status => resolve({ status, stderr, ms: Date.now() - began }));
-        if (child.stdin) feed(child.stdin);
+        feed(child.stdin);
       });
     // In two pieces, 200 ms apart, then closed: the whole object is read.
     const pieces = await run(stdin => {
@@ -321,8 +321,8 @@ describe('twining hook never stands in the way', () => {
     assert.ok(open.ms < 10000, `answered in ${open.ms} ms, without the input's end`);
     const session = JSON.parse(fs.readFileSync(path.join(root, '.twining/sessions/session-pieces.json'), 'utf8'));
     assert.deepEqual(session.files_touched, ['src/auth/jwt.ts']);
-    // No input at all (/dev/null): an empty event, which the hook leaves alone.
-    const none = await run(() => undefined, 'ignore');
+    // No input at all (the pipe closed at once): an empty event, which the hook leaves alone.
+    const none = await run(stdin => stdin.end());
     assert.equal(none.status, 0, none.stderr);
   });
 
