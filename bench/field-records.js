@@ -28,4 +28,18 @@ function fieldDecision(i, t) {
   };
 }
 
-module.exports = { ulid, fieldDecision };
+/** A decision record's entry in decisions/index.json (the fields twining-mcp copies there). */
+const indexEntryOf = d => ({
+  id: d.id,
+  timestamp: d.timestamp,
+  domain: d.domain,
+  scope: d.scope,
+  summary: d.summary,
+  confidence: d.confidence,
+  status: d.status,
+  affected_files: d.affected_files,
+  affected_symbols: d.affected_symbols,
+  commit_hashes: d.commit_hashes,
+});
+
+module.exports = { ulid, fieldDecision, indexEntryOf };

@@ -24,7 +24,7 @@ try {
 const DECISIONS = Number(arg('--decisions', 3000));
 const POSTS = Number(arg('--posts', 20000));
 const RUNS = Number(arg('--runs', 3));
-const { ulid, fieldDecision } = require('./field-records');
+const { ulid, fieldDecision, indexEntryOf } = require('./field-records');
 
 /** A 1.x folder as FORMAT.md lays it out. */
 function oneX(root) {
@@ -52,18 +52,7 @@ function oneX(root) {
     const t = base + i * 60000;
     const d = fieldDecision(i, t);
     fs.writeFileSync(path.join(dir, 'decisions', `${d.id}.json`), JSON.stringify(d, null, 2));
-    index.push({
-      id: d.id,
-      timestamp: d.timestamp,
-      domain: d.domain,
-      scope: d.scope,
-      summary: d.summary,
-      confidence: d.confidence,
-      status: d.status,
-      affected_files: d.affected_files,
-      affected_symbols: [],
-      commit_hashes: [],
-    });
+    index.push(indexEntryOf(d));
   }
   fs.writeFileSync(path.join(dir, 'decisions', 'index.json'), JSON.stringify(index, null, 2));
   fs.writeFileSync(

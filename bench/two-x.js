@@ -39,7 +39,7 @@ const sorted = v =>
         )
       : v;
 const recordText = v => JSON.stringify(sorted(v), null, 2) + '\n';
-const { ulid, fieldDecision } = require('./field-records');
+const { ulid, fieldDecision, indexEntryOf } = require('./field-records');
 
 function records() {
   const base = Date.parse('2026-01-01T00:00:00.000Z');
@@ -71,18 +71,7 @@ function oneX(root, { decisions, posts }) {
   fs.writeFileSync(path.join(dir, 'config.yml'), 'version: 1\nproject_name: bench\nstorage:\n  backend: files\n');
   fs.writeFileSync(path.join(dir, 'blackboard.jsonl'), posts.map(p => JSON.stringify(p) + '\n').join(''));
   for (const d of decisions) fs.writeFileSync(path.join(dir, 'decisions', `${d.id}.json`), JSON.stringify(d, null, 2));
-  const index = decisions.map(d => ({
-    id: d.id,
-    timestamp: d.timestamp,
-    domain: d.domain,
-    scope: d.scope,
-    summary: d.summary,
-    confidence: d.confidence,
-    status: d.status,
-    affected_files: d.affected_files,
-    affected_symbols: d.affected_symbols,
-    commit_hashes: d.commit_hashes,
-  }));
+  const index = decisions.map(indexEntryOf);
   fs.writeFileSync(path.join(dir, 'decisions', 'index.json'), JSON.stringify(index, null, 2));
   fs.writeFileSync(path.join(dir, 'agents', 'registry.json'), '[]');
 }
