@@ -17,26 +17,27 @@ import { LivenessThresholds, livenessOf, nextLivenessChange } from './scoring';
 /** The fields of a session's state file the board reads (the hook's own bookkeeping left out). */
 export type SessionLike = Omit<SessionState, 'registered_at' | 'blackboard_offset'>;
 
-export interface SessionView {
-  session_id: string;
-  agent_id: string;
-  /** `claude-code` or `vscode`. */
-  tool: string;
-  started_at: string;
-  last_seen: string;
-  last_tool?: string;
-  files_touched: string[];
+/**
+ * A session as the board shows it: the state file's fields it reads (`waiting_since` and `waiting_reason`
+ * also when its turn ended: "turn ended"), with its liveness and whether it owes a record.
+ */
+export interface SessionView extends Pick<
+  SessionState,
+  | 'session_id'
+  | 'agent_id'
+  | 'tool'
+  | 'started_at'
+  | 'last_seen'
+  | 'last_tool'
+  | 'files_touched'
+  | 'waiting_since'
+  | 'waiting_reason'
+  | 'ended_at'
+  | 'recorded_at'
+> {
   liveness: Liveness;
-  /** When the agent started waiting for the user, if it does. */
-  waiting_since?: string;
-  /** Why it waits, as its host said (a permission prompt, an idle prompt), or "turn ended". */
-  waiting_reason?: string;
-  /** When its turn ended (Stop), if it did and nothing happened since. */
-  ended_at?: string;
   /** Edited files after its last record and stopped: the person should ask for a record or a handoff. */
   unrecorded: boolean;
-  /** When the agent last recorded its work, as far as the hooks and the blackboard tell. */
-  recorded_at?: string;
 }
 
 /** How long a gone session that owes a record stays on the board. */
