@@ -11,6 +11,7 @@ import { spawn } from 'child_process';
 import * as vscode from 'vscode';
 import { describeIn, firstFolder, openFile, waitFor } from './helpers';
 import { Row, TwiningApi, readLines, repoRoot, rows, tooltipOf, twining } from './twining';
+import { claude } from '../unit/hook-inputs';
 
 /** Runs `node dist/hook.js <event>` with the event's JSON on standard input; resolves with its standard output. */
 function runHook(event: string, input: object, args: string[], now: Date): Promise<string> {
@@ -34,16 +35,8 @@ describeIn(['single'], 'the session board', () => {
   const session = 'host-board-session-1';
   const agent = 'host-board-agent';
   const file = 'sessions-demo/app.ts';
-  /** Claude Code's common input fields (code.claude.com/docs/en/hooks), then the event's own. */
-  const claude = (event: string, extra: object = {}) => ({
-    session_id: session,
-    transcript_path: path.join(root, 'transcript.jsonl'),
-    cwd: root,
-    permission_mode: 'default',
-    hook_event_name: event,
-    ...extra,
-  });
-  const hook = (event: string, extra: object = {}) => runHook(event, claude(event, extra), ['--agent', agent, '--host', 'claude-code'], api.now());
+  const hook = (event: string, extra: Record<string, unknown> = {}) =>
+    runHook(event, claude(root, session, event, extra), ['--agent', agent, '--host', 'claude-code'], api.now());
 
   async function sessionRow(): Promise<Row | undefined> {
     const group = (await rows(api.providers.agents)).find(r => r.label === 'Agent sessions');
@@ -135,7 +128,7 @@ describeIn(['single'], 'the session board', () => {
     const summary = `Served briefing warning ${Date.now()}`;
     await vscode.commands.executeCommand('twining.postWarning', { summary, scope: 'sessions-demo/' });
     const served = 'host-served-agent';
-    const input = { ...claude('SessionStart', { source: 'startup' }), session_id: 'host-served-session' };
+    const input = claude(root, 'host-served-session', 'SessionStart', { source: 'startup' });
     const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
     // The pinned clock is what keeps a hook from asking (its time and the engine's would differ).
     delete env.TWINING_NOW;
