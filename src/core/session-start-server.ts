@@ -14,7 +14,7 @@ import * as net from 'net';
 import * as path from 'path';
 import { z } from 'zod';
 import type { TwiningEngine } from './engine';
-import { MAX_REQUEST_BYTES, localSocketPath, projectIdentity } from './store/local-socket';
+import { MAX_REQUEST_BYTES, projectIdentity, socketPathOf } from './store/local-socket';
 import { startSession } from './session-start';
 
 const RETRY_MS = 30_000;
@@ -48,7 +48,7 @@ export class SessionStartServer {
     private readonly warn: (message: string) => void,
   ) {
     this.identity = projectIdentity(root);
-    this.where = localSocketPath(this.identity);
+    this.where = socketPathOf(this.identity);
     if (this.where) this.listen(this.where, true);
   }
 

@@ -62,7 +62,12 @@ function privateDir(): string | undefined {
 
 /** Where the running engine of a project listens; undefined when there is no safe place. */
 export function localSocketPath(root: string): string | undefined {
-  const key = plainHash(projectIdentity(root));
+  return socketPathOf(projectIdentity(root));
+}
+
+/** localSocketPath of a project's identity (projectIdentity's, already resolved). */
+export function socketPathOf(identity: string): string | undefined {
+  const key = plainHash(identity);
   if (process.platform === 'win32') {
     const user = plainHash(os.userInfo().username).slice(0, 8);
     return `\\\\.\\pipe\\twining-${user}-${key}`;
@@ -78,7 +83,7 @@ export function localSocketPath(root: string): string | undefined {
  */
 export function askRunningEngine(root: string, request: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
   const project = projectIdentity(root);
-  const where = localSocketPath(project);
+  const where = socketPathOf(project);
   if (!where) return Promise.resolve(undefined);
   // Loaded only here: `net` costs a hook process about 4 ms to load, and only SessionStart asks.
   const { createConnection } = require('net') as typeof net;
