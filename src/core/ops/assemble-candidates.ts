@@ -26,7 +26,7 @@ const KIND_NAME = ['', 'warning', 'need', 'finding', 'question'] as const;
 const FINDING = 3;
 
 /**
- * Per entry of the blackboard (by position): its kind, scope, time, tokens whole and by summary,
+ * Per entry of the blackboard (by position): its kind, time, tokens whole and by summary, its relevance project-wide,
  * and whether it is resolved; kept per folder and extended as lines are appended (a rewritten
  * blackboard is a new array, and starts them again).
  */
@@ -35,7 +35,6 @@ interface Facts {
   length: number;
   kind: Uint8Array<ArrayBuffer>;
   resolvedFlag: Uint8Array<ArrayBuffer>;
-  scope: string[];
   at: Float64Array<ArrayBuffer>;
   cost: Float64Array<ArrayBuffer>;
   summaryCost: Float64Array<ArrayBuffer>;
@@ -78,7 +77,6 @@ function factsOf(ctx: FolderStore): Facts {
       length: 0,
       kind: new Uint8Array(0),
       resolvedFlag: new Uint8Array(0),
-      scope: [],
       at: none,
       cost: none,
       summaryCost: none,
@@ -100,11 +98,11 @@ function factsOf(ctx: FolderStore): Facts {
     const e = entries[i];
     const id = typeof e.id === 'string' ? e.id : undefined;
     f.kind[i] = id !== undefined && typeof e.scope === 'string' ? (KIND_CODE.get(e.entry_type) ?? 0) : 0;
-    f.scope[i] = typeof e.scope === 'string' ? e.scope : '';
+    const scope = typeof e.scope === 'string' ? e.scope : '';
     f.at[i] = Date.parse(e.timestamp);
     f.cost[i] = estimateTokens(`${e.summary} ${e.detail ?? ''}`);
     f.summaryCost[i] = estimateTokens(e.summary);
-    f.projectRelevance[i] = 0.5 * scopeProximity('project', f.scope[i]);
+    f.projectRelevance[i] = 0.5 * scopeProximity('project', scope);
     if (id !== undefined) {
       const had = f.positions.get(id);
       f.positions.set(id, had === undefined ? i : typeof had === 'number' ? [had, i] : [...had, i]);
