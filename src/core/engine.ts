@@ -32,6 +32,7 @@ import * as graph from './ops/graph-populate-ops';
 import { archiveAutomatically } from './ops/auto-archive-ops';
 import { SessionWatch } from './store/session-watch';
 import { sessions as sessionBoard } from './ops/session-ops';
+import { RecordRoute, RouteOptions, resolveRecord, routeSummary } from './git/record-location';
 
 export type { WorkspaceOptions } from './folder-store';
 
@@ -44,11 +45,13 @@ export interface ChangeReport {
 /** The counters of an engine that has read nothing: whatever a new engine has read counts as changed. */
 const NOTHING_READ: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, sessions: 0, claims: 0, drift: 0 };
 
-export async function openWorkspace(projectRoot: string, options: WorkspaceOptions = {}): Promise<TwiningEngine> {
-  const root = path.resolve(projectRoot);
+/** The engine of the record used from `start` (git/record-location.ts: any worktree gives the primary's); `engine.route` says which and why. */
+export async function openWorkspace(start: string, options: WorkspaceOptions & RouteOptions = {}): Promise<TwiningEngine> {
+  const root = path.resolve(start);
   const stat = await fs.stat(root).catch(() => undefined);
   if (!stat?.isDirectory()) throw new TwiningError('NOT_FOUND', `Project folder not found: ${root}`);
-  return new TwiningEngine(root, options);
+  const route = resolveRecord(root, { project: options.project });
+  return new TwiningEngine(route.projectRoot, options, route);
 }
 
 export class TwiningEngine extends AgentWorkTools {
@@ -63,6 +66,7 @@ export class TwiningEngine extends AgentWorkTools {
   constructor(
     readonly root: string,
     options: WorkspaceOptions = {},
+    readonly route?: RecordRoute, // which record and why, when opened through routing
   ) {
     super();
     this.ctx = new FolderStore(root, options);
@@ -346,8 +350,10 @@ export class TwiningEngine extends AgentWorkTools {
   decisionStory(id: string): Promise<DecisionStory | undefined> {
     return decisionStory(this.ctx, id);
   }
-  status(input: InputOf<'status'> = {}) {
-    return status(this.ctx, input);
+  /** twining-mcp's summary, plus `record`: which record this is and why, when the engine was opened through routing. */
+  async status(input: InputOf<'status'> = {}) {
+    const result = await status(this.ctx, input);
+    return this.route ? { ...result, record: routeSummary(this.route) } : result;
   }
   why(input: InputOf<'why'>) {
     return lifecycleOps.why(this.ctx, input);

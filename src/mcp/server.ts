@@ -25,6 +25,7 @@ import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, typ
 import { forgivingInput, withIgnoredFields } from '../core/forgiving-input';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine';
+import { describeRoute } from '../core/git/record-location';
 import { SessionStartServer } from '../core/session-start-server';
 import { keepCurrent } from './folder-watch';
 import { refuseReadWithoutFolder } from '../core/missing-folder';
@@ -101,8 +102,10 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
 }
 
 export interface McpServerOptions {
-  /** The project folder that holds (or will hold) `.twining/`. */
+  /** The folder the server was started for: any folder of a project, or of any worktree of its repository (core/git/record-location.ts). */
   dir: string;
+  /** TWINING_PROJECT (twining-mcp's variable): the folder whose record is used as it is, instead of routing `dir`. */
+  project?: string;
   /** The server's version, reported to clients. */
   version: string;
   now?: () => Date;
@@ -111,8 +114,10 @@ export interface McpServerOptions {
 
 /** An MCP server on one project's engine, not yet connected to a transport. */
 export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void>; engine: TwiningEngine }> {
-  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true });
-  const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true, project: options.project });
+  // The agent is told which record it shares, and why (a linked worktree's agent works on the primary's).
+  const instructions = engine.route ? `${INSTRUCTIONS}\n\nRecord in use: ${describeRoute(engine.route)}.` : INSTRUCTIONS;
+  const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions });
   const inFlight = new Set<Promise<CallToolResult>>();
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, request => {
