@@ -51,6 +51,8 @@ const RUNS = [
   { name: 'untrusted', layout: 'folder', trusted: false, mode: 'installed' },
   // twining-mcp 2.x's layouts: a SQLite folder (twining.db + records/) and its fresh clone (records/ only).
   { name: 'two-x', layout: 'two-x', trusted: true, mode: 'development' },
+  // A window on a linked git worktree (scripts/workspace.js, makeWorktreeWorkspace): it shows the primary's shared record.
+  { name: 'worktree', layout: 'worktree', trusted: true, mode: 'development' },
 ];
 
 /** An empty extension to stand as "the extension under development" in 'installed' runs. */
