@@ -4,7 +4,7 @@
 //
 //   node scripts/test.js [lint] [unit] [host] [ui]      (default: all four)
 //
-//   lint  ESLint (typescript-eslint, eslint.config.mjs) and Prettier --check (.prettierrc.json):
+//   lint  ESLint (typescript-eslint, eslint.config.mjs), Prettier --check (.prettierrc.json) and the webview's own typecheck:
 //         one test each
 //   unit  node's test runner on out/unit/*.test.js (TAP parsed: per-file lines, failures in full;
 //         the raw TAP is kept in .test-output/unit/*.tap); sqlite-*.test.js under a Node with
@@ -253,6 +253,8 @@ async function lintSuite() {
   const checks = [
     ['eslint', [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--max-warnings', '0', '.']],
     ['prettier --check', [path.join(REPO, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.']],
+    // The webview's code is typed without Node's and VS Code's declarations (src/webview/tsconfig.json).
+    ['tsc -p src/webview', [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'src', 'webview'), '--noEmit']],
   ];
   let passed = 0;
   let failed = 0;

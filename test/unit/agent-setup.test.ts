@@ -13,9 +13,17 @@ import { execFile } from 'child_process';
 import { promisify } from 'util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { OPERATION_NAMES, RESULT_STATUSES } from '../../src/core/schemas';
-import { CLIENTS, MCP_CLIENTS, clientSnippet, launchFromSnippet, mcpLaunch } from '../../src/mcp/client-config';
-import { BEGIN_MARK, END_MARK, HANDOFF_RESULT_STATUSES, MarkerError, handoffPrompt, instructionsSection, withSection } from '../../src/mcp/agent-instructions';
+import { OPERATION_NAMES, RESULT_STATUSES } from '../../src/core/schemas/schemas';
+import { CLIENTS, MCP_CLIENTS, clientSnippet, launchFromSnippet, mcpLaunch } from '../../src/agents/setup/client-config';
+import {
+  BEGIN_MARK,
+  END_MARK,
+  HANDOFF_RESULT_STATUSES,
+  MarkerError,
+  handoffPrompt,
+  instructionsSection,
+  withSection,
+} from '../../src/agents/setup/agent-instructions';
 import { INSTRUCTIONS } from '../../src/mcp/instructions';
 import { chatFiles } from '../../src/extension/manifest';
 import { LM_TOOLS_WHEN, MCP_PROVIDER_ID, TOOLS_PROVIDERS, TOOLS_SETTING } from '../../src/extension/tools/tool-division';

@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { OPERATION_NAMES, isWriteRefusal, openWorkspace, Workspace } from '../../src/core';
-import { writes } from '../../src/core/operation-writes';
+import { writes } from '../../src/core/operations/operation-writes';
 import { fixtureProject, tw, readText, writeText, snapshotTree, changedFiles, parseJsonl, CLI_JS } from './tmp';
 
 const H0 = '01M80HHKAVJT8FG2B08Q4NGZ4W'; // unacknowledged fixture handoff

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { execFileSync } from 'child_process';
 import { openWorkspace } from '../../src/core';
 import { canonicalTimestamp } from '../../src/core/timestamps';
-import { parseConfig } from '../../src/core/config';
+import { parseConfig } from '../../src/core/engine/config';
 import { readTextIfExists } from '../../src/core/store/files';
 import { fixtureProject, tempProject, tw, snapshotTree, changedFiles, rejectsWith as rejects } from './tmp';
 

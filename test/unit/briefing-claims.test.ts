@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace } from '../../src/core';
-import { briefingText } from '../../src/core/briefing-text';
+import { briefingText } from '../../src/core/text/briefing-text';
 import { tempProject } from './tmp';
 
 test("another agent's claim on src/auth/ is in a briefing for src/auth/jwt.ts and not in one for docs/", async () => {

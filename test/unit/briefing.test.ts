@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { openWorkspace } from '../../src/core';
 import { at, readJson, readLines, referenceProject } from './fixture';
 import { changedFiles, snapshotTree } from './tmp';
-import { briefingText } from '../../src/core/briefing-text';
+import { briefingText } from '../../src/core/text/briefing-text';
 import { fillBudget, scopeProximity } from '../../src/core/rules/assembly';
 
 const NOW = at('2026-11-22T02:33:00.000Z');

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { decisionGraph, type DecisionGraph, type StoryInput } from '../../src/extension/present/decision-graph';
-import { CHAR_W, wrapText } from '../../src/extension/present/graph-layout';
+import { decisionGraph, type DecisionGraph, type StoryInput } from '../../src/webview/shared/decision-graph';
+import { CHAR_W, wrapText } from '../../src/webview/shared/graph-layout';
 
 const FIXTURE = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'reference-twining');
 const json = (rel: string) => JSON.parse(fs.readFileSync(path.join(FIXTURE, rel), 'utf8'));

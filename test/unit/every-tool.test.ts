@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace } from '../../src/core';
-import { traceChain } from '../../src/core/ops/trace-ops';
-import { archiveSummary } from '../../src/core/ops/archive-ops';
+import { traceChain } from '../../src/core/operations/trace-ops';
+import { archiveSummary } from '../../src/core/operations/archive-ops';
 import type { BlackboardEntry, DecisionRecord } from '../../src/core/records';
 import { at, readJson, readLines, referenceProject } from './fixture';
 

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { CLI_JS, fixtureProject } from './tmp';
-import { lineDiff, mergeClaudeHooks } from '../../src/mcp/hooks-config';
+import { lineDiff, mergeClaudeHooks } from '../../src/agents/setup/hooks-config';
 
 const cli = (root: string, ...args: string[]) => spawnSync(process.execPath, [CLI_JS, ...args], { cwd: root, encoding: 'utf8' });
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));

@@ -9,7 +9,7 @@ import { promisify } from 'util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { OPERATION_NAMES, jsonSchemaOf } from '../../src/core';
-import { ALIAS_NAMES } from '../../src/core/tool-aliases';
+import { ALIAS_NAMES } from '../../src/core/schemas/tool-aliases';
 import { CLI_JS, changedFiles, fixtureProject, parseJsonl, snapshotTree, tempProject, tw } from './tmp';
 
 const run = promisify(execFile);

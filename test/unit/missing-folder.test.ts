@@ -12,7 +12,7 @@ import { execFile } from 'child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { OPERATION_NAMES } from '../../src/core';
-import { writes } from '../../src/core/operation-writes';
+import { writes } from '../../src/core/operations/operation-writes';
 import { CLI_JS, tempProject } from './tmp';
 
 const READS = OPERATION_NAMES.filter(op => !writes(op));

@@ -10,8 +10,8 @@ import { conflictWarning, conflictingDecisions, statusOfNewDecision } from '../.
 import { livenessOf, mergeRegistration, nextLivenessChange, rankAgents, scoreAgent } from '../../src/core/rules/scoring';
 import { buildSnapshot, normaliseSnapshot, resultStatusOf, snapshotDigest, snapshotIntegrity, snapshotSources } from '../../src/core/rules/snapshot';
 import { delegationOf, isExpired } from '../../src/core/rules/delegation-detail';
-import { changedKinds, handoffIdOfPath, kindOfPath, Versions } from '../../src/core/data-kinds';
-import { driftCount, driftItems, driftSummary } from '../../src/core/drift-text';
+import { changedKinds, handoffIdOfPath, kindOfPath, Versions } from '../../src/core/engine/data-kinds';
+import { driftCount, driftItems, driftSummary } from '../../src/core/text/drift-text';
 import type { AgentRecord, BlackboardEntry, HandoffSnapshot, DecisionIndexEntry } from '../../src/core/records';
 
 const ID = (n: number) => `01M80HHK${String(n).padStart(18, '0')}`;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace } from '../../src/core';
-import type { ScopeVerifyResult } from '../../src/core/ops/scope-verify-ops';
+import type { ScopeVerifyResult } from '../../src/core/operations/scope-verify-ops';
 import { resolvedEntry, resolvedIdsOf } from '../../src/core/rules/resolution';
 import { blackboardEntries } from '../../src/core/merge/blackboard-merge';
 import { at, read } from './fixture';

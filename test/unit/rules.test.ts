@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace, overlaps, normaliseTags, livenessOf, snapshotDigest, isTwiningError } from '../../src/core';
-import { parseConfig, defaultConfigYaml } from '../../src/core/config';
+import { parseConfig, defaultConfigYaml } from '../../src/core/engine/config';
 import { JsonlFile } from '../../src/core/store/jsonl';
 import { GITIGNORE } from '../../src/core/store/layout';
 import { at, emptyProject, read, readJson, readLines, referenceProject } from './fixture';

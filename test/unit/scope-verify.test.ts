@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace } from '../../src/core';
-import { editDistance, forgivingInput, likelyMeant } from '../../src/core/forgiving-input';
-import { inputs } from '../../src/core/schemas';
-import type { ScopeVerifyResult } from '../../src/core/ops/scope-verify-ops';
+import { editDistance, forgivingInput, likelyMeant } from '../../src/core/schemas/forgiving-input';
+import { inputs } from '../../src/core/schemas/schemas';
+import type { ScopeVerifyResult } from '../../src/core/operations/scope-verify-ops';
 import { at, readJson, readLines, referenceProject } from './fixture';
 
 const NOW = at('2026-11-22T02:33:00.000Z');

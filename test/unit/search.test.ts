@@ -10,7 +10,7 @@ import { execFile, execFileSync } from 'child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'fs';
 import { promisify } from 'util';
 import { openWorkspace, type TwiningEngine } from '../../src/core';
-import { aliasInput } from '../../src/core/tool-aliases';
+import { aliasInput } from '../../src/core/schemas/tool-aliases';
 import type { SearchResult } from '../../src/core/search/search-index';
 import type { TextIndex } from '../../src/core/search/text-index';
 import MiniSearch from 'minisearch';

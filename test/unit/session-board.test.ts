@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../src/core';
-import { kindOfPath } from '../../src/core/data-kinds';
+import { kindOfPath } from '../../src/core/engine/data-kinds';
 import { KEEP_UNRECORDED_MS, SessionLike, SessionView, sessionBoard, sessionsTouching } from '../../src/core/rules/session-board';
 import { recordRequest, sessionDescription, sessionState } from '../../src/extension/present/session-text';
 import { claude, vscode } from './hook-inputs';

@@ -14,8 +14,8 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { spawn } from 'child_process';
-import { SessionStartServer, openWorkspace } from '../../src/core';
-import { localSocketPath, projectIdentity } from '../../src/core/store/local-socket';
+import { SessionStartServer, openWorkspace } from '../../src/library';
+import { localSocketPath, projectIdentity } from '../../src/agents/session-start/local-socket';
 import { claude } from './hook-inputs';
 import { CLI_JS, fixtureProject } from './tmp';
 

@@ -18,8 +18,8 @@ import {
   type HandoffExtra,
   type DecisionExtra,
   type TimelineInput,
-} from '../../src/extension/present/timeline-layout';
-import { packItems, unpackItems } from '../../src/extension/present/timeline-packing';
+} from '../../src/webview/shared/timeline-layout';
+import { packItems, unpackItems } from '../../src/webview/shared/timeline-packing';
 
 const FIXTURE = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'reference-twining');
 const read = (rel: string) => fs.readFileSync(path.join(FIXTURE, rel), 'utf8');

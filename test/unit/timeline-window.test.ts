@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildTimeline, entryItem, type TimelineItem } from '../../src/extension/present/timeline-layout';
-import { TimelineIndex } from '../../src/extension/present/timeline-window';
+import { buildTimeline, entryItem, type TimelineItem } from '../../src/webview/shared/timeline-layout';
+import { TimelineIndex } from '../../src/webview/shared/timeline-window';
 
 const FIXTURE = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'reference-twining');
 const jsonl = (rel: string) =>
