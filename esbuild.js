@@ -29,6 +29,29 @@ function tsFiles(dir) {
     .map(f => path.join(dir, f));
 }
 
+/**
+ * The unit suites, in folders that mirror src/ (test/unit/core/store/…), and the shared helpers
+ * of test/support/ (some run as processes of their own: claim-process, writer-process), as entry
+ * points named by file alone: out/unit/ stays flat, so a suite finds its helpers, the fixtures
+ * and the repository at the same place wherever its source sits. Two files of one name would
+ * overwrite each other's bundle, so they are refused.
+ */
+function unitEntries() {
+  const walk = dir =>
+    fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir, { withFileTypes: true })
+          .flatMap(d => (d.isDirectory() ? walk(path.join(dir, d.name)) : d.name.endsWith('.ts') ? [path.join(dir, d.name)] : []))
+      : [];
+  const entries = {};
+  for (const file of [...walk('test/unit'), ...tsFiles('test/support')]) {
+    const name = path.basename(file, '.ts');
+    if (entries[name]) throw new Error(`two test files named ${name}.ts: ${entries[name]} and ${file}`);
+    entries[name] = file;
+  }
+  return entries;
+}
+
 // `twining merge` is git's merge driver: one process per file to merge. It goes straight to the small
 // dist/merge-driver.js, before the rest of the CLI (zod, the schemas, the engine) is loaded; a
 // top-level return is allowed in a CommonJS module.
@@ -78,7 +101,7 @@ if (withTests) {
   // Tests are bundled with their imports of src/, but node_modules stay external so that mocha,
   // playwright-core and friends load from node_modules as usual.
   const testCommon = { ...common, sourcemap: true, minify: false, packages: 'external' };
-  builds.push({ ...testCommon, entryPoints: tsFiles('test/unit'), outdir: 'out/unit' });
+  builds.push({ ...testCommon, entryPoints: unitEntries(), outdir: 'out/unit' });
   builds.push({ ...testCommon, entryPoints: { 'record-worker': 'src/core/search/record-worker.ts' }, outdir: 'out/unit' });
   builds.push({ ...testCommon, entryPoints: tsFiles('test/host'), outdir: 'out/host', external: ['vscode'] });
   builds.push({ ...testCommon, entryPoints: tsFiles('test/ui'), outdir: 'out/ui' });
