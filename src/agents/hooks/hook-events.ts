@@ -24,6 +24,9 @@ import { resumed } from './hook-liveness';
 import { cachedBriefing } from '../../core/store/briefing-cache';
 import { registerInBackground } from './background-register';
 import { claimSeam } from './claim-seam';
+import { isTwoXFolder } from '../../core/store/two-x-folder';
+import { postedSince, readDecision } from '../../core/store/sqlite-hook-read';
+import { readTextSync } from '../../core/store/read-file';
 
 export type StopMode = 'block' | 'remind' | 'off';
 
@@ -146,16 +149,24 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
     for (const w of warnings.slice(-CONTEXT_WARNINGS).reverse()) lines.push(`- WARNING [${w[0]}] ${w[2]}${w[3] ? ` (from ${w[3]})` : ''}`);
     // Newest decisions first, each with its rationale from its record (a handful of small reads).
     for (const d of decisions.slice(-CONTEXT_DECISIONS).reverse()) {
-      const record = await fs
-        .readFile(path.join(twiningDir, 'decisions', `${d[0]}.json`), 'utf8')
-        .then(t => JSON.parse(t) as { rationale?: unknown })
-        .catch(() => undefined);
+      const record = decisionRecord(twiningDir, d[0]);
       const why = typeof record?.rationale === 'string' ? ` Why: ${record.rationale.replace(/\s+/g, ' ').slice(0, 300)}` : '';
       lines.push(`- DECISION [${d[0]}]${d[4] === 'provisional' ? ' (provisional)' : ''} ${d[3]}.${why}`);
     }
     if (decisions.length > CONTEXT_DECISIONS) lines.push(`- and ${decisions.length - CONTEXT_DECISIONS} older decision(s): twining_why ${file}`);
   }
   return lines.length ? contextAnswer('PreToolUse', lines.join('\n')) : undefined;
+}
+
+/** A decision's record in either layout (bounded reads); undefined when it cannot be read. */
+function decisionRecord(twiningDir: string, id: string): { rationale?: unknown } | undefined {
+  if (isTwoXFolder(twiningDir)) return readDecision(twiningDir, id);
+  try {
+    const text = readTextSync(path.join(twiningDir, 'decisions', `${id}.json`), 'record');
+    return text === undefined ? undefined : (JSON.parse(text) as { rationale?: unknown });
+  } catch {
+    return undefined;
+  }
 }
 
 export async function postToolUse(input: HookInput, o: HookOptions): Promise<HookOutput | undefined> {
@@ -184,6 +195,7 @@ async function recordedSince(twiningDir: string, state: SessionState, since: str
   if (state.recorded_at && state.recorded_at >= since) return true;
   const marker = await fs.readFile(path.join(twiningDir, '.last-record'), 'utf8').catch(() => '');
   if (/^\d+$/.test(marker.trim()) && Number(marker.trim()) * 1000 >= Date.parse(since)) return true;
+  if (isTwoXFolder(twiningDir)) return postedSince(twiningDir, state.agent_id, since);
   const lines = await blackboardSince(twiningDir, state.blackboard_offset);
   return !!lines?.some(e => e.agent_id === state.agent_id && typeof e.timestamp === 'string' && e.timestamp >= since);
 }
