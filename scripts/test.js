@@ -266,7 +266,8 @@ function hostTools() {
 
 async function lintSuite() {
   const checks = [
-    ['eslint', [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--max-warnings', '0', '.']],
+    // Every rule is an error but max-lines (a file of src/ over 400 lines), which ESLint prints as a warning.
+    ['eslint', [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.']],
     ['prettier --check', [path.join(REPO, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.']],
     // The webview's code is typed without Node's and VS Code's declarations (src/webview/tsconfig.json).
     ['tsc -p src/webview', [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'src', 'webview'), '--noEmit']],

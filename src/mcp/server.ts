@@ -91,7 +91,7 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
     const input = alias ? aliasInput(alias, known) : known;
     await refuseReadWithoutFolder(op, engine.root, () => engine.exists(), 'the folder the server was started for (--dir, else its working folder)');
-    const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, input);
+    const result = await engine.run(op, input);
     return text(withIgnoredFields(asToolResult(tool.op, result), ignored));
   } catch (error) {
     const code = isTwiningError(error) ? error.code : 'INTERNAL_ERROR';
