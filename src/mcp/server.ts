@@ -132,7 +132,7 @@ export async function createServer(options: McpServerOptions): Promise<{ server:
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
   const { server, settled, engine } = await createServer(options);
-  // Agents' SessionStart hooks on this project ask this warm engine for their briefing (core/session-start-server.ts).
+  // Agents' SessionStart hooks on this project ask this warm engine for their briefing (agents/session-start/session-start-server.ts).
   const sessionStarts = new SessionStartServer(
     engine.root,
     work => work(engine),

@@ -1,7 +1,7 @@
 /**
  * What every operation works with: where the files are (layout), the cached views of them
  * (stores), the clock and ids, the locks, the configuration, and the rules of writing (validated
- * input, read-only refusal, the folder made before the first write). Operations (ops/) are
+ * input, read-only refusal, the folder made before the first write). Operations (operations/) are
  * functions of this store; the engine (engine.ts) is their facade.
  */
 import { promises as fs } from 'fs';
@@ -54,7 +54,7 @@ export interface WorkspaceOptions {
   /**
    * A long-lived engine (the extension's, the MCP server's): after a briefing, the decision records
    * are read in the background so the next briefing of any scope reads none
-   * (ops/decision-record-cache.ts). Off for one-shot processes, which then exit at once.
+   * (operations/decision-record-cache.ts). Off for one-shot processes, which then exit at once.
    */
   keepRecordsWarm?: boolean;
 }
@@ -72,7 +72,7 @@ export class FolderStore {
   readonly archive: ArchiveIndex;
   /** Handoff records read or written, by id, each with the stat it had then. */
   readonly handoffRecords: HandoffRecords;
-  /** The search index, made by the first search (ops/search-ops.ts) and kept current by each one after. */
+  /** The search index, made by the first search (operations/search-ops.ts) and kept current by each one after. */
   searchIndex?: SearchIndex;
   readonly textIndex?: () => TextIndex;
   readonly searchWorker: { script?: string; minRecords?: number } | false;
