@@ -319,7 +319,8 @@ function installHostTools() {
 
 async function lintSuite({ out = reporter() } = {}) {
   const checks = [
-    ['eslint', [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--max-warnings', '0', '.']],
+    // Every rule is an error but max-lines (a file of src/ over 400 lines), which ESLint prints as a warning.
+    ['eslint', [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.']],
     // Prettier's cache (node_modules/.cache/prettier) keys each file by its content and the options:
     // formatting is a pure function of both. (ESLint gets none: its type-aware rules read other files.)
     [

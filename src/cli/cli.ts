@@ -301,8 +301,7 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
       const how = parsed.dirGiven ? 'the folder --dir names' : 'the current folder; --dir names another';
       await refuseReadWithoutFolder(parsed.op, workspace.root, () => workspace.exists(), workspace.route?.linked ? `${workspace.route.reason}` : how);
     }
-    const result =
-      parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
+    const result = parsed.op === 'init' ? await workspace.init() : await workspace.run(parsed.op, parsed.input);
     out.write((parsed.json ? JSON.stringify(result, null, 2) : renderText(parsed.op, result, workspace.now())) + '\n');
     // A claim another agent holds is an answer, not an error, but scripts and hooks need to tell: exit 4.
     if (parsed.op === 'claim' && (result as { granted?: boolean }).granted === false) return 4;

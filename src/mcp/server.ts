@@ -92,7 +92,7 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
     const input = alias ? aliasInput(alias, known) : known;
     await refuseReadWithoutFolder(op, engine.root, () => engine.exists(), 'the folder the server was started for (--dir, else its working folder)');
-    const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, input);
+    const result = await engine.run(op, input);
     return text(withIgnoredFields(asToolResult(tool.op, result), ignored));
   } catch (error) {
     const code = isTwiningError(error) ? error.code : 'INTERNAL_ERROR';
@@ -137,7 +137,7 @@ export async function createServer(options: McpServerOptions): Promise<{ server:
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
   const { server, settled, engine } = await createServer(options);
-  // Agents' SessionStart hooks on this project ask this warm engine for their briefing (core/session-start-server.ts).
+  // Agents' SessionStart hooks on this project ask this warm engine for their briefing (agents/session-start/session-start-server.ts).
   const sessionStarts = new SessionStartServer(
     engine.root,
     work => work(engine),

@@ -110,7 +110,7 @@ export async function sessionStart(input: HookInput, o: HookOptions): Promise<Ho
   if (quick) return quick;
   const request = { agent_id: o.agentId, role: roleOf(input), scope: o.scope, ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}) };
   // An engine already running on the project (the extension's, `twining mcp`'s) answers warm
-  // (core/session-start-server.ts); without one, or when it fails, this process loads its own.
+  // (agents/session-start/session-start-server.ts); without one, or when it fails, this process loads its own.
   const asked = process.env.TWINING_NOW ? undefined : await askRunningEngine(o.root, { v: 1, op: 'session-start', ...request }, ASK_RUNNING_MS);
   let answer =
     asked?.ok === true && typeof asked.text === 'string' && typeof asked.offset === 'number' ? { text: asked.text, offset: asked.offset } : undefined;

@@ -116,7 +116,7 @@ export class TwiningFolder {
 
   /**
    * Agents' SessionStart hooks ask this warm engine for their briefing over a local socket instead
-   * of loading one themselves (core/session-start-server.ts), while the folder is trusted (the
+   * of loading one themselves (agents/session-start/session-start-server.ts), while the folder is trusted (the
    * answer registers the agent and records the briefing) and has `.twining/`.
    */
   private serveSessionStarts(): void {

@@ -1,5 +1,5 @@
 /**
- * `twining migrate` both ways (src/core/ops/migrate-ops.ts), nothing lost. Followed from
+ * `twining migrate` both ways (src/core/migrate/migrate-ops.ts), nothing lost. Followed from
  * twining-mcp's own migration (daveangulo/twining-mcp: src/migrate/forward.ts and config-edit.ts at
  * 75b67af2, reverse.ts at dfd6adde, verify.ts at 49d10113, cli.ts at 166a69df;
  * src/storage/sync/record-export.ts at 0b79c990, record-ingest.ts at 4b698631), with the rows and
