@@ -378,18 +378,21 @@ async function e2eLane(selected, results, hostTools, checksDone) {
   if (suites.length === 0) return;
   const opened = hostTools.then(() => require('./e2e-session').openSession(require('./setup-host').ensureHost()));
   opened.catch(() => {}); // a failed install or start crashes each suite with the reason
-  const options = async () => ({ env: { ...process.env, ...(await opened).env } });
+  // The suite's banner (if named) once the session is there: the lane may wait minutes for the install.
+  const options = async suite => {
+    const session = await opened;
+    if (suite) banner(`${suite} tests`);
+    return { env: { ...process.env, ...session.env } };
+  };
   try {
     if (suites.includes('host')) {
-      banner('host tests');
-      await runSuite('host', async () => summarySuite('run-host-tests.js', [], await options()), results);
+      await runSuite('host', async () => summarySuite('run-host-tests.js', [], await options('host')), results);
     }
     if (suites.includes('ui')) {
-      banner('ui tests');
       await runSuite(
         'ui',
         async () => {
-          const shared = await summarySuite('run-ui-tests.js', ['--not-exclusive'], await options());
+          const shared = await summarySuite('run-ui-tests.js', ['--not-exclusive'], await options('ui'));
           await checksDone;
           console.log('ui: the files that rebuild dist/ (the checks lane is done)');
           const exclusive = await summarySuite('run-ui-tests.js', ['--exclusive'], await options());
