@@ -240,7 +240,7 @@ function runTapFile(file, tapDir, out) {
  * node --test, one process per file, as many at once as there are cores. The sqlite-*.test.js
  * files come last and first wait for `hostTools` (a host tool install under way: Node 24 is one of them).
  */
-async function unitSuite({ out = reporter(), hostTools = Promise.resolve() } = {}) {
+async function unitSuite({ out = reporter(), hostTools = Promise.resolve(), e2eRunning = () => false } = {}) {
   const dir = path.join(REPO, 'out', 'unit');
   const all = fs.existsSync(dir)
     ? fs
@@ -255,8 +255,12 @@ async function unitSuite({ out = reporter(), hostTools = Promise.resolve() } = {
   fs.mkdirSync(tapDir, { recursive: true });
   const results = [];
   const queue = [...files];
-  const workers = Array.from({ length: Math.min(files.length, Math.max(1, os.availableParallelism?.() ?? os.cpus().length)) }, async () => {
+  const workers = Array.from({ length: Math.min(files.length, Math.max(1, os.availableParallelism?.() ?? os.cpus().length)) }, async (_, i) => {
     while (queue.length) {
+      // While the end-to-end suites run, one file at a time: their tests wait with timeouts, and a
+      // host test timed out (20 s) when the unit files took both cores of a busy machine.
+      while (i > 0 && queue.length && e2eRunning()) await new Promise(resolve => setTimeout(resolve, 500));
+      if (!queue.length) break;
       const file = queue.shift();
       if (needsSqliteNode(file)) await hostTools;
       const r = await runTapFile(file, tapDir, out);
@@ -361,10 +365,10 @@ async function runSuite(suite, fn, results) {
  * The checks lane: lint, then unit, each printed as one block when it ends (the e2e lane streams
  * beside it; everything streams with TWINING_TEST_VERBOSE=1).
  */
-async function checksLane(selected, results, hostTools) {
+async function checksLane(selected, results, hostTools, e2eRunning) {
   for (const suite of ['lint', 'unit'].filter(s => selected.includes(s))) {
     const out = reporter(!VERBOSE);
-    await runSuite(suite, () => (suite === 'lint' ? lintSuite({ out }) : unitSuite({ out, hostTools })), results);
+    await runSuite(suite, () => (suite === 'lint' ? lintSuite({ out }) : unitSuite({ out, hostTools, e2eRunning })), results);
     banner(`${suite} tests (${results[suite].seconds} s)`);
     out.flush();
   }
@@ -374,23 +378,29 @@ async function checksLane(selected, results, hostTools) {
  * The e2e lane: once the host tools are installed, one shared server and browser (scripts/e2e-session.js)
  * for the host runs, then the UI files; the UI files that rebuild dist/ after `checksDone`.
  */
-async function e2eLane(selected, results, hostTools, checksDone) {
+async function e2eLane(selected, results, hostTools, checksDone, state) {
   const suites = ['host', 'ui'].filter(s => selected.includes(s));
   if (suites.length === 0) return;
-  const opened = hostTools.then(() => require('./e2e-session').openSession(require('./setup-host').ensureHost()));
+  const opened = hostTools.then(() => {
+    state.running = true;
+    return require('./e2e-session').openSession(require('./setup-host').ensureHost());
+  });
   opened.catch(() => {}); // a failed install or start crashes each suite with the reason
-  const options = async () => ({ env: { ...process.env, ...(await opened).env } });
+  // The suite's banner (if named) once the session is there: the lane may wait minutes for the install.
+  const options = async suite => {
+    const session = await opened;
+    if (suite) banner(`${suite} tests`);
+    return { env: { ...process.env, ...session.env } };
+  };
   try {
     if (suites.includes('host')) {
-      banner('host tests');
-      await runSuite('host', async () => summarySuite('run-host-tests.js', [], await options()), results);
+      await runSuite('host', async () => summarySuite('run-host-tests.js', [], await options('host')), results);
     }
     if (suites.includes('ui')) {
-      banner('ui tests');
       await runSuite(
         'ui',
         async () => {
-          const shared = await summarySuite('run-ui-tests.js', ['--not-exclusive'], await options());
+          const shared = await summarySuite('run-ui-tests.js', ['--not-exclusive'], await options('ui'));
           await checksDone;
           console.log('ui: the files that rebuild dist/ (the checks lane is done)');
           const exclusive = await summarySuite('run-ui-tests.js', ['--exclusive'], await options());
@@ -402,6 +412,7 @@ async function e2eLane(selected, results, hostTools, checksDone) {
   } finally {
     const session = await opened.catch(() => undefined);
     if (session) await session.close();
+    state.running = false;
   }
 }
 
@@ -437,12 +448,14 @@ async function main() {
   }
   // A failed install is reported by the suites that need it.
   hostTools.catch(() => {});
+  const e2eState = { running: false }; // the unit suite takes one core while the e2e lane runs
   const checks = checksLane(
     selected,
     results,
     hostTools.catch(() => {}),
+    () => e2eState.running,
   );
-  const e2e = e2eLane(selected, results, hostTools, checks);
+  const e2e = e2eLane(selected, results, hostTools, checks, e2eState);
   await Promise.all([checks, e2e]);
 
   banner(
