@@ -21,6 +21,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { ensureSessionsDir, fileSafe, readJsonFile, sessionsDir, writeJsonFile } from './session-files';
 import { isTwoXFolder } from './two-x-folder';
+import { readBytes, readText } from './read-file';
 import { readForHookIndex, sqliteFolderStamp } from './sqlite-hook-read';
 
 /** A record's field as text: a string as it is, anything else (a malformed record) as JSON. */
@@ -107,15 +108,9 @@ function parseLines(text: string): Record<string, unknown>[] {
 
 /** Bytes [from, to) of a file, cut back to the last complete line. */
 async function readRange(file: string, from: number, to: number): Promise<{ text: string; end: number }> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(to - from);
-    const { bytesRead } = await handle.read(buffer, 0, to - from, from);
-    const last = buffer.lastIndexOf(10, bytesRead - 1);
-    return last < 0 ? { text: '', end: from } : { text: buffer.toString('utf8', 0, last + 1), end: from + last + 1 };
-  } finally {
-    await handle.close();
-  }
+  const buffer = (await readBytes(file, 'log', from, to)) ?? Buffer.alloc(0);
+  const last = buffer.lastIndexOf(10, buffer.length - 1);
+  return last < 0 ? { text: '', end: from } : { text: buffer.toString('utf8', 0, last + 1), end: from + last + 1 };
 }
 
 const bucketFile = (twiningDir: string, kind: 'd' | 'w', key: string) => path.join(dirOf(twiningDir), `${kind}-${fileSafe(key)}.json`);
@@ -205,7 +200,7 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
   if (!meta || identity !== meta.blackboard.identity || size < meta.blackboard.offset) {
     // No index yet, or the blackboard was rewritten: read both whole, once.
     const { text, end } = size ? await readRange(blackboardFile, 0, size) : { text: '', end: 0 };
-    const items = dst ? (JSON.parse(await fs.readFile(decisionsFile, 'utf8').catch(() => '[]')) as unknown) : [];
+    const items = dst ? (JSON.parse((await readText(decisionsFile, 'index').catch(() => undefined)) ?? '[]') as unknown) : [];
     await writeHookIndex(twiningDir, {
       decisionsStat: statKey(dst),
       blackboard: { identity, offset: end },
@@ -218,7 +213,7 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
     if (meta.decisions_stat !== statKey(dst)) {
       let items: unknown = [];
       try {
-        items = dst ? JSON.parse(await fs.readFile(decisionsFile, 'utf8')) : [];
+        items = dst ? JSON.parse((await readText(decisionsFile, 'index')) ?? '[]') : [];
       } catch {
         items = [];
       }

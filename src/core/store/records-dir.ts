@@ -12,7 +12,8 @@
  */
 import { promises as fs, Stats } from 'fs';
 import * as path from 'path';
-import { closeSync, constants as fsConstants, fstatSync, openSync, readFileSync, statSync } from 'fs';
+import { statSync } from 'fs';
+import { readTextSync } from './read-file';
 import { mapChunked } from './parallel-io';
 import { isRecord, readJson, writeAtomic } from './files';
 import { recordText } from './record-text';
@@ -95,17 +96,11 @@ export const statOrUndefined = (file: string): Stats | undefined => {
  * says why, retrying a file caught half-written.
  */
 export function readRecordFileSync(file: string, id: string): StoredRecord | undefined {
-  let fd: number | undefined;
   try {
-    fd = openSync(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
-    if (!fstatSync(fd).isFile()) return undefined;
-    const text = readFileSync(fd, 'utf8');
-    const value: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    const value: unknown = JSON.parse(readTextSync(file, 'record') ?? '');
     return isRecord(value) && value.id === id ? (value as StoredRecord) : undefined;
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
