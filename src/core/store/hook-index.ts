@@ -23,6 +23,7 @@ import { ensureSessionsDir, fileSafe, readJsonFile, sessionsDir, writeJsonFile }
 import { isTwoXFolder } from './two-x-folder';
 import { readBytes, readText } from './read-file';
 import { readForHookIndex, sqliteFolderStamp } from './sqlite-hook-read';
+import { stampOf } from './version-stamp';
 
 /** A record's field as text: a string as it is, anything else (a malformed record) as JSON. */
 const textOf = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : (JSON.stringify(v) ?? ''));
@@ -46,7 +47,6 @@ const SHORT = '_short';
 /** `blackboard.identity` of an index made from a 2.x folder's database. */
 const SQLITE = 'sqlite';
 const dirOf = (twiningDir: string) => path.join(sessionsDir(twiningDir), DIR);
-const statKey = (st: { size: number; mtimeMs: number; ino: number } | undefined) => (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing');
 
 /** The bucket of a scope or file: its first two folders ("src/auth/"), or `_short`. */
 export function bucketOf(p: string): string {
@@ -202,7 +202,7 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
     const { text, end } = size ? await readRange(blackboardFile, 0, size) : { text: '', end: 0 };
     const items = dst ? (JSON.parse((await readText(decisionsFile, 'index').catch(() => undefined)) ?? '[]') as unknown) : [];
     await writeHookIndex(twiningDir, {
-      decisionsStat: statKey(dst),
+      decisionsStat: stampOf(dst),
       blackboard: { identity, offset: end },
       decisions: indexDecisions(items),
       entries: parseLines(text),
@@ -210,7 +210,7 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
     meta = (await readJsonFile<Meta>(metaFile))!;
   } else {
     let changed = false;
-    if (meta.decisions_stat !== statKey(dst)) {
+    if (meta.decisions_stat !== stampOf(dst)) {
       let items: unknown = [];
       try {
         items = dst ? JSON.parse((await readText(decisionsFile, 'index')) ?? '[]') : [];
@@ -218,7 +218,7 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
         items = [];
       }
       meta.decision_keys = await writeAll(twiningDir, 'd', group(indexDecisions(items), decisionKeys), meta.decision_keys);
-      meta.decisions_stat = statKey(dst);
+      meta.decisions_stat = stampOf(dst);
       changed = true;
     }
     if (size > meta.blackboard.offset) {

@@ -17,6 +17,7 @@ import { readTextSync } from './read-file';
 import { mapChunked } from './parallel-io';
 import { isRecord, readJson, writeAtomic } from './files';
 import { recordText } from './record-text';
+import { stampOf } from './version-stamp';
 
 export type RecordKind = 'posts' | 'decisions' | 'entities' | 'relations' | 'handoffs';
 export const RECORD_KINDS: readonly RecordKind[] = ['posts', 'decisions', 'entities', 'relations', 'handoffs'];
@@ -110,8 +111,6 @@ export interface FileSeen {
   key: string;
 }
 
-export const statKey = (st: Stats) => `${st.ino}:${st.size}:${st.mtimeMs}`;
-
 /**
  * Every record file of one kind, by id, with its stat key: one listing per folder (posts: per month
  * folder) and one stat per file. `dirKeys` receives each folder's own stat key (a file added,
@@ -128,12 +127,12 @@ export async function listKind(dir: string, kind: RecordKind, dirKeys?: Map<stri
 export async function listFolder(folder: string, into: Map<string, FileSeen>, dirKeys?: Map<string, string>): Promise<void> {
   const st = await fs.stat(folder).catch(() => undefined);
   if (!st?.isDirectory()) return;
-  dirKeys?.set(folder, statKey(st));
+  dirKeys?.set(folder, stampOf(st));
   const names = (await fs.readdir(folder).catch(() => [] as string[])).sort().filter(name => name.endsWith('.json') && !name.startsWith('.'));
   // The files stated a chunk at a time (synchronous stats are several times faster), in the listing's order.
   const files = names.map(name => folder + path.sep + name);
   const stats = await mapChunked(files, statOrUndefined);
   names.forEach((name, i) => {
-    if (stats[i]?.isFile()) into.set(name.slice(0, -5), { file: files[i], key: statKey(stats[i]) });
+    if (stats[i]?.isFile()) into.set(name.slice(0, -5), { file: files[i], key: stampOf(stats[i]) });
   });
 }
