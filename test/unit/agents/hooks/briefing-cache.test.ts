@@ -1,5 +1,5 @@
 /**
- * SessionStart's briefing cache (src/hook/briefing-cache.ts), run as a host runs the hook: a
+ * SessionStart's briefing cache (src/core/store/briefing-cache.ts), run as a host runs the hook: a
  * second session start of the same agent on a folder nobody wrote to is answered with the same
  * briefing by dist/hook.js alone (a copy of it without dist/core.js beside it answers, so the
  * engine is not loaded), records the new briefing, and any write to the folder makes the next
