@@ -6,14 +6,15 @@
  * failure there is written to `.twining/sessions/register-error.log`; the next PostToolUse that is
  * due registers again.
  */
-import { readFileSync, openSync, closeSync } from 'fs';
+import { openSync, closeSync } from 'fs';
+import { readTextSync } from '../../core/store/read-file';
 import * as path from 'path';
 
 export const REGISTER_FLAG = '--register-in-background';
 
 function registeredRecently(twiningDir: string, agentId: string, now: Date, freshMs: number): boolean {
   try {
-    const list = JSON.parse(readFileSync(path.join(twiningDir, 'agents', 'registry.json'), 'utf8')) as unknown;
+    const list = JSON.parse(readTextSync(path.join(twiningDir, 'agents', 'registry.json'), 'index') ?? '[]') as unknown;
     if (!Array.isArray(list)) return false;
     const me = list.find(a => a && typeof a === 'object' && (a as { agent_id?: unknown }).agent_id === agentId) as { last_active?: unknown } | undefined;
     const at = typeof me?.last_active === 'string' ? Date.parse(me.last_active) : NaN;

@@ -26,7 +26,7 @@ import { registerInBackground } from './background-register';
 import { claimSeam } from './claim-seam';
 import { isTwoXFolder } from '../../core/store/two-x-folder';
 import { postedSince, readDecision } from '../../core/store/sqlite-hook-read';
-import { readTextSync } from '../../core/store/read-file';
+import { readText, readTextSync } from '../../core/store/read-file';
 
 export type StopMode = 'block' | 'remind' | 'off';
 
@@ -193,7 +193,7 @@ export async function postToolUse(input: HookInput, o: HookOptions): Promise<Hoo
 /** Whether the session's agent wrote to the blackboard (a record, post, decision or handoff) since `since`. */
 async function recordedSince(twiningDir: string, state: SessionState, since: string): Promise<boolean> {
   if (state.recorded_at && state.recorded_at >= since) return true;
-  const marker = await fs.readFile(path.join(twiningDir, '.last-record'), 'utf8').catch(() => '');
+  const marker = (await readText(path.join(twiningDir, '.last-record'), 'config').catch(() => undefined)) ?? '';
   if (/^\d+$/.test(marker.trim()) && Number(marker.trim()) * 1000 >= Date.parse(since)) return true;
   if (isTwoXFolder(twiningDir)) return postedSince(twiningDir, state.agent_id, since);
   const lines = await blackboardSince(twiningDir, state.blackboard_offset);

@@ -14,6 +14,7 @@ import type { TwiningEngine } from '../../core/engine/engine';
 import { briefingText } from '../../core/text/briefing-text';
 import { fingerprint, keepBriefing } from '../../core/store/briefing-cache';
 import { hookIndexUsable, indexDecisions, writeHookIndex } from '../../core/store/hook-index';
+import { stampOf } from '../../core/store/version-stamp';
 
 export interface SessionStartRequest {
   agent_id: string;
@@ -65,7 +66,7 @@ export async function startSession(
     if (st && bst && bst.size === offset && !(await hookIndexUsable(twiningDir))) {
       const decisions = (await engine.decisions({ status: ['active', 'provisional'] })).decisions;
       await writeHookIndex(twiningDir, {
-        decisionsStat: `${st.ino}:${st.size}:${st.mtimeMs}`,
+        decisionsStat: stampOf(st),
         blackboard: { identity: `${bst.dev}:${bst.ino}`, offset },
         decisions: indexDecisions(decisions),
         entries: engine.blackboard.entries,

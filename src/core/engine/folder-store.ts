@@ -26,6 +26,7 @@ import { writeRefusal } from './write-trust';
 import type { AgentRecord, DecisionIndexEntry } from '../records';
 import type { SearchIndex } from '../search/search-index';
 import type { TextIndex } from '../search/text-index';
+import { stampOf } from '../store/version-stamp';
 
 export interface WorkspaceOptions {
   /** The clock; every timestamp, liveness and expiry is computed from it. */
@@ -296,13 +297,13 @@ export class FolderStore {
   /** Whether config.yml is as last read (one stat). */
   async configIsCurrent(): Promise<boolean> {
     const st = await fs.stat(this.layout.config).catch(() => undefined);
-    return this.configCache?.key === (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing');
+    return this.configCache?.key === stampOf(st);
   }
 
   /** The configuration, re-read whenever config.yml changes. */
   async config(): Promise<Config> {
     const st = await fs.stat(this.layout.config).catch(() => undefined);
-    const key = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing';
+    const key = stampOf(st);
     if (this.configCache?.key !== key) {
       // A config.yml that cannot be read (a directory, a FIFO, no permission) means the defaults, with a warning.
       const text = st

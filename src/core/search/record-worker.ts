@@ -5,35 +5,24 @@
  * fields search indexes, or null for a file it could not read as a JSON object: the engine then
  * reads that one itself and says what is wrong with it.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'fs';
+import { readTextSync } from '../store/read-file';
 import { parentPort, workerData } from 'worker_threads';
-import { isRecord, withoutBom } from '../store/files';
+import { isRecord } from '../store/files';
 import { INDEXED_FIELDS, type IndexedFields } from './record-reader';
 
-/** Larger files are left to the engine (it refuses them with a message). */
-const MAX_BYTES = 16 * 1024 * 1024;
-
 function read(file: string): IndexedFields | null {
-  let fd: number;
+  let text: string | undefined;
   try {
-    // Non-blocking: opening a FIFO put where a record belongs must not hang the thread.
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    // Bounded (store/read-file.ts): a FIFO, a device or an oversized file where a record belongs
+    // is left to the engine, which refuses it with a message.
+    text = readTextSync(file, 'record');
   } catch {
     return null;
   }
-  let text: string;
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_BYTES) return null;
-    text = readFileSync(fd, 'utf8');
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  if (text === undefined) return null;
   let value: unknown;
   try {
-    value = JSON.parse(withoutBom(text));
+    value = JSON.parse(text);
   } catch {
     return null;
   }

@@ -14,7 +14,8 @@
  * leaves a line without its `\n`; the next append starts on a new line, so the torn line stays one
  * unreadable line that every reader skips.
  */
-import { Stats, promises as fs, readFileSync } from 'fs';
+import { Stats, promises as fs } from 'fs';
+import { readBytes, readTextSync } from './read-file';
 import { ioError, toJsonlLine, withoutBom, writeAtomic } from './files';
 import { prune } from '../rules/claims';
 
@@ -55,7 +56,7 @@ export function claimsInLogText(text: string): object[] {
 /** The claims of the log at `file`, read synchronously; none when it is missing or unreadable. */
 export function readClaimLogSync(file: string): object[] {
   try {
-    return claimsInLogText(readFileSync(file, 'utf8'));
+    return claimsInLogText(readTextSync(file, 'log') ?? '');
   } catch {
     return [];
   }
@@ -239,17 +240,5 @@ function sameAs(a: Seen | undefined, b: Seen): boolean {
 
 /** The bytes of `file` in [start, end) (fewer if it is shorter now). */
 async function readRange(file: string, start: number, end: number): Promise<Buffer> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(Math.max(0, end - start));
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, start + filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
+  return (await readBytes(file, 'log', start, end)) ?? Buffer.alloc(0);
 }

@@ -20,7 +20,7 @@
  * `checkPath` is the hook's read path, from a new process per tool call: node's fs and the pure
  * rules only (no zod, no yaml, no engine), two small reads.
  */
-import { readFileSync } from 'fs';
+import { readTextSync } from './read-file';
 import * as path from 'path';
 import { ClaimView, DEFAULT_GONE_AFTER_MS, claimConflicts, isClaim, viewOf } from '../rules/claims';
 import { normaliseTarget } from '../rules/claim-paths';
@@ -33,7 +33,7 @@ export function claimsFileOf(dir: string): string {
 
 function readArray(file: string): unknown[] {
   try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+    const value: unknown = JSON.parse(readTextSync(file, 'index') ?? '[]');
     return Array.isArray(value) ? value : [];
   } catch {
     // Missing, unreadable or mid-edit by hand: no claims to check against (the engine reports it).

@@ -2,12 +2,11 @@
  * File primitives: exact serialisation (docs/format.md §Serialisation), atomic whole-file rewrites, exclusive
  * creation, and tolerant reads of `.json` files that another program may be rewriting in place.
  */
-import { promises as fs, constants as fsConstants, Stats, open as openFile, fstat as fstatFile, read as readFile, close as closeFile } from 'fs';
-import { promisify } from 'util';
-import { constants as bufferConstants } from 'buffer';
+import { promises as fs, constants as fsConstants, Stats } from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { TwiningError } from '../errors';
+import { assertLinkInside, kindOfPath, notRegularError, readText } from './read-file';
 
 /** `*.json`: two-space indent, no trailing newline. */
 export function toJsonText(value: unknown): string {
@@ -46,22 +45,8 @@ export async function createExclusive(target: string, content: string): Promise<
   }
 }
 
-/** "a FIFO", "a directory", … for a message about a path that is not a regular file. */
-function kindOf(st: Stats): string {
-  if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a FIFO (named pipe)';
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
-  if (st.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
-
 /** The refusal of a path that is not a regular file (`outcome`: what was not done, for a write). */
-function notRegular(target: string, st: Stats, outcome = ''): TwiningError {
-  return new TwiningError(
-    'CORRUPT',
-    `${target} is ${kindOf(st)}, not a regular file; Twining neither reads nor writes it (replace it with a regular file)${outcome}`,
-  );
-}
+const notRegular = (target: string, st: Stats, outcome = '') => notRegularError(target, st, outcome);
 
 /**
  * Opens `target` for reading if it is a regular file; undefined when it does not exist. A FIFO, a
@@ -70,8 +55,14 @@ function notRegular(target: string, st: Stats, outcome = ''): TwiningError {
  */
 export async function openRegular(target: string): Promise<fs.FileHandle | undefined> {
   let handle: fs.FileHandle;
+  let linked = false;
   try {
-    handle = await fs.open(target, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+    // A final link is not followed until it is known to stay inside .twining/ (read-file.ts).
+    handle = await fs.open(target, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOFOLLOW ?? 0)).catch(async error => {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOOP' || !fsConstants.O_NOFOLLOW) throw error;
+      linked = true;
+      return fs.open(target, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -84,75 +75,26 @@ export async function openRegular(target: string): Promise<fs.FileHandle | undef
     await handle.close();
     throw notRegular(target, st);
   }
+  if (linked)
+    try {
+      assertLinkInside(target);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   return handle;
 }
-
-/** fs's callback functions as promises: a descriptor, not a FileHandle (see readTextIfExists). */
-const openFd = promisify(openFile);
-const fstatFd = promisify(fstatFile);
-const readFd = promisify(readFile);
-const closeFd = promisify(closeFile);
-
-/** The largest buffer this runtime allocates. */
-const MAX_BUFFER = bufferConstants.MAX_LENGTH;
 
 const BOM = 0xfeff;
 /** Text without a leading byte-order mark (an editor may add one; docs/format.md §Serialisation writes none). */
 export const withoutBom = (text: string) => (text.charCodeAt(0) === BOM ? text.slice(1) : text);
 
 /**
- * The text of a regular file without its BOM; undefined when it does not exist. Refuses what
- * `openRegular` refuses, the same way. Read through the callback API on a descriptor: a small file
- * (a decision record) took 2.5 times as long through a promise FileHandle, and the Context view
- * reads dozens of records for a file, the search index ten thousand.
+ * The text of a regular file of the record without its BOM; undefined when it does not exist.
+ * Read through read-file.ts, with the limit of what the file's name says it holds (`kindOfPath`).
  */
 export async function readTextIfExists(target: string): Promise<string | undefined> {
-  let fd: number;
-  try {
-    fd = await openFd(target, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  let text: string;
-  try {
-    text = await readWhole(target, fd);
-  } catch (error) {
-    await closeFd(fd).catch(() => undefined);
-    throw error;
-  }
-  await closeFd(fd);
-  return withoutBom(text);
-}
-
-/** All of an open file's text (see readTextIfExists). */
-async function readWhole(target: string, fd: number): Promise<string> {
-  const tooLarge = (size: number) => new TwiningError('CORRUPT', `${target} is too large to read as text (${size} bytes); it was left untouched`);
-  const st = await fstatFd(fd);
-  if (!st.isFile()) throw notRegular(target, st);
-  if (st.size + 1 > MAX_BUFFER) throw tooLarge(st.size);
-  // One byte more than its size: a file that grew since (rewritten in place) is read to its end.
-  let buffer = Buffer.allocUnsafe(st.size + 1);
-  let filled = 0;
-  for (;;) {
-    const { bytesRead: n } = await readFd(fd, buffer, filled, buffer.length - filled, filled);
-    // Ended by a read that came short once the size seen was reached, or by one that read nothing
-    // (a file system may return less than asked before the end: reading goes on then).
-    const end = n === 0 || (n < buffer.length - filled && filled + n >= st.size);
-    filled += n;
-    if (end) break;
-    if (filled === buffer.length) {
-      if (filled * 2 > MAX_BUFFER) throw tooLarge(filled);
-      const bigger = Buffer.allocUnsafe(filled * 2);
-      buffer.copy(bigger, 0, 0, filled);
-      buffer = bigger;
-    }
-  }
-  try {
-    return buffer.toString('utf8', 0, filled);
-  } catch {
-    throw tooLarge(filled); // beyond the longest string this runtime makes
-  }
+  return readText(target, kindOfPath(target));
 }
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));

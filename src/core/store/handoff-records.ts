@@ -3,14 +3,13 @@
  * read or written. The stat is how the engine tells its own writes from other processes' writes:
  * a record whose stat is the one this engine last saw has not changed, whoever reports it.
  */
-import { promises as fs, Stats } from 'fs';
+import { promises as fs } from 'fs';
 import { isRecord, readJson, toJsonText, writeAtomic } from './files';
 import type { Layout } from './layout';
 import { TwiningError } from '../errors';
 import { checkUlid } from '../schemas/schemas';
 import type { HandoffRecord } from '../records';
-
-const statKey = (st: Stats) => `${st.ino}:${st.size}:${st.mtimeMs}`;
+import { stampOf } from './version-stamp';
 
 export class HandoffRecords {
   /** By id: the stat key when last read or written, and the record (or why it could not be read). */
@@ -31,7 +30,7 @@ export class HandoffRecords {
     const file = this.layout.handoff(id);
     const st = await fs.stat(file).catch(() => undefined);
     if (!st) return undefined;
-    const key = statKey(st);
+    const key = stampOf(st);
     const cached = this.known.get(id);
     if (cached?.key === key) {
       if (cached.error !== undefined) throw cached.error as Error;
@@ -58,7 +57,7 @@ export class HandoffRecords {
     const file = this.layout.handoff(id);
     await replace(file, toJsonText(record));
     const st = await fs.stat(file).catch(() => undefined);
-    if (st) this.known.set(id, { key: statKey(st), record });
+    if (st) this.known.set(id, { key: stampOf(st), record });
     this.bump(id);
   }
 
@@ -67,7 +66,7 @@ export class HandoffRecords {
     const cached = this.known.get(id);
     if (!cached) return true;
     const st = await fs.stat(this.layout.handoff(id)).catch(() => undefined);
-    return st !== undefined && statKey(st) === cached.key;
+    return st !== undefined && stampOf(st) === cached.key;
   }
 
   /**

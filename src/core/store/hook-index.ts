@@ -21,7 +21,9 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { ensureSessionsDir, fileSafe, readJsonFile, sessionsDir, writeJsonFile } from './session-files';
 import { isTwoXFolder } from './two-x-folder';
+import { readBytes, readText } from './read-file';
 import { readForHookIndex, sqliteFolderStamp } from './sqlite-hook-read';
+import { stampOf } from './version-stamp';
 
 /** A record's field as text: a string as it is, anything else (a malformed record) as JSON. */
 const textOf = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : (JSON.stringify(v) ?? ''));
@@ -45,7 +47,6 @@ const SHORT = '_short';
 /** `blackboard.identity` of an index made from a 2.x folder's database. */
 const SQLITE = 'sqlite';
 const dirOf = (twiningDir: string) => path.join(sessionsDir(twiningDir), DIR);
-const statKey = (st: { size: number; mtimeMs: number; ino: number } | undefined) => (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing');
 
 /** The bucket of a scope or file: its first two folders ("src/auth/"), or `_short`. */
 export function bucketOf(p: string): string {
@@ -107,15 +108,9 @@ function parseLines(text: string): Record<string, unknown>[] {
 
 /** Bytes [from, to) of a file, cut back to the last complete line. */
 async function readRange(file: string, from: number, to: number): Promise<{ text: string; end: number }> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(to - from);
-    const { bytesRead } = await handle.read(buffer, 0, to - from, from);
-    const last = buffer.lastIndexOf(10, bytesRead - 1);
-    return last < 0 ? { text: '', end: from } : { text: buffer.toString('utf8', 0, last + 1), end: from + last + 1 };
-  } finally {
-    await handle.close();
-  }
+  const buffer = (await readBytes(file, 'log', from, to)) ?? Buffer.alloc(0);
+  const last = buffer.lastIndexOf(10, buffer.length - 1);
+  return last < 0 ? { text: '', end: from } : { text: buffer.toString('utf8', 0, last + 1), end: from + last + 1 };
 }
 
 const bucketFile = (twiningDir: string, kind: 'd' | 'w', key: string) => path.join(dirOf(twiningDir), `${kind}-${fileSafe(key)}.json`);
@@ -205,9 +200,9 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
   if (!meta || identity !== meta.blackboard.identity || size < meta.blackboard.offset) {
     // No index yet, or the blackboard was rewritten: read both whole, once.
     const { text, end } = size ? await readRange(blackboardFile, 0, size) : { text: '', end: 0 };
-    const items = dst ? (JSON.parse(await fs.readFile(decisionsFile, 'utf8').catch(() => '[]')) as unknown) : [];
+    const items = dst ? (JSON.parse((await readText(decisionsFile, 'index').catch(() => undefined)) ?? '[]') as unknown) : [];
     await writeHookIndex(twiningDir, {
-      decisionsStat: statKey(dst),
+      decisionsStat: stampOf(dst),
       blackboard: { identity, offset: end },
       decisions: indexDecisions(items),
       entries: parseLines(text),
@@ -215,15 +210,15 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
     meta = (await readJsonFile<Meta>(metaFile))!;
   } else {
     let changed = false;
-    if (meta.decisions_stat !== statKey(dst)) {
+    if (meta.decisions_stat !== stampOf(dst)) {
       let items: unknown = [];
       try {
-        items = dst ? JSON.parse(await fs.readFile(decisionsFile, 'utf8')) : [];
+        items = dst ? JSON.parse((await readText(decisionsFile, 'index')) ?? '[]') : [];
       } catch {
         items = [];
       }
       meta.decision_keys = await writeAll(twiningDir, 'd', group(indexDecisions(items), decisionKeys), meta.decision_keys);
-      meta.decisions_stat = statKey(dst);
+      meta.decisions_stat = stampOf(dst);
       changed = true;
     }
     if (size > meta.blackboard.offset) {

@@ -11,6 +11,7 @@ import { overlaps } from '../scope';
 import { ScopePositions } from './scope-positions';
 import type { BlackboardEntry, HandoffIndexLine } from '../records';
 import { isResolved } from '../rules/resolution';
+import { stampOf } from './version-stamp';
 
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
 export class Blackboard {
@@ -258,8 +259,7 @@ export class JsonArrayFile<T> {
 
   private async statKey(): Promise<string> {
     try {
-      const st = await fs.stat(this.path);
-      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+      return stampOf(await fs.stat(this.path));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       return 'missing';

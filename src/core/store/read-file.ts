@@ -51,7 +51,7 @@ export const READ_LIMITS: Record<ReadKind, number> = {
 
 const kindOf = (st: Stats) =>
   st.isFIFO()
-    ? 'a FIFO'
+    ? 'a FIFO (named pipe)'
     : st.isCharacterDevice() || st.isBlockDevice()
       ? 'a device'
       : st.isDirectory()
@@ -91,7 +91,7 @@ function folderOf(file: string): string | undefined {
 const within = (root: string, p: string) => p === root || p.startsWith(root + path.sep);
 
 /** Refuses a link at `file` whose target lies outside its `.twining` folder (judged by real paths). */
-function checkLink(file: string): void {
+export function assertLinkInside(file: string): void {
   const folder = folderOf(file);
   if (!folder) return;
   let real: string;
@@ -105,23 +105,40 @@ function checkLink(file: string): void {
   if (!within(root, real)) throw outsideError(file, real, folder);
 }
 
+/** What a file of `.twining/` holds, by its name: the limit its reads get. */
+export function kindOfPath(file: string): ReadKind {
+  const name = path.basename(file);
+  if (name === 'config.yml') return 'config';
+  const parts = file.split(/[\\/]/);
+  if (parts[parts.lastIndexOf('.twining') + 1] === 'sessions') return 'session';
+  if (name.endsWith('.jsonl')) return 'log';
+  if (name === 'index.json' || name === 'registry.json' || name === 'entities.json' || name === 'relations.json') return 'index';
+  return 'record';
+}
+
 const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
 const NOFOLLOW = fsConstants.O_NOFOLLOW ?? 0;
 
-/** Opens for reading without following a final link; a link is checked, then followed. */
-function openSyncChecked(file: string): number {
+/**
+ * Opens for reading; `linked` when the final component is a link (an open that does not follow
+ * links failed), which `checkOpened` then holds to the folder.
+ */
+function openSyncChecked(file: string): { fd: number; linked: boolean } {
   try {
-    return openSync(file, OPEN_FLAGS | NOFOLLOW);
+    return { fd: openSync(file, OPEN_FLAGS | NOFOLLOW), linked: false };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOOP' || !NOFOLLOW) throw error;
   }
-  checkLink(file);
-  return openSync(file, OPEN_FLAGS);
+  return { fd: openSync(file, OPEN_FLAGS), linked: true };
 }
 
-/** The open file's size after checking it is a regular file within `limit`. */
-function checkOpened(file: string, st: Stats, limit: number): number {
+/**
+ * The open file's size after checking it is a regular file (what it is comes first: a link to
+ * /dev/zero is "a device"), within `limit`, and, reached through a link, inside its folder.
+ */
+function checkOpened(file: string, st: Stats, limit: number, linked: boolean): number {
   if (!st.isFile()) throw notRegularError(file, st);
+  if (linked) assertLinkInside(file);
   if (st.size > limit) throw tooLargeError(file, st.size, limit);
   return st.size;
 }
@@ -158,14 +175,15 @@ const text = (bytes: Buffer) => {
 /** The bytes of a regular file of the record (see above); undefined when it does not exist. */
 export function readBytesSync(file: string, kind: ReadKind, limit = READ_LIMITS[kind]): Buffer | undefined {
   let fd: number;
+  let linked: boolean;
   try {
-    fd = openSyncChecked(file);
+    ({ fd, linked } = openSyncChecked(file));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
     throw error;
   }
   try {
-    const size = checkOpened(file, fstatSync(fd), READ_LIMITS[kind]);
+    const size = checkOpened(file, fstatSync(fd), READ_LIMITS[kind], linked);
     return readAllSync(file, fd, size, limit);
   } finally {
     closeSync(fd);
@@ -181,13 +199,15 @@ export function readTextSync(file: string, kind: ReadKind): string | undefined {
 /** The first `n` bytes of a regular file (fewer when it is shorter); undefined when it is missing or not a regular file. */
 export function readHeadSync(file: string, n: number): Buffer | undefined {
   let fd: number;
+  let linked: boolean;
   try {
-    fd = openSyncChecked(file);
+    ({ fd, linked } = openSyncChecked(file));
   } catch {
     return undefined;
   }
   try {
     if (!fstatSync(fd).isFile()) return undefined;
+    if (linked) assertLinkInside(file);
     const buffer = Buffer.alloc(n);
     let filled = 0;
     for (;;) {
@@ -207,14 +227,13 @@ const fstatFd = promisify(fstatCb);
 const readFd = promisify(readCb);
 const closeFd = promisify(closeCb);
 
-async function openChecked(file: string): Promise<number> {
+async function openChecked(file: string): Promise<{ fd: number; linked: boolean }> {
   try {
-    return await openFd(file, OPEN_FLAGS | NOFOLLOW);
+    return { fd: await openFd(file, OPEN_FLAGS | NOFOLLOW), linked: false };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOOP' || !NOFOLLOW) throw error;
   }
-  checkLink(file);
-  return openFd(file, OPEN_FLAGS);
+  return { fd: await openFd(file, OPEN_FLAGS), linked: true };
 }
 
 /**
@@ -223,15 +242,16 @@ async function openChecked(file: string): Promise<number> {
  */
 export async function readBytes(file: string, kind: ReadKind, from = 0, to?: number): Promise<Buffer | undefined> {
   let fd: number;
+  let linked: boolean;
   try {
-    fd = await openChecked(file);
+    ({ fd, linked } = await openChecked(file));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
     throw error;
   }
   try {
     const limit = READ_LIMITS[kind];
-    const size = checkOpened(file, await fstatFd(fd), limit);
+    const size = checkOpened(file, await fstatFd(fd), limit, linked);
     const end = to ?? size;
     let buffer = Buffer.allocUnsafe(Math.max(0, Math.min(end - from + (to === undefined ? 1 : 0), limit + 1)));
     let filled = 0;

@@ -12,10 +12,12 @@
  */
 import { promises as fs, Stats } from 'fs';
 import * as path from 'path';
-import { closeSync, constants as fsConstants, fstatSync, openSync, readFileSync, statSync } from 'fs';
+import { statSync } from 'fs';
+import { readTextSync } from './read-file';
 import { mapChunked } from './parallel-io';
 import { isRecord, readJson, writeAtomic } from './files';
 import { recordText } from './record-text';
+import { stampOf } from './version-stamp';
 
 export type RecordKind = 'posts' | 'decisions' | 'entities' | 'relations' | 'handoffs';
 export const RECORD_KINDS: readonly RecordKind[] = ['posts', 'decisions', 'entities', 'relations', 'handoffs'];
@@ -95,17 +97,11 @@ export const statOrUndefined = (file: string): Stats | undefined => {
  * says why, retrying a file caught half-written.
  */
 export function readRecordFileSync(file: string, id: string): StoredRecord | undefined {
-  let fd: number | undefined;
   try {
-    fd = openSync(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
-    if (!fstatSync(fd).isFile()) return undefined;
-    const text = readFileSync(fd, 'utf8');
-    const value: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    const value: unknown = JSON.parse(readTextSync(file, 'record') ?? '');
     return isRecord(value) && value.id === id ? (value as StoredRecord) : undefined;
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -114,8 +110,6 @@ export interface FileSeen {
   file: string;
   key: string;
 }
-
-export const statKey = (st: Stats) => `${st.ino}:${st.size}:${st.mtimeMs}`;
 
 /**
  * Every record file of one kind, by id, with its stat key: one listing per folder (posts: per month
@@ -133,12 +127,12 @@ export async function listKind(dir: string, kind: RecordKind, dirKeys?: Map<stri
 export async function listFolder(folder: string, into: Map<string, FileSeen>, dirKeys?: Map<string, string>): Promise<void> {
   const st = await fs.stat(folder).catch(() => undefined);
   if (!st?.isDirectory()) return;
-  dirKeys?.set(folder, statKey(st));
+  dirKeys?.set(folder, stampOf(st));
   const names = (await fs.readdir(folder).catch(() => [] as string[])).sort().filter(name => name.endsWith('.json') && !name.startsWith('.'));
   // The files stated a chunk at a time (synchronous stats are several times faster), in the listing's order.
   const files = names.map(name => folder + path.sep + name);
   const stats = await mapChunked(files, statOrUndefined);
   names.forEach((name, i) => {
-    if (stats[i]?.isFile()) into.set(name.slice(0, -5), { file: files[i], key: statKey(stats[i]) });
+    if (stats[i]?.isFile()) into.set(name.slice(0, -5), { file: files[i], key: stampOf(stats[i]) });
   });
 }

@@ -6,6 +6,7 @@
  * (a `.gitignore` of `*`), twining-mcp does not read it (its plugin keeps `.twining/.sessions/`), and
  * the merge driver never sees it. Imports nothing heavy: the hook process loads it on every call.
  */
+import { readText } from './read-file';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { SessionState } from '../records';
@@ -56,7 +57,7 @@ export async function writeJsonFile(file: string, value: unknown, pretty = true)
 
 export async function readJsonFile<T>(file: string): Promise<T | undefined> {
   try {
-    const value = JSON.parse(await fs.readFile(file, 'utf8')) as unknown;
+    const value = JSON.parse((await readText(file, 'session')) ?? '') as unknown;
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as T) : undefined;
   } catch {
     return undefined;

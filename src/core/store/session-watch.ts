@@ -8,6 +8,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { sessionsDir } from './session-files';
+import { stampOf } from './version-stamp';
 
 const isSessionFile = (name: string) => name.startsWith('session-') && name.endsWith('.json');
 
@@ -20,7 +21,7 @@ export class SessionWatch {
 
   private async signature(name: string): Promise<string | undefined> {
     const st = await fs.stat(path.join(sessionsDir(this.twiningDir), name)).catch(() => undefined);
-    return st ? `${st.size}:${st.mtimeMs}` : undefined;
+    return st ? stampOf(st) : undefined;
   }
 
   /** Whether the session file at this project-relative path is as last seen. */

@@ -10,11 +10,12 @@ import * as path from 'path';
 import { appendLineSafely, isRecord, readJson, writeAtomic } from './files';
 import { JsonlFile } from './jsonl';
 import { Delta, Item, StateKind, TwoXState } from './two-x-state';
-import { StoredRecord, statKey, statOrUndefined } from './records-dir';
+import { StoredRecord, statOrUndefined } from './records-dir';
 import { mapChunked, mapParallel } from './parallel-io';
 import { createHash, Hash } from 'crypto';
 import { FileMark, textHash } from './two-x-cache';
 import { ARRAY_FILES, arrayText, blackboardText, decisionIndexText, handoffIndexText, recordFileText } from './one-x-texts';
+import { stampOf } from './version-stamp';
 
 const SUBDIRS = ['decisions', 'handoffs', 'agents', 'graph', 'archive'];
 
@@ -55,13 +56,13 @@ export class TwoXMirror {
 
   private async put(file: string, text: string): Promise<void> {
     await writeAtomic(file, text);
-    this.mark(file, statKey(await fs.stat(file)), this.hashOf(file, text));
+    this.mark(file, stampOf(await fs.stat(file)), this.hashOf(file, text));
   }
 
   /** Writes a file while nothing reads the mirror (`build`): no temporary file and rename. */
   private async putFresh(file: string, text: string): Promise<void> {
     await fs.writeFile(file, text, 'utf8');
-    this.mark(file, statKey(await fs.stat(file)), this.hashOf(file, text));
+    this.mark(file, stampOf(await fs.stat(file)), this.hashOf(file, text));
   }
 
   /** A written file's hash (the blackboard's kept going, so that appending to it keeps it known). */
@@ -78,11 +79,11 @@ export class TwoXMirror {
    */
   private async extendPosts(file: string, text: string, mark: FileMark | undefined): Promise<boolean> {
     const st = mark ? statOrUndefined(file) : undefined;
-    if (!mark || !st || statKey(st) !== mark[0]) return false;
+    if (!mark || !st || stampOf(st) !== mark[0]) return false;
     const bytes = Buffer.from(text, 'utf8');
     if (bytes.length <= st.size || bytes[st.size - 1] !== 0x0a || textHash(bytes.subarray(0, st.size)) !== mark[1]) return false;
     await fs.appendFile(file, bytes.subarray(st.size));
-    this.mark(file, statKey(await fs.stat(file)), this.hashOf(file, bytes));
+    this.mark(file, stampOf(await fs.stat(file)), this.hashOf(file, bytes));
     return true;
   }
 
@@ -123,7 +124,7 @@ export class TwoXMirror {
         const mark = kept.get(this.relative(file));
         const hash = textHash(text);
         const st = mark && mark[1] === hash ? statOrUndefined(file) : undefined;
-        if (!st || statKey(st) !== mark![0]) return true;
+        if (!st || stampOf(st) !== mark![0]) return true;
         this.mark(file, mark![0], file === files[0][0] ? this.hashOf(file, text) : hash);
         return false;
       });
@@ -180,9 +181,9 @@ export class TwoXMirror {
         const file = this.file('blackboard.jsonl');
         const text = items.map(i => i.text + '\n').join('');
         // Still as this mirror wrote it (a known hash and the same stat): its hash goes on with the lines.
-        const known = this.hashes.has(file) && this.postsHash && statKey(await fs.stat(file)) === this.keys.get(file);
+        const known = this.hashes.has(file) && this.postsHash && stampOf(await fs.stat(file)) === this.keys.get(file);
         await appendLineSafely(file, text);
-        this.mark(file, statKey(await fs.stat(file)), known ? this.postsHash!.update(text).copy().digest('base64') : undefined);
+        this.mark(file, stampOf(await fs.stat(file)), known ? this.postsHash!.update(text).copy().digest('base64') : undefined);
         this.lastPostOrder = items[items.length - 1].order;
         await this.blackboard.refresh();
       } else await this.writePosts(state);
@@ -223,7 +224,7 @@ export class TwoXMirror {
       }
       if (result.reloaded) for (const id of state.of('posts').keys()) if (!ids.has(id)) deltas.push({ kind: 'posts', id });
       const file = this.file('blackboard.jsonl');
-      this.mark(file, statKey(await fs.stat(file)));
+      this.mark(file, stampOf(await fs.stat(file)));
     }
     // Decision and handoff records: the files whose stat is not the one written here.
     for (const kind of ['decisions', 'handoffs'] as const) {
@@ -234,7 +235,7 @@ export class TwoXMirror {
         const file = path.join(folder, name);
         const id = name.slice(0, -5);
         present.add(id);
-        const key = statKey(statSync(file));
+        const key = stampOf(statSync(file));
         if (this.keys.get(file) === key) continue;
         const value = await readJson(file, `${kind} record ${id}`);
         this.mark(file, key);
@@ -246,7 +247,7 @@ export class TwoXMirror {
     for (const kind of ['agents', 'entities', 'relations'] as const) {
       const file = this.file(ARRAY_FILES[kind]!);
       const st = await fs.stat(file).catch(() => undefined);
-      const key = st ? statKey(st) : 'missing';
+      const key = st ? stampOf(st) : 'missing';
       if (this.keys.get(file) === key) continue;
       this.mark(file, key);
       const value = st ? await readJson(file, kind) : [];

@@ -9,21 +9,10 @@
  */
 import * as path from 'path';
 import { dataVersion, SqliteDatabase } from './sqlite-db';
-import {
-  FileSeen,
-  RECORD_KINDS,
-  RecordKind,
-  StoredRecord,
-  kindDir,
-  listFolder,
-  listKind,
-  readRecordFile,
-  readRecordFileSync,
-  recordFile,
-  statKey,
-} from './records-dir';
+import { FileSeen, RECORD_KINDS, RecordKind, StoredRecord, kindDir, listFolder, listKind, readRecordFile, readRecordFileSync, recordFile } from './records-dir';
 import { promises as fs } from 'fs';
 import { mapChunked } from './parallel-io';
+import { stampOf } from './version-stamp';
 
 export type StateKind = RecordKind | 'agents';
 
@@ -282,7 +271,7 @@ export class RecordsSource implements Source {
     this.kept.clear();
     const posts = kindDir(this.dir, 'posts');
     const st = await fs.stat(posts).catch(() => undefined);
-    if (st) this.dirKeys.set(posts, statKey(st));
+    if (st) this.dirKeys.set(posts, stampOf(st));
   }
 
   private async read(kind: RecordKind, file: string, id: string): Promise<Item | undefined> {
@@ -320,8 +309,8 @@ export class RecordsSource implements Source {
         if (state.of(kind).has(id)) deltas.push({ kind, id });
         return;
       }
-      if (known.get(id)?.key === statKey(st)) return;
-      known.set(id, { file, key: statKey(st) });
+      if (known.get(id)?.key === stampOf(st)) return;
+      known.set(id, { file, key: stampOf(st) });
       const item = await this.read(kind, file, id);
       if (item && item.text !== state.of(kind).get(id)?.text) deltas.push({ kind, id, item });
     };
@@ -344,7 +333,7 @@ export class RecordsSource implements Source {
         const knownFolders = new Set([...known.values()].map(f => path.dirname(f.file)));
         for (const folder of new Set([...folders, ...knownFolders])) {
           const st = await fs.stat(folder).catch(() => undefined);
-          const key = st ? statKey(st) : 'missing';
+          const key = st ? stampOf(st) : 'missing';
           if (this.dirKeys.get(folder) === key) continue;
           const now = new Map<string, FileSeen>();
           await listFolder(folder, now, this.dirKeys);
