@@ -67,10 +67,20 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-/** The folder holding `.twining/`: `start` or the nearest folder above it that has one. */
+/**
+ * The folder holding `.twining/`: `start` or the nearest folder above it that has one. A
+ * `.twining` that is there but is no folder (a file, a device) is an error that says so: the hook
+ * then exits 1 with the reason on standard error, which the hosts log without blocking the agent.
+ */
 async function projectRoot(start: string): Promise<string | undefined> {
   for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
-    if ((await fs.stat(path.join(dir, '.twining')).catch(() => undefined))?.isDirectory()) return dir;
+    const at = path.join(dir, '.twining');
+    const st = await fs.stat(at).catch(() => undefined);
+    if (st?.isDirectory()) return dir;
+    if (st)
+      throw new Error(
+        `${at} is ${st.isFile() ? 'a file' : 'not a folder'}, so Twining has no record here; move it aside and run \`twining init\` (nothing was read or written)`,
+      );
     if (path.dirname(dir) === dir) return undefined;
   }
 }
