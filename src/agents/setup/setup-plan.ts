@@ -27,9 +27,9 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { CLI_LAUNCHER } from './launcher';
-import { PlannedFile, jsonText, mergeClaudeHooks, mergeVsCodeHooks, planLauncher, readObject, vsCodeHooksEmpty } from '../../mcp/hooks-config';
-import { BEGIN_MARK, END_MARK, PROMPT_FILE, handoffPrompt, withSection } from '../../mcp/agent-instructions';
-import { SERVER_NAME } from '../../mcp/client-config';
+import { PlannedFile, jsonText, mergeClaudeHooks, mergeVsCodeHooks, planLauncher, readObject, vsCodeHooksEmpty } from './hooks-config';
+import { BEGIN_MARK, END_MARK, PROMPT_FILE, handoffPrompt, withSection } from './agent-instructions';
+import { SERVER_NAME } from './client-config';
 
 export const AGENT_HOSTS = ['claude-code', 'vscode', 'cursor', 'codex'] as const;
 export type AgentHost = (typeof AGENT_HOSTS)[number];

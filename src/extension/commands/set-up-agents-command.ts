@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { AGENT_HOSTS, AgentHost, HOST_LABELS, changes, detectHosts, planSetup } from '../../agents/setup/setup-plan';
 import { keepEngineCurrent } from '../../agents/setup/launcher';
-import { applyHooks } from '../../mcp/hooks-config';
+import { applyHooks } from '../../agents/setup/hooks-config';
 import type { TwiningSession } from '../session';
 import { log, setContext } from '../log';
 import { Cancelled, Invocation, quietly } from './command-runner';
