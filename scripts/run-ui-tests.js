@@ -35,6 +35,8 @@ const SERVER_OPTIONS = {
     userSettings: { 'chat.disableAIFeatures': null, 'twining.agentId': CHAT_AGENT_ID },
     env: { TWINING_UI_AGENT_ID: CHAT_AGENT_ID },
   },
+  // A newcomer's first run: a project without .twining/, on the real clock.
+  'walkthrough.test.js': { layout: 'empty', realClock: true },
 };
 
 function runChild(file, env) {
@@ -66,7 +68,7 @@ async function runUiTests({ only = [], screenshotsOut } = {}) {
   for (const f of files) {
     const started = Date.now();
     const root = tempDir('twining-ui-');
-    const ws = makeWorkspace(root, 'folder');
+    const ws = makeWorkspace(root, (SERVER_OPTIONS[f] || {}).layout || 'folder');
     const summaryFile = path.join(root, 'summary.json');
     let server;
     let crashed = false; // no summary from the test file: the server's log may tell why
@@ -82,13 +84,15 @@ async function runUiTests({ only = [], screenshotsOut } = {}) {
           host,
           workspaceOrFolderUri: ws.open,
           extensionDevelopmentPath: REPO,
-          env: { TWINING_NOW },
+          env: extra.realClock ? {} : { TWINING_NOW },
           ...(extra.installExtensions ? { installExtensions: extra.installExtensions } : {}),
           ...(extra.userSettings ? { userSettings: extra.userSettings } : {}),
         });
         Object.assign(env, extra.env || {});
         console.log(`ui: ${f} (workbench ${server.baseUrl})`);
         Object.assign(env, { TWINING_UI_URL: server.url(), TWINING_UI_WORKSPACE: ws.folders[0] });
+        // The server's per-user configuration folder: a hook the workbench's host would run sees this one.
+        env.TWINING_UI_CONFIG_HOME = server.dirs.xdgConfig;
       }
       const code = await runChild(path.join(dir, f), env);
       let summary;

@@ -1,18 +1,18 @@
 /**
  * *Set Up Agents*: `twining setup` in the editor. One command wires every agent host the folder
  * uses (agents/setup/setup-plan.ts; VS Code's own always): the MCP server, the hooks and the
- * instructions. Run by hand it opens each change as a diff and writes only what the person
- * accepts; `{remove?, hosts?, folder?}` writes without asking. It also records this installation
+ * instructions. Run by hand it opens a preview of every change (a diff per file) and writes only
+ * what the person accepts; `{remove?, hosts?, folder?}` writes without asking. It also records this installation
  * in the per-user file the committed launcher reads (agents/setup/launcher.ts).
  */
 import * as vscode from 'vscode';
 import { AGENT_HOSTS, AgentHost, HOST_LABELS, changes, detectHosts, planSetup } from '../../agents/setup/setup-plan';
 import { keepEngineCurrent } from '../../agents/setup/launcher';
-import { applyHooks } from '../../agents/setup/hooks-config';
+import { applyHooks, lineDiff } from '../../agents/setup/hooks-config';
 import type { TwiningSession } from '../session';
 import { log, setContext } from '../log';
 import { Cancelled, Invocation, quietly } from './command-runner';
-import { folderOf, showDiffs } from './agent-setup-commands';
+import { folderOf } from './agent-setup-commands';
 
 export const AGENTS_WIRED_CONTEXT = 'twining.walkthrough.agentsWired';
 
@@ -51,16 +51,27 @@ export async function setUpAgents(inv: Invocation, ctx: TwiningSession) {
     return { written, hosts: chosen, removed: remove, folder: folder.root };
   }
   if (inv.mode !== 'args') {
-    await showDiffs(
-      folder,
-      changing.map(f => ({ relative: f.relative, file: f.file, current: f.before, next: f.after ?? '' })),
-    );
+    // One preview of every change (a diff per file, as `twining setup` prints it): one editor opens
+    // at once where a diff editor per file (up to ten) kept the question waiting.
+    const preview = changing
+      .map(f => {
+        const lines = lineDiff(f.before, f.after)
+          .split('\n')
+          .map(l => (l.startsWith('+ ') ? '+' : l.startsWith('- ') ? '-' : ' ') + l.slice(2));
+        return [
+          `--- ${f.before === undefined ? '/dev/null' : `a/${f.relative}`}`,
+          `+++ ${f.after === undefined ? '/dev/null' : `b/${f.relative}`}`,
+          ...lines,
+        ].join('\n');
+      })
+      .join('\n');
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ content: preview + '\n', language: 'diff' }), { preview: true });
     const choice = await vscode.window.showInformationMessage(
       `${remove ? 'Take Twining out of' : 'Set up'} ${names} in ${folder.name}? ${changing.length} file(s) change.`,
       {
         modal: true,
         detail:
-          'The diff editors show each file now and with Twining; other settings, hooks and servers are kept. The files name no path of this machine (the commands run .agents/twining/, to commit with them), so they work for your whole team.',
+          'The preview shows each file’s change; other settings, hooks and servers are kept. The files name no path of this machine (the commands run .agents/twining/, to commit with them), so they work for your whole team.',
       },
       remove ? 'Remove' : 'Set Up',
     );
