@@ -1,5 +1,5 @@
 /**
- * The records of the `.twining/` folder (FORMAT.md §4) and the results of the operations (§5, §6).
+ * The records of the `.twining/` folder (docs/format.md §Files) and the results of the operations (docs/format.md §Rules, docs/format.md §Tools).
  * Field names and key order are twining-mcp's. Records read from disk may carry fields we do not
  * know; they are kept (the index signature) and written back untouched.
  */
@@ -214,7 +214,7 @@ export interface VerifyResult {
   chain: string[];
 }
 
-/** A knowledge graph entity (`graph/entities.json`, FORMAT.md §4.8). */
+/** A knowledge graph entity (`graph/entities.json`, docs/format.md §Knowledge graph). */
 export interface GraphEntity extends Extra {
   id: string;
   name: string;
@@ -259,4 +259,8 @@ export interface SessionState {
   /** When the host said the session waits for the person (a permission prompt, an idle prompt), and why. */
   waiting_since?: string;
   waiting_reason?: string;
+  /** The work tree the session runs in, when it is a linked worktree of the repository (core/git/record-location.ts). */
+  worktree?: string;
+  /** The branch checked out where the session runs. */
+  branch?: string;
 }

@@ -1,5 +1,5 @@
 /**
- * What the two directions of `twining migrate` share (ops/migrate-ops.ts says what they do): the
+ * What the two directions of `twining migrate` share (migrate/migrate-ops.ts says what they do): the
  * report, the folder checks and the wording of what was and was not written.
  */
 import { promises as fs } from 'fs';
@@ -92,7 +92,7 @@ export function stoppedError(error: unknown, what: string): TwiningError {
   return new TwiningError(code, `${message}. ${what}`, error instanceof TwiningError ? error.details : undefined);
 }
 
-/** The 1.x files a writer locks (FORMAT.md §3.1), in the engine's order, each with its content when missing. */
+/** The 1.x files a writer locks (docs/format.md §Which lock for which write), in the engine's order, each with its content when missing. */
 export function oneXLockTargets(layout: Layout): [string, string][] {
   return [
     [layout.decisionIndex, '[]'],

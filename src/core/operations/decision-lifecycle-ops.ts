@@ -1,5 +1,5 @@
 /**
- * A decision's life after it is recorded (FORMAT.md §5.9): why (which decisions explain a file,
+ * A decision's life after it is recorded (docs/format.md §Decisions): why (which decisions explain a file,
  * folder or symbol), reconsider, override and promote. Each transition changes the record and its
  * index entry, and posts its blackboard entry, under the decision index and blackboard locks, so
  * that it happens whole or not at all; records and entries match what twining-mcp writes.
@@ -34,7 +34,7 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<{ de
   const args = ctx.validate('why', input);
   // Archived decisions (twining-mcp 2.x's archive_stale) are left out, as twining-mcp leaves them out; unarchive brings them back.
   const matching = (await ctx.decisionIndex.get()).filter(d => d.status !== 'archived' && decisionAffects(d, args.scope));
-  // Queries load the records of the matching index entries; an entry whose file is missing is skipped (FORMAT.md §4.3).
+  // Queries load the records of the matching index entries; an entry whose file is missing is skipped (docs/format.md §Decision index).
   const records = (await mapBounded(matching, d => readDecisionRecord(ctx, d.id).catch(() => undefined))).filter((r): r is DecisionRecord => r !== undefined);
   records.sort(newestFirst);
   return {

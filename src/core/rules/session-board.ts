@@ -3,7 +3,7 @@
  * the person coordinating them, from each session's state file (`.twining/sessions/`, written by
  * `twining hook`) and the time of asking. Pure: the caller reads the files and the clock.
  *
- * - liveness: the session's last hook call, with the agents' liveness thresholds (§5.2);
+ * - liveness: the session's last hook call, with the agents' liveness thresholds (docs/format.md §Liveness);
  * - waiting: the agent's turn ended (its host ran Stop and Twining let it stop), or the host said
  *   it waits for the user (Claude Code's Notification), and nothing happened since;
  * - unrecorded: the session edited files after the last time its agent recorded its work (a
@@ -34,6 +34,8 @@ export interface SessionView extends Pick<
   | 'waiting_reason'
   | 'ended_at'
   | 'recorded_at'
+  | 'worktree'
+  | 'branch'
 > {
   liveness: Liveness;
   /** Edited files after its last record and stopped: the person should ask for a record or a handoff. */
@@ -81,6 +83,8 @@ export function sessionBoard(
       ...(stopped ? { ended_at: s.ended_at } : {}),
       unrecorded,
       ...(recorded ? { recorded_at: recorded } : {}),
+      ...(typeof s.worktree === 'string' ? { worktree: s.worktree } : {}),
+      ...(typeof s.branch === 'string' ? { branch: s.branch } : {}),
     });
   }
   return views.sort((a, b) => order[a.liveness] - order[b.liveness] || (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0));

@@ -1,6 +1,6 @@
 /**
  * *Set Up Agent Hooks*: Twining's hooks for VS Code's agents (`.github/hooks/twining.json`) and
- * Claude Code (`.claude/settings.json`), merged into what is there (mcp/hooks-config.ts), each
+ * Claude Code (`.claude/settings.json`), merged into what is there (agents/setup/hooks-config.ts), each
  * change shown as a diff before anything is written; `{remove: true}` takes them out again. The
  * hooks run the project's launcher (.agents/twining/hook.js), which finds this installation
  * through the per-user file the extension keeps current (agents/setup/launcher.ts).
