@@ -44,6 +44,8 @@ const SERVER_OPTIONS = {
     userSettings: { 'chat.disableAIFeatures': null, 'twining.agentId': CHAT_AGENT_ID },
     env: { TWINING_UI_AGENT_ID: CHAT_AGENT_ID },
   },
+  // A newcomer's first run: a project without .twining/, on the real clock.
+  'walkthrough.test.js': { layout: 'empty', realClock: true },
 };
 
 function runChild(file, env) {
@@ -85,7 +87,7 @@ async function runUiTests({ only = [], exclusive, screenshotsOut } = {}) {
   async function runFile(f) {
     const started = Date.now();
     const root = tempDir('twining-ui-');
-    const ws = makeWorkspace(root, 'folder');
+    const ws = makeWorkspace(root, (SERVER_OPTIONS[f] || {}).layout || 'folder');
     const summaryFile = path.join(root, 'summary.json');
     let server;
     let crashed = false; // no summary from the test file: the server's log may tell why
@@ -102,7 +104,7 @@ async function runUiTests({ only = [], exclusive, screenshotsOut } = {}) {
               host,
               workspaceOrFolderUri: ws.open,
               extensionDevelopmentPath: REPO,
-              env: { TWINING_NOW },
+              env: extra.realClock ? {} : { TWINING_NOW },
               ...(extra.installExtensions ? { installExtensions: extra.installExtensions } : {}),
               ...(extra.userSettings ? { userSettings: extra.userSettings } : {}),
             })
@@ -110,6 +112,8 @@ async function runUiTests({ only = [], exclusive, screenshotsOut } = {}) {
         Object.assign(env, extra?.env || {});
         console.log(`ui: ${f} (workbench ${server.baseUrl}${extra ? ', a server of its own' : ''})`);
         Object.assign(env, { TWINING_UI_URL: server.url({ workspaceOrFolderUri: ws.open }), TWINING_UI_WORKSPACE: ws.folders[0] });
+        // The server's per-user configuration folder: a hook the workbench's host would run sees this one.
+        env.TWINING_UI_CONFIG_HOME = server.dirs.xdgConfig;
       }
       const code = await runChild(path.join(dir, f), env);
       let summary;

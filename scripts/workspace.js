@@ -58,6 +58,7 @@ function tempDir(prefix) {
 /**
  * A workspace of the given layout inside `root`:
  *  - 'folder': root/demo-project (one folder with .twining);
+ *  - 'empty': root/demo-project without .twining;
  *  - 'multi-root': root/api and root/web (each with .twining) and root/demo.code-workspace;
  *  - 'two-x': root/team (twining-mcp 2.x's SQLite folder: twining.db and records/) and root/clone
  *    (the same without the database, as a fresh clone has it) and root/two-x.code-workspace, built by
@@ -67,6 +68,11 @@ function tempDir(prefix) {
 function makeWorkspace(root, layout = 'folder', { node } = {}) {
   if (layout === 'folder') {
     const folder = makeProject(path.join(root, 'demo-project'));
+    return { open: folder, folders: [folder] };
+  }
+  if (layout === 'empty') {
+    // A newcomer's project: source files, no .twining/ yet (the walkthrough's UI test).
+    const folder = makeProject(path.join(root, 'demo-project'), { twining: false });
     return { open: folder, folders: [folder] };
   }
   if (layout === 'multi-root') {

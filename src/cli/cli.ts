@@ -20,6 +20,7 @@ import { renderText } from './cli-text';
 import { GIT_COMMANDS, isGitCommand, runGitCommand } from './git-commands';
 import { CLIENTS, MCP_CLIENTS, clientSnippet, currentRuntime, isMcpClient, mcpLaunch } from '../agents/setup/client-config';
 import { hooksSetup } from './hooks-setup-command';
+import { setupCommand } from './setup-command';
 import { migrateCommand } from './migrate-command';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
@@ -236,6 +237,7 @@ function help(op?: string): string {
     '  mcp'.padEnd(16) + 'Serve every operation as an MCP tool over standard input and output',
     '  mcp-config'.padEnd(16) + `Print the MCP client configuration that starts \`twining mcp\` (${MCP_CLIENTS.join(', ')})`,
     '  hook'.padEnd(16) + 'Answer an agent hook event (SessionStart, PreToolUse, PostToolUse, Stop) from JSON on standard input',
+    '  setup'.padEnd(16) + 'Wire the agent hosts this project uses (Claude Code, VS Code, Cursor, Codex): MCP server, hooks, instructions (--check, --remove)',
     '  hooks-setup'.padEnd(16) + "Install Twining's agent hooks for VS Code (.github/hooks/twining.json) and Claude Code (.claude/settings.json)",
     '  migrate'.padEnd(16) + "Convert .twining/ between twining-mcp's layouts: files → sqlite, or back with --reverse (--dry-run: say what, write nothing)",
     ...OPERATION_NAMES.map(n => `  ${n}`.padEnd(16) + (inputs[n].description ?? '')),
@@ -260,7 +262,8 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   if (argv[0] === 'mcp') return mcp(argv.slice(1), out, err);
   if (argv[0] === 'mcp-config') return mcpConfig(argv.slice(1), out, err);
   if (argv[0] === 'migrate') return migrateCommand(argv.slice(1), out, err);
-  if (argv[0] === 'hooks-setup') return hooksSetup(argv.slice(1), path.join(__dirname, 'hook.js'), out, err);
+  if (argv[0] === 'setup') return setupCommand(argv.slice(1), __dirname, out, err);
+  if (argv[0] === 'hooks-setup') return hooksSetup(argv.slice(1), __dirname, out, err);
   if (argv[0] === 'hook') return (require(path.join(__dirname, 'hook.js')) as typeof import('../agents/hooks/hook-main')).runHook(argv.slice(1));
   if (isGitCommand(argv[0])) return runGitCommand(argv[0], argv.slice(1), out, err);
   let parsed: Parsed;

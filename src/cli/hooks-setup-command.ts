@@ -2,14 +2,16 @@
  * `twining hooks-setup [--dir <folder>] [--remove] [--dry-run] [--on-stop block|remind|off]`:
  * installs (or removes) Twining's agent hooks for VS Code's agents and Claude Code in a project
  * (agents/setup/hooks-config.ts), merged into the files that are there, and prints each change as a diff.
+ * `twining setup` does this and the rest (MCP servers, instructions, every host); this stays for
+ * scripts that call it.
  */
 import * as path from 'path';
 import { applyHooks, lineDiff, planHooks } from '../agents/setup/hooks-config';
-import { currentRuntime } from '../agents/setup/client-config';
+import { engineFile, keepEngineCurrent } from '../agents/setup/launcher';
 
 const USAGE = 'twining hooks-setup [--dir <folder>] [--remove] [--dry-run] [--on-stop block|remind|off]';
 
-export async function hooksSetup(argv: string[], hookScript: string, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+export async function hooksSetup(argv: string[], distDir: string, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
   let dir = '.';
   let remove = false;
   let dryRun = false;
@@ -39,8 +41,10 @@ export async function hooksSetup(argv: string[], hookScript: string, out: NodeJS
   }
   const root = path.resolve(dir);
   try {
-    const runtime = currentRuntime();
-    const plan = await planHooks(root, remove ? undefined : { execPath: runtime.execPath, hookScript, electron: runtime.electron, extra });
+    const plan = await planHooks(root, remove ? undefined : { extra });
+    // The hooks' launcher finds this installation through the per-user file (agents/setup/launcher.ts).
+    if (!remove && !dryRun && (await keepEngineCurrent(distDir)))
+      out.write(`Recorded this installation (${distDir}) in ${engineFile()} (yours alone, not in the project).\n`);
     const changing = plan.filter(p => p.before !== p.after);
     if (changing.length === 0) {
       out.write(remove ? 'No Twining hooks to remove.\n' : "Twining's hooks are already set up; nothing changed.\n");
@@ -52,7 +56,7 @@ export async function hooksSetup(argv: string[], hookScript: string, out: NodeJS
         `${dryRun ? 'Would ' + what : what === 'delete' ? 'Deleted' : what === 'create' ? 'Created' : 'Changed'} ${path.relative(root, p.file)}:\n${lineDiff(p.before, p.after)}\n\n`,
       );
     }
-    if (!dryRun) await applyHooks(plan);
+    if (!dryRun) await applyHooks(plan, root);
     return 0;
   } catch (error) {
     err.write(`twining: hooks-setup: ${(error as Error).message}\n`);

@@ -32,6 +32,8 @@ import { FileAnnotations } from './editor/file-annotations';
 import { Inbox } from './editor/inbox';
 import { registerMcpProvider } from './tools/mcp-provider';
 import { ClaimsEditor } from './editor/claims-editor';
+import { WalkthroughProgress } from './editor/walkthrough-progress';
+import { keepEngineCurrent } from '../agents/setup/launcher';
 import { registerPanelSerializers } from './webview/panel-serializers';
 
 /** When this module finished loading (the bundle's own load time ends here). */
@@ -116,6 +118,13 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   // The inbox's first look learns what is already there (the status bar counts it); later arrivals notify.
   inbox.start(600);
   claimsModel.start();
+  // The walkthrough's steps complete by themselves (editor/walkthrough-progress.ts).
+  const walkthrough = new WalkthroughProgress(folders, agents, handoffs);
+  context.subscriptions.push(walkthrough);
+  walkthrough.start();
+  // The per-user file the projects' committed hook launcher reads (agents/setup/launcher.ts):
+  // this installation, so that an update of the extension moves it along. Tests leave it alone.
+  if (context.extensionMode !== vscode.ExtensionMode.Test) inBackground('recording the installation for agent hooks', keepEngineCurrent(__dirname));
   inBackground(
     'listing the Twining folders',
     folders.ready().then(() =>

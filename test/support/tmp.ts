@@ -33,6 +33,14 @@ if (process.env.TWINING_CACHE_DIR === undefined) {
   made.push(process.env.TWINING_CACHE_DIR);
 }
 
+// The per-user file the hook launcher reads (src/agents/setup/launcher.ts) goes to a folder of this
+// test run too: `twining setup` and `hooks-setup` write it, and the user's own must stay as it is.
+if (!process.env.TWINING_TEST_CONFIG_HOME) {
+  process.env.TWINING_TEST_CONFIG_HOME = process.env.XDG_CONFIG_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-config-'));
+  process.env.APPDATA = process.env.XDG_CONFIG_HOME;
+  made.push(process.env.XDG_CONFIG_HOME);
+}
+
 /** A new empty project folder `…/demo-project` in os.tmpdir(), removed when the process exits. */
 export function tempProject(name = 'demo-project'): string {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-rel-'));

@@ -8,87 +8,25 @@
 // Steps: test/ui/steps.ts.
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Page } from 'playwright-core';
 import {
-  answerInputBox,
   closeQuickInput,
   expandPane,
   launchWorkbench,
   openFile,
   openViewContainer,
-  pickQuickItem,
   runCommand,
   screenshot,
   sleep,
-  stableQuickInputState,
   waitForRows,
   waitForWorkbench,
 } from './workbench';
-import { page, readJsonl, runSteps, step, uiRun, useWorkbench } from './steps';
+import { createHandoffFlow, page, readJsonl, runSteps, step, uiRun, useWorkbench } from './steps';
 
 const includesAll = (rows: string[], expected: string[]) => expected.every(e => rows.some(r => r.includes(e)));
 
 const AGENTS = ['backend-dev', 'frontend-dev', 'reviewer', 'tester'];
 const DELEGATIONS = ['Write integration tests for the JWT refresh flow', 'Review the API rate-limiting design'];
 const HANDOFFS = ['JWT auth middleware implemented', 'Login form ready for review'];
-
-/**
- * The Create Handoff flow, answered by what each prompt asks (title / placeholder / prompt), so
- * that the order of the steps may change. Spec (src/extension/commands/handoff-commands.ts): scope pick
- * (file / folders / whole project) → snapshot preview pick (attach / none / back) → summary input
- * → results: status pick + description input, repeated, then "Done" → target agent pick.
- */
-async function createHandoffFlow(p: Page, answers: { summary: string; description: string; target: string; scope: string }): Promise<string[]> {
-  const seen: string[] = [];
-  let resultsGiven = 0;
-  let last = '';
-  const started = Date.now();
-  const deadline = started + 60000;
-  while (Date.now() < deadline) {
-    // Wait for the next prompt (or for the quick input to close: the flow is over).
-    let state = await stableQuickInputState(p);
-    const waitUntil = Date.now() + 10000;
-    while ((!state.visible || signature(state) === last) && Date.now() < waitUntil) {
-      await sleep(150);
-      state = await stableQuickInputState(p);
-      if (!state.visible && seen.length > 0 && Date.now() > waitUntil - 8500) break;
-    }
-    if (!state.visible) {
-      if (seen.length === 0) throw new Error('Create Handoff showed no prompt');
-      return seen;
-    }
-    if (signature(state) === last) throw new Error(`the prompt did not move on: ${JSON.stringify(state)}`);
-    last = signature(state);
-    const ask = `${state.title} | ${state.placeholder} | ${state.message}`;
-    seen.push(`+${((Date.now() - started) / 1000).toFixed(1)} s ${ask}`);
-    const isPick = state.items.length > 0;
-    if (isPick && /^Workspace folder/i.test(state.placeholder)) {
-      await pickQuickItem(p, /./);
-    } else if (isPick && /^Scope/i.test(state.placeholder)) {
-      await pickQuickItem(p, answers.scope);
-    } else if (isPick && state.items.some(i => /Attach this snapshot/i.test(i))) {
-      await pickQuickItem(p, /Attach this snapshot/i);
-    } else if (isPick && /result/i.test(state.title) && !/Done/i.test(state.placeholder) && resultsGiven === 0) {
-      await pickQuickItem(p, /^completed\b/i);
-    } else if (isPick && /Done/i.test(state.placeholder + state.items.join(' ')) && resultsGiven > 0) {
-      await pickQuickItem(p, /^Done\b/i);
-    } else if (isPick && /Hand over to|agent/i.test(state.placeholder)) {
-      await pickQuickItem(p, new RegExp(`\\b${answers.target}\\b`));
-    } else if (!isPick && /handing over|summary/i.test(ask)) {
-      await answerInputBox(p, answers.summary);
-    } else if (!isPick && /result|done or attempted/i.test(ask)) {
-      await answerInputBox(p, answers.description);
-      resultsGiven++;
-    } else {
-      throw new Error(`unexpected prompt: ${JSON.stringify(state)}`);
-    }
-  }
-  throw new Error(`Create Handoff did not finish within 60 s; prompts: ${JSON.stringify(seen)}`);
-}
-
-function signature(s: { title: string; placeholder: string; message: string; items: string[] }): string {
-  return JSON.stringify([s.title, s.placeholder, s.message, s.items.slice(0, 8)]);
-}
 
 function readHandoffIndex(folder: string): { summary: string; target_agent?: string; scope?: string; id: string }[] {
   return readJsonl(path.join(folder, '.twining', 'handoffs', 'index.jsonl')) as ReturnType<typeof readHandoffIndex>;

@@ -182,7 +182,7 @@ export async function postToolUse(input: HookInput, o: HookOptions): Promise<Hoo
   const due = !state.registered_at || o.now().getTime() - Date.parse(state.registered_at) >= REGISTER_EVERY_MS;
   if (due) {
     // Liveness in the shared registry, at most every two minutes (it takes the registry's lock).
-    const engine = await o.loadCore().openWorkspace(o.root, { now: o.now, warn: () => undefined, project: o.root });
+    const engine = await o.loadCore().openWorkspace(o.root, { now: o.now, warn: m => process.stderr.write(`twining: warning: ${m}\n`), project: o.root });
     await engine.register({ agent_id: o.agentId });
     state.registered_at = now;
   }

@@ -112,7 +112,14 @@ export async function runHook(argv: string[]): Promise<number> {
     // The record to use: any worktree of a repository gives its one shared record, found by
     // reading the .git file and git's commondir, never by running git (core/git/record-location.ts).
     const route = resolveRecord(args.dir ?? input.cwd ?? process.cwd(), { project: args.dir ? undefined : process.env.TWINING_PROJECT });
-    if (!(await fs.stat(route.dir).catch(() => undefined))?.isDirectory()) return 0;
+    // A `.twining` that is there but no folder (a file, a device) is an error that says so: exit 1 with
+    // the reason on standard error, which both hosts log without blocking the agent.
+    const found = await fs.stat(route.dir).catch(() => undefined);
+    if (found && !found.isDirectory())
+      throw new Error(
+        `${route.dir} is ${found.isFile() ? 'a file' : 'not a folder'}, so Twining has no record here; move it aside and run \`twining init\` (nothing was read or written)`,
+      );
+    if (!found) return 0;
     const options: HookOptions = {
       root: route.projectRoot,
       worktree: route.worktree ?? route.projectRoot,

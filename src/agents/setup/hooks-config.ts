@@ -8,13 +8,24 @@
  *  - Claude Code reads `.claude/settings.json`: `{"hooks": {"<Event>": [{"matcher": "Edit|Write",
  *    "hooks": [{"type": "command", "command", "timeout"}]}]}}` (code.claude.com/docs/en/hooks,
  *    "Configuration"). Other keys and other hooks there are kept as they are.
- * Each command runs dist/hook.js with the runtime that runs this program and names its host
- * (`--host`): VS Code reads `.claude/settings.json` too, and the Claude Code copy stays silent there.
- * Twining's entries are recognised by that command shape, so setting up again replaces them
- * (idempotent) and `remove` takes out exactly them.
+ * Each command runs the project's committed launcher (`node .agents/twining/hook.js`, see
+ * agents/setup/launcher.ts), which finds the Twining installed for whoever runs it: no path of one
+ * machine and no version is written, so the files work in a teammate's clone and after updates.
+ * Each names its host (`--host`): VS Code reads `.claude/settings.json` too, and the Claude Code
+ * copy stays silent there.
+ * Paths in the commands: VS Code runs a hook command in the repository's root (its hooks page,
+ * code.visualstudio.com/docs/copilot/customization/hooks: `cwd` is "relative to the repository
+ * root"); Claude Code runs it in the session's current folder and documents `$CLAUDE_PROJECT_DIR`
+ * for scripts kept in the project (code.claude.com/docs/en/hooks, "Reference scripts by path":
+ * `"$CLAUDE_PROJECT_DIR"/.claude/hooks/...`). Some Claude Code versions leave that variable unset
+ * (anthropics/claude-code#33815), so the command falls back to the current folder: `${CLAUDE_PROJECT_DIR:-.}`.
+ * Twining's entries are recognised by that command shape (and by the absolute `…/dist/hook.js`
+ * commands earlier versions wrote), so setting up again replaces them (idempotent) and `remove`
+ * takes out exactly them.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
+import { CLI_LAUNCHER, HOOK_LAUNCHER, launcherFiles } from './launcher';
 
 export type HookHost = 'vscode' | 'claude-code';
 export const SETUP_EVENTS = ['SessionStart', 'PreToolUse', 'PostToolUse', 'Stop', 'SubagentStop', 'UserPromptSubmit'] as const;
@@ -22,19 +33,20 @@ export const SETUP_EVENTS = ['SessionStart', 'PreToolUse', 'PostToolUse', 'Stop'
 const CLAUDE_ONLY_EVENTS = ['Notification'] as const;
 
 export interface HookCommandOptions {
-  /** The runtime (node, or Electron run as node) and the hook bundle, absolute. */
-  execPath: string;
-  hookScript: string;
-  electron: boolean;
   /** Options passed to every hook: e.g. ['--on-stop', 'remind']. */
   extra?: string[];
 }
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
 
+/** The launcher as each host's command finds it (see above). */
+const LAUNCHER_IN: Record<HookHost, string> = {
+  vscode: HOOK_LAUNCHER,
+  'claude-code': `"\${CLAUDE_PROJECT_DIR:-.}"/${HOOK_LAUNCHER}`,
+};
+
 export function hookCommand(o: HookCommandOptions, host: HookHost, event: string): string {
-  const env = o.electron ? 'ELECTRON_RUN_AS_NODE=1 ' : '';
-  return `${env}${quote(o.execPath)} ${quote(o.hookScript)} ${event} ${[...(o.extra ?? []), '--host', host].map(quote).join(' ')}`;
+  return `node ${LAUNCHER_IN[host]} ${event} ${[...(o.extra ?? []), '--host', host].map(quote).join(' ')}`;
 }
 
 /** Whether a command is one of Twining's hooks (any install location). */
@@ -123,34 +135,78 @@ async function readObject(file: string): Promise<{ text?: string; value?: Json }
   return { text: raw, value };
 }
 
+/** Whether a merged VS Code hook file holds nothing but an empty `hooks`. */
+export function vsCodeHooksEmpty(v: Json): boolean {
+  return Object.keys(v).length === 1 && isObject(v.hooks) && Object.keys(v.hooks).length === 0;
+}
+
+/**
+ * The launcher files a plan needs (`need`), or the ones it can take out: `hook.js` goes with the
+ * hooks; `cli.js` (the MCP servers' launcher) only when `keepCli` is false; `package.json` when
+ * neither launcher stays.
+ */
+export async function planLauncher(root: string, need: { hook: boolean; cli: boolean }): Promise<PlannedFile[]> {
+  return Promise.all(
+    launcherFiles().map(async f => {
+      const file = path.join(root, ...f.relative.split('/'));
+      const before = await fs.readFile(file, 'utf8').catch(() => undefined);
+      const wanted = f.relative.endsWith('/hook.js') ? need.hook : f.relative.endsWith('/cli.js') ? need.cli : need.hook || need.cli;
+      return { file, before, after: wanted ? f.text : undefined };
+    }),
+  );
+}
+
 /** What setting up (or, with `o` undefined, removing) the hooks would change in `root`, file by file. */
 export async function planHooks(root: string, o: HookCommandOptions | undefined): Promise<PlannedFile[]> {
   const vscodeFile = path.join(root, '.github', 'hooks', 'twining.json');
   const claudeFile = path.join(root, '.claude', 'settings.json');
   const [vs, cc] = await Promise.all([readObject(vscodeFile), readObject(claudeFile)]);
   const vsAfter = mergeVsCodeHooks(vs.value, o);
-  const vsEmpty = Object.keys(vsAfter).length === 1 && isObject(vsAfter.hooks) && Object.keys(vsAfter.hooks).length === 0;
   const ccAfter = mergeClaudeHooks(cc.value, o);
+  // Removing the hooks keeps the MCP servers' launcher (cli.js) when it is there.
+  const keepCli = (await fs.stat(path.join(root, ...CLI_LAUNCHER.split('/'))).catch(() => undefined)) !== undefined;
   return [
-    { file: vscodeFile, before: vs.text, after: vsEmpty && !o ? undefined : text(vsAfter) },
+    { file: vscodeFile, before: vs.text, after: vsCodeHooksEmpty(vsAfter) && !o ? undefined : text(vsAfter) },
     {
       file: claudeFile,
       before: cc.text,
       after: !o && Object.keys(ccAfter).length === 0 && cc.text !== undefined ? undefined : cc.text === undefined && !o ? undefined : text(ccAfter),
     },
+    ...(await planLauncher(root, { hook: !!o, cli: keepCli })),
   ];
 }
 
-/** Writes (or deletes) the planned files that change; returns those. */
-export async function applyHooks(plan: PlannedFile[]): Promise<PlannedFile[]> {
+/** Reads a JSON object file (undefined text when missing); an unreadable or non-object file is an error that names it. */
+export { readObject, text as jsonText };
+
+/**
+ * Writes (or deletes) the planned files that change, each whole through a temporary file; a
+ * folder a deletion leaves empty goes too, up to `root`. Returns the changed files.
+ */
+export async function applyHooks(plan: PlannedFile[], root?: string): Promise<PlannedFile[]> {
   const changed = plan.filter(p => p.before !== p.after);
   for (const p of changed) {
-    if (p.after === undefined) await fs.rm(p.file, { force: true });
-    else {
+    if (p.after === undefined) {
+      await fs.rm(p.file, { force: true });
+      for (let dir = path.dirname(p.file); root && dir.startsWith(root + path.sep); dir = path.dirname(dir)) {
+        if (
+          !(await fs.rmdir(dir).then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
+      }
+    } else {
       await fs.mkdir(path.dirname(p.file), { recursive: true });
       const tmp = `${p.file}.${process.pid}.tmp`;
-      await fs.writeFile(tmp, p.after);
-      await fs.rename(tmp, p.file);
+      try {
+        await fs.writeFile(tmp, p.after);
+        await fs.rename(tmp, p.file);
+      } catch (error) {
+        await fs.rm(tmp, { force: true });
+        throw new Error(`${p.file}: could not be written (${(error as Error).message}); it is unchanged`);
+      }
     }
   }
   return changed;

@@ -16,6 +16,7 @@ import { claimPath, openClaim, releaseClaim } from './claim-commands';
 import { addAgentInstructions, copyMcpConfiguration, registerProposedDocuments } from './agent-setup-commands';
 import { openTimeline, showGraph } from './timeline-commands';
 import { setUpAgentHooks } from './hooks-setup-commands';
+import { setUpAgents } from './set-up-agents-command';
 import { exportMarkdown, whatChangedSince } from './history-commands';
 import { linkCommitToDecision } from './commit-link-commands';
 import { askSessionForRecord } from './session-commands';
@@ -55,6 +56,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.openTimeline': openTimeline,
   'twining.showGraph': showGraph,
   'twining.setUpAgentHooks': setUpAgentHooks,
+  'twining.setUpAgents': setUpAgents,
   'twining.exportMarkdown': exportMarkdown,
   'twining.whatChangedSince': whatChangedSince,
   'twining.linkCommitToDecision': linkCommitToDecision,

@@ -50,6 +50,7 @@ export const COMMANDS = {
   'twining.openTimeline': { title: 'Open Timeline', palette: true },
   'twining.showGraph': { title: 'Show Graph', palette: true },
   'twining.setUpAgentHooks': { title: 'Set Up Agent Hooks', writesItself: true, palette: true },
+  'twining.setUpAgents': { title: 'Set Up Agents', writesItself: true, palette: true },
   'twining.exportMarkdown': { title: 'Export as Markdown', op: 'export', palette: true },
   'twining.whatChangedSince': { title: 'What Changed Since…', op: 'what_changed', palette: true },
   'twining.linkCommitToDecision': { title: 'Link Commit to Decision', op: 'link_commit', palette: true },

@@ -2,13 +2,13 @@
  * *Set Up Agent Hooks*: Twining's hooks for VS Code's agents (`.github/hooks/twining.json`) and
  * Claude Code (`.claude/settings.json`), merged into what is there (agents/setup/hooks-config.ts), each
  * change shown as a diff before anything is written; `{remove: true}` takes them out again. The
- * hooks run this installation's dist/hook.js: set them up again after updating the extension.
+ * hooks run the project's launcher (.agents/twining/hook.js), which finds this installation
+ * through the per-user file the extension keeps current (agents/setup/launcher.ts).
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { planHooks } from '../../agents/setup/hooks-config';
-import { currentRuntime } from '../../agents/setup/client-config';
 import type { TwiningSession } from '../session';
 import { followUp, log } from '../log';
 import { Cancelled, Invocation, quietly } from './command-runner';
@@ -25,10 +25,7 @@ export async function setUpAgentHooks(inv: Invocation, ctx: TwiningSession) {
     if (inv.args.remove !== undefined && typeof inv.args.remove !== 'boolean') throw new Error(`${title}: remove must be true or false`);
     remove = inv.args.remove === true;
   }
-  const runtime = currentRuntime();
-  const plan = (
-    await planHooks(folder.root, remove ? undefined : { execPath: runtime.execPath, hookScript: path.join(__dirname, 'hook.js'), electron: runtime.electron })
-  ).filter(p => p.before !== p.after);
+  const plan = (await planHooks(folder.root, remove ? undefined : {})).filter(p => p.before !== p.after);
   const written = plan.map(p => path.relative(folder.root, p.file).split(path.sep).join('/'));
   if (plan.length === 0) {
     const message = remove
