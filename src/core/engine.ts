@@ -29,6 +29,7 @@ import { claimLogOf } from './ops/claim-ops';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, HandoffSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from './records';
 import * as graph from './ops/graph-populate-ops';
+import { settleGraph } from './ops/graph-ops';
 import { archiveAutomatically } from './ops/auto-archive-ops';
 import { SessionWatch } from './store/session-watch';
 import { sessions as sessionBoard } from './ops/session-ops';
@@ -81,6 +82,11 @@ export class TwiningEngine extends AgentWorkTools {
   get readOnly(): boolean {
     return this.ctx.readOnly;
   }
+  /** Resolves when the work an operation left to do after answering (the graph's upkeep with `batchGraph`) is written. */
+  settled(): Promise<void> {
+    return settleGraph(this.ctx);
+  }
+
   /** Lets go of what the engine holds (a 2.x folder's database and kept copy), for another process to use; the engine is not used after it. */
   close(): void {
     this.ctx.twoX?.close();
