@@ -7,7 +7,7 @@
  * record of a line all three sides share, no sort. Per key it decides exactly as
  * record-collection.ts's `mergeEntries` does (the same rules, and its `settle` for a key whose
  * text differs between sides), so it gives the same result, which
- * test/unit/sorted-merge.test.ts checks over random histories.
+ * test/unit/core/merge/sorted-merge.test.ts checks over random histories.
  *
  * It answers `undefined`, and the general merge runs instead, for anything outside that shape: a
  * side out of order or holding a key twice, a line that is not a record ending in

@@ -9,12 +9,12 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeTwiningFile } from '../../src/core/merge/merge-file';
-import { mergeSortedBytes } from '../../src/core/merge/sorted-merge';
-import { mergeEntries } from '../../src/core/merge/record-collection';
-import { blackboardEntries } from '../../src/core/merge/blackboard-merge';
-import { readJsonlSides, writeJsonl } from '../../src/core/merge/merge-text';
-import { prng } from './prng';
+import { mergeTwiningFile } from '../../../../src/core/merge/merge-file';
+import { mergeSortedBytes } from '../../../../src/core/merge/sorted-merge';
+import { mergeEntries } from '../../../../src/core/merge/record-collection';
+import { blackboardEntries } from '../../../../src/core/merge/blackboard-merge';
+import { readJsonlSides, writeJsonl } from '../../../../src/core/merge/merge-text';
+import { prng } from '../../../support/prng';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

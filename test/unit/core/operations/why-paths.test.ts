@@ -9,11 +9,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { openWorkspace } from '../../src/core';
-import { decisionAffects, newestFirst } from '../../src/core/rules/why';
-import { emptyProject } from './fixture';
-import { prng } from './prng';
-import type { DecisionIndexEntry } from '../../src/core/records';
+import { openWorkspace } from '../../../../src/core';
+import { decisionAffects, newestFirst } from '../../../../src/core/rules/why';
+import { emptyProject } from '../../../support/fixture';
+import { prng } from '../../../support/prng';
+import type { DecisionIndexEntry } from '../../../../src/core/records';
 
 const PATHS = ['src/', 'src/a/', 'src/a/x.ts', 'src/a/y.ts', 'src/b/', 'src/b/z.ts', 'docs/readme.md', 'project'];
 const SYMBOLS = ['parse', 'render', 'src/a/x.ts'];
