@@ -25,6 +25,7 @@ import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, typ
 import { forgivingInput, withIgnoredFields } from '../core/schemas/forgiving-input';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/schemas/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine/engine';
+import { describeRoute } from '../core/git/record-location';
 import { SessionStartServer } from '../agents/session-start/session-start-server';
 import { keepCurrent } from './folder-watch';
 import { refuseReadWithoutFolder } from '../core/engine/missing-folder';
@@ -91,7 +92,7 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
     const input = alias ? aliasInput(alias, known) : known;
     await refuseReadWithoutFolder(op, engine.root, () => engine.exists(), 'the folder the server was started for (--dir, else its working folder)');
-    const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, input);
+    const result = await engine.run(op, input);
     return text(withIgnoredFields(asToolResult(tool.op, result), ignored));
   } catch (error) {
     const code = isTwiningError(error) ? error.code : 'INTERNAL_ERROR';
@@ -101,8 +102,10 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
 }
 
 export interface McpServerOptions {
-  /** The project folder that holds (or will hold) `.twining/`. */
+  /** The folder the server was started for: any folder of a project, or of any worktree of its repository (core/git/record-location.ts). */
   dir: string;
+  /** TWINING_PROJECT (twining-mcp's variable): the folder whose record is used as it is, instead of routing `dir`. */
+  project?: string;
   /** The server's version, reported to clients. */
   version: string;
   now?: () => Date;
@@ -111,9 +114,11 @@ export interface McpServerOptions {
 
 /** An MCP server on one project's engine, not yet connected to a transport. */
 export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void>; engine: TwiningEngine }> {
-  // The graph's upkeep after a post is written a moment after the answer, several posts' at once (ops/graph-ops.ts changeGraphSoon).
-  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true, batchGraph: true });
-  const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  // The graph's upkeep after a post is written a moment after the answer, several posts' at once (operations/graph-ops.ts changeGraphSoon).
+  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true, batchGraph: true, project: options.project });
+  // The agent is told which record it shares, and why (a linked worktree's agent works on the primary's).
+  const instructions = engine.route ? `${INSTRUCTIONS}\n\nRecord in use: ${describeRoute(engine.route)}.` : INSTRUCTIONS;
+  const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions });
   const inFlight = new Set<Promise<CallToolResult>>();
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, request => {
@@ -140,7 +145,7 @@ export async function createServer(options: McpServerOptions): Promise<{ server:
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
   const { server, settled, engine } = await createServer(options);
-  // Agents' SessionStart hooks on this project ask this warm engine for their briefing (core/session-start-server.ts).
+  // Agents' SessionStart hooks on this project ask this warm engine for their briefing (agents/session-start/session-start-server.ts).
   const sessionStarts = new SessionStartServer(
     engine.root,
     work => work(engine),
