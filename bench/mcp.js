@@ -1,25 +1,31 @@
 #!/usr/bin/env node
 /**
  * Benchmark of `twining mcp`: MCP tool calls over stdio, timed at the client (the MCP SDK's own
- * Client, as an agent harness would call them), on folders of 1k, 20k and 100k blackboard entries
- * (up to 10k decisions, 1,000 agents; bench/run.js builds them).
+ * Client, as an agent harness would call them), on folders of 1k and 20k blackboard entries (up
+ * to 10k decisions, 1,000 agents; bench/run.js builds them).
  *
- * Per repetition: `twining_post` (a warning in src/mod3/file1.ts), then `twining_read` with the
- * scope src/mod3/ and limit 20. Then `twining_trace` of a decision and `twining_what_changed`
- * since the bench began (both tools of twining-mcp 1.9). Prints medians of the warm calls and the
- * first (cold) call of each.
+ * The calls an agent makes: `twining_post` (a warning in src/mod3/file1.ts), `twining_read` with
+ * the scope src/mod3/ and limit 20, `twining_why` of a file, `twining_assemble` for a folder,
+ * `twining_what_changed` since the bench began and `twining_trace` of a decision (all tools of
+ * twining-mcp 1.9), and an MCP ping: the floor of any round trip to that server.
  *
+ * Servers, each on its own copy of the same folder, all started before the first call and asked
+ * in turn (interleaved: each repetition asks every server each call, the order rotating), so that
+ * a busy moment of a shared machine weighs on all of them alike:
+ *   - ours (dist/cli.js mcp);
+ *   - with --before PATH (or TWINING_MCP_BEFORE): another build's cli.js (e.g. main's, built in a
+ *     temporary worktree), for a before/after in one run;
+ *   - with --reference PATH (or TWINING_MCP_REFERENCE): twining-mcp's own server (its
+ *     dist/index.js), its dashboard and telemetry off, and offline: bench/offline-preload.js
+ *     refuses any connection beyond the loopback (its embedder would fetch a model, then falls
+ *     back to keyword search). It is never a dependency of this project: build it beside the
+ *     project when you want the comparison.
  * Archiving is off on every folder (config.yml `archive.max_blackboard_entries_before_archive: 0`,
- * which twining-mcp reads as "never"), so both servers work on the same number of entries.
- * With TWINING_MCP_REFERENCE=path/to/twining-mcp/dist/index.js (or --reference PATH), twining-mcp's
- * own server is timed the same way on its own copy of the same folder (its dashboard and
- * telemetry off), and once more at the largest size with its default archive setting (past 500
- * entries it moves everything older than the call to archive/ after a post, so it then works on
- * a small blackboard). It is never a dependency of this project: build it beside the project
- * when you want the comparison.
+ * which twining-mcp reads as "never"), so all servers work on the same number of entries.
  *
- * Options: --sizes 1000,20000,100000  --reps N (default 25).
- * Prints a table and `BENCH_MCP_JSON {...}`.
+ * The first call of each kind is a warm-up (reported apart); then medians of --reps (default 9).
+ * Target: each call at most half of twining-mcp's time, or within 1 ms of our own ping.
+ * Options: --sizes 1000,20000  --reps N. Prints the machine's load, a table and `BENCH_MCP_JSON {...}`.
  */
 'use strict';
 const fs = require('fs');
@@ -32,7 +38,9 @@ const { arg, median, now } = require('./measure.js');
 
 const CLI = path.resolve(__dirname, '../dist/cli.js');
 const CORE = path.resolve(__dirname, '../dist/core.js');
+const OFFLINE = path.resolve(__dirname, 'offline-preload.js');
 const CONFIG = ['archive:', '  auto_archive_on_commit: true', '  auto_archive_on_context_switch: true'];
+const CALLS = ['ping', 'post', 'read', 'why', 'assemble', 'what_changed', 'trace'];
 
 /** Sets the archive threshold of a folder's config.yml (0: never archive), keeping the rest. */
 function setArchiveThreshold(root, threshold) {
@@ -43,7 +51,7 @@ function setArchiveThreshold(root, threshold) {
 }
 
 async function makeFolder(parent, size) {
-  const root = path.join(parent, `bench-${size}`, 'bench-project');
+  const root = path.join(parent, `bench-${size}`, 'source');
   fs.mkdirSync(root, { recursive: true });
   const { openWorkspace } = require(CORE);
   await (await openWorkspace(root)).init();
@@ -52,139 +60,148 @@ async function makeFolder(parent, size) {
   return root;
 }
 
-async function timeServer(label, command, args, env, reps, decisionId) {
-  const transport = new StdioClientTransport({ command, args, env: { ...process.env, ...env }, stderr: 'ignore' });
+/** A connected client on one server, and a timed call that fails loudly on an error result. */
+async function connect(server, root) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: server.args(root), env: { ...process.env, ...server.env }, stderr: 'ignore' });
   const client = new Client({ name: 'twining-bench', version: '1.0.0' });
   await client.connect(transport);
-  // Closed whatever happens: the SDK ends the server (stdin, then SIGTERM, then SIGKILL); a server
-  // left running by a failed run would weigh on every later measurement.
-  try {
-    return await timeCalls(label, client, reps, decisionId);
-  } finally {
-    await client.close();
-  }
-}
-
-async function timeCalls(label, client, reps, decisionId) {
-  const call = async (name, input) => {
-    const t = now();
-    const result = await client.callTool({ name, arguments: input });
-    const ms = now() - t;
-    const text = result.content?.[0]?.text ?? '';
-    if (result.isError || /"error":true/.test(text)) throw new Error(`${label}: ${name} failed: ${text.slice(0, 300)}`);
-    return { ms, value: JSON.parse(text) };
-  };
-  const post = n => call('twining_post', { entry_type: 'warning', summary: `bench warning ${n}`, scope: 'src/mod3/file1.ts', agent_id: 'bench' });
-  const read = () => call('twining_read', { scope: 'src/mod3/', limit: 20 });
-  const firstPost = await post(0);
-  const firstRead = await read();
-  const posts = [];
-  const reads = [];
-  let seen = 0;
-  let returned = 0;
-  let total = 0;
-  for (let i = 1; i <= reps; i++) {
-    posts.push((await post(i)).ms);
-    const r = await read();
-    // Reported, not required: twining-mcp archives a large blackboard on its own (docs/format.md §Dismiss and archive).
-    if (r.value.entries.some(e => e.summary === `bench warning ${i}`)) seen++;
-    returned = r.value.entries.length;
-    total = r.value.total_count;
-    reads.push(r.ms);
-  }
-  const since = new Date(Date.now() - 60000).toISOString();
-  const traces = [];
-  const changes = [];
-  const firstTrace = await call('twining_trace', { decision_id: decisionId });
-  const firstChange = await call('twining_what_changed', { since });
-  for (let i = 1; i <= Math.min(reps, 10); i++) {
-    traces.push((await call('twining_trace', { decision_id: decisionId })).ms);
-    changes.push((await call('twining_what_changed', { since })).ms);
-  }
   return {
-    label,
-    post_ms: median(posts),
-    read_ms: median(reads),
-    trace_ms: median(traces),
-    what_changed_ms: median(changes),
-    post_cold_ms: firstPost.ms,
-    read_cold_ms: firstRead.ms,
-    trace_cold_ms: firstTrace.ms,
-    what_changed_cold_ms: firstChange.ms,
-    read_returned: returned,
-    read_total_count: total,
-    reads_that_saw_the_post: `${seen}/${reps}`,
+    client,
+    async call(name, input) {
+      const t = now();
+      if (name === 'ping') {
+        await client.ping();
+        return { ms: now() - t };
+      }
+      const result = await client.callTool({ name: `twining_${name}`, arguments: input });
+      const ms = now() - t;
+      const text = result.content?.[0]?.text ?? '';
+      if (result.isError || /^\{"error":true/.test(text)) throw new Error(`${server.label}: ${name} failed: ${text.slice(0, 300)}`);
+      return { ms, value: JSON.parse(text) };
+    },
   };
 }
 
-function print(rows) {
-  const f = v => v.toFixed(1).padStart(9);
-  console.log(`\nMCP tool calls over stdio (ms; medians of the warm calls, first call apart)`);
+/** The input of each call at repetition `n`. */
+function inputs(n, since, decisionId) {
+  return {
+    ping: undefined,
+    post: { entry_type: 'warning', summary: `bench warning ${n}`, scope: 'src/mod3/file1.ts', agent_id: 'bench' },
+    read: { scope: 'src/mod3/', limit: 20 },
+    why: { scope: `src/mod${n % 50}/file${n % 20}.ts` },
+    assemble: { task: 'change the cache retry', scope: `src/mod${(n * 7) % 50}/`, agent_id: 'bench' },
+    what_changed: { since },
+    trace: { decision_id: decisionId },
+  };
+}
+
+async function measureSize(parent, size, servers, reps) {
+  const source = await makeFolder(parent, size);
+  const index = JSON.parse(fs.readFileSync(path.join(source, '.twining', 'decisions', 'index.json'), 'utf8'));
+  const decisionId = index[index.length >> 1].id;
+  // Each server on its own copy, made before any writes.
+  const live = [];
+  try {
+    for (const server of servers) {
+      const root = path.join(parent, `bench-${size}`, server.key);
+      fs.cpSync(source, root, { recursive: true });
+      live.push({ server, ...(await connect(server, root)), times: Object.fromEntries(CALLS.map(c => [c, []])), first: {}, seen: 0 });
+    }
+    const since = new Date(Date.now() - 60000).toISOString();
+    // Warm-up: the first call of each kind reads what it needs (reported apart).
+    for (const s of live) {
+      const input = inputs(0, since, decisionId);
+      for (const c of CALLS) s.first[c] = (await s.call(c, input[c])).ms;
+    }
+    for (let r = 1; r <= reps; r++) {
+      const input = inputs(r, since, decisionId);
+      for (const c of CALLS) {
+        // The order of the servers rotates with the repetition.
+        for (let k = 0; k < live.length; k++) {
+          const s = live[(k + r) % live.length];
+          const { ms, value } = await s.call(c, input[c]);
+          s.times[c].push(ms);
+          if (c === 'read' && value.entries.some(e => e.summary === `bench warning ${r}`)) s.seen++;
+        }
+      }
+    }
+  } finally {
+    for (const s of live) await s.client.close().catch(() => {});
+  }
+  return live.map(s => ({
+    size,
+    server: s.server.key,
+    label: s.server.label,
+    ...Object.fromEntries(CALLS.map(c => [`${c}_ms`, median(s.times[c])])),
+    first: Object.fromEntries(CALLS.map(c => [c, +s.first[c].toFixed(2)])),
+    reads_that_saw_the_post: `${s.seen}/${reps}`,
+  }));
+}
+
+/** Met: at most half of twining-mcp's time, or within 1 ms of our own ping. */
+const met = (ours, theirs, ping) => ours <= theirs / 2 || ours <= ping + 1;
+
+function print(rows, sizes, reps) {
+  const f = v => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
   console.log(
-    `${'entries'.padStart(8)}  ${'server'.padEnd(40)}${'post'.padStart(9)}${'read'.padStart(9)}${'trace'.padStart(9)}${'changed'.padStart(9)}${'1st post'.padStart(9)}${'1st read'.padStart(9)}${'1st trc'.padStart(9)}${'1st chg'.padStart(9)}  read: returned/total, saw the post`,
+    `\nMCP calls over stdio: ms, medians of ${reps}, interleaved; load average ${os
+      .loadavg()
+      .map(l => l.toFixed(1))
+      .join(' ')} (${os.cpus().length} CPUs)`,
   );
-  for (const r of rows)
-    console.log(
-      `${r.size.toLocaleString('en').padStart(8)}  ${r.label.padEnd(40)}${f(r.post_ms)}${f(r.read_ms)}${f(r.trace_ms)}${f(r.what_changed_ms)}${f(r.post_cold_ms)}${f(r.read_cold_ms)}${f(r.trace_cold_ms)}${f(r.what_changed_cold_ms)}  ${r.read_returned}/${r.read_total_count}, ${r.reads_that_saw_the_post}`,
-    );
-  const ours = rows.filter(r => r.server === 'ours');
-  for (const o of ours) {
-    const t = rows.find(r => r.server === 'twining-mcp' && r.size === o.size && r.archive === 'off');
-    if (t)
-      console.log(
-        `${o.size.toLocaleString('en').padStart(8)}  ratio twining-mcp / ours, archiving off: post ${(t.post_ms / o.post_ms).toFixed(1)}x, read ${(t.read_ms / o.read_ms).toFixed(1)}x, trace ${(t.trace_ms / o.trace_ms).toFixed(1)}x, what_changed ${(t.what_changed_ms / o.what_changed_ms).toFixed(1)}x`,
-      );
+  const calls = CALLS;
+  console.log(`| entries | server | ${calls.join(' | ')} |`);
+  console.log(`|---|---|${calls.map(() => '--:').join('|')}|`);
+  for (const r of rows) console.log(`| ${r.size.toLocaleString('en')} | ${r.label} | ${calls.map(c => f(r[`${c}_ms`])).join(' | ')} |`);
+  for (const size of sizes) {
+    const at = rows.filter(r => r.size === size);
+    const ours = at.find(r => r.server === 'ours');
+    const before = at.find(r => r.server === 'before');
+    const theirs = at.find(r => r.server === 'twining-mcp');
+    if (before)
+      console.log(`${size.toLocaleString('en')}: before / after: ${calls.map(c => `${c} ${(before[`${c}_ms`] / ours[`${c}_ms`]).toFixed(2)}x`).join(', ')}`);
+    if (theirs) {
+      const verdicts = calls
+        .filter(c => c !== 'ping')
+        .map(c => `${met(ours[`${c}_ms`], theirs[`${c}_ms`], ours.ping_ms) ? 'MET' : 'MISSED'} ${c} ${f(ours[`${c}_ms`])} / ${f(theirs[`${c}_ms`])}`);
+      console.log(`${size.toLocaleString('en')}: ours / twining-mcp (half of theirs, or within 1 ms of our ping ${f(ours.ping_ms)}): ${verdicts.join(', ')}`);
+    }
   }
-  if (ours.length > 1) {
-    const [small, large] = [ours[0], ours[ours.length - 1]];
-    console.log(
-      `scoped read, ours: ${small.read_ms.toFixed(2)} ms at ${small.size.toLocaleString('en')} entries, ${large.read_ms.toFixed(2)} ms at ${large.size.toLocaleString('en')}`,
-    );
-  }
+  console.log(`first calls (ms): ${rows.map(r => `${r.size} ${r.server}: ${calls.map(c => `${c} ${f(r.first[c])}`).join(' ')}`).join('; ')}`);
+  console.log(`reads that saw the post just made: ${rows.map(r => `${r.size} ${r.server} ${r.reads_that_saw_the_post}`).join(', ')}`);
 }
 
 async function main() {
-  const sizes = String(arg('--sizes', '1000,20000,100000'))
+  const sizes = String(arg('--sizes', '1000,20000'))
     .split(',')
     .map(Number)
     .filter(n => n > 0);
-  const reps = Number(arg('--reps', 25));
+  const reps = Number(arg('--reps', 9));
   const reference = arg('--reference', process.env.TWINING_MCP_REFERENCE);
+  const before = arg('--before', process.env.TWINING_MCP_BEFORE);
+  // TWINING_BENCH_NODE_ARGS: Node options for our server, e.g. `--cpu-prof --cpu-prof-dir=DIR` to see where its time goes.
+  const nodeArgs = (process.env.TWINING_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const servers = [{ key: 'ours', label: 'twining mcp (this build)', args: root => [...nodeArgs, CLI, 'mcp', '--dir', root], env: {} }];
+  if (before)
+    servers.push({
+      key: 'before',
+      label: `twining mcp (${path.relative(process.cwd(), before) || before})`,
+      args: root => [path.resolve(before), 'mcp', '--dir', root],
+      env: {},
+    });
+  if (reference)
+    servers.push({
+      key: 'twining-mcp',
+      label: 'twining-mcp',
+      args: root => ['--require', OFFLINE, path.resolve(reference), '--project', root],
+      env: { TWINING_DASHBOARD: '0', TWINING_DASHBOARD_NO_OPEN: '1', DO_NOT_TRACK: '1' },
+    });
   const started = Date.now();
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-mcp-'));
-  const theirEnv = { TWINING_DASHBOARD: '0', TWINING_DASHBOARD_NO_OPEN: '1', DO_NOT_TRACK: '1' };
   const rows = [];
   try {
     for (const size of sizes) {
-      const root = await makeFolder(parent, size);
-      const index = JSON.parse(fs.readFileSync(path.join(root, '.twining', 'decisions', 'index.json'), 'utf8'));
-      const decisionId = index[index.length >> 1].id;
-      // Each server on its own copy, made before either writes.
-      const copy = (name, threshold) => {
-        const to = path.join(parent, `bench-${size}`, name);
-        fs.cpSync(root, to, { recursive: true });
-        setArchiveThreshold(to, threshold);
-        return to;
-      };
-      const theirs = reference ? copy('reference-project', 0) : undefined;
-      const theirsDefault = reference && size === sizes[sizes.length - 1] ? copy('reference-default', 500) : undefined;
-      const ours = await timeServer('twining mcp (this project)', process.execPath, [CLI, 'mcp', '--dir', root], {}, reps, decisionId);
-      rows.push({ size, server: 'ours', archive: 'off', ...ours });
-      if (theirs) {
-        const r = await timeServer('twining-mcp, archiving off', process.execPath, [path.resolve(reference), '--project', theirs], theirEnv, reps, decisionId);
-        rows.push({ size, server: 'twining-mcp', archive: 'off', ...r });
-      }
-      if (theirsDefault) {
-        const r = await timeServer(
-          'twining-mcp, its default (archive at 500)',
-          process.execPath,
-          [path.resolve(reference), '--project', theirsDefault],
-          theirEnv,
-          reps,
-          decisionId,
-        );
-        rows.push({ size, server: 'twining-mcp', archive: 'default', ...r });
-      }
+      rows.push(...(await measureSize(parent, size, servers, reps)));
       // A server killed on close may still be finishing a write (twining-mcp's metrics): retry.
       fs.rmSync(path.join(parent, `bench-${size}`), { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     }
@@ -195,8 +212,8 @@ async function main() {
       process.stderr.write(`bench mcp: could not remove ${parent}: ${error.message}\n`);
     }
   }
-  print(rows);
-  console.log(`\nBENCH_MCP_JSON ${JSON.stringify({ node: process.version, sizes, reps, rows })}`);
+  print(rows, sizes, reps);
+  console.log(`\nBENCH_MCP_JSON ${JSON.stringify({ node: process.version, loadavg: os.loadavg(), sizes, reps, rows })}`);
   process.stderr.write(`bench mcp: total ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 

@@ -8,9 +8,12 @@
  * maxima over several runs. The result
  * is checked (every entry once, the dismissed ones gone, ordered by time).
  *
- *   node bench/merge.js [--entries N] [--added N] [--reps N]   (defaults 100000, 1000, 5)
+ *   node bench/merge.js [--entries N] [--added N] [--reps N] [--before PATH/cli.js]   (defaults 100000, 1000, 5)
  *
- * Prints a table row and `BENCH_MERGE_JSON {...}`; targets: under 2 s and under 300 MB.
+ * With --before (or TWINING_MERGE_BEFORE), another build's cli.js (e.g. main's, built in a
+ * temporary worktree) runs the same merges, interleaved with this build's, for a before/after in
+ * one run. Prints the machine's load, a table row per build and `BENCH_MERGE_JSON {...}`;
+ * targets: under 2 s and under 300 MB.
  * Exit status 0 even when a target is missed; 1 if the benchmark itself fails.
  */
 'use strict';
@@ -25,6 +28,7 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
+const BEFORE = (i => (i >= 0 ? process.argv[i + 1] : process.env.TWINING_MERGE_BEFORE))(process.argv.indexOf('--before'));
 const ENTRIES = arg('--entries', 100000);
 const ADDED = arg('--added', 1000);
 const REPS = arg('--reps', 5);
@@ -73,58 +77,77 @@ function median(values) {
   return s[Math.floor(s.length / 2)];
 }
 
+/** One merge by the driver of `cli` as git runs it, checked; its wall time, CPU time and peak memory. */
+function mergeOnce(dir, cli, expected) {
+  fs.copyFileSync(path.join(dir, 'ours'), path.join(dir, 'work'));
+  const started = process.hrtime.bigint();
+  const p = spawnSync(process.execPath, ['--require', PROBE, cli, 'merge', 'base', 'work', 'theirs', '.twining/blackboard.jsonl'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  if (p.status !== 0) throw new Error(`the driver exited ${p.status}: ${p.stderr}`);
+  const probe = JSON.parse(/MERGE_PROBE (.*)/.exec(p.stderr)[1]);
+  const out = fs.readFileSync(path.join(dir, 'work'), 'utf8').split('\n').filter(Boolean);
+  if (out.length !== expected) throw new Error(`merged ${out.length} entries, expected ${expected}`);
+  const times = out.map(l => l.slice(l.lastIndexOf('"timestamp":"') + 13, -2));
+  if (times.some((t, i) => i > 0 && t < times[i - 1])) throw new Error('the merged blackboard is not in time order');
+  return { wallMs, ms: probe.ms, cpuMs: probe.cpuMs, maxRssMB: probe.maxRssMB };
+}
+
+function summary(runs, size) {
+  return {
+    entries: ENTRIES,
+    addedPerSide: ADDED,
+    dismissedPerSide: DISMISSED,
+    baseMB: size / 1048576,
+    medianWallMs: median(runs.map(r => r.wallMs)),
+    maxWallMs: Math.max(...runs.map(r => r.wallMs)),
+    medianCpuMs: median(runs.map(r => r.cpuMs)),
+    medianPeakRssMB: median(runs.map(r => r.maxRssMB)),
+    maxPeakRssMB: Math.max(...runs.map(r => r.maxRssMB)),
+    reps: REPS,
+  };
+}
+
 function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-merge-'));
   try {
     const expected = build(dir);
     const size = fs.statSync(path.join(dir, 'base')).size;
-    const runs = [];
-    for (let r = 0; r < REPS; r++) {
-      fs.copyFileSync(path.join(dir, 'ours'), path.join(dir, 'work'));
-      const started = process.hrtime.bigint();
-      const p = spawnSync(process.execPath, ['--require', PROBE, CLI, 'merge', 'base', 'work', 'theirs', '.twining/blackboard.jsonl'], {
-        cwd: dir,
-        encoding: 'utf8',
-      });
-      const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-      if (p.status !== 0) throw new Error(`the driver exited ${p.status}: ${p.stderr}`);
-      const probe = JSON.parse(/MERGE_PROBE (.*)/.exec(p.stderr)[1]);
-      const out = fs.readFileSync(path.join(dir, 'work'), 'utf8').split('\n').filter(Boolean);
-      if (out.length !== expected) throw new Error(`merged ${out.length} entries, expected ${expected}`);
-      const times = out.map(l => l.slice(l.lastIndexOf('"timestamp":"') + 13, -2));
-      if (times.some((t, i) => i > 0 && t < times[i - 1])) throw new Error('the merged blackboard is not in time order');
-      runs.push({ wallMs, ms: probe.ms, cpuMs: probe.cpuMs, maxRssMB: probe.maxRssMB });
-    }
-    const result = {
-      entries: ENTRIES,
-      addedPerSide: ADDED,
-      dismissedPerSide: DISMISSED,
-      baseMB: size / 1048576,
-      medianWallMs: median(runs.map(r => r.wallMs)),
-      maxWallMs: Math.max(...runs.map(r => r.wallMs)),
-      medianCpuMs: median(runs.map(r => r.cpuMs)),
-      medianPeakRssMB: median(runs.map(r => r.maxRssMB)),
-      maxPeakRssMB: Math.max(...runs.map(r => r.maxRssMB)),
-      reps: REPS,
-    };
-    console.log(`\nMerge driver benchmark: node ${process.version}, ${os.cpus().length} CPU(s), medians of ${REPS} runs`);
+    const builds = [['this build', CLI], ...(BEFORE ? [['before', path.resolve(BEFORE)]] : [])];
+    const runs = builds.map(() => []);
+    // Interleaved: each repetition runs every build, so a busy moment weighs on all alike.
+    for (let r = 0; r < REPS; r++) builds.forEach(([, cli], b) => runs[b].push(mergeOnce(dir, cli, expected)));
+    const results = builds.map(([label], b) => ({ label, ...summary(runs[b], size), runs: runs[b] }));
+    const result = results[0];
+    console.log(
+      `\nMerge driver benchmark: node ${process.version}, ${os.cpus().length} CPU(s), medians of ${REPS} runs${BEFORE ? ', interleaved with the build before' : ''}`,
+    );
     console.log(
       `load average ${os
         .loadavg()
         .map(l => l.toFixed(1))
         .join(' ')} (wall time counts waiting for a CPU; CPU time does not)`,
     );
-    console.log('| merge | base | wall time (median / max) | CPU time (median) | peak RSS (median / max) |');
-    console.log('|---|--:|--:|--:|--:|');
-    console.log(
-      `| blackboard.jsonl, ${ENTRIES.toLocaleString('en')} entries, +${ADDED.toLocaleString('en')} / -${DISMISSED} per side | ${result.baseMB.toFixed(1)} MB | ${result.medianWallMs.toFixed(0)} / ${result.maxWallMs.toFixed(0)} ms | ${result.medianCpuMs.toFixed(0)} ms | ${result.medianPeakRssMB.toFixed(0)} / ${result.maxPeakRssMB.toFixed(0)} MB |`,
-    );
+    console.log('| merge | build | base | wall time (median / max) | CPU time (median) | peak RSS (median / max) |');
+    console.log('|---|---|--:|--:|--:|--:|');
+    for (const r of results)
+      console.log(
+        `| blackboard.jsonl, ${ENTRIES.toLocaleString('en')} entries, +${ADDED.toLocaleString('en')} / -${DISMISSED} per side | ${r.label} | ${r.baseMB.toFixed(1)} MB | ${r.medianWallMs.toFixed(0)} / ${r.maxWallMs.toFixed(0)} ms | ${r.medianCpuMs.toFixed(0)} ms | ${r.medianPeakRssMB.toFixed(0)} / ${r.maxPeakRssMB.toFixed(0)} MB |`,
+      );
+    if (results[1])
+      console.log(
+        `before / after: wall time ${(results[1].medianWallMs / result.medianWallMs).toFixed(2)}x, CPU time ${(results[1].medianCpuMs / result.medianCpuMs).toFixed(2)}x, peak RSS ${(results[1].medianPeakRssMB / result.medianPeakRssMB).toFixed(2)}x`,
+      );
     const targets = [
       ['merge of a 100k-entry blackboard under 2 s (median wall time)', result.medianWallMs < 2000, `${result.medianWallMs.toFixed(0)} ms`],
       ['merge of a 100k-entry blackboard under 300 MB (max peak RSS)', result.maxPeakRssMB < 300, `${result.maxPeakRssMB.toFixed(0)} MB`],
     ];
     for (const [name, ok, value] of targets) console.log(`${ok ? 'MET   ' : 'MISSED'} ${name}: ${value}`);
-    console.log(`BENCH_MERGE_JSON ${JSON.stringify({ ...result, runs, targets: targets.map(([name, met, value]) => ({ name, met, value })) })}`);
+    console.log(
+      `BENCH_MERGE_JSON ${JSON.stringify({ ...result, loadavg: os.loadavg(), before: results[1], targets: targets.map(([name, met, value]) => ({ name, met, value })) })}`,
+    );
   } finally {
     if (!process.env.TWINING_BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
     else console.log(`kept ${dir}`);

@@ -478,7 +478,10 @@ function main() {
   const widths = header.map((_, c) => Math.max(...table.map(row => row[c].length)));
   const fmt = row => '| ' + row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join(' | ') + ' |';
   console.log(
-    `Twining core benchmark: node ${process.version}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, medians of ${results.map(r => r.reps).join('/')} repetitions, ${results.map(r => r.decisions).join('/')} decisions, 1,000 agents`,
+    `Twining core benchmark: node ${process.version}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, load average ${os
+      .loadavg()
+      .map(l => l.toFixed(1))
+      .join(' ')}, medians of ${results.map(r => r.reps).join('/')} repetitions, ${results.map(r => r.decisions).join('/')} decisions, 1,000 agents`,
   );
   console.log(fmt(header));
   console.log('|' + widths.map((w, c) => (c === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|');
@@ -506,7 +509,7 @@ function main() {
   console.log('');
   for (const [name, ok, value] of targets) console.log(`${ok ? 'MET   ' : 'MISSED'} ${name}: ${value}`);
   console.log(
-    `\nBENCH_JSON ${JSON.stringify({ node: process.version, cpus: os.cpus().length, results, targets: targets.map(([name, ok, value]) => ({ name, met: ok, value })) })}`,
+    `\nBENCH_JSON ${JSON.stringify({ node: process.version, cpus: os.cpus().length, loadavg: os.loadavg(), results, targets: targets.map(([name, ok, value]) => ({ name, met: ok, value })) })}`,
   );
   process.stderr.write(`bench: total ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

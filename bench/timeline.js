@@ -154,7 +154,12 @@ async function main() {
     loadMs: median(results.map(r => r.loadMs ?? NaN)),
     appendDrawMs: median(results.flatMap(r => r.appendDrawMs)),
   };
-  console.log(`\nTimeline at ${entries.toLocaleString('en')} entries (medians of ${results.length} runs):`);
+  console.log(
+    `\nTimeline at ${entries.toLocaleString('en')} entries (medians of ${results.length} runs; load average ${require('os')
+      .loadavg()
+      .map(l => l.toFixed(1))
+      .join(' ')}):`,
+  );
   console.log(
     `  Open Timeline -> first paint       ${summary.openToPaintMs.toFixed(0)} ms (of which the page: ${summary.pagePaintMs.toFixed(0)} ms, drawing ${summary.firstDrawMs.toFixed(0)} ms)`,
   );

@@ -6,7 +6,8 @@
  *
  * The folder and the subfolders an engine reads are watched one by one (a recursive watch on
  * Linux walks every file: 360 ms and a watch per file at 10,000 decisions). One refresh at a time;
- * changes during one make one more after it. Session files (the engine's own marks and the hooks'
+ * changes during one make one more after it. The refresh is told which files changed, so the
+ * report of the engine's own write (every post of this server) costs a stat per file, not a read. Session files (the engine's own marks and the hooks'
  * session state) and lock folders are not changes to read. A folder that cannot be watched (not
  * there yet, or no inotify watches left) is left to be read when the engine is asked, as before.
  */
@@ -16,30 +17,38 @@ import * as path from 'path';
 /** The subfolders of `.twining/` whose files an engine reads (1.x and 2.x layouts). */
 const WATCHED = ['', 'decisions', 'handoffs', 'agents', 'claims', 'graph', 'records'];
 
-export function keepCurrent(twiningDir: string, refresh: () => Promise<unknown>, warn: (message: string) => void): { close(): void } {
+export function keepCurrent(twiningDir: string, refresh: (changedPaths?: string[]) => Promise<unknown>, warn: (message: string) => void): { close(): void } {
   let running = false;
-  let again = false;
   let closed = false;
+  // The paths reported since the last refresh began (project-relative, as the engine takes them); undefined: one without a name, so all.
+  let pending: Set<string> | undefined = new Set();
+  let due = false;
   const run = () => {
-    if (closed) return;
-    if (running) return void (again = true);
+    if (closed || running || !due) return;
     running = true;
-    refresh()
+    due = false;
+    const paths = pending ? [...pending] : undefined;
+    pending = new Set();
+    // Named paths: the engine stats them and reads nothing when they are as it wrote them (its own post).
+    refresh(paths)
       .catch((error: Error) => warn(`the folder changed and was not read again (${error.message}); the next call reads it`))
       .finally(() => {
         running = false;
-        if (again) {
-          again = false;
-          run();
-        }
+        run();
       });
+  };
+  const note = (sub: string, name: string | null) => {
+    if (typeof name !== 'string') pending = undefined;
+    else pending?.add(['.twining', sub, name].filter(Boolean).join('/'));
+    due = true;
+    run();
   };
   const watchers: FSWatcher[] = [];
   for (const sub of WATCHED) {
     try {
       const watcher = watch(path.join(twiningDir, sub), { persistent: false }, (_event, name) => {
         if ((sub === '' && name === 'sessions') || (typeof name === 'string' && name.endsWith('.lock'))) return;
-        run();
+        note(sub, name);
       });
       watcher.on('error', () => watcher.close());
       watchers.push(watcher);

@@ -114,7 +114,8 @@ export interface McpServerOptions {
 
 /** An MCP server on one project's engine, not yet connected to a transport. */
 export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void>; engine: TwiningEngine }> {
-  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true, project: options.project });
+  // The graph's upkeep after a post is written a moment after the answer, several posts' at once (operations/graph-ops.ts changeGraphSoon).
+  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true, batchGraph: true, project: options.project });
   // The agent is told which record it shares, and why (a linked worktree's agent works on the primary's).
   const instructions = engine.route ? `${INSTRUCTIONS}\n\nRecord in use: ${describeRoute(engine.route)}.` : INSTRUCTIONS;
   const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions });
@@ -128,7 +129,14 @@ export async function createServer(options: McpServerOptions): Promise<{ server:
     call.then(done, done);
     return call;
   });
-  return { server, settled: async () => void (await Promise.all(inFlight)), engine };
+  return {
+    server,
+    settled: async () => {
+      await Promise.all(inFlight);
+      await engine.settled();
+    },
+    engine,
+  };
 }
 
 /**
@@ -146,7 +154,7 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
   // And kept current as other agents write, so such a start finds the change read already (folder-watch.ts).
   const current = keepCurrent(
     path.join(engine.root, '.twining'),
-    () => engine.refresh(),
+    paths => engine.refresh(paths),
     m => options.warn?.(m),
   );
   const closed = new Promise<void>(resolve => {
@@ -162,6 +170,8 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
   });
   await server.connect(new StdioServerTransport());
   await closed;
+  // The graph's upkeep of the last posts is written before the process ends.
+  await settled().catch(() => undefined);
   current.close();
   sessionStarts.close();
 }

@@ -23,6 +23,7 @@ import { DecisionStory, decisionStory } from '../operations/decision-story-ops';
 import { claimLogOf, releaseCovered } from '../operations/claim-ops';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, HandoffSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from '../records';
+import { settleGraph } from '../operations/graph-ops';
 import { archiveAutomatically } from '../operations/auto-archive-ops';
 import type { AnyOperation, Operation } from '../operations/operation';
 import { OPERATION_TABLE, type OperationTable } from '../operations/registry';
@@ -107,6 +108,11 @@ export class TwiningEngine {
   get readOnly(): boolean {
     return this.ctx.readOnly;
   }
+  /** Resolves when the work an operation left to do after answering (the graph's upkeep with `batchGraph`) is written. */
+  settled(): Promise<void> {
+    return settleGraph(this.ctx);
+  }
+
   /** Lets go of what the engine holds (a 2.x folder's database and kept copy), for another process to use; the engine is not used after it. */
   close(): void {
     this.ctx.twoX?.close();

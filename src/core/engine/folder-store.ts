@@ -59,6 +59,13 @@ export interface WorkspaceOptions {
    * (operations/decision-record-cache.ts). Off for one-shot processes, which then exit at once.
    */
   keepRecordsWarm?: boolean;
+  /**
+   * A server answering one call after another (`twining mcp`): the knowledge graph's upkeep after
+   * the operations (ops/graph-populate-ops.ts) is applied a moment after the operation answers,
+   * the steps of several operations in one write of the graph files (ops/graph-ops.ts
+   * changeGraphSoon); anything that reads or changes the graph applies them first.
+   */
+  batchGraph?: boolean;
 }
 
 /** A lock target and the content it is created with when missing. */
@@ -81,6 +88,7 @@ export class FolderStore {
   readonly warn: (message: string) => void;
   readonly readOnly: boolean;
   readonly keepRecordsWarm: boolean;
+  readonly batchGraph: boolean;
   private readonly writeGate?: () => string | undefined;
   private readonly writeGateMs: number;
   /**
@@ -122,6 +130,7 @@ export class FolderStore {
     this.warn = options.warn ?? (message => process.stderr.write(`twining: ${message}\n`));
     this.readOnly = options.readOnly ?? false;
     this.keepRecordsWarm = options.keepRecordsWarm ?? false;
+    this.batchGraph = options.batchGraph ?? false;
     this.writeGate = options.writeGate;
     this.writeGateMs = options.writeGateMs ?? 5000;
     this.textIndex = options.textIndex;

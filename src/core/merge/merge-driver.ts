@@ -6,20 +6,17 @@
  * temporary files as arguments, so nothing here depends on the current folder beyond them.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'fs';
-import { isAscii } from 'buffer';
 import { spawnSync } from 'child_process';
 import { MergeOutcome, mergeTwiningTexts } from './merge-file';
 
 export const DRIVER_ARGS = '%O %A %B %P %L';
 
-function readSide(file: string, side: string): string {
+function readSide(file: string, side: string): Buffer {
   try {
-    // One read and one decode (the promise API decodes in chunks, slower for a large blackboard).
-    // ASCII text (nearly every blackboard) decodes as Latin-1 to the same string, a third faster.
-    const bytes = readFileSync(file);
-    return typeof isAscii === 'function' && isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+    // One read (the promise API reads in chunks, slower for a large blackboard); merge-text.ts decodes it when text is needed.
+    return readFileSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && side === 'base') return '';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && side === 'base') return Buffer.alloc(0);
     throw new Error(`cannot read the ${side} version (${file}): ${(error as Error).message}`);
   }
 }
@@ -53,7 +50,8 @@ export function runMergeDriver(args: string[], err: NodeJS.WritableStream): numb
 function write(file: string, outcome: MergeOutcome): void {
   const fd = openSync(file, 'w');
   try {
-    if (!outcome.lines) writeSync(fd, outcome.text);
+    if (outcome.parts) for (const part of outcome.parts) writeSync(fd, part);
+    else if (!outcome.lines) writeSync(fd, outcome.text);
     else for (let i = 0; i < outcome.lines.length; i += 4096) writeSync(fd, `${outcome.lines.slice(i, i + 4096).join('\n')}\n`);
   } finally {
     closeSync(fd);

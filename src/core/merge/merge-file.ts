@@ -4,7 +4,8 @@
  * the merged text, or `undefined` for a file it has no record rules for (config.yml and others:
  * git's ordinary text merge). The result is the same whichever side is "ours".
  */
-import { Family, Sides, mergeEntries } from './record-collection';
+import { Family, Sides, mergeEntries, type CollectionStats } from './record-collection';
+import { mergeSortedBytes } from './sorted-merge';
 import { blackboardEntries } from './blackboard-merge';
 import { handoffIndexLines, mergeHandoffRecord } from './handoff-merge';
 import { decisionIndexEntries, mergeDecision } from './decision-merge';
@@ -14,15 +15,16 @@ import { claimRecords, readClaimLogSides } from './claim-merge';
 import type { Side } from './record-collection';
 import {
   SideText,
+  bytesOf,
   textOf,
   Unparseable,
   conflictText,
+  writeJsonl,
   readJsonArraySides,
   readJsonObject,
   readJsonlSides,
   writeJsonArray,
   writeJsonObject,
-  writeJsonl,
 } from './merge-text';
 import { JsonObject, same } from './json-values';
 import { recordFileKind } from './records-merge';
@@ -34,6 +36,8 @@ export interface MergeOutcome {
   readonly text: string;
   /** For JSONL: the merged lines without their `\n` (`text` joins them), to write a large file in parts. */
   lines?: readonly string[];
+  /** Or the merged file's bytes in parts (sorted-merge.ts: runs of the sides' own bytes). */
+  parts?: readonly Uint8Array[];
   /** False when the file was left with conflict markers for a person to resolve. */
   clean: boolean;
   /** One line saying what was merged. */
@@ -91,6 +95,24 @@ export function mergeTwiningTexts(filePath: string, texts: Record<Side, SideText
   const [base, ours, theirs] = kind.shape === 'jsonl' ? ['', '', ''] : [textOf(texts.base), textOf(texts.ours), textOf(texts.theirs)];
   try {
     if (kind.shape === 'object') return mergeRecordFile(kind, filePath, base, ours, theirs, notes);
+    if (kind.shape === 'jsonl' && kind.family === blackboardEntries) {
+      // Sides in time order (as written): walked together, without a map of every entry (sorted-merge.ts).
+      const bytes = { base: bytesOf(texts.base), ours: bytesOf(texts.ours), theirs: bytesOf(texts.theirs) };
+      const walked = mergeSortedBytes(bytes, kind.family, notes);
+      if (walked) {
+        const { parts, stats } = walked;
+        return {
+          parts,
+          get text() {
+            return Buffer.concat(parts).toString('utf8');
+          },
+          clean: true,
+          summary: summaryOf(filePath, kind.what, stats),
+          notes,
+        };
+      }
+      Object.assign(texts, { base: () => bytes.base, ours: () => bytes.ours, theirs: () => bytes.theirs });
+    }
     const sides: Sides =
       kind.shape === 'jsonl'
         ? (kind.read?.(texts, filePath, notes) ?? readJsonlSides(texts, filePath, notes, kind.family === blackboardEntries))
@@ -99,15 +121,14 @@ export function mergeTwiningTexts(filePath: string, texts: Record<Side, SideText
     for (const item of items)
       if (item.value === null && kind.shape === 'array')
         notes.push(`${filePath}: kept an item that is not a ${kind.family.noun} record: ${item.raw.slice(0, 80)}`);
-    const summary = `${filePath}: merged by record: ${stats.result} ${kind.what} (${stats.addedByOurs} new on ours, ${stats.addedByTheirs} new on theirs, ${stats.removed} removed, ${stats.combined} changed on both sides)`;
-    if (kind.shape === 'array') return { text: writeJsonArray(items), clean: true, summary, notes };
+    if (kind.shape === 'array') return { text: writeJsonArray(items), clean: true, summary: summaryOf(filePath, kind.what, stats), notes };
     return {
       lines: items.map(i => i.raw),
       get text() {
         return writeJsonl(items);
       },
       clean: true,
-      summary,
+      summary: summaryOf(filePath, kind.what, stats),
       notes,
     };
   } catch (error) {
@@ -115,6 +136,9 @@ export function mergeTwiningTexts(filePath: string, texts: Record<Side, SideText
     return unmergeable(filePath, error, base, ours, theirs, markerSize, notes);
   }
 }
+
+const summaryOf = (filePath: string, what: string, stats: CollectionStats) =>
+  `${filePath}: merged by record: ${stats.result} ${what} (${stats.addedByOurs} new on ours, ${stats.addedByTheirs} new on theirs, ${stats.removed} removed, ${stats.combined} changed on both sides)`;
 
 function mergeRecordFile(
   kind: Extract<Kind, { shape: 'object' }>,

@@ -137,8 +137,8 @@ export function mergeEntries(sides: Sides, family: Family, notes: string[]): { i
   return { items, stats };
 }
 
-/** One key with several texts: a record changed on a side, or held twice by one side. */
-function settle(key: string, list: Entry[], family: Family, notes: string[], stats: CollectionStats): Entry | undefined {
+/** One key with several texts: a record changed on a side, or held twice by one side (sorted-merge.ts asks it too). */
+export function settle(key: string, list: Entry[], family: Family, notes: string[], stats: CollectionStats): Entry | undefined {
   const version = (bit: number, side: Side): Entry | undefined => {
     const own = list.filter(e => e.seen & bit);
     if (own.length <= 1) return own[0];

@@ -25,7 +25,7 @@ export interface DecisionsInScope {
 
 /** The paths the decisions of one version of the index name (kept by the index's array: a new version is a new array). */
 const pathsCache = new WeakMap<readonly DecisionIndexEntry[], DecisionPaths>();
-function pathsOf(index: readonly DecisionIndexEntry[]): DecisionPaths {
+export function pathsOf(index: readonly DecisionIndexEntry[]): DecisionPaths {
   let paths = pathsCache.get(index);
   if (!paths) pathsCache.set(index, (paths = decisionPaths(index)));
   return paths;

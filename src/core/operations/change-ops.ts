@@ -13,6 +13,7 @@ import { mapBounded } from '../store/bounded';
 import type { BlackboardEntry } from '../records';
 import { isResolved } from '../rules/resolution';
 import { indexOrphanDecisions, readDecisionRecord } from './decision-ops';
+import { decisionsSince, entriesSince } from './entries-by-time';
 
 export interface WhatChanged {
   new_decisions: { id: string; summary: string }[];
@@ -28,16 +29,17 @@ export async function whatChanged(ctx: FolderStore, input: InputOf<'what_changed
   const since = canonicalTimestamp(args.since)!;
   await Promise.all([ctx.blackboard.refresh(), indexOrphanDecisions(ctx)]);
   const inScope = scoped(args.scope);
-  const new_entries = ctx.blackboard.entries
-    .filter(e => typeof e.timestamp === 'string' && e.timestamp >= since && inScope(e))
+  // From the entries and decisions kept in time order: the cost is what changed, not the history (entries-by-time.ts).
+  const new_entries = entriesSince(ctx, since)
+    .filter(inScope)
     .map(e => ({ id: e.id, entry_type: e.entry_type, summary: e.summary }));
-  const index = await ctx.decisionIndex.get();
-  const recent = index.filter(d => typeof d.timestamp === 'string' && d.timestamp >= since && inScope(d));
+  const window = await decisionsSince(ctx, since);
+  const recent = window.filter(inScope);
   // twining-mcp dates an override by the decision's own timestamp (the record keeps no override time),
   // which the index holds too: only the records of overrides in the window are read, for their reason.
   const overridden = (
     await mapBounded(
-      index.filter(d => d.status === 'overridden' && typeof d.timestamp === 'string' && d.timestamp >= since),
+      window.filter(d => d.status === 'overridden'),
       d => readDecisionRecord(ctx, d.id).catch(() => undefined),
     )
   ).filter(d => d !== undefined && d.timestamp >= since && inScope(d));

@@ -14,6 +14,9 @@ import { appendEntryLocked } from './blackboard-ops';
 import { decideLocked, readDecisionRecord, setDecisionStatus } from './decision-ops';
 import { mapBounded } from '../store/bounded';
 import type { DecisionRecord } from '../records';
+import { decisionsTouching } from '../rules/decision-paths';
+import { pathsOf } from './assemble-decisions';
+import { keptDecisionRecord } from './decision-record-cache';
 
 export interface WhyDecision {
   id: string;
@@ -33,9 +36,14 @@ export interface WhyDecision {
 export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<{ decisions: WhyDecision[]; active_count: number; provisional_count: number }> {
   const args = ctx.validate('why', input);
   // Archived decisions (twining-mcp 2.x's archive_stale) are left out, as twining-mcp leaves them out; unarchive brings them back.
-  const matching = (await ctx.decisionIndex.get()).filter(d => d.status !== 'archived' && decisionAffects(d, args.scope));
+  // Found through the paths the decisions name (rules/decision-paths.ts, kept per version of the index), not by asking each.
+  const index = await ctx.decisionIndex.get();
+  const matching = decisionsTouching(pathsOf(index), args.scope)
+    .map(at => index[at])
+    .filter(d => d.status !== 'archived' && decisionAffects(d, args.scope));
   // Queries load the records of the matching index entries; an entry whose file is missing is skipped (docs/format.md §Decision index).
-  const records = (await mapBounded(matching, d => readDecisionRecord(ctx, d.id).catch(() => undefined))).filter((r): r is DecisionRecord => r !== undefined);
+  // Each record is kept while its index entry is unchanged (decision-record-cache.ts): every writer changes both.
+  const records = (await mapBounded(matching, d => keptDecisionRecord(ctx, d))).filter((r): r is DecisionRecord => r !== undefined);
   records.sort(newestFirst);
   return {
     decisions: records.map(d => ({

@@ -42,8 +42,9 @@ export function graphFiles(ctx: FolderStore): GraphFiles {
   return found;
 }
 
-/** Entities and relations as they are on disk now (missing files: empty). */
+/** Entities and relations as they are on disk now, with the changes still queued applied (missing files: empty). */
 export async function readGraph(ctx: FolderStore): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }> {
+  await settleGraph(ctx);
   const g = graphFiles(ctx);
   const [entities, relations] = await Promise.all([g.entities.get(), g.relations.get()]);
   return { entities: entities.filter(isEntity), relations: relations.filter(isRelation) };
@@ -59,6 +60,58 @@ const isRelation = (r: unknown): r is GraphRelation =>
  * under both locks and changes them in place; each file is written only if it changed.
  */
 export async function changeGraph<T>(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {
+  await settleGraph(ctx);
+  return changeGraphNow(ctx, work);
+}
+
+/** Changes queued by `changeGraphSoon`, not yet written. */
+interface Queued {
+  steps: { work: (entities: GraphEntity[], relations: GraphRelation[]) => void; failed: (error: Error) => void }[];
+  timer?: NodeJS.Timeout;
+  /** The last batch's write. */
+  writing: Promise<void>;
+}
+const queued = new WeakMap<FolderStore, Queued>();
+
+/** How long the graph's upkeep waits for more of it: the next call of an agent, and its own steps, usually come within it. */
+export const GRAPH_BATCH_MS = 25;
+
+/**
+ * Queues a change to the graph (`work` must not throw; `failed` hears when the batch could not be
+ * written): applied with every change queued in the next GRAPH_BATCH_MS, under one pair of locks
+ * and one write of each file, in the order they were queued. `settleGraph` applies them at once.
+ * A post then takes one lock (the blackboard's), and its graph steps cost a share of one rewrite.
+ */
+export function changeGraphSoon(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => void, failed: (error: Error) => void): void {
+  let q = queued.get(ctx);
+  if (!q) queued.set(ctx, (q = { steps: [], writing: Promise.resolve() }));
+  q.steps.push({ work, failed });
+  // Ref'd: a process that is about to end waits for it.
+  q.timer ??= setTimeout(() => {
+    settleGraph(ctx).catch(() => undefined);
+  }, GRAPH_BATCH_MS);
+}
+
+/** Applies the queued changes to the graph now; resolves when they are written (or their failure reported). */
+export function settleGraph(ctx: FolderStore): Promise<void> {
+  const q = queued.get(ctx);
+  if (!q) return Promise.resolve();
+  clearTimeout(q.timer);
+  q.timer = undefined;
+  if (q.steps.length) {
+    const steps = q.steps.splice(0);
+    q.writing = q.writing.then(() =>
+      changeGraphNow(ctx, (entities, relations) => {
+        for (const step of steps) step.work(entities, relations);
+      }).catch((error: Error) => {
+        for (const step of steps) step.failed(error);
+      }),
+    );
+  }
+  return q.writing;
+}
+
+async function changeGraphNow<T>(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {
   await ctx.ready();
   const g = graphFiles(ctx);
   await fs.mkdir(path.dirname(g.entitiesLock[0]), { recursive: true });

@@ -12,7 +12,7 @@
  */
 import type { FolderStore } from '../engine/folder-store';
 import type { BlackboardEntry, GraphEntity, GraphRelation } from '../records';
-import { appendRelation, changeGraph, upsertEntity } from './graph-ops';
+import { appendRelation, changeGraph, changeGraphSoon, upsertEntity } from './graph-ops';
 
 /** Blackboard entries appended by operations still running, whose graph steps follow when they succeed. */
 const posted = new WeakMap<FolderStore, BlackboardEntry[]>();
@@ -55,21 +55,28 @@ export function afterPosting(ctx: FolderStore, hook: () => Promise<void>): void 
 export const isFileLikeScope = (scope: string) => scope.includes('/') && /\.\w+$/.test(scope);
 const isDirectoryLikeScope = (scope: string) => scope.includes('/') && !isFileLikeScope(scope);
 
-/** Runs `build`'s steps in order, stopping at the first that fails; never throws. */
+/**
+ * Runs `build`'s steps in order, stopping at the first that fails; never throws. An engine with
+ * `batchGraph` (the MCP server) queues them to be written with the next ones (graph-ops.ts
+ * changeGraphSoon) and answers the operation without waiting for them.
+ */
 async function populate(ctx: FolderStore, what: string, build: (add: Adder) => void): Promise<void> {
   if (ctx.readOnly) return;
+  const work = (entities: GraphEntity[], relations: GraphRelation[]) => {
+    const adder = new Adder(ctx, entities, relations);
+    try {
+      build(adder);
+    } catch (error) {
+      ctx.warn(`the knowledge graph was not completed after ${what}: ${(error as Error).message}`);
+    }
+  };
+  const failed = (error: Error) => ctx.warn(`the knowledge graph was not updated after ${what}: ${error.message}`);
   try {
     if ((await ctx.config()).graph?.auto_populate === false) return;
-    await changeGraph(ctx, (entities, relations) => {
-      const adder = new Adder(ctx, entities, relations);
-      try {
-        build(adder);
-      } catch (error) {
-        ctx.warn(`the knowledge graph was not completed after ${what}: ${(error as Error).message}`);
-      }
-    });
+    if (ctx.batchGraph) changeGraphSoon(ctx, work, failed);
+    else await changeGraph(ctx, work);
   } catch (error) {
-    ctx.warn(`the knowledge graph was not updated after ${what}: ${(error as Error).message}`);
+    failed(error as Error);
   }
 }
 

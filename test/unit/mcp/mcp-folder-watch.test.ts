@@ -2,7 +2,8 @@
  * `twining mcp` keeps its engine current as the folder changes (src/mcp/folder-watch.ts), so an
  * agent's SessionStart asked over the local socket finds a write read already: real file events
  * on a real folder; the hooks' session files and lock folders are not changes; a burst of writes
- * makes few refreshes, one of them after the last; a missing subfolder is no error.
+ * makes few refreshes, one of them after the last; a missing subfolder is no error; the refresh is
+ * told which files changed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,9 +27,11 @@ test('a write is read at once, a burst with one refresh after its last write; se
   let running = 0;
   let overlapped = false;
   const warnings: string[] = [];
+  const named: (string[] | undefined)[] = [];
   const watch = keepCurrent(
     dir,
-    async () => {
+    async paths => {
+      named.push(paths);
       if (running++) overlapped = true;
       refreshes++;
       starts.push(Date.now());
@@ -40,6 +43,8 @@ test('a write is read at once, a burst with one refresh after its last write; se
   try {
     fs.appendFileSync(path.join(dir, 'blackboard.jsonl'), '{"id":"x"}\n');
     await until('a post is read', () => refreshes === 1);
+    // The file is named, so that the engine only stats it when the write was its own.
+    assert.deepEqual(named[0], ['.twining/blackboard.jsonl']);
     await settle(100);
     const before = refreshes;
     fs.mkdirSync(path.join(dir, 'sessions'), { recursive: true });

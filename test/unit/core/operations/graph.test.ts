@@ -111,65 +111,85 @@ describe('graph tools', () => {
 });
 
 describe('graph filled in by the operations, as twining-mcp fills it', () => {
-  test('a scripted session leaves the same entities and relations twining-mcp 1.9 adds for it', async () => {
+  // batchGraph (the MCP server): the steps are queued and written together; the same graph once settled.
+  for (const batchGraph of [false, true])
+    test(`a scripted session leaves the same entities and relations twining-mcp 1.9 adds for it${batchGraph ? ' (graph upkeep batched)' : ''}`, async () => {
+      await scriptedSession(batchGraph);
+    });
+
+  test('batched graph upkeep: a graph query right after posts sees their steps, and a burst is written together', async () => {
     const root = emptyProject();
-    const ws = await openWorkspace(root, { now: NOW });
-    await ws.register({ agent_id: 'dev', capabilities: ['TypeScript', 'api'], role: 'implementer' });
-    const d1 = await ws.decide({
-      domain: 'security',
-      scope: 'src/auth/jwt.ts',
-      summary: 'Sign with RS256',
-      context: 'c',
-      rationale: 'r',
-      affected_files: ['src/auth/jwt.ts'],
-      affected_symbols: ['sign'],
-      commit_hash: 'abc1234',
-      agent_id: 'dev',
-    });
-    const d2 = await ws.decide({ domain: 'architecture', scope: 'src/auth/', summary: 'Stateless tokens', context: 'c', rationale: 'r', depends_on: [d1.id] });
-    const w = await ws.post({ entry_type: 'warning', summary: 'exp not checked', scope: 'src/auth/jwt.ts', relates_to: [d1.id] });
-    await ws.post({ entry_type: 'status', summary: 'nothing for the graph', scope: 'project' });
-    await ws.handoff({
-      source_agent: 'dev',
-      target_agent: 'rev',
-      scope: 'src/auth/',
-      summary: 'done',
-      results: [{ description: 'mw', status: 'completed', artifacts: ['src/auth/mw.ts'] }],
-    });
-    await ws.link_commit({ decision_id: d2.id, commit_hash: 'def5678' });
-    await ws.reconsider({ decision_id: d1.id, new_context: 'keys leak', agent_id: 'rev' });
-    const g = byNames(root);
-    const reconsiderWarning = (await ws.read({ entry_types: ['warning'] })).entries.find(e => e.summary.startsWith('Reconsideration'))!;
-    assert.deepEqual(g.entities, [
-      ['agent', 'dev', { capabilities: 'TypeScript, api', role: 'implementer' }],
-      ['file', 'src/auth/jwt.ts', { entry_type: 'warning', scope: 'src/auth/jwt.ts' }],
-      ['concept', d1.id, { summary: 'Sign with RS256', scope: 'src/auth/jwt.ts' }],
-      ['function', 'sign', { scope: 'src/auth/jwt.ts' }],
-      ['commit', 'abc1234', { decision: d1.id }],
-      ['module', 'src/auth/', { entry_type: 'status' }],
-      ['concept', d2.id, { summary: 'Stateless tokens', scope: 'src/auth/' }],
-      ['concept', `warning:${w.id}`, { summary: 'exp not checked', entry_type: 'warning' }],
-      ['agent', 'rev', {}],
-      ['file', 'src/auth/mw.ts', { produced_by: 'dev' }],
-      ['commit', 'def5678', { decision: d2.id }],
-      ['concept', `warning:${reconsiderWarning.id}`, { summary: reconsiderWarning.summary, entry_type: 'warning' }],
-    ]);
-    assert.deepEqual(g.relations, [
-      ['src/auth/jwt.ts', 'decided_by', d1.id, { decision_summary: 'Sign with RS256' }],
-      ['sign', 'decided_by', d1.id, { decision_summary: 'Sign with RS256' }],
-      ['abc1234', 'decided_by', d1.id, {}],
-      [d2.id, 'depends_on', d1.id, {}],
-      [`warning:${w.id}`, 'affects', 'src/auth/jwt.ts', { summary: 'exp not checked' }],
-      ['src/auth/jwt.ts', 'related_to', d1.id, { via: w.id }],
-      ['dev', 'related_to', 'rev', { type: 'handoff' }],
-      ['dev', 'produces', 'src/auth/mw.ts', {}],
-      ['dev', 'affects', 'src/auth/', { via: 'handoff' }],
-      ['def5678', 'decided_by', d2.id, {}],
-      [`warning:${reconsiderWarning.id}`, 'affects', 'src/auth/jwt.ts', { summary: reconsiderWarning.summary }],
-      ['rev', 'challenged', d1.id, { action: 'reconsider' }],
-    ]);
+    const ws = await openWorkspace(root, { now: NOW, batchGraph: true });
+    await ws.init();
+    const posted = [];
+    for (let i = 0; i < 5; i++) posted.push(await ws.post({ entry_type: 'finding', summary: `f${i}`, scope: `src/m${i}.ts` }));
+    const found = await ws.graph_query({ query: 'finding:' });
+    assert.deepEqual(found.entities.map(e => e.name).sort(), posted.map(p => `finding:${p.id}`).sort());
+    await ws.settled();
+    assert.equal(byNames(root).relations.length, 5);
   });
 });
+
+/** The session of the test above, with the graph's upkeep batched or not. */
+async function scriptedSession(batchGraph: boolean) {
+  const root = emptyProject();
+  const ws = await openWorkspace(root, { now: NOW, batchGraph });
+  await ws.register({ agent_id: 'dev', capabilities: ['TypeScript', 'api'], role: 'implementer' });
+  const d1 = await ws.decide({
+    domain: 'security',
+    scope: 'src/auth/jwt.ts',
+    summary: 'Sign with RS256',
+    context: 'c',
+    rationale: 'r',
+    affected_files: ['src/auth/jwt.ts'],
+    affected_symbols: ['sign'],
+    commit_hash: 'abc1234',
+    agent_id: 'dev',
+  });
+  const d2 = await ws.decide({ domain: 'architecture', scope: 'src/auth/', summary: 'Stateless tokens', context: 'c', rationale: 'r', depends_on: [d1.id] });
+  const w = await ws.post({ entry_type: 'warning', summary: 'exp not checked', scope: 'src/auth/jwt.ts', relates_to: [d1.id] });
+  await ws.post({ entry_type: 'status', summary: 'nothing for the graph', scope: 'project' });
+  await ws.handoff({
+    source_agent: 'dev',
+    target_agent: 'rev',
+    scope: 'src/auth/',
+    summary: 'done',
+    results: [{ description: 'mw', status: 'completed', artifacts: ['src/auth/mw.ts'] }],
+  });
+  await ws.link_commit({ decision_id: d2.id, commit_hash: 'def5678' });
+  await ws.reconsider({ decision_id: d1.id, new_context: 'keys leak', agent_id: 'rev' });
+  await ws.settled();
+  const g = byNames(root);
+  const reconsiderWarning = (await ws.read({ entry_types: ['warning'] })).entries.find(e => e.summary.startsWith('Reconsideration'))!;
+  assert.deepEqual(g.entities, [
+    ['agent', 'dev', { capabilities: 'TypeScript, api', role: 'implementer' }],
+    ['file', 'src/auth/jwt.ts', { entry_type: 'warning', scope: 'src/auth/jwt.ts' }],
+    ['concept', d1.id, { summary: 'Sign with RS256', scope: 'src/auth/jwt.ts' }],
+    ['function', 'sign', { scope: 'src/auth/jwt.ts' }],
+    ['commit', 'abc1234', { decision: d1.id }],
+    ['module', 'src/auth/', { entry_type: 'status' }],
+    ['concept', d2.id, { summary: 'Stateless tokens', scope: 'src/auth/' }],
+    ['concept', `warning:${w.id}`, { summary: 'exp not checked', entry_type: 'warning' }],
+    ['agent', 'rev', {}],
+    ['file', 'src/auth/mw.ts', { produced_by: 'dev' }],
+    ['commit', 'def5678', { decision: d2.id }],
+    ['concept', `warning:${reconsiderWarning.id}`, { summary: reconsiderWarning.summary, entry_type: 'warning' }],
+  ]);
+  assert.deepEqual(g.relations, [
+    ['src/auth/jwt.ts', 'decided_by', d1.id, { decision_summary: 'Sign with RS256' }],
+    ['sign', 'decided_by', d1.id, { decision_summary: 'Sign with RS256' }],
+    ['abc1234', 'decided_by', d1.id, {}],
+    [d2.id, 'depends_on', d1.id, {}],
+    [`warning:${w.id}`, 'affects', 'src/auth/jwt.ts', { summary: 'exp not checked' }],
+    ['src/auth/jwt.ts', 'related_to', d1.id, { via: w.id }],
+    ['dev', 'related_to', 'rev', { type: 'handoff' }],
+    ['dev', 'produces', 'src/auth/mw.ts', {}],
+    ['dev', 'affects', 'src/auth/', { via: 'handoff' }],
+    ['def5678', 'decided_by', d2.id, {}],
+    [`warning:${reconsiderWarning.id}`, 'affects', 'src/auth/jwt.ts', { summary: reconsiderWarning.summary }],
+    ['rev', 'challenged', d1.id, { action: 'reconsider' }],
+  ]);
+}
 
 test('graph.auto_populate: false in config.yml (twining-mcp 2.x) leaves the graph alone', async () => {
   const root = emptyProject();
