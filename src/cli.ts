@@ -21,6 +21,7 @@ import { GIT_COMMANDS, isGitCommand, runGitCommand } from './git-commands';
 import { CLIENTS, MCP_CLIENTS, clientSnippet, currentRuntime, isMcpClient, mcpLaunch } from './mcp/client-config';
 import { hooksSetup } from './hooks-setup-command';
 import { migrateCommand } from './cli-migrate';
+import { syncCommand } from './cli-sync';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 interface Field {
@@ -234,6 +235,7 @@ function help(op?: string): string {
     '  hook'.padEnd(16) + 'Answer an agent hook event (SessionStart, PreToolUse, PostToolUse, Stop) from JSON on standard input',
     '  hooks-setup'.padEnd(16) + "Install Twining's agent hooks for VS Code (.github/hooks/twining.json) and Claude Code (.claude/settings.json)",
     '  migrate'.padEnd(16) + "Convert .twining/ between twining-mcp's layouts: files → sqlite, or back with --reverse (--dry-run: say what, write nothing)",
+    '  sync'.padEnd(16) + "Exchange the record with the repository's remote on its own branch twining/record (--remote NAME, --status)",
     ...OPERATION_NAMES.map(n => `  ${n}`.padEnd(16) + (inputs[n].description ?? '')),
     ...Object.entries(GIT_COMMANDS).map(([n, d]) => `  ${n}`.padEnd(16) + d),
     '',
@@ -256,6 +258,7 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   if (argv[0] === 'mcp') return mcp(argv.slice(1), out, err);
   if (argv[0] === 'mcp-config') return mcpConfig(argv.slice(1), out, err);
   if (argv[0] === 'migrate') return migrateCommand(argv.slice(1), out, err);
+  if (argv[0] === 'sync') return syncCommand(argv.slice(1), out, err);
   if (argv[0] === 'hooks-setup') return hooksSetup(argv.slice(1), path.join(__dirname, 'hook.js'), out, err);
   if (argv[0] === 'hook') return (require(path.join(__dirname, 'hook.js')) as typeof import('./hook/hook-main')).runHook(argv.slice(1));
   if (isGitCommand(argv[0])) return runGitCommand(argv[0], argv.slice(1), out, err);

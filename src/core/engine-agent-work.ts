@@ -9,10 +9,13 @@ import { OpenItemTools } from './engine-open-items';
 import * as claimOps from './ops/claim-ops';
 import { type AssembleOptions, assemble } from './ops/assemble-ops';
 import { record } from './ops/record-ops';
+import { confirmClaim } from './sync/claim-confirm';
 
 export abstract class AgentWorkTools extends OpenItemTools {
-  claim(input: InputOf<'claim'>) {
-    return claimOps.claim(this.ctx, input);
+  /** With sync on (sync/claim-confirm.ts), granted only once the remote has accepted it. */
+  async claim(input: InputOf<'claim'>) {
+    const result = await claimOps.claim(this.ctx, input);
+    return confirmClaim(this.ctx, result, (input as { agent_id: string }).agent_id);
   }
   release(input: InputOf<'release'>) {
     return claimOps.release(this.ctx, input);

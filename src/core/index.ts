@@ -54,3 +54,7 @@ export { sessionsTouching } from './rules/session-board';
 export type { SessionBoard } from './ops/session-ops';
 export { migrate } from './ops/migrate-ops';
 export type { MigrateOptions, MigrateReport, MigrateCounts } from './ops/migrate-ops';
+export { syncStatus, BRANCH as SYNC_BRANCH, DEFAULT_INTERVAL_MS as SYNC_INTERVAL_MS } from './sync/sync-state';
+export type { SyncStatus } from './sync/sync-state';
+export type { SyncOptions, SyncReport } from './sync/sync-run';
+export type { SyncedClaimResult, ClaimSync } from './sync/claim-confirm';
