@@ -37,7 +37,8 @@ export function syncReportText(r: SyncReport): string {
     `  out: ${counts(r.outgoing)}${r.pushed ? '' : ' (nothing to push)'}`,
   ];
   for (const e of r.incoming_entries.slice(0, 10)) lines.push(`  new ${e.entry_type ?? 'entry'} by ${e.agent_id ?? '?'}: ${e.summary ?? e.id}`);
-  for (const c of r.claims_lost) lines.push(`  claim lost: ${c.agent_id} on ${c.target}: ${c.holder} holds it (another clone's claim reached ${r.remote} first)`);
+  for (const c of r.claims_lost)
+    lines.push(`  claim lost: ${c.agent_id} on ${c.target}: ${c.holder} holds it (another clone's claim reached ${r.remote} first)`);
   for (const n of r.notes.slice(0, 10)) lines.push(`  note: ${n}`);
   return lines.join('\n');
 }

@@ -71,7 +71,7 @@ export function splitParts(content: Buffer): Buffer[] {
   const parts: Buffer[] = [];
   let start = 0;
   let lines = 0;
-  for (let at = 0; at < content.length; ) {
+  for (let at = 0; at < content.length;) {
     const nl = content.indexOf(10, at);
     const end = nl < 0 ? content.length : nl + 1;
     lines++;

@@ -31,7 +31,8 @@ export function filesOfRemoteTree(entries: readonly TreeEntry[], where: string):
   const files = new Map<string, RemoteFile & { parts: Map<number, TreeEntry> }>();
   const seen = new Set<SyncLayout>();
   for (const e of entries) {
-    if (e.type !== 'blob' || e.mode !== '100644') throw refused(where, `${e.path} is ${MODES[e.mode] ?? `of mode ${e.mode}`}; a record holds regular files only`);
+    if (e.type !== 'blob' || e.mode !== '100644')
+      throw refused(where, `${e.path} is ${MODES[e.mode] ?? `of mode ${e.mode}`}; a record holds regular files only`);
     if (e.path === MARKER) {
       if (e.size > 4096) throw refused(where, `${MARKER} is ${e.size} bytes`);
       continue;
@@ -44,7 +45,8 @@ export function filesOfRemoteTree(entries: readonly TreeEntry[], where: string):
     const known = isSyncedFile(rel, 'files') || isSyncedFile(rel, 'sqlite');
     if (!known || part === -1 || isJsonl(rel) !== (part !== undefined))
       throw refused(where, `${JSON.stringify(e.path)} is not a record file sync writes (ids must be plain names, without path separators)`);
-    if (part !== undefined ? e.size > LIMITS.part : e.size > LIMITS.json) throw refused(where, `${e.path} is ${e.size} bytes, over the limit for a record file`);
+    if (part !== undefined ? e.size > LIMITS.part : e.size > LIMITS.json)
+      throw refused(where, `${e.path} is ${e.size} bytes, over the limit for a record file`);
     let f = files.get(rel);
     if (!f) files.set(rel, (f = { ids: [], size: 0, parts: new Map() }));
     f.parts.set(part ?? 0, e);
@@ -105,7 +107,8 @@ export function checkIncoming(rel: string, content: Buffer, where: string): void
   }
   checkItem(value, rel);
   const fileId = rel.slice(rel.lastIndexOf('/') + 1, -'.json'.length);
-  if ((value as { id?: unknown }).id !== fileId) throw refused(where, `${rel} holds the record ${JSON.stringify((value as { id?: unknown }).id)}, not ${fileId}`);
+  if ((value as { id?: unknown }).id !== fileId)
+    throw refused(where, `${rel} holds the record ${JSON.stringify((value as { id?: unknown }).id)}, not ${fileId}`);
 }
 
 export { SAFE_ID };

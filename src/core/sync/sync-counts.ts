@@ -1,3 +1,5 @@
+import { claimsInLogText } from '../store/claim-log';
+
 /** What a sync brought in and sent out, counted by kind of record, for its report. */
 export interface SyncCounts {
   entries: number;
@@ -30,6 +32,8 @@ function kindOf(rel: string): keyof SyncCounts | undefined {
 
 function items(rel: string, bytes: Buffer): string[] {
   const text = bytes.toString('utf8');
+  // The claims log holds a line per change of a claim: a claim counts once, as its last line.
+  if (rel === 'claims/claims.jsonl') return claimsInLogText(text).map(c => JSON.stringify(c));
   if (rel.endsWith('.jsonl')) return text.split('\n').filter(line => line.trim() !== '');
   if (!rel.endsWith('index.json') && !rel.endsWith('registry.json') && !/graph\/(entities|relations)\.json$/.test(rel)) return text.trim() ? [text] : [];
   try {

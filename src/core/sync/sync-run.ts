@@ -107,7 +107,9 @@ export function networkFailure(step: string, remote: string, stderr: string): Tw
   let fix = 'check the remote with `git fetch ' + remote + '`, then sync again; nothing local was lost and the next sync sends what is pending';
   if (/authentication|could not read username|permission denied|terminal prompts disabled|403|401|publickey|host key verification/.test(s))
     fix = `git has no credentials for ${remote} that work without asking (sync never prompts): set up a credential helper, an ssh key or agent, or run \`git fetch ${remote}\` once by hand`;
-  else if (/could not resolve|connection refused|timed out|took longer|network is unreachable|does not appear to be a git repository|no such file|not found/.test(s))
+  else if (
+    /could not resolve|connection refused|timed out|took longer|network is unreachable|does not appear to be a git repository|no such file|not found/.test(s)
+  )
     fix = `${remote} could not be reached; the sync is retried later, and what is pending here goes out then`;
   return new TwiningError('IO', `sync: git ${step} ${remote} failed: ${stderr.split('\n').filter(Boolean).slice(-2).join(' ')} (fix: ${fix})`, { fix });
 }
@@ -115,7 +117,7 @@ export function networkFailure(step: string, remote: string, stderr: string): Tw
 async function fetchRecord(repo: Repo, remote: string, timeoutMs: number): Promise<string | undefined> {
   const r = await runGit(
     repo.cwd,
-    ['fetch', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--quiet', remote, `+refs/heads/${BRANCH}:${REMOTE_REF}`],
+    ['fetch', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--refmap=', '--quiet', remote, `+refs/heads/${BRANCH}:${REMOTE_REF}`],
     { timeoutMs },
   );
   if (r.code !== 0) {
@@ -196,7 +198,9 @@ export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): P
     return report;
   } catch (error) {
     const fix = ((error as TwiningError).details as { fix?: string } | undefined)?.fix;
-    await writeState(repo, { ...state, last_attempt_at: attemptAt, remote: remote ?? state.remote, last_error: (error as Error).message, fix }).catch(() => undefined);
+    await writeState(repo, { ...state, last_attempt_at: attemptAt, remote: remote ?? state.remote, last_error: (error as Error).message, fix }).catch(
+      () => undefined,
+    );
     throw error;
   }
 }
@@ -230,7 +234,11 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     const baseTree = base ? await filesOfCommit(repo, base, `this clone's last synced record (${BASE_REF})`) : { files: new Map<string, { ids: string[] }>() };
     const local = await readLocalRecords(ctx.layout.dir, layout);
     const localIds = new Map<string, string[]>();
-    for (const [rel, content] of local) localIds.set(rel, partsOf(rel, content, repo).map(p => p.id));
+    for (const [rel, content] of local)
+      localIds.set(
+        rel,
+        partsOf(rel, content, repo).map(p => p.id),
+      );
     // Which files changed on which side since the base.
     const rels = new Set<string>([...local.keys(), ...remoteTree.files.keys()]);
     const remoteChanged = [...rels].filter(rel => !sameIds(remoteTree.files.get(rel)?.ids, baseTree.files.get(rel)?.ids));
@@ -266,7 +274,9 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     const claimsRel = 'claims/claims.jsonl';
     let lost: SyncReport['claims_lost'] = [];
     if (merged.has(claimsRel)) {
-      const remoteClaims = remoteBytes.get(claimsRel) ?? (remoteTree.files.has(claimsRel) ? (await contents(repo, remoteTree.files, [claimsRel])).get(claimsRel)! : Buffer.alloc(0));
+      const remoteClaims =
+        remoteBytes.get(claimsRel) ??
+        (remoteTree.files.has(claimsRel) ? (await contents(repo, remoteTree.files, [claimsRel])).get(claimsRel)! : Buffer.alloc(0));
       const settled = settleClaims(merged.get(claimsRel)!.toString('utf8'), remoteClaims.toString('utf8'), await claimClock(ctx), ctx.timestamp(), remote);
       lost = settled.lost;
       if (lost.length) merged.set(claimsRel, Buffer.from(settled.text, 'utf8'));
@@ -275,10 +285,16 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     const treeEntries = new Map<string, Buffer | Part>();
     for (const [rel, content] of merged) partsOf(rel, content, repo).forEach((part, i) => treeEntries.set(treePathOf(rel, i), part));
     treeEntries.set(MARKER, Buffer.from(`${JSON.stringify({ format: 1, layout })}\n`));
-    const cards = (await listTree(repo, remoteTip ?? base ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904').catch(() => [])).filter(e => e.path.startsWith('clones/'));
-    const cardBlobs = await readBlobs(repo, cards.map(e => e.id)).catch(() => new Map<string, Buffer>());
+    const cards = (await listTree(repo, remoteTip ?? base ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904').catch(() => [])).filter(e =>
+      e.path.startsWith('clones/'),
+    );
+    const cardBlobs = await readBlobs(
+      repo,
+      cards.map(e => e.id),
+    ).catch(() => new Map<string, Buffer>());
     for (const c of cards) if (cardBlobs.has(c.id)) treeEntries.set(c.path, cardBlobs.get(c.id)!);
-    if (!cards.some(c => c.path === `clones/${clone.id}.json`)) treeEntries.set(`clones/${clone.id}.json`, Buffer.from(`${JSON.stringify({ clone: clone.id, label: clone.label })}\n`));
+    if (!cards.some(c => c.path === `clones/${clone.id}.json`))
+      treeEntries.set(`clones/${clone.id}.json`, Buffer.from(`${JSON.stringify({ clone: clone.id, label: clone.label })}\n`));
     const { tree, newBlobs } = await buildTree(repo, treeEntries);
     let commit = remoteTip;
     let pushed = false;
@@ -288,10 +304,13 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       commit = (
         await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-m', message], { env: identity(clone) })
       ).trim();
-      const push = await runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', remote, `${commit}:refs/heads/${BRANCH}`], { timeoutMs });
-      const rejected = /\[rejected\]|\[remote rejected\].*(fetch first|non-fast-forward|stale|failed to update ref|cannot lock ref)|non-fast-forward|fetch first/.test(
-        push.stdout.toString('utf8') + push.stderr,
-      );
+      // Pushed to the remote's URL rather than its name, so git does not move the user's remote-tracking refs (refs/remotes/…).
+      const pushUrl = (await gitText(repo.cwd, ['remote', 'get-url', '--push', remote])).trim();
+      const push = await runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', pushUrl, `${commit}:refs/heads/${BRANCH}`], { timeoutMs });
+      const rejected =
+        /\[rejected\]|\[remote rejected\].*(fetch first|non-fast-forward|stale|failed to update ref|cannot lock ref)|non-fast-forward|fetch first/.test(
+          push.stdout.toString('utf8') + push.stderr,
+        );
       if (push.code !== 0 && rejected && attempt < MAX_ATTEMPTS) {
         await new Promise(resolve => setTimeout(resolve, 20 + Math.floor(Math.random() * 80 * attempt)));
         continue; // another clone synced meanwhile: fetch, merge, try again
@@ -308,8 +327,13 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     }
     // Keep this clone's state before the sync changes it (refs/twining/before-sync), then write what came in.
     if ([...merged].some(([rel, content]) => !local.get(rel)?.equals(content)) || [...local.keys()].some(rel => !merged.has(rel))) {
-      const before = await buildTree(repo, new Map([...local].flatMap(([rel, content]) => partsOf(rel, content, repo).map((part, i) => [treePathOf(rel, i), part] as const))));
-      const beforeCommit = (await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', before.tree, '-m', 'twining: this clone before a sync'], { env: identity(clone) })).trim();
+      const before = await buildTree(
+        repo,
+        new Map([...local].flatMap(([rel, content]) => partsOf(rel, content, repo).map((part, i) => [treePathOf(rel, i), part] as const))),
+      );
+      const beforeCommit = (
+        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', before.tree, '-m', 'twining: this clone before a sync'], { env: identity(clone) })
+      ).trim();
       await gitText(repo.cwd, ['update-ref', BEFORE_REF, beforeCommit]);
       await applyLocally(ctx, local, merged, notes);
     }
@@ -322,7 +346,11 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     for (const [rel, after] of merged) {
       const afterIds = new Set(partsOf(rel, after, repo).map(p => p.id));
       const theirs = remoteTree.files.get(rel)?.ids ?? [];
-      if (!sameIds(theirs, [...afterIds])) remoteOnly.set(rel, theirs.filter(id => !afterIds.has(id)));
+      if (!sameIds(theirs, [...afterIds]))
+        remoteOnly.set(
+          rel,
+          theirs.filter(id => !afterIds.has(id)),
+        );
     }
     const remoteParts = await readBlobs(repo, [...remoteOnly.values()].flat());
     for (const [rel, after] of merged) {
@@ -372,7 +400,6 @@ function identity(clone: { id: string; label: string }): Record<string, string> 
     GIT_COMMITTER_EMAIL: `twining-sync@${clone.id}.invalid`,
   };
 }
-
 
 /** The lock a record file is written under, as the operations take it. */
 function lockFor(ctx: FolderStore, rel: string): LockTarget | undefined {
@@ -447,4 +474,3 @@ async function writeOne(ctx: FolderStore, rel: string, read: Buffer | undefined,
   if (now && now.toString('utf8') === text) return;
   await writeAtomic(file, text);
 }
-
