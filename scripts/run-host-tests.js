@@ -26,6 +26,7 @@ const path = require('path');
 const { ensureHost } = require('./setup-host');
 const { startServer, openWorkbench, waitForExit } = require('./host-server');
 const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('./workspace');
+const { makeSyncWorkspace } = require('./sync-workspace');
 
 const RUN_TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -51,6 +52,8 @@ const RUNS = [
   { name: 'untrusted', layout: 'folder', trusted: false, mode: 'installed' },
   // twining-mcp 2.x's layouts: a SQLite folder (twining.db + records/) and its fresh clone (records/ only).
   { name: 'two-x', layout: 'two-x', trusted: true, mode: 'development' },
+  // Two clones and their bare remote (scripts/sync-workspace.js); background sync every 5 s.
+  { name: 'sync', layout: 'sync', trusted: true, mode: 'development', settings: { 'twining.sync.intervalSeconds': 5 } },
 ];
 
 /** An empty extension to stand as "the extension under development" in 'installed' runs. */
@@ -85,7 +88,7 @@ function indent(text, by = '    ') {
 async function runOne(run, host, { verbose }) {
   const started = Date.now();
   const root = tempDir(`twining-ws-${run.name}-`);
-  const ws = makeWorkspace(root, run.layout, { node: host.node });
+  const ws = run.layout === 'sync' ? makeSyncWorkspace(root) : makeWorkspace(root, run.layout, { node: host.node });
   const summaryFile = path.join(root, 'summary.json');
   const logs = [];
   const installed = run.mode === 'installed';
@@ -111,6 +114,7 @@ async function runOne(run, host, { verbose }) {
         TWINING_TEST_EXTENSION_MODE: installed ? 'installed' : 'development',
         TWINING_TEST_EXTENSION_PATH: REPO,
         TWINING_TEST_SUMMARY: summaryFile,
+        ...(ws.peer ? { TWINING_TEST_SYNC_PEER: ws.peer } : {}),
         ...(process.env.TWINING_TEST_GREP ? { TWINING_TEST_GREP: process.env.TWINING_TEST_GREP } : {}),
         ...(run.env || {}),
       },

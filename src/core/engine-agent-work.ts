@@ -1,7 +1,7 @@
 /**
  * The engine's methods for an agent's own piece of work: claims on files, folders, globs and
  * delegations (claim, release, claims), the briefing at its start (assemble) and the record at its
- * end (record, which releases the claims it covers). TwiningEngine (engine.ts) extends this class
+ * end (record, which releases the claims it covers), and the record's sync across clones. TwiningEngine (engine.ts) extends this class
  * through OpenItemTools and HistoryAndGraphTools, so they are engine methods like the others.
  */
 import type { InputOf } from './schemas';
@@ -10,6 +10,8 @@ import * as claimOps from './ops/claim-ops';
 import { type AssembleOptions, assemble } from './ops/assemble-ops';
 import { record } from './ops/record-ops';
 import { confirmClaim } from './sync/claim-confirm';
+import { SyncOptions, SyncReport, syncFolder } from './sync/sync-run';
+import { SyncStatus, syncStatus } from './sync/sync-state';
 
 export abstract class AgentWorkTools extends OpenItemTools {
   /** With sync on (sync/claim-confirm.ts), granted only once the remote has accepted it. */
@@ -26,6 +28,18 @@ export abstract class AgentWorkTools extends OpenItemTools {
   /** Releases `agentId`'s claims that `scopes` cover (a record's scope and files); `because` names what released them. */
   releaseCovered(agentId: string, scopes: readonly (string | undefined)[], because: string) {
     return claimOps.releaseCovered(this.ctx, agentId, scopes, because);
+  }
+
+  /**
+   * Exchanges the record with the repository's remote on its own branch (`twining/record`) and
+   * turns background sync on for this clone (sync/sync-run.ts); says what came in and went out.
+   */
+  sync(options: SyncOptions = {}): Promise<SyncReport> {
+    return syncFolder(this.ctx, options);
+  }
+  /** Whether this clone syncs, with which remote, when it last did, what is pending, the last error (sync/sync-state.ts). */
+  syncStatus(): Promise<SyncStatus> {
+    return syncStatus(this.ctx.layout.dir);
   }
 
   /** A briefing for a task in a scope (twining_assemble). */

@@ -32,8 +32,6 @@ import * as graph from './ops/graph-populate-ops';
 import { archiveAutomatically } from './ops/auto-archive-ops';
 import { SessionWatch } from './store/session-watch';
 import { sessions as sessionBoard } from './ops/session-ops';
-import { SyncOptions, SyncReport, syncFolder } from './sync/sync-run';
-import { SyncStatus, syncStatus } from './sync/sync-state';
 
 export type { WorkspaceOptions } from './folder-store';
 
@@ -115,19 +113,6 @@ export class TwiningEngine extends AgentWorkTools {
    */
   formatNotice(): Promise<string | undefined> {
     return this.ctx.formatNotice();
-  }
-
-  /**
-   * Exchanges the record with the repository's remote on its own branch (`twining/record`) and
-   * turns background sync on for this clone (sync/sync-run.ts); says what came in and went out.
-   */
-  sync(options: SyncOptions = {}): Promise<SyncReport> {
-    return syncFolder(this.ctx, options);
-  }
-
-  /** Whether this clone syncs, with which remote, when it last did, what is pending, the last error (sync/sync-state.ts). */
-  syncStatus(): Promise<SyncStatus> {
-    return syncStatus(this.ctx.layout.dir);
   }
 
   /** Creates `.twining/` (or fills in its missing entries) without overwriting anything, and says `storage.backend: files`. */

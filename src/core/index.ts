@@ -58,3 +58,4 @@ export { syncStatus, BRANCH as SYNC_BRANCH, DEFAULT_INTERVAL_MS as SYNC_INTERVAL
 export type { SyncStatus } from './sync/sync-state';
 export type { SyncOptions, SyncReport } from './sync/sync-run';
 export type { SyncedClaimResult, ClaimSync } from './sync/claim-confirm';
+export { SyncScheduler } from './sync/sync-scheduler';

@@ -17,16 +17,14 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import type { FolderStore, LockTarget } from '../folder-store';
+import type { FolderStore } from '../folder-store';
 import { TwiningError } from '../errors';
 import { mergeTwiningTexts } from '../merge/merge-file';
-import { assertWritesStayInside } from '../store/layout';
-import { writeAtomic } from '../store/files';
 import { withLock } from '../store/lock';
-import { claimsFileOf } from '../store/claims-file';
 import { claimClock } from '../ops/claim-ops';
-import { graphFiles } from '../ops/graph-ops';
-import { configGet, gitText, runGit } from './sync-git';
+import { gitText, runGit } from './sync-git';
+import { applyLocally } from './sync-apply';
+import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
 import { MARKER, PARTS_SUFFIX, SyncLayout, isJsonl, partName, readLocalRecords, removable, treeEntriesOf } from './record-files';
 import { Repo, blobId, buildTree, listTree, readBlobs, treeOf } from './record-tree';
 import { checkIncoming, filesOfRemoteTree, refused } from './remote-checks';
@@ -83,53 +81,6 @@ export async function repoOfStore(ctx: FolderStore): Promise<Repo> {
   return repo;
 }
 
-/** The remote to use: asked for, remembered, the current branch's upstream remote, else origin. */
-async function chooseRemote(repo: Repo, asked?: string): Promise<string> {
-  const remembered = await configGet(repo.cwd, 'twining.sync.remote');
-  let remote = asked ?? remembered;
-  if (!remote) {
-    const branch = (await runGit(repo.cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD'])).stdout.toString('utf8').trim();
-    remote = (branch && (await configGet(repo.cwd, `branch.${branch}.remote`))) || 'origin';
-    if (remote === '.') remote = 'origin';
-  }
-  const remotes = (await gitText(repo.cwd, ['remote'])).split('\n').filter(Boolean);
-  if (!remotes.includes(remote))
-    throw new TwiningError(
-      'NOT_FOUND',
-      `sync: this repository has no remote named "${remote}"${remotes.length ? ` (it has ${remotes.join(', ')}; pass --remote NAME)` : ' (add one: git remote add origin URL)'}; nothing was synced`,
-    );
-  return remote;
-}
-
-/** What a failed fetch or push means, and what to do about it. */
-export function networkFailure(step: string, remote: string, stderr: string): TwiningError {
-  const s = stderr.toLowerCase();
-  let fix = 'check the remote with `git fetch ' + remote + '`, then sync again; nothing local was lost and the next sync sends what is pending';
-  if (/authentication|could not read username|permission denied|terminal prompts disabled|403|401|publickey|host key verification/.test(s))
-    fix = `git has no credentials for ${remote} that work without asking (sync never prompts): set up a credential helper, an ssh key or agent, or run \`git fetch ${remote}\` once by hand`;
-  else if (
-    /could not resolve|connection refused|timed out|took longer|network is unreachable|does not appear to be a git repository|no such file|not found/.test(s)
-  )
-    fix = `${remote} could not be reached; the sync is retried later, and what is pending here goes out then`;
-  return new TwiningError('IO', `sync: git ${step} ${remote} failed: ${stderr.split('\n').filter(Boolean).slice(-2).join(' ')} (fix: ${fix})`, { fix });
-}
-
-async function fetchRecord(repo: Repo, remote: string, timeoutMs: number): Promise<string | undefined> {
-  const r = await runGit(
-    repo.cwd,
-    ['fetch', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--refmap=', '--quiet', remote, `+refs/heads/${BRANCH}:${REMOTE_REF}`],
-    { timeoutMs },
-  );
-  if (r.code !== 0) {
-    if (/couldn't find remote ref/i.test(r.stderr)) {
-      await runGit(repo.cwd, ['update-ref', '-d', REMOTE_REF]);
-      return undefined; // no record there yet: this sync makes it
-    }
-    throw networkFailure('fetch', remote, r.stderr);
-  }
-  return (await gitText(repo.cwd, ['rev-parse', '--verify', REMOTE_REF])).trim();
-}
-
 async function refOf(repo: Repo, ref: string): Promise<string | undefined> {
   const r = await runGit(repo.cwd, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
   return r.code === 0 ? r.stdout.toString('utf8').trim() : undefined;
@@ -174,6 +125,8 @@ const sameIds = (a?: readonly string[], b?: readonly string[]) => a === b || (!!
  */
 export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): Promise<SyncReport> {
   ctx.assertWritable('sync');
+  // A clone that never had the record (its .twining/ was not committed) gets the folder first.
+  if (!(await fs.stat(ctx.layout.dir).catch(() => undefined))?.isDirectory()) await ctx.ready();
   const repo = await repoOfStore(ctx);
   await fs.mkdir(path.join(repo.gitDir, 'twining'), { recursive: true });
   const lockTarget = path.join(repo.gitDir, 'twining', 'sync.lock-target');
@@ -399,78 +352,4 @@ function identity(clone: { id: string; label: string }): Record<string, string> 
     GIT_COMMITTER_NAME: `Twining sync (${clone.label})`,
     GIT_COMMITTER_EMAIL: `twining-sync@${clone.id}.invalid`,
   };
-}
-
-/** The lock a record file is written under, as the operations take it. */
-function lockFor(ctx: FolderStore, rel: string): LockTarget | undefined {
-  if (rel === 'claims/claims.jsonl') return [claimsFileOf(ctx.layout.dir), ''];
-  if (ctx.twoX) return undefined; // records/ files are written whole, as a git pull writes them
-  if (rel.startsWith('decisions/')) return ctx.locks.decisionIndex;
-  if (rel.startsWith('handoffs/')) return ctx.locks.handoffIndex;
-  if (rel === 'blackboard.jsonl') return ctx.locks.blackboard;
-  if (rel === 'agents/registry.json') return ctx.locks.registry;
-  const g = graphFiles(ctx);
-  return rel === 'graph/entities.json' ? g.entitiesLock : g.relationsLock;
-}
-
-/**
- * Writes the merged files that differ from what this clone had, each under its operation lock. A
- * file written here while the sync ran is merged again (what was read as the base, what is there
- * now, the merged result), so a write made meanwhile is kept.
- */
-async function applyLocally(ctx: FolderStore, read: Map<string, Buffer>, merged: Map<string, Buffer>, notes: string[]): Promise<void> {
-  const changed = [...new Set([...read.keys(), ...merged.keys()])].filter(rel => {
-    const m = merged.get(rel);
-    const r = read.get(rel);
-    return m ? !r || !m.equals(r) : false; // a file sync removes is only a 2.x record (below)
-  });
-  const removed = [...read.keys()].filter(rel => !merged.has(rel) && removable(rel));
-  if (changed.length === 0 && removed.length === 0) return;
-  const groups = new Map<string, { lock?: LockTarget; rels: string[] }>();
-  for (const rel of changed) {
-    const lock = lockFor(ctx, rel);
-    const key = lock?.[0] ?? '';
-    const g = groups.get(key) ?? { lock, rels: [] };
-    g.rels.push(rel);
-    groups.set(key, g);
-  }
-  const order = Object.values(ctx.locks).map(l => l[0]);
-  const sorted = [...groups.values()].sort((a, b) => rank(order, a.lock) - rank(order, b.lock));
-  // A lock's target must have its folder (a clone that never claimed has no claims/).
-  for (const rel of changed) await fs.mkdir(path.dirname(path.join(ctx.layout.dir, ...rel.split('/'))), { recursive: true });
-  for (const group of sorted) {
-    const work = async () => {
-      for (const rel of group.rels) await writeOne(ctx, rel, read.get(rel), merged.get(rel)!, notes);
-    };
-    if (group.lock) await ctx.lock([group.lock], work);
-    else await work();
-  }
-  for (const rel of removed) {
-    const file = path.join(ctx.layout.dir, ...rel.split('/'));
-    const now = await fs.readFile(file).catch(() => undefined);
-    if (now && now.equals(read.get(rel)!)) await fs.rm(file, { force: true });
-  }
-}
-
-const rank = (order: string[], lock?: LockTarget) => (lock ? (order.indexOf(lock[0]) + 100) % 100 : 99);
-
-async function writeOne(ctx: FolderStore, rel: string, read: Buffer | undefined, merged: Buffer, notes: string[]): Promise<void> {
-  const file = path.join(ctx.layout.dir, ...rel.split('/'));
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await assertWritesStayInside(ctx.layout.dir, file);
-  const st = await fs.lstat(file).catch(() => undefined);
-  if (st && !st.isFile()) throw new TwiningError('CORRUPT', `${file} is not a regular file; sync did not write it (the rest of the record was written)`);
-  const now = st ? await fs.readFile(file) : undefined;
-  let text = merged.toString('utf8');
-  if (now && !(read && now.equals(read)) && !now.equals(merged)) {
-    // Written here during the sync: merge that write in too.
-    const outcome = mergeTwiningTexts(rel, { base: read?.toString('utf8') ?? '', ours: now.toString('utf8'), theirs: text });
-    if (!outcome?.clean) {
-      notes.push(`${rel} changed here during the sync and could not be merged with what came in; it was left as it is, and the next sync merges it`);
-      return;
-    }
-    text = outcome.text;
-  }
-  if (now && now.toString('utf8') === text) return;
-  await writeAtomic(file, text);
 }

@@ -56,10 +56,12 @@ export interface SyncStatus {
 
 /** The repository holding a `.twining/` folder, or undefined outside one. */
 export async function repoOf(dir: string): Promise<Repo | undefined> {
-  const r = await runGit(dir, ['rev-parse', '--git-common-dir', '--show-object-format']).catch(() => undefined);
+  // A clone whose .twining/ is not made yet (it was never committed) is asked from its parent.
+  const cwd = (await fs.stat(dir).catch(() => undefined))?.isDirectory() ? dir : path.dirname(dir);
+  const r = await runGit(cwd, ['rev-parse', '--git-common-dir', '--show-object-format']).catch(() => undefined);
   if (!r || r.code !== 0) return undefined;
   const [common, format] = r.stdout.toString('utf8').trim().split('\n');
-  return { cwd: dir, gitDir: path.resolve(dir, common), objectFormat: format || 'sha1' };
+  return { cwd, gitDir: path.resolve(cwd, common), objectFormat: format || 'sha1' };
 }
 
 export const stateFile = (repo: Repo) => path.join(repo.gitDir, 'twining', 'sync-state.json');
