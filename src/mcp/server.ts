@@ -2,7 +2,7 @@
  * `twining mcp`: the engine as a stdio MCP server, for every agent that speaks MCP (Claude Code,
  * Codex, Cursor, Cline, Roo, and MCP clients inside VS Code).
  *
- * Contract, so that agents and prompts written for twining-mcp work unchanged (FORMAT.md §6):
+ * Contract, so that agents and prompts written for twining-mcp work unchanged (docs/format.md §Tools):
  * - one tool per operation, named `twining_<operation>` (twining-mcp's names where it has the
  *   tool), with the operation's own input schema, generated from the core's zod schemas;
  * - a result is one text item holding the compact JSON result, with at least twining-mcp's fields;
@@ -21,17 +21,17 @@ import * as path from 'path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas';
-import { forgivingInput, withIgnoredFields } from '../core/forgiving-input';
-import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
-import { openWorkspace, type TwiningEngine } from '../core/engine';
-import { SessionStartServer } from '../core/session-start-server';
+import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas/schemas';
+import { forgivingInput, withIgnoredFields } from '../core/schemas/forgiving-input';
+import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/schemas/tool-aliases';
+import { openWorkspace, type TwiningEngine } from '../core/engine/engine';
+import { SessionStartServer } from '../agents/session-start/session-start-server';
 import { keepCurrent } from './folder-watch';
-import { refuseReadWithoutFolder } from '../core/missing-folder';
+import { refuseReadWithoutFolder } from '../core/engine/missing-folder';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
-import { ALIAS_OPERATIONS, OPERATIONS, toolName } from '../core/operation-info';
-import { writes } from '../core/operation-writes';
+import { ALIAS_OPERATIONS, OPERATIONS, toolName } from '../core/operations/operation-info';
+import { writes } from '../core/operations/operation-writes';
 import { INSTRUCTIONS } from './instructions';
 import { SyncScheduler } from '../core/sync/sync-scheduler';
 import { configGet } from '../core/sync/sync-git';

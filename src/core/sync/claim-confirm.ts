@@ -10,9 +10,9 @@
  * only this clone's until the next sync, which settles it (and releases it, with the reason, if
  * another clone claimed the same file meanwhile).
  */
-import type { FolderStore } from '../folder-store';
-import type { ClaimResult } from '../ops/claim-ops';
-import { claimClock, claimItems } from '../ops/claim-ops';
+import type { FolderStore } from '../engine/folder-store';
+import type { ClaimResult } from '../operations/claim-ops';
+import { claimClock, claimItems } from '../operations/claim-ops';
 import { claimConflicts, describeHolder, isClaim } from '../rules/claims';
 import { repoOf, syncEnabled } from './sync-state';
 import { syncFolder } from './sync-run';

@@ -6,13 +6,13 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import type { FolderStore, LockTarget } from '../folder-store';
+import type { FolderStore, LockTarget } from '../engine/folder-store';
 import { TwiningError } from '../errors';
 import { mergeTwiningTexts } from '../merge/merge-file';
 import { assertWritesStayInside } from '../store/layout';
 import { writeAtomic } from '../store/files';
 import { claimsFileOf } from '../store/claims-file';
-import { graphFiles } from '../ops/graph-ops';
+import { graphFiles } from '../operations/graph-ops';
 import { removable } from './record-files';
 
 /** The lock a record file is written under, as the operations take it. */

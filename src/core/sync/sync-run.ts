@@ -17,11 +17,11 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import type { FolderStore } from '../folder-store';
+import type { FolderStore } from '../engine/folder-store';
 import { TwiningError } from '../errors';
 import { mergeTwiningTexts } from '../merge/merge-file';
 import { withLock } from '../store/lock';
-import { claimClock } from '../ops/claim-ops';
+import { claimClock } from '../operations/claim-ops';
 import { gitText, runGit } from './sync-git';
 import { applyLocally } from './sync-apply';
 import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
