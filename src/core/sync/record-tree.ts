@@ -36,15 +36,15 @@ export function blobId(content: Buffer, objectFormat: string): string {
 }
 
 /** Writes the blobs the repository does not have yet; returns nothing, throws naming the problem. */
-async function writeMissing(repo: Repo, blobs: Map<string, Buffer>): Promise<number> {
-  if (blobs.size === 0) return 0;
+async function writeMissing(repo: Repo, blobs: Map<string, Buffer>): Promise<{ count: number; bytes: number }> {
+  if (blobs.size === 0) return { count: 0, bytes: 0 };
   const ids = [...blobs.keys()];
   const check = await gitText(repo.cwd, ['cat-file', '--batch-check'], { input: ids.join('\n') + '\n' });
   const missing = check
     .split('\n')
     .filter(line => line.endsWith(' missing'))
     .map(line => line.slice(0, -' missing'.length));
-  if (missing.length === 0) return 0;
+  if (missing.length === 0) return { count: 0, bytes: 0 };
   const temp = path.join(repo.gitDir, 'twining', `blobs-${process.pid}-${randomBytes(4).toString('hex')}`);
   await fs.mkdir(temp, { recursive: true });
   try {
@@ -59,14 +59,17 @@ async function writeMissing(repo: Repo, blobs: Map<string, Buffer>): Promise<num
     written.forEach((id, i) => {
       if (id !== missing[i]) throw new Error(`git stored a blob as ${id}, expected ${missing[i]}`);
     });
-    return missing.length;
+    return { count: missing.length, bytes: missing.reduce((n, id) => n + blobs.get(id)!.length, 0) };
   } finally {
     await fs.rm(temp, { recursive: true, force: true });
   }
 }
 
 /** Makes the tree of `entries` (tree path → bytes), every file mode 100644; returns its id and how many blobs were new. */
-export async function buildTree(repo: Repo, entries: Map<string, Buffer | { id: string; bytes: Buffer }>): Promise<{ tree: string; newBlobs: number }> {
+export async function buildTree(
+  repo: Repo,
+  entries: Map<string, Buffer | { id: string; bytes: Buffer }>,
+): Promise<{ tree: string; newBlobs: number; newBytes: number }> {
   const blobs = new Map<string, Buffer>();
   const lines: string[] = [];
   for (const [treePath, entry] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -75,13 +78,13 @@ export async function buildTree(repo: Repo, entries: Map<string, Buffer | { id: 
     blobs.set(id, content);
     lines.push(`100644 ${id}\t${treePath}`);
   }
-  const newBlobs = await writeMissing(repo, blobs);
+  const { count: newBlobs, bytes: newBytes } = await writeMissing(repo, blobs);
   const index = path.join(repo.gitDir, 'twining', `index-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     const env = { GIT_INDEX_FILE: index };
     await gitText(repo.cwd, ['update-index', '--add', '-z', '--index-info'], { env, input: lines.map(l => `${l}\0`).join('') });
     const tree = (await gitText(repo.cwd, ['write-tree'], { env })).trim();
-    return { tree, newBlobs };
+    return { tree, newBlobs, newBytes };
   } finally {
     await fs.rm(index, { force: true });
   }

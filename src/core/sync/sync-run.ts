@@ -248,7 +248,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     for (const c of cards) if (cardBlobs.has(c.id)) treeEntries.set(c.path, cardBlobs.get(c.id)!);
     if (!cards.some(c => c.path === `clones/${clone.id}.json`))
       treeEntries.set(`clones/${clone.id}.json`, Buffer.from(`${JSON.stringify({ clone: clone.id, label: clone.label })}\n`));
-    const { tree, newBlobs } = await buildTree(repo, treeEntries);
+    const { tree, newBlobs, newBytes } = await buildTree(repo, treeEntries);
     let commit = remoteTip;
     let pushed = false;
     if (!remoteTip || (await treeOf(repo, remoteTip)) !== tree) {
@@ -259,7 +259,10 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       ).trim();
       // Pushed to the remote's URL rather than its name, so git does not move the user's remote-tracking refs (refs/remotes/…).
       const pushUrl = (await gitText(repo.cwd, ['remote', 'get-url', '--push', remote])).trim();
-      const push = await runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', pushUrl, `${commit}:refs/heads/${BRANCH}`], { timeoutMs });
+      const push = await runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', pushUrl, `${commit}:refs/heads/${BRANCH}`], {
+        // A first sync of a large record sends it all: its time limit grows with what is new (5 s a MB).
+        timeoutMs: timeoutMs + newBytes / 200,
+      });
       const rejected =
         /\[rejected\]|\[remote rejected\].*(fetch first|non-fast-forward|stale|failed to update ref|cannot lock ref)|non-fast-forward|fetch first/.test(
           push.stdout.toString('utf8') + push.stderr,
