@@ -105,6 +105,18 @@ export function fileOfTreePath(treePath: string): { rel: string; part?: number }
 /** Reads every synced file of a `.twining/` folder: relative path → bytes. Regular files only, never through a link. */
 export async function readLocalRecords(dir: string, layout: SyncLayout): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
+  await Promise.all(
+    [...(await listLocalRecords(dir, layout))].map(async ([rel, file]) => {
+      out.set(rel, await fs.readFile(file));
+    }),
+  );
+  return out;
+}
+
+/** The synced files of a `.twining/` folder and their stats (nothing read): relative path → [file, size:mtime]. */
+export async function listLocalRecords(dir: string, layout: SyncLayout): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const stamps = new Map<string, string>();
   const candidates: string[] = [...JSONL_FILES[layout], ...FIXED_JSON[layout]];
   const list = async (sub: string): Promise<string[]> =>
     (await fs.readdir(path.join(dir, sub), { withFileTypes: true }).catch(() => [])).filter(e => e.isFile()).map(e => `${sub}/${e.name}`);
@@ -122,8 +134,16 @@ export async function readLocalRecords(dir: string, layout: SyncLayout): Promise
         const file = path.join(dir, ...rel.split('/'));
         const st = await fs.lstat(file).catch(() => undefined);
         if (!st?.isFile()) return; // missing, a link, a FIFO or a device: not read, not sent
-        out.set(rel, await fs.readFile(file));
+        found.set(rel, file);
+        stamps.set(rel, `${st.size}:${st.mtimeMs}`);
       }),
   );
-  return out;
+  lastStamps.set(dir, stamps);
+  return found;
+}
+
+const lastStamps = new Map<string, Map<string, string>>();
+/** Each synced file's size and modification time as the last listing of `dir` found them. */
+export function stampsOf(dir: string): Map<string, string> {
+  return lastStamps.get(dir) ?? new Map<string, string>();
 }

@@ -10,7 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { configGet, gitText, runGit } from './sync-git';
-import { JSONL_FILES, SyncLayout, readLocalRecords } from './record-files';
+import { JSONL_FILES, SyncLayout, listLocalRecords, stampsOf } from './record-files';
 import type { Repo } from './record-tree';
 import { isTwoXFolder } from '../store/two-x-folder';
 
@@ -104,15 +104,8 @@ export async function cloneIdentity(repo: Repo): Promise<{ id: string; label: st
 
 /** Each synced file's size and modification time, to tell what changed since. */
 export async function signatureOf(dir: string, layout: SyncLayout): Promise<Record<string, string>> {
-  const sig: Record<string, string> = {};
-  const files = await readLocalRecords(dir, layout);
-  await Promise.all(
-    [...files.keys()].map(async rel => {
-      const st = await fs.stat(path.join(dir, ...rel.split('/'))).catch(() => undefined);
-      if (st) sig[rel] = `${st.size}:${st.mtimeMs}`;
-    }),
-  );
-  return sig;
+  await listLocalRecords(dir, layout); // stats only: nothing is read
+  return Object.fromEntries(stampsOf(dir));
 }
 
 /** Files whose signature differs from the state's (new, changed or removed). */
