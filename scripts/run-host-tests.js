@@ -32,6 +32,7 @@ const { ensureHost } = require('./setup-host');
 const { startServer, openWorkbench, waitForExit } = require('./host-server');
 const { useSession } = require('./e2e-session');
 const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('./workspace');
+const { makeSyncWorkspace } = require('./sync-workspace');
 
 const RUN_TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -59,6 +60,8 @@ const RUNS = [
   { name: 'two-x', layout: 'two-x', trusted: true, mode: 'development' },
   // A window on a linked git worktree (scripts/workspace.js, makeWorktreeWorkspace): it shows the primary's shared record.
   { name: 'worktree', layout: 'worktree', trusted: true, mode: 'development' },
+  // Two clones and their bare remote (scripts/sync-workspace.js); background sync every 5 s.
+  { name: 'sync', layout: 'sync', trusted: true, mode: 'development', settings: { 'twining.sync.intervalSeconds': 5 } },
 ];
 
 /** An empty extension to stand as "the extension under development" in 'installed' runs. */
@@ -105,6 +108,7 @@ function runEnv(run, ws, summaryFile) {
     TWINING_TEST_EXTENSION_MODE: run.mode === 'installed' ? 'installed' : 'development',
     TWINING_TEST_EXTENSION_PATH: REPO,
     TWINING_TEST_SUMMARY: summaryFile,
+    ...(ws.peer ? { TWINING_TEST_SYNC_PEER: ws.peer } : {}),
     ...(process.env.TWINING_TEST_GREP ? { TWINING_TEST_GREP: process.env.TWINING_TEST_GREP } : {}),
     ...(run.env || {}),
   };
@@ -129,7 +133,7 @@ function writeRunner(root, run, env) {
 async function runOne(run, host, session, { verbose }) {
   const started = Date.now();
   const root = tempDir(`twining-ws-${run.name}-`);
-  const ws = makeWorkspace(root, run.layout, { node: host.node });
+  const ws = run.layout === 'sync' ? makeSyncWorkspace(root) : makeWorkspace(root, run.layout, { node: host.node });
   const summaryFile = path.join(root, 'summary.json');
   const env = runEnv(run, ws, summaryFile);
   const logs = [];

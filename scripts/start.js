@@ -21,6 +21,7 @@ const { spawnSync } = require('child_process');
 const { ensureHost } = require('./setup-host');
 const { startServer } = require('./host-server');
 const { prepareDemo } = require('./demo');
+const { prepareSyncDemo, teammatePosts } = require('./demo-sync');
 
 const REPO = path.resolve(__dirname, '..');
 
@@ -50,6 +51,7 @@ async function demoFolder(reset) {
   if (reset || !prepared || !fs.existsSync(path.join(folder, '.twining'))) {
     if (reset || !prepared) fs.rmSync(folder, { recursive: true, force: true });
     const demo = await prepareDemo(folder);
+    prepareSyncDemo(folder);
     fs.writeFileSync(marker, JSON.stringify({ at: new Date().toISOString(), agentId: demo.agentId }, null, 2) + '\n');
     console.log(`demo workspace written (you are ${demo.agentId}; a handoff waits for you)`);
   } else {
@@ -100,6 +102,23 @@ async function main() {
   console.log(`Open in a browser:\n  ${url}`);
   console.log('');
   console.log('Press Ctrl+C to stop.');
+
+  // The demo's second clone (scripts/demo-sync.js) posts and syncs now and then, as a teammate's
+  // machine would: the window's background sync brings it in (a warning shows as a notification).
+  const teammate = `${folder}.teammate`;
+  if (!folderArg && fs.existsSync(teammate)) {
+    console.log(`Sync: the demo syncs through ${folder}.remote.git; a teammate's clone (${teammate}) posts and syncs every 3 minutes, the first in 40 s.`);
+    let n = 0;
+    const post = () => {
+      try {
+        teammatePosts(teammate, n++);
+      } catch (error) {
+        console.error(`the teammate's clone could not post and sync: ${error.message}`);
+      }
+    };
+    setTimeout(post, 40_000).unref();
+    setInterval(post, 180_000).unref();
+  }
 
   // Ctrl+C: host-server.js ends the server's process group and removes its run folder.
   // Keep running until a signal.

@@ -22,6 +22,7 @@ import { CLIENTS, MCP_CLIENTS, clientSnippet, currentRuntime, isMcpClient, mcpLa
 import { hooksSetup } from './hooks-setup-command';
 import { setupCommand } from './setup-command';
 import { migrateCommand } from './migrate-command';
+import { syncCommand } from './cli-sync';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
 interface Field {
@@ -240,6 +241,7 @@ function help(op?: string): string {
     '  setup'.padEnd(16) + 'Wire the agent hosts this project uses (Claude Code, VS Code, Cursor, Codex): MCP server, hooks, instructions (--check, --remove)',
     '  hooks-setup'.padEnd(16) + "Install Twining's agent hooks for VS Code (.github/hooks/twining.json) and Claude Code (.claude/settings.json)",
     '  migrate'.padEnd(16) + "Convert .twining/ between twining-mcp's layouts: files → sqlite, or back with --reverse (--dry-run: say what, write nothing)",
+    '  sync'.padEnd(16) + "Exchange the record with the repository's remote on its own branch twining/record (--remote NAME, --status)",
     ...OPERATION_NAMES.map(n => `  ${n}`.padEnd(16) + (inputs[n].description ?? '')),
     ...Object.entries(GIT_COMMANDS).map(([n, d]) => `  ${n}`.padEnd(16) + d),
     '',
@@ -263,6 +265,7 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   if (argv[0] === 'mcp-config') return mcpConfig(argv.slice(1), out, err);
   if (argv[0] === 'migrate') return migrateCommand(argv.slice(1), out, err);
   if (argv[0] === 'setup') return setupCommand(argv.slice(1), __dirname, out, err);
+  if (argv[0] === 'sync') return syncCommand(argv.slice(1), out, err);
   if (argv[0] === 'hooks-setup') return hooksSetup(argv.slice(1), __dirname, out, err);
   if (argv[0] === 'hook') return (require(path.join(__dirname, 'hook.js')) as typeof import('../agents/hooks/hook-main')).runHook(argv.slice(1));
   if (isGitCommand(argv[0])) return runGitCommand(argv[0], argv.slice(1), out, err);

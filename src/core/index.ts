@@ -54,3 +54,8 @@ export { sessionsTouching } from './rules/session-board';
 export type { SessionBoard } from './operations/session-ops';
 export { migrate } from './migrate/migrate-ops';
 export type { MigrateOptions, MigrateReport, MigrateCounts } from './migrate/migrate-ops';
+export { syncStatus, BRANCH as SYNC_BRANCH, DEFAULT_INTERVAL_MS as SYNC_INTERVAL_MS } from './sync/sync-state';
+export type { SyncStatus } from './sync/sync-state';
+export type { SyncOptions, SyncReport } from './sync/sync-run';
+export type { SyncedClaimResult, ClaimSync } from './sync/claim-confirm';
+export { SyncScheduler } from './sync/sync-scheduler';

@@ -19,6 +19,7 @@ import type { Node } from './views/nodes';
 import { registerCommands } from './commands/all-commands';
 import { checkGitMerging } from './commands/git-merging-commands';
 import { HandoffStatusBar } from './editor/status-bar';
+import { SyncStatusBar } from './editor/sync-status';
 import { registerTools } from './tools/lm-tools';
 import { createChatHandler, registerChatParticipant } from './chat/participant';
 import { ContextModel } from './model/context-model';
@@ -91,6 +92,8 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   context.subscriptions.push(contextStatus, annotations);
   const inbox = new Inbox(handoffs);
   context.subscriptions.push(inbox);
+  const syncBar = new SyncStatusBar(folders);
+  context.subscriptions.push(syncBar);
   // Claims: Explorer badges, the edit notice and the status bar (editor/claims-editor.ts).
   const claims = new ClaimsEditor(session, claimsModel);
   context.subscriptions.push(claims);
@@ -125,6 +128,7 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   // The per-user file the projects' committed hook launcher reads (agents/setup/launcher.ts):
   // this installation, so that an update of the extension moves it along. Tests leave it alone.
   if (context.extensionMode !== vscode.ExtensionMode.Test) inBackground('recording the installation for agent hooks', keepEngineCurrent(__dirname));
+  syncBar.start();
   inBackground(
     'listing the Twining folders',
     folders.ready().then(() =>
@@ -162,7 +166,21 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     changes,
     folders.onDidChange(change => changes.fire({ folder: change.folder?.root, kinds: [...change.kinds] })),
   );
-  const parts = { folders, handoffs, clock, agentId: userAgentId, providers, statusBar, contextStatus, annotations, fileContext, inbox, chatHandler, claims };
+  const parts = {
+    folders,
+    handoffs,
+    clock,
+    agentId: userAgentId,
+    providers,
+    statusBar,
+    contextStatus,
+    annotations,
+    fileContext,
+    inbox,
+    chatHandler,
+    claims,
+    syncBar,
+  };
   const testing = () => testHooks({ ...parts, mcpProvider: mcp?.provider, activationMs, bundleLoadMs });
   return {
     engines,

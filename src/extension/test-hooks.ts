@@ -17,6 +17,7 @@ import type { FileAnnotations } from './editor/file-annotations';
 import type { ClaimsEditor } from './editor/claims-editor';
 import type { ContextModel } from './model/context-model';
 import type { Inbox } from './editor/inbox';
+import type { SyncStatusBar } from './editor/sync-status';
 import type { HandoffsModel } from './model/handoffs-model';
 import type { TwiningMcpProvider } from './tools/mcp-provider';
 import type { Clock } from './settings';
@@ -41,6 +42,8 @@ export interface TestHooks {
   readonly fileContext: ContextModel;
   /** The inbox (its `shown` lists the notifications it showed). */
   readonly inbox: Inbox;
+  /** Background sync and its status bar item (its `shown` lists the notifications it showed). */
+  readonly syncBar: SyncStatusBar;
   /** The `@twining` chat participant's handler (also usable where the chat UI is not). */
   readonly chatHandler: vscode.ChatRequestHandler;
   /** The Twining: Search quick pick now open, if any. */
@@ -86,6 +89,7 @@ export interface ActivatedParts {
   annotations: FileAnnotations;
   fileContext: ContextModel;
   inbox: Inbox;
+  syncBar: SyncStatusBar;
   claims: ClaimsEditor;
   chatHandler: vscode.ChatRequestHandler;
   mcpProvider: TwiningMcpProvider | undefined;
@@ -110,6 +114,7 @@ export function testHooks(parts: ActivatedParts): TestHooks {
     timelinePaints: () => TimelinePanel.open?.paints,
     fileContext: parts.fileContext,
     inbox,
+    syncBar: parts.syncBar,
     chatHandler: parts.chatHandler,
     searchPick: currentSearch,
     mcpProvider: parts.mcpProvider,

@@ -34,6 +34,8 @@ import type { HandoffRecord } from '../core/records';
 import { ALIAS_OPERATIONS, OPERATIONS, toolName } from '../core/operations/operation-info';
 import { writes } from '../core/operations/operation-writes';
 import { INSTRUCTIONS } from './instructions';
+import { SyncScheduler } from '../core/sync/sync-scheduler';
+import { configGet } from '../core/sync/sync-git';
 
 /** Each tool name and what it runs: an operation, or an alias (twining-mcp's name for an operation with some fields fixed). */
 const BY_TOOL = new Map<string, { op: OperationName; alias?: AliasName }>([
@@ -41,8 +43,49 @@ const BY_TOOL = new Map<string, { op: OperationName; alias?: AliasName }>([
   ...ALIAS_NAMES.map(alias => [toolName(alias), { op: TOOL_ALIASES[alias].op, alias }] as const),
 ]);
 
+/**
+ * Tools that are not operations of the engine's schemas: `twining_sync` exchanges the record with
+ * the repository's remote (src/core/sync/), which twining-mcp has no tool for.
+ */
+export const SYNC_TOOL: Tool = {
+  name: 'twining_sync',
+  title: 'Sync the record across machines',
+  description:
+    "Exchange the team's record (.twining/) with the git repository's remote, on its own branch twining/record, so agents on other machines and clones see this clone's posts, decisions, handoffs and claims and this one sees theirs. Never touches the user's branches, index or HEAD. Returns what came in and what went out. Optional `remote`: the git remote (default: the last one used, else the branch's upstream, else origin). After the first sync the server syncs in the background.",
+  inputSchema: {
+    type: 'object',
+    properties: {
+      remote: {
+        type: 'string',
+        description: 'The git remote to sync with (default: the last one used, else the current branch’s upstream remote, else origin)',
+      },
+    },
+    additionalProperties: false,
+  },
+  annotations: { title: 'Sync the record across machines', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+};
+
+async function syncTool(engine: TwiningEngine, args: unknown): Promise<CallToolResult> {
+  try {
+    const input = (args ?? {}) as Record<string, unknown>;
+    const unknown = Object.keys(input).filter(k => k !== 'remote');
+    if (typeof input !== 'object' || Array.isArray(input) || unknown.length || (input.remote !== undefined && typeof input.remote !== 'string'))
+      throw new TwiningError(
+        'INVALID_INPUT',
+        `twining_sync takes only an optional "remote" (a string)${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`,
+      );
+    return text(await engine.sync({ remote: input.remote, reason: 'mcp' }));
+  } catch (error) {
+    return text({ error: true, message: (error as Error).message, code: isTwiningError(error) ? error.code : 'INTERNAL_ERROR' }, true);
+  }
+}
+
 /** The tool list: every operation and alias, its schema and what it does, with hints for the client. */
 export function toolList(): Tool[] {
+  return [...operationTools(), SYNC_TOOL];
+}
+
+function operationTools(): Tool[] {
   return [...BY_TOOL].map(([name, { op, alias }]) => {
     const info = alias ? ALIAS_OPERATIONS[alias] : OPERATIONS[op];
     return {
@@ -83,6 +126,7 @@ function text(value: unknown, isError = false): CallToolResult {
 
 /** Runs one tool call against the engine; never throws (errors become error results). */
 export async function callTool(engine: TwiningEngine, name: string, args: unknown): Promise<CallToolResult> {
+  if (name === SYNC_TOOL.name) return syncTool(engine, args);
   const tool = BY_TOOL.get(name);
   try {
     if (!tool) throw new TwiningError('INVALID_INPUT', `Unknown tool "${name}"; the tools are ${[...BY_TOOL.keys()].join(', ')}`);
@@ -151,10 +195,20 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
     work => work(engine),
     m => options.warn?.(m),
   );
+  // Once this clone syncs (`twining sync`), the record is exchanged in the background: every
+  // interval (git config twining.sync.interval, seconds; default 30) and soon after a write.
+  const seconds = Number(await configGet(engine.layout.dir, 'twining.sync.interval').catch(() => undefined));
+  const background = new SyncScheduler(engine, {
+    intervalMs: seconds > 0 ? seconds * 1000 : undefined,
+    onError: error => options.warn?.(`background sync: ${error.message}`),
+  }).start();
   // And kept current as other agents write, so such a start finds the change read already (folder-watch.ts).
   const current = keepCurrent(
     path.join(engine.root, '.twining'),
-    paths => engine.refresh(paths),
+    paths => {
+      background.poke();
+      return engine.refresh(paths);
+    },
     m => options.warn?.(m),
   );
   const closed = new Promise<void>(resolve => {
@@ -172,6 +226,7 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
   await closed;
   // The graph's upkeep of the last posts is written before the process ends.
   await settled().catch(() => undefined);
+  background.stop();
   current.close();
   sessionStarts.close();
 }

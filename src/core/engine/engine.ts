@@ -20,7 +20,10 @@ import * as decisionOps from '../operations/decision-ops';
 import type { ScopeVerifyResult } from '../operations/scope-verify-ops';
 import { ScopeContext, scopeContext } from '../operations/scope-context-ops';
 import { DecisionStory, decisionStory } from '../operations/decision-story-ops';
-import { claimLogOf, releaseCovered } from '../operations/claim-ops';
+import { type ClaimResult, claimLogOf, releaseCovered } from '../operations/claim-ops';
+import { confirmClaim } from '../sync/claim-confirm';
+import { type SyncOptions, type SyncReport, syncFolder } from '../sync/sync-run';
+import { type SyncStatus, syncStatus } from '../sync/sync-state';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, HandoffSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from '../records';
 import { settleGraph } from '../operations/graph-ops';
@@ -287,7 +290,22 @@ export class TwiningEngine {
   run<K extends OperationName>(op: K, input?: InputOf<K>, options?: OptionsOf<K>): Promise<ResultOf<K>> {
     if (op === 'verify') this.work.verifications++;
     const entry: AnyOperation = OPERATION_TABLE[op];
-    return entry.run(this.ctx, input ?? {}, options) as Promise<ResultOf<K>>;
+    const result = entry.run(this.ctx, input ?? {}, options) as Promise<ResultOf<K>>;
+    // With sync on, a claim is granted only once the remote has accepted it (sync/claim-confirm.ts).
+    if (op === 'claim') return result.then(r => confirmClaim(this.ctx, r as ClaimResult, (input as { agent_id: string }).agent_id)) as Promise<ResultOf<K>>;
+    return result;
+  }
+
+  /**
+   * Exchanges the record with the repository's remote on its own branch (`twining/record`) and
+   * turns background sync on for this clone (sync/sync-run.ts); says what came in and went out.
+   */
+  sync(options: SyncOptions = {}): Promise<SyncReport> {
+    return syncFolder(this.ctx, options);
+  }
+  /** Whether this clone syncs, with which remote, when it last did, what is pending, the last error (sync/sync-state.ts). */
+  syncStatus(): Promise<SyncStatus> {
+    return syncStatus(this.ctx.layout.dir);
   }
 
   sessions() {

@@ -8,6 +8,7 @@ import { postDelegation, postFinding, postWarning, recordDecision } from './blac
 import { discoverAgents, registerAgent } from './agent-commands';
 import { initialize, openRecord, refresh, showLog, showStatus } from './folder-commands';
 import { setUpGitMerging } from './git-merging-commands';
+import { sync } from './sync-command';
 import { search } from './search-command';
 import { resolveEntry } from './resolve-command';
 import { dismissEntry, followActiveEditor, overrideDecision, pinContext, promoteDecision, reconsiderDecision, showProjectContext } from './lifecycle-commands';
@@ -37,6 +38,7 @@ const HANDLERS: Record<CommandId, Handler> = {
   'twining.refresh': refresh,
   'twining.initialize': initialize,
   'twining.setUpGitMerging': setUpGitMerging,
+  'twining.sync': sync,
   'twining.openRecord': openRecord,
   'twining.showLog': showLog,
   'twining.search': search,

@@ -31,6 +31,7 @@ export const COMMANDS = {
   'twining.refresh': { title: 'Refresh', palette: true },
   'twining.initialize': { title: 'Initialize', writesItself: true, palette: true },
   'twining.setUpGitMerging': { title: 'Set Up Git Merging', writesItself: true, palette: true },
+  'twining.sync': { title: 'Sync', writesItself: true, palette: true },
   'twining.openRecord': { title: 'Open Record', palette: false },
   'twining.showLog': { title: 'Show Log', palette: true },
   'twining.search': { title: 'Search', op: 'search', palette: true },

@@ -63,7 +63,8 @@ describe('twining mcp over stdio', () => {
 
   test('lists every operation once, under its twining_ name, with the core schema and honest hints', async () => {
     const { tools } = await server.client.listTools();
-    assert.deepEqual(tools.map(t => t.name).sort(), [...OPERATION_NAMES, ...ALIAS_NAMES].map(op => `twining_${op}`).sort());
+    // Every operation and alias, and twining_sync (not an operation of the folder: it exchanges it with the git remote).
+    assert.deepEqual(tools.map(t => t.name).sort(), [...[...OPERATION_NAMES, ...ALIAS_NAMES].map(op => `twining_${op}`), 'twining_sync'].sort());
     for (const name of ['register', 'agents', 'discover', 'delegate', 'handoff', 'acknowledge', 'post', 'read', 'decide', 'status']) {
       assert.ok(
         tools.some(t => t.name === `twining_${name}`),

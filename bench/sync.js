@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+/**
+ * Benchmark of `twining sync` (dist/cli.js and dist/core.js; build first): a clone whose record
+ * holds --entries blackboard entries (default 100,000, about 40 MB) syncs with a bare remote on
+ * this machine; then, --reps times (default 5), 10 new entries are posted and the clone syncs,
+ * interleaved with the same-size bare git exchange: a commit of those 10 entries' bytes on a plain
+ * branch of the same clone, then `git fetch` + `git push` of it to the same remote. Medians of
+ * each, their ratio (target: sync at most 2x), and what each incremental sync added to the remote
+ * (objects and bytes: only the new part, its tree and the commit). Prints os.loadavg() with the
+ * figures (the machine is shared) and one line `BENCH_SYNC_JSON {...}`.
+ */
+'use strict';
+const { arg, median, now } = require('./measure');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+
+const CLI = path.resolve(__dirname, '../dist/cli.js');
+const CORE = path.resolve(__dirname, '../dist/core.js');
+
+function git(cwd, ...args) {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+function objectsIn(repo) {
+  // Loose objects and their bytes (a small push is unpacked into loose objects by the remote).
+  const out = git(repo, 'count-objects', '-v');
+  const get = k => Number(new RegExp(`^${k}: (\\d+)`, 'm').exec(out)[1]);
+  return { objects: get('count') + get('in-pack'), kib: get('size') + get('size-pack') };
+}
+
+function entryLine(i, t) {
+  const id = `01M8${String(i).padStart(22, '0')}`.slice(0, 26).replace(/[ILOU]/g, '0');
+  return JSON.stringify({
+    id,
+    entry_type: ['finding', 'warning', 'status', 'need'][i % 4],
+    summary: `Entry ${i}: the handler in src/mod${i % 50}/file${i % 7}.ts retries on a timeout without a backoff`,
+    detail: `Seen while working on ticket ${i}; the retry loop spins when the upstream returns 503 and nothing records it.`,
+    tags: ['bench', `mod${i % 50}`],
+    scope: `src/mod${i % 50}/file${i % 7}.ts`,
+    agent_id: `agent-${i % 20}`,
+    timestamp: new Date(t + i * 1000).toISOString(),
+  });
+}
+
+async function main() {
+  for (const f of [CLI, CORE]) if (!fs.existsSync(f)) throw new Error(`${f} is missing; build first (node esbuild.js)`);
+  const entries = Number(arg('--entries', 100000));
+  const reps = Number(arg('--reps', 5));
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-sync-'));
+  try {
+    const remote = path.join(top, 'remote.git');
+    git(top, 'init', '-q', '--bare', '-b', 'main', remote);
+    const a = path.join(top, 'a');
+    git(top, 'init', '-q', '-b', 'main', a);
+    git(a, 'config', 'user.email', 'bench@example.com');
+    git(a, 'config', 'user.name', 'Bench');
+    git(a, 'config', 'commit.gpgsign', 'false');
+    fs.writeFileSync(path.join(a, 'README.md'), '# bench\n');
+    git(a, 'add', '-A');
+    git(a, 'commit', '-q', '-m', 'code');
+    git(a, 'remote', 'add', 'origin', remote);
+    git(a, 'push', '-q', '-u', 'origin', 'main');
+    const core = require(CORE);
+    const ws = await core.openWorkspace(a, { warn: () => undefined });
+    await ws.init();
+    const t0 = Date.parse('2026-01-01T00:00:00.000Z');
+    const lines = [];
+    for (let i = 0; i < entries; i++) lines.push(entryLine(i, t0));
+    fs.writeFileSync(path.join(a, '.twining', 'blackboard.jsonl'), lines.join('\n') + '\n');
+    const size = fs.statSync(path.join(a, '.twining', 'blackboard.jsonl')).size;
+    let t = now();
+    const first = spawnSync(process.execPath, [CLI, 'sync', '--json'], { cwd: a, encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (first.status !== 0) throw new Error(first.stderr);
+    const firstMs = now() - t;
+    // The plain branch for the bare exchange, pushed once.
+    git(a, 'worktree', 'add', '-q', '-b', 'bench-plain', path.join(top, 'plain'));
+    const plain = path.join(top, 'plain');
+    git(plain, 'push', '-q', 'origin', 'bench-plain');
+    const syncMs = [];
+    const bareMs = [];
+    const added = [];
+    for (let rep = 0; rep < reps; rep++) {
+      const fresh = [];
+      for (let i = 0; i < 10; i++) {
+        const e = await ws.post({
+          entry_type: 'finding',
+          summary: `rep ${rep} new entry ${i}: the cache key misses the locale`,
+          scope: `src/mod${i}/`,
+          agent_id: 'bench',
+        });
+        fresh.push(JSON.stringify(e));
+      }
+      const before = objectsIn(remote);
+      t = now();
+      const r = spawnSync(process.execPath, [CLI, 'sync', '--json'], { cwd: a, encoding: 'utf8', maxBuffer: 1 << 26 });
+      syncMs.push(now() - t);
+      if (r.status !== 0) throw new Error(r.stderr);
+      const after = objectsIn(remote);
+      added.push({ objects: after.objects - before.objects, kib: after.kib - before.kib, new_blobs: JSON.parse(r.stdout).new_blobs });
+      // The same bytes through plain git: a commit (not timed), then fetch + push (timed).
+      fs.writeFileSync(path.join(plain, `rep-${rep}.jsonl`), fresh.join('\n') + '\n');
+      git(plain, 'add', '-A');
+      git(plain, 'commit', '-q', '-m', `rep ${rep}`);
+      t = now();
+      git(plain, 'fetch', '-q', 'origin');
+      git(plain, 'push', '-q', 'origin', 'bench-plain');
+      bareMs.push(now() - t);
+    }
+    const result = {
+      entries,
+      blackboard_mb: +(size / 1e6).toFixed(1),
+      first_sync_ms: Math.round(firstMs),
+      sync_ms: median(syncMs),
+      bare_fetch_push_ms: median(bareMs),
+      ratio: +(median(syncMs) / median(bareMs)).toFixed(2),
+      added_to_remote: added,
+      loadavg: os.loadavg().map(x => +x.toFixed(2)),
+    };
+    console.log(`sync at ${entries} entries (${result.blackboard_mb} MB blackboard), medians of ${reps}, load average ${result.loadavg.join(' ')}`);
+    console.log(`  first sync (everything out):                 ${result.first_sync_ms} ms`);
+    console.log(`  incremental sync after 10 posts (CLI):       ${result.sync_ms} ms`);
+    console.log(`  bare git fetch + push of the same 10 entries: ${result.bare_fetch_push_ms} ms`);
+    console.log(`  ratio:                                        ${result.ratio}x (target at most 2x)`);
+    console.log(`  added to the remote per sync: ${added.map(x => `${x.objects} objects / ${x.kib} KiB`).join(', ')}`);
+    console.log(`BENCH_SYNC_JSON ${JSON.stringify(result)}`);
+  } finally {
+    if (!process.env.TWINING_KEEP_TMP) fs.rmSync(top, { recursive: true, force: true });
+  }
+}
+
+main().catch(error => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+/**
+ * `twining sync [--remote NAME] [--status] [--dir <folder>] [--json]`: the record exchanged with
+ * the repository's remote (src/core/sync/), printing what came in and what went out.
+ */
+import * as path from 'path';
+import { openWorkspace } from '../core/engine/engine';
+import { TwiningError, isTwiningError } from '../core/errors';
+import type { SyncReport } from '../core/sync/sync-run';
+import type { SyncCounts } from '../core/sync/sync-counts';
+
+export const SYNC_HELP = [
+  'twining sync [--remote NAME] [--status] [--dir <folder>] [--json]',
+  '',
+  "  Exchange the team's record with the repository's remote, on its own branch twining/record",
+  '  (never your branches, index or HEAD): fetch, merge record by record with what this clone has,',
+  '  push. After the first sync, VS Code and `twining mcp` sync this clone in the background.',
+  '',
+  '  --remote NAME'.padEnd(44) + "The remote (default: the last one used, else the branch's upstream remote, else origin)",
+  '  --status'.padEnd(44) + 'Say whether this clone syncs, when it last did, what is pending and the last error; sync nothing',
+  '  --dir <folder>'.padEnd(44) + 'Project folder holding .twining/ (default: current folder)',
+  '  --json'.padEnd(44) + 'Print the report as JSON',
+  '',
+  'Exit status: 0 synced, 1 usage, 2 no repository or no such remote, 3 the remote could not be reached or its record was refused (nothing local lost).',
+].join('\n');
+
+function counts(c: SyncCounts): string {
+  const parts = Object.entries(c)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${n} ${n === 1 ? kind.replace(/ies$/, 'y').replace(/s$/, '') : kind}`);
+  return parts.length ? parts.join(', ') : 'nothing';
+}
+
+export function syncReportText(r: SyncReport): string {
+  const lines = [
+    `twining sync: ${r.remote} (${r.ref}) at ${r.commit?.slice(0, 12) ?? 'nothing yet'}${r.attempts > 1 ? ` after ${r.attempts} tries (others synced meanwhile)` : ''}`,
+    `  in:  ${counts(r.incoming)}`,
+    `  out: ${counts(r.outgoing)}${r.pushed ? '' : ' (nothing to push)'}`,
+  ];
+  for (const e of r.incoming_entries.slice(0, 10)) lines.push(`  new ${e.entry_type ?? 'entry'} by ${e.agent_id ?? '?'}: ${e.summary ?? e.id}`);
+  for (const c of r.claims_lost)
+    lines.push(`  claim lost: ${c.agent_id} on ${c.target}: ${c.holder} holds it (another clone's claim reached ${r.remote} first)`);
+  for (const n of r.notes.slice(0, 10)) lines.push(`  note: ${n}`);
+  return lines.join('\n');
+}
+
+export async function syncCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  let dir = '.';
+  let remote: string | undefined;
+  let json = false;
+  let status = false;
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new TwiningError('INVALID_INPUT', `${flag} needs a value`);
+      return v;
+    };
+    try {
+      if (flag === '--help' || flag === '-h') {
+        out.write(SYNC_HELP + '\n');
+        return 0;
+      } else if (flag === '--json') json = true;
+      else if (flag === '--status') status = true;
+      else if (flag === '--dir') dir = value();
+      else if (flag === '--remote') remote = value();
+      else throw new TwiningError('INVALID_INPUT', `unknown option ${argv[i]}; see \`twining sync --help\``);
+    } catch (error) {
+      err.write(`twining: sync: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
+  try {
+    const engine = await openWorkspace(path.resolve(dir), { warn: m => err.write(`twining: warning: ${m}\n`) });
+    if (status) {
+      const s = await engine.syncStatus();
+      out.write((json ? JSON.stringify(s, null, 2) : `twining sync: ${s.message}`) + '\n');
+      return 0;
+    }
+    const report = await engine.sync({ remote });
+    out.write((json ? JSON.stringify(report, null, 2) : syncReportText(report)) + '\n');
+    return 0;
+  } catch (error) {
+    err.write(`twining: sync: ${(error as Error).message}\n`);
+    if (isTwiningError(error, 'INVALID_INPUT')) return 1;
+    if (isTwiningError(error, 'NOT_FOUND')) return 2;
+    if (!(error instanceof TwiningError)) err.write(`${(error as Error).stack ?? ''}\n`);
+    return 3;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The record as git objects, built and read with git's plumbing and never through a work tree or
+ * the user's index: blobs are named here (git's own object ids, `blob <size>\0<bytes>` hashed) so
+ * only the missing ones are written (`hash-object -w --stdin-paths`), the tree is made in a
+ * temporary index file of our own (`GIT_INDEX_FILE`, `update-index --index-info`, `write-tree`),
+ * and a fetched tree is listed with its modes and sizes (`ls-tree -r -l -z`) before any blob of it
+ * is read (`cat-file --batch`).
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { createHash, randomBytes } from 'crypto';
+import { gitText, runGit } from './sync-git';
+
+export interface Repo {
+  /** Where git runs: the `.twining/` folder itself (inside the work tree). */
+  cwd: string;
+  /** The common git directory (shared by every worktree): our state lives in `twining/` there. */
+  gitDir: string;
+  /** `sha1` or `sha256`. */
+  objectFormat: string;
+}
+
+export interface TreeEntry {
+  path: string;
+  mode: string;
+  type: string;
+  id: string;
+  size: number;
+}
+
+export function blobId(content: Buffer, objectFormat: string): string {
+  return createHash(objectFormat === 'sha256' ? 'sha256' : 'sha1')
+    .update(`blob ${content.length}\0`)
+    .update(content)
+    .digest('hex');
+}
+
+/** Writes the blobs the repository does not have yet; returns nothing, throws naming the problem. */
+async function writeMissing(repo: Repo, blobs: Map<string, Buffer>): Promise<{ count: number; bytes: number }> {
+  if (blobs.size === 0) return { count: 0, bytes: 0 };
+  const ids = [...blobs.keys()];
+  const check = await gitText(repo.cwd, ['cat-file', '--batch-check'], { input: ids.join('\n') + '\n' });
+  const missing = check
+    .split('\n')
+    .filter(line => line.endsWith(' missing'))
+    .map(line => line.slice(0, -' missing'.length));
+  if (missing.length === 0) return { count: 0, bytes: 0 };
+  const temp = path.join(repo.gitDir, 'twining', `blobs-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await fs.mkdir(temp, { recursive: true });
+  try {
+    const files = await Promise.all(
+      missing.map(async (id, i) => {
+        const file = path.join(temp, String(i));
+        await fs.writeFile(file, blobs.get(id)!);
+        return file;
+      }),
+    );
+    const written = (await gitText(repo.cwd, ['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: files.join('\n') + '\n' })).trim().split('\n');
+    written.forEach((id, i) => {
+      if (id !== missing[i]) throw new Error(`git stored a blob as ${id}, expected ${missing[i]}`);
+    });
+    return { count: missing.length, bytes: missing.reduce((n, id) => n + blobs.get(id)!.length, 0) };
+  } finally {
+    await fs.rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** Makes the tree of `entries` (tree path → bytes), every file mode 100644; returns its id and how many blobs were new. */
+export async function buildTree(
+  repo: Repo,
+  entries: Map<string, Buffer | { id: string; bytes: Buffer }>,
+): Promise<{ tree: string; newBlobs: number; newBytes: number }> {
+  const blobs = new Map<string, Buffer>();
+  const lines: string[] = [];
+  for (const [treePath, entry] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const content = Buffer.isBuffer(entry) ? entry : entry.bytes;
+    const id = Buffer.isBuffer(entry) ? blobId(content, repo.objectFormat) : entry.id;
+    blobs.set(id, content);
+    lines.push(`100644 ${id}\t${treePath}`);
+  }
+  const { count: newBlobs, bytes: newBytes } = await writeMissing(repo, blobs);
+  const index = path.join(repo.gitDir, 'twining', `index-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const env = { GIT_INDEX_FILE: index };
+    await gitText(repo.cwd, ['update-index', '--add', '-z', '--index-info'], { env, input: lines.map(l => `${l}\0`).join('') });
+    const tree = (await gitText(repo.cwd, ['write-tree'], { env })).trim();
+    return { tree, newBlobs, newBytes };
+  } finally {
+    await fs.rm(index, { force: true });
+  }
+}
+
+/** Every entry of a commit's tree, recursively, with modes and sizes (nothing read yet). */
+export async function listTree(repo: Repo, commit: string): Promise<TreeEntry[]> {
+  const out = await gitText(repo.cwd, ['ls-tree', '-r', '-l', '-z', '--full-tree', commit]);
+  const entries: TreeEntry[] = [];
+  for (const record of out.split('\0')) {
+    if (!record) continue;
+    const tab = record.indexOf('\t');
+    const [mode, type, id, size] = record.slice(0, tab).split(/ +/);
+    entries.push({ path: record.slice(tab + 1), mode, type, id, size: size === '-' ? 0 : Number(size) });
+  }
+  return entries;
+}
+
+/** The tree id of a commit. */
+export async function treeOf(repo: Repo, commit: string): Promise<string> {
+  return (await gitText(repo.cwd, ['rev-parse', `${commit}^{tree}`])).trim();
+}
+
+/** Reads blobs by id in one `cat-file --batch`. */
+export async function readBlobs(repo: Repo, ids: readonly string[]): Promise<Map<string, Buffer>> {
+  const unique = [...new Set(ids)];
+  const found = new Map<string, Buffer>();
+  if (unique.length === 0) return found;
+  const r = await runGit(repo.cwd, ['cat-file', '--batch'], { input: unique.join('\n') + '\n' });
+  if (r.code !== 0) throw new Error(`git cat-file failed: ${r.stderr}`);
+  const out = r.stdout;
+  let at = 0;
+  for (const id of unique) {
+    const nl = out.indexOf(10, at);
+    const header = out.subarray(at, nl).toString('latin1').split(' ');
+    if (header[1] !== 'blob') throw new Error(`object ${id} is ${header[1] ?? 'unreadable'}, not a blob`);
+    const size = Number(header[2]);
+    found.set(id, out.subarray(nl + 1, nl + 1 + size));
+    at = nl + 1 + size + 1;
+  }
+  return found;
+}

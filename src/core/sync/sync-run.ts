@@ -1,0 +1,358 @@
+/**
+ * `twining sync`: the team's record exchanged through the repository's own remote, on a branch of
+ * its own (`twining/record`, an orphan history never checked out), with git's plumbing only. The
+ * user's branches, index, HEAD and work tree are never touched, and no other ref is pushed.
+ *
+ *   1. fetch `+refs/heads/twining/record` into the private ref `refs/twining/remote-record`
+ *   2. merge each record file three ways, by record (src/core/merge/, the merge driver's rules),
+ *      with the state this clone last synced (`refs/twining/synced`) as the base
+ *   3. settle claims made on both sides: the one the remote already had wins (claim-settle.ts)
+ *   4. commit the merged tree on top of the remote's and push it as a plain fast-forward; a
+ *      rejection means another clone synced meanwhile: fetch, merge and try again
+ *   5. write what changed into `.twining/` under the same locks the operations take, merging in
+ *      anything written here while the sync ran
+ *
+ * The folder is the one the engine was opened on (`ctx.layout.dir`); nothing here works out a
+ * path of its own.
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import type { FolderStore } from '../engine/folder-store';
+import { TwiningError } from '../errors';
+import { mergeTwiningTexts } from '../merge/merge-file';
+import { withLock } from '../store/lock';
+import { claimClock } from '../operations/claim-ops';
+import { gitText, runGit } from './sync-git';
+import { applyLocally } from './sync-apply';
+import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
+import { MARKER, PARTS_SUFFIX, SyncLayout, isJsonl, partName, readLocalRecords, removable, treeEntriesOf } from './record-files';
+import { Repo, blobId, buildTree, listTree, readBlobs, treeOf } from './record-tree';
+import { checkIncoming, filesOfRemoteTree, refused } from './remote-checks';
+import { settleClaims } from './claim-settle';
+import { BASE_REF, BEFORE_REF, BRANCH, REMOTE_REF, cloneIdentity, readState, repoOf, signatureOf, writeState } from './sync-state';
+import { countChanges, SyncCounts, emptyCounts, IncomingEntry } from './sync-counts';
+
+export interface SyncOptions {
+  /** The remote to sync with (default: remembered, else the branch's upstream remote, else `origin`). */
+  remote?: string;
+  /** Time limit of each network step (fetch, push), default 30 s. */
+  networkTimeoutMs?: number;
+  /** Why this sync runs, for the record's commit message: "manual", "background", "claim". */
+  reason?: string;
+}
+
+export interface SyncReport {
+  remote: string;
+  ref: string;
+  /** The record's commit after the sync. */
+  commit?: string;
+  /** Whether this sync pushed a new commit. */
+  pushed: boolean;
+  /** What came in from the remote and went out to it. */
+  incoming: SyncCounts;
+  outgoing: SyncCounts;
+  /** The blackboard entries that came in (up to 50), for a notice. */
+  incoming_entries: IncomingEntry[];
+  /** Claims made here that another clone had first, now released. */
+  claims_lost: { id: string; target: string; agent_id: string; holder: string }[];
+  /** How many fetch-merge-push rounds it took (a rejected push means one more). */
+  attempts: number;
+  at: string;
+  clone: string;
+  /** Blobs this sync added to the repository (what git had to send, at most). */
+  new_blobs: number;
+  notes: string[];
+}
+
+const MAX_ATTEMPTS = 8;
+
+export function layoutOf(ctx: FolderStore): SyncLayout {
+  return ctx.twoX ? 'sqlite' : 'files';
+}
+
+/** The repository of the engine's folder, or an error saying sync needs one. */
+export async function repoOfStore(ctx: FolderStore): Promise<Repo> {
+  const repo = await repoOf(ctx.layout.dir);
+  if (!repo)
+    throw new TwiningError(
+      'NOT_FOUND',
+      `${ctx.layout.dir} is not inside a git repository; sync exchanges the record through the repository's remote (run git init and add a remote, or copy the folder by hand)`,
+    );
+  return repo;
+}
+
+async function refOf(repo: Repo, ref: string): Promise<string | undefined> {
+  const r = await runGit(repo.cwd, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : undefined;
+}
+
+/** A commit's record files (their part ids), its tree checked first. */
+async function filesOfCommit(repo: Repo, commit: string, where: string) {
+  return filesOfRemoteTree(await listTree(repo, commit), where);
+}
+
+interface Part {
+  id: string;
+  bytes: Buffer;
+}
+
+const treePathOf = (rel: string, i: number) => (isJsonl(rel) ? `${rel}${PARTS_SUFFIX}/${partName(i)}` : rel);
+
+const partsCache = new WeakMap<Buffer, Part[]>();
+/** A file's parts as they lie in the tree, with their blob ids (kept per buffer). */
+function partsOf(rel: string, content: Buffer, repo: Repo): Part[] {
+  let parts = partsCache.get(content);
+  if (!parts) partsCache.set(content, (parts = treeEntriesOf(rel, content).map(([, bytes]) => ({ id: blobId(bytes, repo.objectFormat), bytes }))));
+  return parts;
+}
+
+async function contents(repo: Repo, files: Map<string, { ids: string[] }>, wanted: Iterable<string>): Promise<Map<string, Buffer>> {
+  const need = [...wanted].filter(rel => files.has(rel));
+  const blobs = await readBlobs(
+    repo,
+    need.flatMap(rel => files.get(rel)!.ids),
+  );
+  const out = new Map<string, Buffer>();
+  for (const rel of need) out.set(rel, Buffer.concat(files.get(rel)!.ids.map(id => blobs.get(id)!)));
+  return out;
+}
+
+const sameIds = (a?: readonly string[], b?: readonly string[]) => a === b || (!!a && !!b && a.length === b.length && a.every((x, i) => x === b[i]));
+
+/**
+ * Syncs the engine's folder with its repository's remote. Throws a TwiningError naming the remote
+ * and the record when it cannot (nothing local is lost; the state says why, for the status bar).
+ */
+export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): Promise<SyncReport> {
+  ctx.assertWritable('sync');
+  // A clone that never had the record (its .twining/ was not committed) gets the folder first.
+  if (!(await fs.stat(ctx.layout.dir).catch(() => undefined))?.isDirectory()) await ctx.ready();
+  const repo = await repoOfStore(ctx);
+  await fs.mkdir(path.join(repo.gitDir, 'twining'), { recursive: true });
+  const lockTarget = path.join(repo.gitDir, 'twining', 'sync.lock-target');
+  const state = await readState(repo);
+  const attemptAt = ctx.timestamp();
+  let remote = options.remote;
+  try {
+    // One sync at a time per clone (the extension, twining mcp and a claim may all want one).
+    const report = await withLock(lockTarget, '', async () => {
+      remote = await chooseRemote(repo, options.remote);
+      return runSync(ctx, repo, remote, options);
+    });
+    await gitText(repo.cwd, ['config', '--local', 'twining.sync.enabled', 'true']);
+    await gitText(repo.cwd, ['config', '--local', 'twining.sync.remote', report.remote]);
+    await writeState(repo, {
+      last_sync_at: report.at,
+      last_attempt_at: attemptAt,
+      remote: report.remote,
+      commit: report.commit,
+      signature: await signatureOf(ctx.layout.dir, layoutOf(ctx)),
+    });
+    return report;
+  } catch (error) {
+    const fix = ((error as TwiningError).details as { fix?: string } | undefined)?.fix;
+    await writeState(repo, { ...state, last_attempt_at: attemptAt, remote: remote ?? state.remote, last_error: (error as Error).message, fix }).catch(
+      () => undefined,
+    );
+    throw error;
+  }
+}
+
+async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: SyncOptions): Promise<SyncReport> {
+  const timeoutMs = options.networkTimeoutMs ?? 30_000;
+  const layout = layoutOf(ctx);
+  const where = `the record on ${remote} (${BRANCH})`;
+  const clone = await cloneIdentity(repo);
+  const notes: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const remoteTip = await fetchRecord(repo, remote, timeoutMs);
+    const base = await refOf(repo, BASE_REF);
+    if (base && remoteTip && base !== remoteTip) {
+      const r = await runGit(repo.cwd, ['merge-base', '--is-ancestor', base, remoteTip]);
+      if (r.code !== 0)
+        throw refused(
+          where,
+          `its history was rewritten: it no longer contains this clone's last sync (${base.slice(0, 12)}). If that was meant, run \`git update-ref -d ${BASE_REF}\` here and sync again: the two records are then merged as two new versions (removals on either side come back)`,
+        );
+    }
+    // The remote's tree is checked before anything of it is read.
+    const remoteTree = remoteTip ? await filesOfCommit(repo, remoteTip, where) : { layout: undefined, files: new Map<string, { ids: string[] }>() };
+    if (remoteTree.layout && remoteTree.layout !== layout)
+      throw refused(
+        where,
+        remoteTree.layout === 'sqlite'
+          ? `it is in twining-mcp 2.x's layout (records/), and this clone's ${ctx.layout.dir} is in the 1.x files layout. Run \`twining migrate\` in this clone (or \`twining migrate --reverse\` in the others, then sync there first) so both sides use one layout, then sync again`
+          : `it is in the 1.x files layout, and this clone's ${ctx.layout.dir} is in twining-mcp 2.x's layout (records/). Run \`twining migrate --reverse\` in this clone (or \`twining migrate\` in the others, then sync there first) so both sides use one layout, then sync again`,
+      );
+    const baseTree = base ? await filesOfCommit(repo, base, `this clone's last synced record (${BASE_REF})`) : { files: new Map<string, { ids: string[] }>() };
+    const local = await readLocalRecords(ctx.layout.dir, layout);
+    const localIds = new Map<string, string[]>();
+    for (const [rel, content] of local)
+      localIds.set(
+        rel,
+        partsOf(rel, content, repo).map(p => p.id),
+      );
+    // Which files changed on which side since the base.
+    const rels = new Set<string>([...local.keys(), ...remoteTree.files.keys()]);
+    const remoteChanged = [...rels].filter(rel => !sameIds(remoteTree.files.get(rel)?.ids, baseTree.files.get(rel)?.ids));
+    const remoteBytes = await contents(repo, remoteTree.files, remoteChanged);
+    for (const [rel, bytes] of remoteBytes) checkIncoming(rel, bytes, where);
+    const merged = new Map<string, Buffer>(local);
+    const bothChanged: string[] = [];
+    for (const rel of remoteChanged) {
+      const l = localIds.get(rel);
+      const b = baseTree.files.get(rel)?.ids;
+      const r = remoteBytes.get(rel);
+      if (sameIds(l, b)) {
+        // Changed there only: take theirs (a removal only where 2.x removes records).
+        if (r) merged.set(rel, r);
+        else if (removable(rel)) merged.delete(rel);
+      } else if (r && !sameIds(l, remoteTree.files.get(rel)?.ids)) bothChanged.push(rel);
+    }
+    if (bothChanged.length) {
+      const baseBytes = await contents(repo, baseTree.files, bothChanged);
+      for (const rel of bothChanged) {
+        const outcome = mergeTwiningTexts(rel, {
+          base: (baseBytes.get(rel) ?? Buffer.alloc(0)).toString('utf8'),
+          ours: (local.get(rel) ?? Buffer.alloc(0)).toString('utf8'),
+          theirs: remoteBytes.get(rel)!.toString('utf8'),
+        });
+        if (!outcome) continue;
+        if (!outcome.clean) throw refused(where, `${rel} cannot be merged by record with this clone's (${outcome.notes.join(' ')})`);
+        notes.push(...outcome.notes);
+        merged.set(rel, Buffer.from(outcome.text, 'utf8'));
+      }
+    }
+    // Claims made on both sides: the remote's holder wins.
+    const claimsRel = 'claims/claims.jsonl';
+    let lost: SyncReport['claims_lost'] = [];
+    if (merged.has(claimsRel)) {
+      const remoteClaims =
+        remoteBytes.get(claimsRel) ??
+        (remoteTree.files.has(claimsRel) ? (await contents(repo, remoteTree.files, [claimsRel])).get(claimsRel)! : Buffer.alloc(0));
+      const settled = settleClaims(merged.get(claimsRel)!.toString('utf8'), remoteClaims.toString('utf8'), await claimClock(ctx), ctx.timestamp(), remote);
+      lost = settled.lost;
+      if (lost.length) merged.set(claimsRel, Buffer.from(settled.text, 'utf8'));
+    }
+    // The tree to push: the merged files, the marker, and this clone's card.
+    const treeEntries = new Map<string, Buffer | Part>();
+    for (const [rel, content] of merged) partsOf(rel, content, repo).forEach((part, i) => treeEntries.set(treePathOf(rel, i), part));
+    treeEntries.set(MARKER, Buffer.from(`${JSON.stringify({ format: 1, layout })}\n`));
+    const cards = (await listTree(repo, remoteTip ?? base ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904').catch(() => [])).filter(e =>
+      e.path.startsWith('clones/'),
+    );
+    const cardBlobs = await readBlobs(
+      repo,
+      cards.map(e => e.id),
+    ).catch(() => new Map<string, Buffer>());
+    for (const c of cards) if (cardBlobs.has(c.id)) treeEntries.set(c.path, cardBlobs.get(c.id)!);
+    if (!cards.some(c => c.path === `clones/${clone.id}.json`))
+      treeEntries.set(`clones/${clone.id}.json`, Buffer.from(`${JSON.stringify({ clone: clone.id, label: clone.label })}\n`));
+    const { tree, newBlobs, newBytes } = await buildTree(repo, treeEntries);
+    let commit = remoteTip;
+    let pushed = false;
+    if (!remoteTip || (await treeOf(repo, remoteTip)) !== tree) {
+      const parent = remoteTip ?? base;
+      const message = `twining sync from ${clone.label} (${options.reason ?? 'manual'})`;
+      commit = (
+        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-m', message], { env: identity(clone) })
+      ).trim();
+      // Pushed to the remote's URL rather than its name, so git does not move the user's remote-tracking refs (refs/remotes/…).
+      const pushUrl = (await gitText(repo.cwd, ['remote', 'get-url', '--push', remote])).trim();
+      const push = await runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', pushUrl, `${commit}:refs/heads/${BRANCH}`], {
+        // A first sync of a large record sends it all: its time limit grows with what is new (5 s a MB).
+        timeoutMs: timeoutMs + newBytes / 200,
+      });
+      const rejected =
+        /\[rejected\]|\[remote rejected\].*(fetch first|non-fast-forward|stale|failed to update ref|cannot lock ref)|non-fast-forward|fetch first/.test(
+          push.stdout.toString('utf8') + push.stderr,
+        );
+      if (push.code !== 0 && rejected && attempt < MAX_ATTEMPTS) {
+        await new Promise(resolve => setTimeout(resolve, 20 + Math.floor(Math.random() * 80 * attempt)));
+        continue; // another clone synced meanwhile: fetch, merge, try again
+      }
+      if (push.code !== 0) {
+        // What came in is kept here even so; what is pending goes out with the next sync.
+        const failure = networkFailure('push to', remote, push.stderr || push.stdout.toString('utf8'));
+        await applyLocally(ctx, local, merged, notes);
+        if (remoteTip) await gitText(repo.cwd, ['update-ref', BASE_REF, remoteTip]);
+        throw failure;
+      }
+      pushed = true;
+      await gitText(repo.cwd, ['update-ref', REMOTE_REF, commit]);
+    }
+    // Keep this clone's state before the sync changes it (refs/twining/before-sync), then write what came in.
+    if ([...merged].some(([rel, content]) => !local.get(rel)?.equals(content)) || [...local.keys()].some(rel => !merged.has(rel))) {
+      const before = await buildTree(
+        repo,
+        new Map([...local].flatMap(([rel, content]) => partsOf(rel, content, repo).map((part, i) => [treePathOf(rel, i), part] as const))),
+      );
+      const beforeCommit = (
+        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', before.tree, '-m', 'twining: this clone before a sync'], { env: identity(clone) })
+      ).trim();
+      await gitText(repo.cwd, ['update-ref', BEFORE_REF, beforeCommit]);
+      await applyLocally(ctx, local, merged, notes);
+    }
+    if (commit) await gitText(repo.cwd, ['update-ref', BASE_REF, commit]);
+    const incoming = emptyCounts();
+    const outgoing = emptyCounts();
+    const incomingEntries: IncomingEntry[] = [];
+    // Counted on the parts that differ only: an append to a large file reads one part, not the file.
+    const remoteOnly = new Map<string, string[]>();
+    for (const [rel, after] of merged) {
+      const afterIds = new Set(partsOf(rel, after, repo).map(p => p.id));
+      const theirs = remoteTree.files.get(rel)?.ids ?? [];
+      if (!sameIds(theirs, [...afterIds]))
+        remoteOnly.set(
+          rel,
+          theirs.filter(id => !afterIds.has(id)),
+        );
+    }
+    const remoteParts = await readBlobs(repo, [...remoteOnly.values()].flat());
+    for (const [rel, after] of merged) {
+      const afterParts = partsOf(rel, after, repo);
+      const localPartIds = new Set(local.has(rel) ? partsOf(rel, local.get(rel)!, repo).map(p => p.id) : []);
+      const localOnly = local.has(rel) ? partsOf(rel, local.get(rel)!, repo).filter(p => !afterParts.some(a => a.id === p.id)) : [];
+      countChanges(
+        rel,
+        Buffer.concat(localOnly.map(p => p.bytes)),
+        Buffer.concat(afterParts.filter(p => !localPartIds.has(p.id)).map(p => p.bytes)),
+        incoming,
+        rel === 'blackboard.jsonl' || rel.startsWith('records/posts/') ? incomingEntries : undefined,
+      );
+      const gone = remoteOnly.get(rel);
+      if (gone === undefined) continue;
+      const theirIds = new Set(remoteTree.files.get(rel)?.ids ?? []);
+      countChanges(
+        rel,
+        Buffer.concat(gone.map(id => remoteParts.get(id)!)),
+        Buffer.concat(afterParts.filter(p => !theirIds.has(p.id)).map(p => p.bytes)),
+        outgoing,
+      );
+    }
+    return {
+      remote,
+      ref: BRANCH,
+      commit,
+      pushed,
+      incoming,
+      outgoing,
+      incoming_entries: incomingEntries.slice(0, 50),
+      claims_lost: lost,
+      attempts: attempt,
+      at: ctx.timestamp(),
+      clone: clone.label,
+      new_blobs: newBlobs,
+      notes,
+    };
+  }
+}
+
+function identity(clone: { id: string; label: string }): Record<string, string> {
+  return {
+    GIT_AUTHOR_NAME: `Twining sync (${clone.label})`,
+    GIT_AUTHOR_EMAIL: `twining-sync@${clone.id}.invalid`,
+    GIT_COMMITTER_NAME: `Twining sync (${clone.label})`,
+    GIT_COMMITTER_EMAIL: `twining-sync@${clone.id}.invalid`,
+  };
+}
