@@ -32,7 +32,8 @@ import * as graph from '../operations/graph-populate-ops';
 import { archiveAutomatically } from '../operations/auto-archive-ops';
 import { SessionWatch } from '../store/session-watch';
 import { sessions as sessionBoard } from '../operations/session-ops';
-import { RecordRoute, RouteOptions, resolveRecord, routeSummary } from '../git/record-location';
+import { RecordRoute, RouteOptions, resolveRecord } from '../git/record-location';
+import { recordStatus } from '../git/fold-checked-out-copy';
 
 export type { WorkspaceOptions } from './folder-store';
 
@@ -353,7 +354,7 @@ export class TwiningEngine extends AgentWorkTools {
   /** twining-mcp's summary, plus `record`: which record this is and why, when the engine was opened through routing. */
   async status(input: InputOf<'status'> = {}) {
     const result = await status(this.ctx, input);
-    return this.route ? { ...result, record: routeSummary(this.route) } : result;
+    return this.route ? { ...result, record: await recordStatus(this.ctx, this.route, result.warnings) } : result;
   }
   why(input: InputOf<'why'>) {
     return lifecycleOps.why(this.ctx, input);
