@@ -70,7 +70,7 @@ export class TwiningEngine extends AgentWorkTools {
     readonly route?: RecordRoute, // which record and why, when opened through routing
   ) {
     super();
-    this.ctx = new FolderStore(root, options);
+    this.ctx = new FolderStore(root, route?.linked && route.branch ? { branch: route.branch, ...options } : options);
     archiveAutomatically(this.ctx);
     this.sessionWatch = new SessionWatch(this.ctx.layout.dir);
   }

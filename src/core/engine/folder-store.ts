@@ -57,6 +57,8 @@ export interface WorkspaceOptions {
    * (ops/decision-record-cache.ts). Off for one-shot processes, which then exit at once.
    */
   keepRecordsWarm?: boolean;
+  /** The branch of the linked worktree the writer works in (core/git/record-location.ts): a handoff notes it in `provenance`. */
+  branch?: string;
 }
 
 /** A lock target and the content it is created with when missing. */
@@ -79,6 +81,7 @@ export class FolderStore {
   readonly warn: (message: string) => void;
   readonly readOnly: boolean;
   readonly keepRecordsWarm: boolean;
+  readonly branch?: string;
   private readonly writeGate?: () => string | undefined;
   private readonly writeGateMs: number;
   /**
@@ -118,6 +121,7 @@ export class FolderStore {
     this.warn = options.warn ?? (message => process.stderr.write(`twining: ${message}\n`));
     this.readOnly = options.readOnly ?? false;
     this.keepRecordsWarm = options.keepRecordsWarm ?? false;
+    this.branch = options.branch;
     this.writeGate = options.writeGate;
     this.writeGateMs = options.writeGateMs ?? 5000;
     this.textIndex = options.textIndex;

@@ -208,6 +208,12 @@ describe('agents in worktrees share one live record', () => {
     const refused = cli(beside, 'claim', '--agent-id', 'bob', '--paths', 'src/auth/', '--reason', 'me too');
     assert.equal(refused.status, 4, refused.stderr);
     assert.match(refused.stdout, /alice/);
+    // A handoff created in a worktree records its branch; one made in the primary does not.
+    const handoff = json(beside, 'handoff', '--source-agent', 'bob', '--summary', 'Over to you', '--scope', 'src/auth/', '--input', '{"results": []}');
+    const handoffRecord = JSON.parse(fs.readFileSync(path.join(primary, '.twining', 'handoffs', `${handoff.id}.json`), 'utf8'));
+    assert.deepEqual(handoffRecord.provenance, { recorded_at: handoffRecord.created_at, branch: 'agent-b' });
+    const fromMain = json(primary, 'handoff', '--source-agent', 'carol', '--summary', 'From main', '--input', '{"results": []}');
+    assert.equal(JSON.parse(fs.readFileSync(path.join(primary, '.twining', 'handoffs', `${fromMain.id}.json`), 'utf8')).provenance, undefined);
     const status = json(beside, 'status');
     assert.equal(status.record.path, path.join(real(primary), '.twining'));
     assert.equal(status.record.mode, 'shared');
