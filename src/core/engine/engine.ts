@@ -354,7 +354,8 @@ export class TwiningEngine extends AgentWorkTools {
   /** twining-mcp's summary, plus `record`: which record this is and why, when the engine was opened through routing. */
   async status(input: InputOf<'status'> = {}) {
     const result = await status(this.ctx, input);
-    return this.route ? { ...result, record: await recordStatus(this.ctx, this.route, result.warnings) } : result;
+    // A folder outside any repository has nothing to say beyond its own path; status stays as before there.
+    return this.route && this.route.mode !== 'folder' ? { ...result, record: await recordStatus(this.ctx, this.route, result.warnings) } : result;
   }
   why(input: InputOf<'why'>) {
     return lifecycleOps.why(this.ctx, input);
