@@ -16,6 +16,7 @@
 'use strict';
 
 const fs = require('fs');
+const { execFileSync } = require('child_process');
 const os = require('os');
 const path = require('path');
 
@@ -145,7 +146,8 @@ async function prepareDemo(folder, { now = new Date(), agentId = userAgentId() }
   // to m minutes before `now`.
   let clock = now.getTime();
   const at = minutesAgo => (clock = now.getTime() - minutesAgo * MINUTE);
-  const ws = await openWorkspace(folder, { now: () => new Date(clock) });
+  // The demo's own record, even where the folder lies inside another repository (this one's .test-output/).
+  const ws = await openWorkspace(folder, { now: () => new Date(clock), project: folder });
   const done = (description, extra = {}) => ({ description, status: 'completed', ...extra });
   const decide = (minutesAgo, agent_id, domain, scope, summary, context, rationale, extra) => (
     at(minutesAgo),
@@ -352,7 +354,56 @@ async function prepareDemo(folder, { now = new Date(), agentId = userAgentId() }
     agent_id: 'backend-dev',
   });
 
-  return { folder, agentId, handoffs: { migration: migration.id, paginated: paginated.id, review: review.id, forYou: forYou.id } };
+  const worktree = agentInWorktree(folder, now);
+  return { folder, agentId, worktree, handoffs: { migration: migration.id, paginated: paginated.id, review: review.id, forYou: forYou.id } };
+}
+
+/**
+ * Agents in worktrees: the demo becomes a git repository (when it is not one yet) with a linked
+ * worktree, `.claude/worktrees/checkout-agent` on branch `agent/checkout`, where a Claude Code
+ * session works now: its hooks (dist/hook.js, JSON on standard input as Claude Code sends it) run
+ * there (on the story's clock) and write to the demo's shared record, so the session board shows the session with its
+ * worktree and branch. Returns the worktree's folder.
+ */
+function agentInWorktree(folder, now) {
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.email=demo@example.com', '-c', 'user.name=Demo', '-c', 'commit.gpgsign=false', ...args], { cwd: folder, stdio: 'ignore' });
+  const worktree = path.join(folder, '.claude', 'worktrees', 'checkout-agent');
+  if (!fs.existsSync(path.join(folder, '.git'))) {
+    fs.writeFileSync(path.join(folder, '.gitignore'), '.claude/worktrees/\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'orbit-shop');
+  }
+  if (!fs.existsSync(path.join(worktree, '.git'))) {
+    fs.rmSync(worktree, { recursive: true, force: true });
+    git('worktree', 'prune');
+    git('worktree', 'add', '-q', '-B', 'agent/checkout', worktree);
+  }
+  const hook = (event, extra) =>
+    execFileSync(process.execPath, [path.join(REPO, 'dist', 'hook.js'), event, '--agent', 'checkout-agent'], {
+      cwd: worktree,
+      input: JSON.stringify({
+        session_id: 'demo-checkout-session',
+        transcript_path: path.join(worktree, 'transcript.jsonl'),
+        cwd: worktree,
+        permission_mode: 'default',
+        hook_event_name: event,
+        ...extra,
+      }),
+      stdio: ['pipe', 'ignore', 'ignore'],
+      // The story's clock: the session is working at its end.
+      env: { ...process.env, TWINING_NOW: now.toISOString() },
+    });
+  hook('SessionStart', { source: 'startup' });
+  const file = path.join(worktree, 'src', 'api', 'orders.ts');
+  hook('PostToolUse', {
+    tool_name: 'Edit',
+    tool_input: { file_path: file, old_string: 'page = 0', new_string: 'cursor?: string', replace_all: false },
+    tool_response: { filePath: file, success: true },
+    tool_use_id: 'toolu_demo',
+  });
+  return worktree;
 }
 
 module.exports = { prepareDemo, userAgentId };

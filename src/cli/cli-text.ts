@@ -103,8 +103,9 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
           .join('\n') || 'No decisions.'
       );
     case 'status': {
-      const record = r.record as { reason?: unknown; note?: unknown } | undefined;
-      const where = record ? `\nRecord: ${str(record.reason)}${record.note ? `\nNote: ${str(record.note)}` : ''}` : '';
+      const record = r.record as { reason?: unknown; note?: unknown; checked_out_copy_changes?: unknown } | undefined;
+      const folded = record?.checked_out_copy_changes ? `\nWorktree copy: ${str(record.checked_out_copy_changes)}` : '';
+      const where = record ? `\nRecord: ${str(record.reason)}${record.note ? `\nNote: ${str(record.note)}` : ''}${folded}` : '';
       return `${str(r.summary)}\nDelegations: ${str(r.open_delegations)} open, ${str(r.expired_delegations)} expired. Handoffs: ${str(r.unacknowledged_handoffs)} unacknowledged of ${str(r.handoffs)}.${where}`;
     }
     case 'why': {

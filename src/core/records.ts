@@ -114,6 +114,8 @@ export interface HandoffSnapshot {
 }
 
 export interface HandoffRecord extends Extra {
+  /** Where it was written, in twining-mcp 2.x's shape for entries and decisions: the branch of the linked worktree a handoff was created in. */
+  provenance?: Provenance;
   source_agent: string;
   target_agent?: string;
   scope?: string;

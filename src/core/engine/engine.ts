@@ -94,7 +94,7 @@ export class TwiningEngine {
     options: WorkspaceOptions = {},
     readonly route?: RecordRoute, // which record and why, when opened through routing
   ) {
-    this.ctx = new FolderStore(root, options);
+    this.ctx = new FolderStore(root, route?.linked && route.branch ? { branch: route.branch, ...options } : options);
     this.ctx.route = route;
     archiveAutomatically(this.ctx);
     this.sessionWatch = new SessionWatch(this.ctx.layout.dir);

@@ -66,6 +66,8 @@ export interface WorkspaceOptions {
    * changeGraphSoon); anything that reads or changes the graph applies them first.
    */
   batchGraph?: boolean;
+  /** The branch of the linked worktree the writer works in (core/git/record-location.ts): a handoff notes it in `provenance`. */
+  branch?: string;
 }
 
 /** A lock target and the content it is created with when missing. */
@@ -89,6 +91,7 @@ export class FolderStore {
   readonly readOnly: boolean;
   readonly keepRecordsWarm: boolean;
   readonly batchGraph: boolean;
+  readonly branch?: string;
   private readonly writeGate?: () => string | undefined;
   private readonly writeGateMs: number;
   /**
@@ -131,6 +134,7 @@ export class FolderStore {
     this.readOnly = options.readOnly ?? false;
     this.keepRecordsWarm = options.keepRecordsWarm ?? false;
     this.batchGraph = options.batchGraph ?? false;
+    this.branch = options.branch;
     this.writeGate = options.writeGate;
     this.writeGateMs = options.writeGateMs ?? 5000;
     this.textIndex = options.textIndex;

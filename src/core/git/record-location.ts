@@ -48,6 +48,8 @@ export interface RecordRoute {
   branch?: string;
   /** Whether the start folder is in a linked worktree (not the primary). */
   linked: boolean;
+  /** A linked worktree's own git directory (`.git/worktrees/<name>`). */
+  gitDir?: string;
   /** A linked worktree's own checked-out `.twining/`, which is never written (when it exists and is not the record). */
   checkedOutCopy?: string;
   /** Something the user should know about this route (the record does not exist yet, a bare repository). */
@@ -210,7 +212,7 @@ function gitFileRoute(at: string, dotGit: string): RecordRoute {
       `${path.join(gitDir, 'commondir')} points to ${common}, which does not exist: the main repository of ${where} was moved or removed. ` +
         `Run "git worktree repair" from the moved main worktree; until then Twining cannot reach the shared record and wrote nothing`,
     );
-  const base = { worktree: at, worktreeName: name, branch, linked: true };
+  const base = { worktree: at, worktreeName: name, branch, linked: true, gitDir };
   if (fs.existsSync(path.join(gitDir, ISOLATION_MARKER)))
     return {
       ...base,

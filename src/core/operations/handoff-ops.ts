@@ -116,6 +116,8 @@ export function handoffRecordOf(ctx: FolderStore, args: ParsedInputOf<'handoff'>
   record.created_at = ctx.timestamp();
   if (args.continues !== undefined) record.continues = args.continues;
   record.snapshot_digest = snapshotDigest(snapshot);
+  // Created in a linked worktree: its branch (an optional field twining-mcp's readers pass over).
+  if (ctx.branch) record.provenance = { recorded_at: record.created_at as string, branch: ctx.branch };
   return record as HandoffRecord;
 }
 

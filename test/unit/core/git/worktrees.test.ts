@@ -208,6 +208,12 @@ describe('agents in worktrees share one live record', () => {
     const refused = cli(beside, 'claim', '--agent-id', 'bob', '--paths', 'src/auth/', '--reason', 'me too');
     assert.equal(refused.status, 4, refused.stderr);
     assert.match(refused.stdout, /alice/);
+    // A handoff created in a worktree records its branch; one made in the primary does not.
+    const handoff = json(beside, 'handoff', '--source-agent', 'bob', '--summary', 'Over to you', '--scope', 'src/auth/', '--input', '{"results": []}');
+    const handoffRecord = JSON.parse(fs.readFileSync(path.join(primary, '.twining', 'handoffs', `${handoff.id}.json`), 'utf8'));
+    assert.deepEqual(handoffRecord.provenance, { recorded_at: handoffRecord.created_at, branch: 'agent-b' });
+    const fromMain = json(primary, 'handoff', '--source-agent', 'carol', '--summary', 'From main', '--input', '{"results": []}');
+    assert.equal(JSON.parse(fs.readFileSync(path.join(primary, '.twining', 'handoffs', `${fromMain.id}.json`), 'utf8')).provenance, undefined);
     const status = json(beside, 'status');
     assert.equal(status.record.path, path.join(real(primary), '.twining'));
     assert.equal(status.record.mode, 'shared');
@@ -323,5 +329,47 @@ describe('agents in worktrees share one live record', () => {
     const summaries = new Set(parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).map(e => e.summary as string));
     for (let n = 0; n < 3; n++) for (let i = 0; i < each; i++) assert.ok(summaries.has(`writer${n} ${i}`), `writer${n} ${i}`);
     for (const wt of [nested, beside, third]) assert.equal(twiningStatus(wt), '');
+  });
+
+  test("records something else wrote into a worktree's own copy are folded into the shared record once, and said", () => {
+    const { primary, beside } = repoWithWorktrees();
+    // twining-mcp run inside the worktree appends to the copy it sees.
+    const line = {
+      id: '01MZZZZZZZZZZZZZZZZZZZZZZ1',
+      timestamp: '2026-11-22T02:40:00.000Z',
+      agent_id: 'old-tool',
+      entry_type: 'warning',
+      summary: 'Written into the worktree copy',
+      detail: '',
+      tags: [],
+      scope: 'src/',
+    };
+    fs.appendFileSync(path.join(beside, '.twining', 'blackboard.jsonl'), JSON.stringify(line) + '\n');
+    const first = json(beside, 'status');
+    assert.match(first.record.checked_out_copy_changes, /blackboard\.jsonl were folded into the shared record/);
+    assert.ok(first.warnings.some((w: string) => /folded into the shared record/.test(w)));
+    const count = () => parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).filter(e => e.id === line.id).length;
+    assert.equal(count(), 1, 'folded once');
+    const fixtureIds = parseJsonl(path.join(beside, '.twining', 'blackboard.jsonl')).map(e => e.id as string);
+    const shared = new Set(parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).map(e => e.id as string));
+    assert.deepEqual(
+      fixtureIds.filter(id => !shared.has(id)),
+      [],
+      'nothing of the copy lost',
+    );
+    assert.equal(new Set(parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).map(e => e.id)).size, shared.size, 'nothing doubled');
+    // Again: nothing more, nothing said; dismissed from the shared record, it is not brought back by the same copy.
+    assert.equal(json(beside, 'status').record.checked_out_copy_changes, undefined);
+    json(primary, 'dismiss', '--ids', line.id, '--reason', 'handled', '--agent-id', 'me');
+    json(beside, 'status');
+    assert.equal(count(), 0, 'not brought back');
+    // A later write into the copy is folded, and the text says so.
+    fs.appendFileSync(
+      path.join(beside, '.twining', 'blackboard.jsonl'),
+      JSON.stringify({ ...line, id: '01MZZZZZZZZZZZZZZZZZZZZZZ2', summary: 'A second one' }) + '\n',
+    );
+    assert.match(cli(beside, 'status').stdout, /Worktree copy: .*blackboard\.jsonl were folded into the shared record/);
+    assert.ok(parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).some(e => e.summary === 'A second one'));
+    assert.equal(count(), 0, 'the dismissed one still not brought back');
   });
 });
