@@ -10,6 +10,9 @@ import { resolve } from './ops/resolve-ops';
 import { triage } from './ops/triage-ops';
 import { archiveStale, unarchive } from './ops/stale-ops';
 import { housekeeping } from './ops/housekeeping-ops';
+import { amend } from './ops/amend-ops';
+import { getDecision } from './ops/decision-ops';
+import { exchangeStatus, migrateStatus } from './ops/store-status-ops';
 
 export abstract class OpenItemTools extends HistoryAndGraphTools {
   /** Marks needs, warnings or questions resolved, keeping them on the blackboard (twining_resolve). */
@@ -31,5 +34,26 @@ export abstract class OpenItemTools extends HistoryAndGraphTools {
   /** Periodic maintenance, a preview unless `execute` (twining_housekeeping). */
   housekeeping(input: InputOf<'housekeeping'> = {}) {
     return graph.withGraph(this.ctx, () => housekeeping(this.ctx, input));
+  }
+  /** Adds affected files or symbols to a decision, keeping a trail (twining_amend); the graph gains the new ones only. */
+  amend(input: InputOf<'amend'>) {
+    return graph.withGraph(
+      this.ctx,
+      () => amend(this.ctx, input),
+      async r => {
+        if (r.unchanged) return;
+        const d = await getDecision(this.ctx, r.id);
+        if (d)
+          await graph.onDecide(this.ctx, { id: d.id, scope: d.scope, summary: d.summary, affected_files: r.added_files, affected_symbols: r.added_symbols });
+      },
+    );
+  }
+  /** The folder's format and where a migration stands (twining_migrate_status). */
+  migrate_status(input: InputOf<'migrate_status'> = {}) {
+    return migrateStatus(this.ctx, input);
+  }
+  /** What this clone's exchange with others (twining sync) is uncertain about (twining_exchange_status). */
+  exchange_status(input: InputOf<'exchange_status'> = {}) {
+    return exchangeStatus(this.ctx, input);
   }
 }

@@ -18,6 +18,7 @@ import * as delegationOps from './ops/delegation-ops';
 import * as handoffOps from './ops/handoff-ops';
 import * as decisionOps from './ops/decision-ops';
 import * as lifecycleOps from './ops/decision-lifecycle-ops';
+import { why } from './ops/why-ops';
 import { verify } from './ops/verify-ops';
 import type { ScopeVerifyResult } from './ops/scope-verify-ops';
 import { ScopeContext, scopeContext } from './ops/scope-context-ops';
@@ -350,7 +351,7 @@ export class TwiningEngine extends AgentWorkTools {
     return status(this.ctx, input);
   }
   why(input: InputOf<'why'>) {
-    return lifecycleOps.why(this.ctx, input);
+    return why(this.ctx, input);
   }
   dismiss(input: InputOf<'dismiss'>) {
     return graph.withGraph(this.ctx, () => blackboardOps.dismiss(this.ctx, input));

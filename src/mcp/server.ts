@@ -33,6 +33,8 @@ import type { HandoffRecord } from '../core/records';
 import { ALIAS_OPERATIONS, OPERATIONS, toolName } from '../core/operation-info';
 import { writes } from '../core/operation-writes';
 import { INSTRUCTIONS } from './instructions';
+import { notOfferedReason, toolOffered } from '../core/tool-surface';
+import type { Config } from '../core/config';
 
 /** Each tool name and what it runs: an operation, or an alias (twining-mcp's name for an operation with some fields fixed). */
 const BY_TOOL = new Map<string, { op: OperationName; alias?: AliasName }>([
@@ -40,25 +42,30 @@ const BY_TOOL = new Map<string, { op: OperationName; alias?: AliasName }>([
   ...ALIAS_NAMES.map(alias => [toolName(alias), { op: TOOL_ALIASES[alias].op, alias }] as const),
 ]);
 
-/** The tool list: every operation and alias, its schema and what it does, with hints for the client. */
-export function toolList(): Tool[] {
-  return [...BY_TOOL].map(([name, { op, alias }]) => {
-    const info = alias ? ALIAS_OPERATIONS[alias] : OPERATIONS[op];
-    return {
-      name,
-      title: info.title,
-      description: info.model,
-      inputSchema: jsonSchemaOf(alias ?? op) as Tool['inputSchema'],
-      annotations: {
+/**
+ * The tool list: every operation and alias, its schema and what it does, with hints for the
+ * client; with `tools` (config.yml), only those it offers (core/tool-surface.ts).
+ */
+export function toolList(tools?: Config['tools']): Tool[] {
+  return [...BY_TOOL]
+    .filter(([, { op, alias }]) => !tools || toolOffered(alias ?? op, tools))
+    .map(([name, { op, alias }]) => {
+      const info = alias ? ALIAS_OPERATIONS[alias] : OPERATIONS[op];
+      return {
+        name,
         title: info.title,
-        readOnlyHint: !writes(op),
-        // Writes append or merge; none removes what another agent wrote.
-        destructiveHint: false,
-        idempotentHint: !writes(op),
-        openWorldHint: false,
-      },
-    };
-  });
+        description: info.model,
+        inputSchema: jsonSchemaOf(alias ?? op) as Tool['inputSchema'],
+        annotations: {
+          title: info.title,
+          readOnlyHint: !writes(op),
+          // Writes append or merge; none removes what another agent wrote.
+          destructiveHint: false,
+          idempotentHint: !writes(op),
+          openWorldHint: false,
+        },
+      };
+    });
 }
 
 /**
@@ -86,6 +93,9 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
   try {
     if (!tool) throw new TwiningError('INVALID_INPUT', `Unknown tool "${name}"; the tools are ${[...BY_TOOL.keys()].join(', ')}`);
     const { op, alias } = tool;
+    // A tool config.yml does not offer (tools.full_surface, tools.mode) is refused as twining-mcp, which does not register it, would.
+    const tools = (await engine.config()).tools;
+    if (!toolOffered(alias ?? op, tools)) throw new TwiningError('INVALID_INPUT', `${notOfferedReason(alias ?? op, tools)}; nothing was run`);
     // A field twining-mcp would ignore is left out and named in the result; a misspelt one is refused (core/forgiving-input.ts).
     const { input: known, ignored } = forgivingInput(name, alias ? aliasInputs[alias] : inputs[op], args);
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
@@ -114,7 +124,8 @@ export async function createServer(options: McpServerOptions): Promise<{ server:
   const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true });
   const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const inFlight = new Set<Promise<CallToolResult>>();
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
+  // Listed by config.yml's tools settings as they are now: the file is re-read when it changes.
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList((await engine.config()).tools) }));
   server.setRequestHandler(CallToolRequestSchema, request => {
     const call = callTool(engine, request.params.name, request.params.arguments);
     inFlight.add(call);
