@@ -29,6 +29,29 @@ function tsFiles(dir) {
     .map(f => path.join(dir, f));
 }
 
+/**
+ * The unit suites, in folders that mirror src/ (test/unit/core/store/…), and the shared helpers
+ * of test/support/ (some run as processes of their own: claim-process, writer-process), as entry
+ * points named by file alone: out/unit/ stays flat, so a suite finds its helpers, the fixtures
+ * and the repository at the same place wherever its source sits. Two files of one name would
+ * overwrite each other's bundle, so they are refused.
+ */
+function unitEntries() {
+  const walk = dir =>
+    fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir, { withFileTypes: true })
+          .flatMap(d => (d.isDirectory() ? walk(path.join(dir, d.name)) : d.name.endsWith('.ts') ? [path.join(dir, d.name)] : []))
+      : [];
+  const entries = {};
+  for (const file of [...walk('test/unit'), ...tsFiles('test/support')]) {
+    const name = path.basename(file, '.ts');
+    if (entries[name]) throw new Error(`two test files named ${name}.ts: ${entries[name]} and ${file}`);
+    entries[name] = file;
+  }
+  return entries;
+}
+
 // `twining merge` is git's merge driver: one process per file to merge. It goes straight to the small
 // dist/merge-driver.js, before the rest of the CLI (zod, the schemas, the engine) is loaded; a
 // top-level return is allowed in a CommonJS module.
@@ -39,37 +62,37 @@ const CLI_BANNER = [
   "if (process.argv[2] === 'hook' && require.main === module) return void require('./hook.js').runHook(process.argv.slice(3)).then(code => { process.exitCode = code; });",
 ].join('\n');
 
-/** Points the hook bundle's `fs` imports (not `node:fs`, which the shim itself imports) at src/hook/sync-fs.ts. */
+/** Points the hook bundle's `fs` imports (not `node:fs`, which the shim itself imports) at src/agents/hooks/sync-fs.ts. */
 const hookFs = {
   name: 'hook-sync-fs',
   setup(build) {
-    build.onResolve({ filter: /^fs$/ }, () => ({ path: path.resolve(__dirname, 'src/hook/sync-fs.ts') }));
+    build.onResolve({ filter: /^fs$/ }, () => ({ path: path.resolve(__dirname, 'src/agents/hooks/sync-fs.ts') }));
   },
 };
 
 const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
-  { ...common, entryPoints: { core: 'src/core/index.ts' }, outdir: 'dist' },
-  { ...common, entryPoints: { cli: 'src/cli.ts' }, outdir: 'dist', banner: { js: CLI_BANNER } },
+  { ...common, entryPoints: { core: 'src/library.ts' }, outdir: 'dist' },
+  { ...common, entryPoints: { cli: 'src/cli/cli.ts' }, outdir: 'dist', banner: { js: CLI_BANNER } },
   // git's merge driver, which dist/cli.js hands `merge` to (see CLI_BANNER).
-  { ...common, entryPoints: { 'merge-driver': 'src/merge-driver-main.ts' }, outdir: 'dist' },
+  { ...common, entryPoints: { 'merge-driver': 'src/cli/merge-driver-main.ts' }, outdir: 'dist' },
   // Agent hooks (`twining hook <event>`, see CLI_BANNER); it loads core.js only for the events that need the engine.
-  // Its `fs` is src/hook/sync-fs.ts: Node's, with `promises` answered synchronously (a one-shot process
+  // Its `fs` is src/agents/hooks/sync-fs.ts: Node's, with `promises` answered synchronously (a one-shot process
   // on a few small files; thread-pool round trips cost a SessionStart 10-20 ms on a busy machine).
-  { ...common, entryPoints: { hook: 'src/hook/hook-main.ts' }, outdir: 'dist', plugins: [hookFs] },
-  // The MCP server, loaded by `twining mcp` only (see src/cli.ts).
+  { ...common, entryPoints: { hook: 'src/agents/hooks/hook-main.ts' }, outdir: 'dist', plugins: [hookFs] },
+  // The MCP server, loaded by `twining mcp` only (see src/cli/cli.ts).
   { ...common, entryPoints: { mcp: 'src/mcp/server.ts' }, outdir: 'dist' },
   // The worker thread that reads decision records for the search index (src/core/search/record-reader.ts),
   // found beside whichever bundle starts it.
   { ...common, entryPoints: { 'record-worker': 'src/core/search/record-worker.ts' }, outdir: 'dist' },
-  // The webview pages (src/webview-ui/), for the browser: each script with its style sheet beside it
+  // The webview pages (src/webview/pages/), for the browser: each script with its style sheet beside it
   // (dist/webview/NAME.js and NAME.css), loaded under the page's content security policy.
   {
     ...common,
     platform: 'browser',
     target: 'es2022',
     format: 'iife',
-    entryPoints: { timeline: 'src/webview-ui/timeline-view.ts', graph: 'src/webview-ui/graph-view.ts' },
+    entryPoints: { timeline: 'src/webview/pages/timeline-view.ts', graph: 'src/webview/pages/graph-view.ts' },
     outdir: 'dist/webview',
   },
 ];
@@ -78,7 +101,7 @@ if (withTests) {
   // Tests are bundled with their imports of src/, but node_modules stay external so that mocha,
   // playwright-core and friends load from node_modules as usual.
   const testCommon = { ...common, sourcemap: true, minify: false, packages: 'external' };
-  builds.push({ ...testCommon, entryPoints: tsFiles('test/unit'), outdir: 'out/unit' });
+  builds.push({ ...testCommon, entryPoints: unitEntries(), outdir: 'out/unit' });
   builds.push({ ...testCommon, entryPoints: { 'record-worker': 'src/core/search/record-worker.ts' }, outdir: 'out/unit' });
   builds.push({ ...testCommon, entryPoints: tsFiles('test/host'), outdir: 'out/host', external: ['vscode'] });
   builds.push({ ...testCommon, entryPoints: tsFiles('test/ui'), outdir: 'out/ui' });

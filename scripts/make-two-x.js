@@ -1,6 +1,6 @@
 // Builds twining-mcp 2.x folders for the `two-x` host run (see scripts/workspace.js), under a Node
 // with node:sqlite (the VS Code host tools' Node 24): the reference fixture's 1.x records put into
-// a 2.x folder as twining-mcp's stores hold them (test/unit/twining-mcp-2x.ts, bundled by
+// a 2.x folder as twining-mcp's stores hold them (test/support/twining-mcp-2x.ts, bundled by
 // `node esbuild.js --tests` into out/unit/twining-mcp-2x.js), plus a warning on src/auth/jwt.ts
 // that a teammate resolved (twining_resolve), so a resolved entry is there from the start.
 //

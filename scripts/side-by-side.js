@@ -30,7 +30,7 @@ const OUT = path.join(ROOT, 'test', 'fixtures', 'side-by-side');
 function loadSession(tmp) {
   const outfile = path.join(tmp, 'side-by-side-session.js');
   esbuild.buildSync({
-    entryPoints: [path.join(ROOT, 'test', 'unit', 'side-by-side-session.ts')],
+    entryPoints: [path.join(ROOT, 'test', 'support', 'side-by-side-session.ts')],
     bundle: true,
     platform: 'node',
     format: 'cjs',

@@ -3,7 +3,7 @@
 // operation, whose `inputSchema` is the JSON Schema of the operation's zod schema (see
 // src/extension/manifest.ts), and the chat instructions and prompt file the extension contributes
 // (media/chat/, from the MCP server's instructions). With --check it changes nothing and exits 1
-// when either is out of date (test/unit/manifest.test.ts and agent-setup.test.ts check the same).
+// when either is out of date (test/unit/extension/manifest.test.ts and agents/setup/agent-setup.test.ts check the same).
 //
 //   node scripts/sync-manifest.js          update package.json
 //   node scripts/sync-manifest.js --check  verify only

@@ -4,7 +4,7 @@
 //
 //   node scripts/test.js [lint] [unit] [host] [ui]      (default: all four)
 //
-//   lint  ESLint (typescript-eslint, eslint.config.mjs) and Prettier --check (.prettierrc.json):
+//   lint  ESLint (typescript-eslint, eslint.config.mjs), Prettier --check (.prettierrc.json) and the webview's own typecheck:
 //         one test each
 //   unit  node's test runner on out/unit/*.test.js (TAP parsed: per-file lines, failures in full;
 //         the raw TAP is kept in .test-output/unit/*.tap); sqlite-*.test.js under a Node with
@@ -77,11 +77,26 @@ function removeStaleBundles() {
   for (const dir of ['unit', 'host', 'ui']) {
     const out = path.join(REPO, 'out', dir);
     if (!fs.existsSync(out)) continue;
+    // out/unit is flat, built from test/unit/**/*.ts (folders that mirror src/) and test/support/*.ts.
+    const sources =
+      dir === 'unit'
+        ? [...tsNames(path.join(REPO, 'test', 'unit')), ...tsNames(path.join(REPO, 'test', 'support'))]
+        : tsNames(path.join(REPO, 'test', dir), false);
+    const names = new Set(sources);
     for (const f of fs.readdirSync(out)) {
       const m = f.match(/^(.*)\.js(?:\.map)?$/);
-      if (m && !HELPERS.has(m[1]) && !fs.existsSync(path.join(REPO, 'test', dir, `${m[1]}.ts`))) fs.rmSync(path.join(out, f), { force: true });
+      if (m && !HELPERS.has(m[1]) && !names.has(m[1])) fs.rmSync(path.join(out, f), { force: true });
     }
   }
+}
+
+/** The names (without .ts) of the TypeScript files in a folder, and in its subfolders when deep. */
+function tsNames(dir, deep = true) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap(d => {
+    if (d.isDirectory()) return deep ? tsNames(path.join(dir, d.name)) : [];
+    return d.name.endsWith('.ts') ? [d.name.slice(0, -3)] : [];
+  });
 }
 
 /** Runs a command, streaming its output; resolves with its exit code (or signal). */
@@ -253,6 +268,8 @@ async function lintSuite() {
   const checks = [
     ['eslint', [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--max-warnings', '0', '.']],
     ['prettier --check', [path.join(REPO, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.']],
+    // The webview's code is typed without Node's and VS Code's declarations (src/webview/tsconfig.json).
+    ['tsc -p src/webview', [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'src', 'webview'), '--noEmit']],
   ];
   let passed = 0;
   let failed = 0;

@@ -1,12 +1,12 @@
 /**
- * The Twining core as a library (`dist/core.js`): `openWorkspace(projectRoot, options)` gives an
+ * The Twining core (bundled with what serves agent hosts as `dist/core.js`, src/library.ts): `openWorkspace(projectRoot, options)` gives an
  * engine (`TwiningEngine`, also exported as `Workspace`) with one async method per operation,
  * taking twining-mcp's tool inputs (snake_case).
  */
-export { openWorkspace, TwiningEngine, Workspace } from './engine';
-export type { ChangeReport, WorkspaceOptions } from './engine';
+export { openWorkspace, TwiningEngine, Workspace } from './engine/engine';
+export type { ChangeReport, WorkspaceOptions } from './engine/engine';
 export { TwiningError, isTwiningError } from './errors';
-export { isWriteRefusal, writeRefusal } from './write-trust';
+export { isWriteRefusal, writeRefusal } from './engine/write-trust';
 export type { TwiningErrorCode } from './errors';
 export {
   inputs,
@@ -22,35 +22,33 @@ export {
   RESULT_STATUSES,
   CONFIDENCES,
   DECISION_STATUSES,
-} from './schemas';
-export type { OperationName, InputOf, EntryType, Urgency, ResultStatus, Confidence, DecisionStatus } from './schemas';
+} from './schemas/schemas';
+export type { OperationName, InputOf, EntryType, Urgency, ResultStatus, Confidence, DecisionStatus } from './schemas/schemas';
 export { overlaps, normaliseTags } from './scope';
-export { forgivingInput, withIgnoredFields } from './forgiving-input';
+export { forgivingInput, withIgnoredFields } from './schemas/forgiving-input';
 export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';
 export { snapshotDigest } from './rules/snapshot';
 export type { SnapshotChange, SnapshotChanges } from './rules/snapshot-changes';
 export { describeSnapshotChanges } from './rules/snapshot-changes';
-export { DATA_KINDS, changedKinds } from './data-kinds';
-export type { DataKind, Versions } from './data-kinds';
+export { DATA_KINDS, changedKinds } from './engine/data-kinds';
+export type { DataKind, Versions } from './engine/data-kinds';
 export type { FolderFormat, Backend } from './store/folder-format';
 export { gitSetup, gitMergeState, driverCommand, driverNeedsUpdate, LOCAL_CONFIG_NOTE } from './git/git-setup';
 export type { GitSetupResult, GitMergeState } from './git/git-setup';
 export { findGitDir, gitBusyReason, GIT_OPERATION_FILES } from './git/git-busy';
 export type * from './records';
-export type { ScopeContext, ContextDecision, ContextDelegation } from './ops/scope-context-ops';
-export type { DecisionStory } from './ops/decision-story-ops';
+export type { ScopeContext, ContextDecision, ContextDelegation } from './operations/scope-context-ops';
+export type { DecisionStory } from './operations/decision-story-ops';
 export { claimConflicts, claimState, describeHolder } from './rules/claims';
 export type { ClaimRecord, ClaimView, ClaimState, ClaimClock } from './rules/claims';
 export { targetsOverlap, normaliseTarget, isGlob } from './rules/claim-paths';
 export { checkPath, lapsedClaimsOf, claimsFileOf } from './store/claims-file';
-export type { ClaimResult, ReleaseResult, Conflict } from './ops/claim-ops';
-export { briefingText } from './briefing-text';
-export { startSession } from './session-start';
-export { SessionStartServer } from './session-start-server';
-export type { AssembledContext } from './ops/assemble-ops';
-export type { RecordResult } from './ops/record-ops';
+export type { ClaimResult, ReleaseResult, Conflict } from './operations/claim-ops';
+export { briefingText } from './text/briefing-text';
+export type { AssembledContext } from './operations/assemble-ops';
+export type { RecordResult } from './operations/record-ops';
 export type { SessionView } from './rules/session-board';
 export { sessionsTouching } from './rules/session-board';
-export type { SessionBoard } from './ops/session-ops';
-export { migrate } from './ops/migrate-ops';
-export type { MigrateOptions, MigrateReport, MigrateCounts } from './ops/migrate-ops';
+export type { SessionBoard } from './operations/session-ops';
+export { migrate } from './migrate/migrate-ops';
+export type { MigrateOptions, MigrateReport, MigrateCounts } from './migrate/migrate-ops';

@@ -3,7 +3,7 @@
  * Field names and key order are twining-mcp's. Records read from disk may carry fields we do not
  * know; they are kept (the index signature) and written back untouched.
  */
-import type { Confidence, DecisionStatus, EntryType, ResultStatus, Urgency } from './schemas';
+import type { Confidence, DecisionStatus, EntryType, ResultStatus, Urgency } from './schemas/schemas';
 
 type Extra = { [unknownField: string]: unknown };
 

@@ -5,11 +5,11 @@
  * package.json and this function disagree. No `vscode` import (it runs in plain Node).
  */
 import { OPERATION_NAMES, jsonSchemaOf, inputs } from '../core';
-import { writes } from '../core/operation-writes';
+import { writes } from '../core/operations/operation-writes';
 import type { OperationName } from '../core';
-import { OPERATIONS, toolName } from '../core/operation-info';
+import { OPERATIONS, toolName } from '../core/operations/operation-info';
 import { LM_TOOLS_WHEN } from './tools/tool-division';
-import { contributedInstructions, handoffPrompt } from '../mcp/agent-instructions';
+import { contributedInstructions, handoffPrompt } from '../agents/setup/agent-instructions';
 
 export interface ToolContribution {
   name: string;

@@ -21,20 +21,20 @@ import * as path from 'path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas';
-import { forgivingInput, withIgnoredFields } from '../core/forgiving-input';
-import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/tool-aliases';
-import { openWorkspace, type TwiningEngine } from '../core/engine';
-import { SessionStartServer } from '../core/session-start-server';
+import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas/schemas';
+import { forgivingInput, withIgnoredFields } from '../core/schemas/forgiving-input';
+import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/schemas/tool-aliases';
+import { openWorkspace, type TwiningEngine } from '../core/engine/engine';
+import { SessionStartServer } from '../agents/session-start/session-start-server';
 import { keepCurrent } from './folder-watch';
-import { refuseReadWithoutFolder } from '../core/missing-folder';
+import { refuseReadWithoutFolder } from '../core/engine/missing-folder';
 import { TwiningError, isTwiningError } from '../core/errors';
 import type { HandoffRecord } from '../core/records';
-import { ALIAS_OPERATIONS, OPERATIONS, toolName } from '../core/operation-info';
-import { writes } from '../core/operation-writes';
+import { ALIAS_OPERATIONS, OPERATIONS, toolName } from '../core/operations/operation-info';
+import { writes } from '../core/operations/operation-writes';
 import { INSTRUCTIONS } from './instructions';
-import { notOfferedReason, toolOffered } from '../core/tool-surface';
-import type { Config } from '../core/config';
+import { notOfferedReason, toolOffered } from '../core/operations/tool-surface';
+import type { Config } from '../core/engine/config';
 
 /** Each tool name and what it runs: an operation, or an alias (twining-mcp's name for an operation with some fields fixed). */
 const BY_TOOL = new Map<string, { op: OperationName; alias?: AliasName }>([

@@ -11,7 +11,7 @@ import { spawn } from 'child_process';
 import * as vscode from 'vscode';
 import { describeIn, firstFolder, openFile, waitFor } from './helpers';
 import { Row, TwiningApi, readLines, repoRoot, rows, tooltipOf, twining } from './twining';
-import { claude } from '../unit/hook-inputs';
+import { claude } from '../support/hook-inputs';
 
 /** Runs `node dist/hook.js <event>` with the event's JSON on standard input; resolves with its standard output. */
 function runHook(event: string, input: object, args: string[], now: Date): Promise<string> {

@@ -12,7 +12,7 @@ import { execFile } from 'child_process';
 import * as vscode from 'vscode';
 import { describeIn, openFile, waitFor } from './helpers';
 import { TwiningApi, rows, tooltipOf, twining } from './twining';
-import { mcpHandoffIndex, mcpRecordPath, sqliteModule, stableStringify } from '../unit/twining-mcp-2x';
+import { mcpHandoffIndex, mcpRecordPath, sqliteModule, stableStringify } from '../support/twining-mcp-2x';
 
 type Raw = Record<string, any>;
 const JWT = 'src/auth/jwt.ts';

@@ -1,8 +1,10 @@
 /**
  * The house rules of the source tree, checked on the source itself: dependencies point
- * extension -> core -> Node; the rules modules do no I/O; the extension loads the engine lazily
- * (no value import of the core but its dependency-free tables); files stay under 400 lines
- * and no two share a name.
+ * extension -> core -> Node, and the programs beside the extension (src/cli, src/agents, src/mcp)
+ * depend on the core, never on the extension; the webview's code runs in a browser page (no Node,
+ * no vscode) and its pages import nothing from the extension; the rules modules do no I/O; the
+ * extension loads the engine lazily (no value import of the core but its dependency-free tables);
+ * files stay under 400 lines and no two share a name.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,20 +49,52 @@ const rel = (file: string) => path.relative(REPO, file).split(path.sep).join('/'
 describe('architecture', () => {
   const all = sources(SRC);
 
-  test('src/core imports no vscode and nothing from the extension', () => {
+  test('src/core imports no vscode and nothing from the extension or the programs built on it', () => {
     // The parser finds imports at all (type-only, multi-line, side-effect ones included).
     const ext = importsOf(path.join(SRC, 'extension', 'extension.ts')).map(i => i.spec);
     assert.ok(ext.includes('vscode') && ext.includes('./loadTime'), ext.join(', '));
+    const outside = ['src/extension', 'src/cli', 'src/agents', 'src/mcp', 'src/webview', 'src/library'];
     for (const file of all.filter(f => rel(f).startsWith('src/core/'))) {
       for (const { spec } of importsOf(file)) {
         assert.notEqual(spec, 'vscode', `${rel(file)} imports vscode`);
-        assert.ok(!target(file, spec).startsWith('src/extension'), `${rel(file)} imports ${spec}`);
+        const to = target(file, spec);
+        assert.ok(!outside.some(o => to === o || to.startsWith(`${o}/`)), `${rel(file)} imports ${spec}`);
+      }
+    }
+  });
+
+  test("the command line, the agent hosts' side and the MCP server depend on the core, never on the extension or the webview", () => {
+    const programs = all.filter(f => /^src\/(cli|agents|mcp)\//.test(rel(f)));
+    assert.ok(programs.some(f => rel(f).startsWith('src/cli/')) && programs.some(f => rel(f).startsWith('src/agents/')));
+    for (const file of programs) {
+      for (const { spec } of importsOf(file)) {
+        const to = target(file, spec);
+        assert.notEqual(spec, 'vscode', `${rel(file)} imports vscode`);
+        assert.ok(!to.startsWith('src/extension') && !to.startsWith('src/webview'), `${rel(file)} imports ${spec}`);
+      }
+    }
+    // Nothing but the command line itself imports it (dist/cli.js is a program, not a library).
+    for (const file of all.filter(f => !rel(f).startsWith('src/cli/')))
+      for (const { spec } of importsOf(file)) assert.ok(!target(file, spec).startsWith('src/cli/'), `${rel(file)} imports ${spec}`);
+  });
+
+  test('the webview runs in a browser page: no Node or vscode import, and the pages import nothing from the extension', () => {
+    const webview = all.filter(f => rel(f).startsWith('src/webview/'));
+    assert.ok(webview.some(f => rel(f).startsWith('src/webview/shared/')) && webview.some(f => rel(f).startsWith('src/webview/pages/')));
+    for (const file of webview) {
+      for (const { spec, typeOnly } of importsOf(file)) {
+        const to = target(file, spec);
+        // Only relative imports: a bare name would be vscode, a Node module or a package.
+        assert.ok(spec.startsWith('.'), `${rel(file)} imports ${spec}`);
+        assert.ok(!to.startsWith('src/extension'), `${rel(file)} imports ${spec}`);
+        // The shared code may name the core's record types; it loads none of the core's code.
+        if (!to.startsWith('src/webview/')) assert.ok(typeOnly && to === 'src/core/records', `${rel(file)} imports ${spec}`);
       }
     }
   });
 
   test('the rules modules are pure: they import only records, scopes, schemas, crypto and each other', () => {
-    const allowed = new Set(['src/core/records', 'src/core/scope', 'src/core/schemas', 'crypto']);
+    const allowed = new Set(['src/core/records', 'src/core/scope', 'src/core/schemas/schemas', 'crypto']);
     const rules = all.filter(f => rel(f).startsWith('src/core/rules/'));
     assert.ok(rules.length >= 5, 'drift, conflicts, scoring, snapshot, delegation detail');
     for (const file of rules) {
@@ -72,7 +106,13 @@ describe('architecture', () => {
   });
 
   test('the extension loads the engine lazily: value imports of src/core only of its dependency-free tables', () => {
-    const free = new Set(['src/core/data-kinds', 'src/core/operation-writes', 'src/core/operation-info', 'src/core/drift-text', 'src/core/store/bounded']);
+    const free = new Set([
+      'src/core/engine/data-kinds',
+      'src/core/operations/operation-writes',
+      'src/core/operations/operation-info',
+      'src/core/text/drift-text',
+      'src/core/store/bounded',
+    ]);
     for (const module of free)
       assert.deepEqual(
         importsOf(path.join(REPO, `${module}.ts`)).filter(i => !i.typeOnly),
@@ -82,7 +122,8 @@ describe('architecture', () => {
     for (const file of all.filter(f => rel(f).startsWith('src/extension/') && !rel(f).endsWith('/manifest.ts'))) {
       for (const { spec, typeOnly } of importsOf(file)) {
         const to = target(file, spec);
-        if (!to.startsWith('src/core') || typeOnly) continue;
+        // src/library is the bundle of the core (dist/core.js): the same rule.
+        if (!(to.startsWith('src/core') || to === 'src/library' || to.startsWith('src/agents/session-start/')) || typeOnly) continue;
         assert.ok(free.has(to), `${rel(file)} imports ${spec} (only types, or ${[...free].join(', ')})`);
       }
     }

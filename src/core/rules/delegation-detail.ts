@@ -1,6 +1,6 @@
 /** Delegations are `need` entries whose detail is a delegation object (FORMAT.md §5.5). */
 import type { BlackboardEntry, DelegationDetail } from '../records';
-import { URGENCIES } from '../schemas';
+import { URGENCIES } from '../schemas/schemas';
 
 /** The delegation detail of an entry, or undefined when the entry is not a (well-formed) delegation. */
 export function delegationOf(entry: BlackboardEntry): DelegationDetail | undefined {

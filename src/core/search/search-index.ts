@@ -15,7 +15,7 @@
  * the text index, so they see the same state as the ranking.
  */
 import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord } from '../records';
-import type { ParsedInputOf } from '../schemas';
+import type { ParsedInputOf } from '../schemas/schemas';
 import { overlaps } from '../scope';
 import { mapBounded } from '../store/bounded';
 import type { IndexedFields } from './record-reader';

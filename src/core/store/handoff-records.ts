@@ -7,7 +7,7 @@ import { promises as fs, Stats } from 'fs';
 import { isRecord, readJson, toJsonText, writeAtomic } from './files';
 import type { Layout } from './layout';
 import { TwiningError } from '../errors';
-import { checkUlid } from '../schemas';
+import { checkUlid } from '../schemas/schemas';
 import type { HandoffRecord } from '../records';
 
 const statKey = (st: Stats) => `${st.ino}:${st.size}:${st.mtimeMs}`;

@@ -7,7 +7,7 @@ import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { createExclusive, ioError } from './files';
 import { TwiningError } from '../errors';
-import { defaultConfigYaml } from '../config';
+import { defaultConfigYaml } from '../engine/config';
 
 export const GITIGNORE = 'embeddings/*.index\narchive/\nmodels/\nmetrics.jsonl\n';
 

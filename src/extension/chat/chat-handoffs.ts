@@ -5,7 +5,7 @@
  */
 import type { HandoffIndexLine, HandoffRecord, SnapshotChanges } from '../../core';
 import { core } from '../model/engine-loader';
-import { driftItems, NO_DRIFT } from '../../core/drift-text';
+import { driftItems, NO_DRIFT } from '../../core/text/drift-text';
 import { snapshotCounts } from '../commands/handoff-commands';
 import { absolute, md, oneLine, relative } from '../present/format';
 import { matchHandoffs, parseHandoff } from './chat-parse';

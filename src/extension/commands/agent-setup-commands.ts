@@ -7,8 +7,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { CLIENTS, MCP_CLIENTS, McpClient, clientSnippet, currentRuntime, isMcpClient, mcpLaunch } from '../../mcp/client-config';
-import { INSTRUCTION_TARGETS, InstructionTarget, PROMPT_FILE, TARGETS, handoffPrompt, withSection } from '../../mcp/agent-instructions';
+import { CLIENTS, MCP_CLIENTS, McpClient, clientSnippet, currentRuntime, isMcpClient, mcpLaunch } from '../../agents/setup/client-config';
+import { INSTRUCTION_TARGETS, InstructionTarget, PROMPT_FILE, TARGETS, handoffPrompt, withSection } from '../../agents/setup/agent-instructions';
 import type { TwiningFolder } from '../model/folders';
 import type { TwiningSession } from '../session';
 import { bundledCli } from '../tools/mcp-provider';

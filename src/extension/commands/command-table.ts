@@ -3,7 +3,7 @@
  * object takes. No `vscode` import: the manifest unit test compares this with package.json.
  */
 import type { OperationName } from '../../core';
-import { writes } from '../../core/operation-writes';
+import { writes } from '../../core/operations/operation-writes';
 
 export interface CommandInfo {
   title: string;

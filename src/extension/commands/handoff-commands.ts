@@ -12,7 +12,7 @@ import type { TwiningSession } from '../session';
 import type { HandoffSnapshot, HandoffRecord, HandoffResult, SnapshotChange, SnapshotChanges } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../editor/record-documents';
-import { driftCount, driftSummary } from '../../core/drift-text';
+import { driftCount, driftSummary } from '../../core/text/drift-text';
 import { RESULT_STATUS_LOOK, plural } from '../present/format';
 import { resolveSnapshot } from '../present/snapshot-contents';
 import { followUp, inform } from '../log';

@@ -4,8 +4,8 @@
  * opens the document); from the palette they ask for the folder, the scope or the time.
  */
 import * as vscode from 'vscode';
-import type { ExportResult } from '../../core/ops/export-ops';
-import type { WhatChanged } from '../../core/ops/change-ops';
+import type { ExportResult } from '../../core/operations/export-ops';
+import type { WhatChanged } from '../../core/operations/change-ops';
 import type { TwiningFolder } from '../model/folders';
 import type { TwiningSession } from '../session';
 import { scopeOfUri } from '../model/context-model';

@@ -7,8 +7,8 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { planHooks } from '../../mcp/hooks-config';
-import { currentRuntime } from '../../mcp/client-config';
+import { planHooks } from '../../agents/setup/hooks-config';
+import { currentRuntime } from '../../agents/setup/client-config';
 import type { TwiningSession } from '../session';
 import { followUp, log } from '../log';
 import { Cancelled, Invocation, quietly } from './command-runner';

@@ -8,7 +8,7 @@ import type { BlackboardEntry, HandoffRecord, VerifyResult, TwiningEngine } from
 import type { Folders, TwiningFolder } from '../model/folders';
 import { RESULT_STATUS_LOOK, absolute, strings } from '../present/format';
 import { resolveSnapshot } from '../present/snapshot-contents';
-import { NO_DRIFT, driftItems } from '../../core/drift-text';
+import { NO_DRIFT, driftItems } from '../../core/text/drift-text';
 import { messageOf } from '../log';
 import { renderDecision } from './decision-document';
 

@@ -3,7 +3,7 @@
  * view draws from. Nothing is kept between asks: liveness and expiry depend on the time of asking.
  */
 import type { TwiningEngine } from '../../core';
-import type { Config } from '../../core/config';
+import type { Config } from '../../core/engine/config';
 import type { ChangeKind } from './change-kinds';
 import type { TwiningFolder } from './folders';
 import { FamilyModel } from './family-model';

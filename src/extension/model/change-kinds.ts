@@ -3,7 +3,7 @@
  * engine alone decides which a path stands for), and its own: `.twining/` appearing or going,
  * workspace trust, and the user's settings.
  */
-import type { DataKind } from '../../core/data-kinds';
+import type { DataKind } from '../../core/engine/data-kinds';
 
 /** What a change means for the views. */
 export type ChangeKind =

@@ -5,7 +5,7 @@
  * the first view or command that needs the engine does. Type imports of '../core' stay free.
  */
 import * as path from 'path';
-import type * as CoreModule from '../../core';
+import type * as CoreModule from '../../library';
 import { log } from '../log';
 
 export type Core = typeof CoreModule;

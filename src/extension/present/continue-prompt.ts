@@ -5,7 +5,7 @@
  * first. Pure (no `vscode` import): facts in, Markdown out; the unit tests check it.
  */
 import type { HandoffResult, VerifyResult } from '../../core';
-import { driftItems } from '../../core/drift-text';
+import { driftItems } from '../../core/text/drift-text';
 import { absolute, oneLine } from './format';
 
 export interface PromptDecision {

@@ -9,8 +9,8 @@ import type { HandoffSnapshot, OperationName, TwiningEngine } from '../../core';
 import type { TwiningFolder } from '../model/folders';
 import { chooseFolder } from '../model/folder-choice';
 import type { TwiningSession } from '../session';
-import { OPERATIONS, toolName } from '../../core/operation-info';
-import { writes } from '../../core/operation-writes';
+import { OPERATIONS, toolName } from '../../core/operations/operation-info';
+import { writes } from '../../core/operations/operation-writes';
 import { core } from '../model/engine-loader';
 import { list } from '../present/format';
 

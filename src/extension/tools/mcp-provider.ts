@@ -13,7 +13,7 @@
  */
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { currentRuntime, mcpLaunch, type Runtime } from '../../mcp/client-config';
+import { currentRuntime, mcpLaunch, type Runtime } from '../../agents/setup/client-config';
 import type { Folders, TwiningFolder } from '../model/folders';
 import { SECTION } from '../settings';
 import { log } from '../log';

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { core } from '../model/engine-loader';
-import type { Urgency } from '../../core/schemas';
+import type { Urgency } from '../../core/schemas/schemas';
 import type { TwiningFolder } from '../model/folders';
 import type { DelegationsModel } from '../model/agents-model';
 import type { TwiningSession } from '../session';

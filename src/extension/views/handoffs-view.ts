@@ -16,7 +16,7 @@ import { FolderTreeProvider, messageNode } from './tree-base';
 import { DriftItemNode, DriftNode, HandoffNode, Node, ResultNode, SnapshotItemNode, SnapshotNode, makeNode } from './nodes';
 import { RESULT_STATUS_LOOK, md, oneLine, plural, relative, strings, when } from '../present/format';
 import { resolveSnapshot } from '../present/snapshot-contents';
-import { NO_DRIFT, driftCount, driftItems } from '../../core/drift-text';
+import { NO_DRIFT, driftCount, driftItems } from '../../core/text/drift-text';
 
 const LIST_LIMIT = 200;
 

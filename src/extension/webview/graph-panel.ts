@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { TwiningSession } from '../session';
 import type { TwiningFolder } from '../model/folders';
 import { documentUri, showDocument } from '../editor/record-documents';
-import { decisionGraph, type GraphOpen, type KnowledgeGraph } from '../present/decision-graph';
+import { decisionGraph, type GraphOpen, type KnowledgeGraph } from '../../webview/shared/decision-graph';
 import { inBackground, log, messageOf } from '../log';
 import { onFolderChange } from './folder-changes';
 import { webviewHtml, webviewOptions } from './webview-html';

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { TwiningSession } from '../session';
 import { TIMELINE_VIEW_TYPE, TimelinePanel } from './timeline-panel';
 import { GRAPH_VIEW_TYPE, GraphPanel } from './graph-panel';
-import type { TimelineState } from './timeline-messages';
+import type { TimelineState } from '../../webview/shared/timeline-messages';
 
 const asObject = <T>(state: unknown): T | undefined => (state && typeof state === 'object' ? (state as T) : undefined);
 

@@ -24,10 +24,10 @@ import {
   type TimelineArrow,
   type TimelineItem,
   type TimelineLane,
-} from '../present/timeline-layout';
-import { TimelineIndex, type WindowQuery } from '../present/timeline-window';
-import type { FromWebview, ToWebview } from './timeline-messages';
-import { packItems } from '../present/timeline-packing';
+} from '../../webview/shared/timeline-layout';
+import { TimelineIndex, type WindowQuery } from '../../webview/shared/timeline-window';
+import type { FromWebview, ToWebview } from '../../webview/shared/timeline-messages';
+import { packItems } from '../../webview/shared/timeline-packing';
 
 /** At most this many superseded decisions are followed to their replacement (one record read each). */
 const SUPERSESSION_LIMIT = 5000;

@@ -14,7 +14,7 @@ import { inBackground, log, messageOf } from '../log';
 import { TimelineFeed } from './timeline-feed';
 import { onFolderChange } from './folder-changes';
 import { webviewHtml, webviewOptions } from './webview-html';
-import type { FromWebview, TimelineState, ToWebview } from './timeline-messages';
+import type { FromWebview, TimelineState, ToWebview } from '../../webview/shared/timeline-messages';
 
 export const TIMELINE_VIEW_TYPE = 'twining.timeline';
 

@@ -1,0 +1,63 @@
+/**
+ * The events that only tell the session board where a session is (no answer to the agent):
+ *  - UserPromptSubmit (Claude Code and VS Code): the person answered, so the session works again;
+ *  - Notification (Claude Code only, code.claude.com/docs/en/hooks, "Notification": input adds
+ *    `message` and `notification_type`, one of `permission_prompt`, `idle_prompt`,
+ *    `elicitation_dialog`, `auth_success`): the session waits for the person.
+ * Each reads and writes the session's small state file; neither loads the engine. A session the
+ * hooks have not seen start yet (hooks set up mid-session) gets its state here as PostToolUse does.
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { SessionState, readSession, writeSession } from '../../core/store/session-files';
+import type { HookInput } from './hook-protocol';
+
+/** What these events need of the hook's options (hook-events.ts's HookOptions). */
+interface HookOptions {
+  root: string;
+  agentId: string;
+  now: () => Date;
+}
+
+const WAITING: Record<string, string> = {
+  permission_prompt: 'a permission prompt',
+  idle_prompt: 'your reply',
+  elicitation_dialog: 'an answer to a question',
+};
+
+async function stateOf(input: HookInput, o: HookOptions, twiningDir: string): Promise<SessionState> {
+  const kept = await readSession(twiningDir, input.sessionId);
+  if (kept) return kept;
+  const at = o.now().toISOString();
+  const offset = (await fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined))?.size ?? 0;
+  return { session_id: input.sessionId, agent_id: o.agentId, tool: input.host, started_at: at, last_seen: at, files_touched: [], blackboard_offset: offset };
+}
+
+/** The session works again: its waiting and its ended turn are over. */
+export function resumed(state: SessionState, at: string): void {
+  state.last_seen = at;
+  delete state.ended_at;
+  delete state.waiting_since;
+  delete state.waiting_reason;
+}
+
+export async function userPromptSubmit(input: HookInput, o: HookOptions): Promise<undefined> {
+  const twiningDir = path.join(o.root, '.twining');
+  const state = await stateOf(input, o, twiningDir);
+  resumed(state, o.now().toISOString());
+  await writeSession(twiningDir, state);
+  return undefined;
+}
+
+export async function notification(input: HookInput, o: HookOptions): Promise<undefined> {
+  const waiting = input.notificationType ? WAITING[input.notificationType] : undefined;
+  if (!waiting) return undefined; // auth_success and unknown kinds say nothing about waiting
+  const twiningDir = path.join(o.root, '.twining');
+  const state = await stateOf(input, o, twiningDir);
+  const at = o.now().toISOString();
+  state.last_seen = at;
+  state.waiting_since = at;
+  state.waiting_reason = waiting;
+  await writeSession(twiningDir, state);
+  return undefined;
+}

@@ -1,0 +1,318 @@
+/**
+ * What every operation works with: where the files are (layout), the cached views of them
+ * (stores), the clock and ids, the locks, the configuration, and the rules of writing (validated
+ * input, read-only refusal, the folder made before the first write). Operations (ops/) are
+ * functions of this store; the engine (engine.ts) is their facade.
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { monotonicFactory } from 'ulid';
+import { Layout, assertWritesStayInside, ensureFolder } from '../store/layout';
+import { withLocks } from '../store/lock';
+import { readTextIfExists, sweepTemporaryFiles } from '../store/files';
+import { Config, parseConfig } from './config';
+import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../store/kept-files';
+import { HandoffRecords } from '../store/handoff-records';
+import { FolderFormat, detectFolderFormat } from '../store/folder-format';
+import { TwoXStore } from '../store/two-x-store';
+import { isTwoXFolder, newMirrorDir } from '../store/two-x-folder';
+import { claimSlot } from '../store/two-x-cache';
+import { TwiningError } from '../errors';
+import { isWritableDate } from '../timestamps';
+import { OperationName, ParsedInputOf, parseInput } from '../schemas/schemas';
+import { writes } from '../operations/operation-writes';
+import { writeRefusal } from './write-trust';
+import type { AgentRecord, DecisionIndexEntry } from '../records';
+import type { SearchIndex } from '../search/search-index';
+import type { TextIndex } from '../search/text-index';
+
+export interface WorkspaceOptions {
+  /** The clock; every timestamp, liveness and expiry is computed from it. */
+  now?: () => Date;
+  /** Where warnings go (skipped corrupt lines, broken locks). Default: stderr. */
+  warn?: (message: string) => void;
+  /** Never write, not even repairs (an untrusted workspace). Writing operations then fail. */
+  readOnly?: boolean;
+  /**
+   * Asked before every write (repairs included): a reason to hold writes back, such as git being in
+   * the middle of a checkout or merge (see core/git/git-busy.ts). Writes wait up to `writeGateMs`
+   * (default 5 s) for it to clear, then fail with the reason, having written nothing.
+   */
+  writeGate?: () => string | undefined;
+  writeGateMs?: number;
+  /**
+   * The ranker behind `search` (default: keyword search, search/text-index.ts). The seam for a
+   * semantic (embedding) index, which none is offered for here.
+   */
+  textIndex?: () => TextIndex;
+  /**
+   * The worker thread that reads decision records for the search index (search/record-reader.ts):
+   * `script` defaults to record-worker.js beside the running bundle, and fewer than `minRecords`
+   * (default 1,000) new decisions are read on this thread; false: never a worker.
+   */
+  searchWorker?: { script?: string; minRecords?: number } | false;
+  /**
+   * A long-lived engine (the extension's, the MCP server's): after a briefing, the decision records
+   * are read in the background so the next briefing of any scope reads none
+   * (ops/decision-record-cache.ts). Off for one-shot processes, which then exit at once.
+   */
+  keepRecordsWarm?: boolean;
+}
+
+/** A lock target and the content it is created with when missing. */
+export type LockTarget = readonly [file: string, emptyContent: string];
+
+export class FolderStore {
+  readonly layout: Layout;
+  readonly blackboard: Blackboard;
+  readonly handoffIndex: HandoffIndex;
+  readonly registry: JsonArrayFile<AgentRecord>;
+  readonly decisionIndex: JsonArrayFile<DecisionIndexEntry>;
+  /** Archived blackboard entries (verify tells archived from dismissed). */
+  readonly archive: ArchiveIndex;
+  /** Handoff records read or written, by id, each with the stat it had then. */
+  readonly handoffRecords: HandoffRecords;
+  /** The search index, made by the first search (ops/search-ops.ts) and kept current by each one after. */
+  searchIndex?: SearchIndex;
+  readonly textIndex?: () => TextIndex;
+  readonly searchWorker: { script?: string; minRecords?: number } | false;
+  readonly warn: (message: string) => void;
+  readonly readOnly: boolean;
+  readonly keepRecordsWarm: boolean;
+  private readonly writeGate?: () => string | undefined;
+  private readonly writeGateMs: number;
+  /**
+   * A twining-mcp 2.x folder (twining.db + records/, decided when the engine is made): its records,
+   * laid out in `layout.data` for every operation to read, and its writes (store/two-x-store.ts).
+   */
+  readonly twoX?: TwoXStore;
+  /** What every kept file runs before it is read: a 2.x folder's records brought up to date (undefined for a 1.x folder). */
+  readonly beforeRead?: () => Promise<void>;
+  /** Set once the handoff records without an index line have been looked for. */
+  orphansChecked = false;
+  /** When each agent last assembled a briefing with this engine (twining-mcp's assembly log). */
+  readonly assembledAt = new Map<string, string>();
+  /** Set once the decision records without an index entry have been looked for. */
+  decisionOrphansChecked = false;
+  /** Increases whenever config.yml is parsed again (it changed on disk). */
+  configVersion = 0;
+  private readonly clock: () => Date;
+  private readonly nextId = monotonicFactory();
+  private folderReady?: Promise<boolean>;
+  private configCache?: { key: string; config: Config };
+
+  constructor(
+    readonly root: string,
+    options: WorkspaceOptions = {},
+  ) {
+    const dir = path.join(root, '.twining');
+    if (isTwoXFolder(dir)) {
+      const slot = claimSlot(dir);
+      const mirror = slot?.mirror ?? newMirrorDir();
+      this.layout = new Layout(root, mirror);
+      const twoX = new TwoXStore(dir, mirror, options.warn ?? (message => process.stderr.write(`twining: ${message}\n`)), options.readOnly ?? false, slot);
+      this.twoX = twoX;
+      this.beforeRead = () => twoX.sync();
+    } else this.layout = new Layout(root);
+    this.clock = options.now ?? (() => new Date());
+    this.warn = options.warn ?? (message => process.stderr.write(`twining: ${message}\n`));
+    this.readOnly = options.readOnly ?? false;
+    this.keepRecordsWarm = options.keepRecordsWarm ?? false;
+    this.writeGate = options.writeGate;
+    this.writeGateMs = options.writeGateMs ?? 5000;
+    this.textIndex = options.textIndex;
+    this.searchWorker = options.searchWorker ?? {};
+    this.blackboard = new Blackboard(this.layout.blackboard, this.warn, this.beforeRead);
+    this.handoffIndex = new HandoffIndex(this.layout.handoffIndex, this.warn, this.beforeRead);
+    this.registry = new JsonArrayFile<AgentRecord>(this.layout.registry, 'The agent registry', this.beforeRead);
+    this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(this.layout.decisionIndex, 'The decision index', this.beforeRead);
+    this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
+    this.handoffRecords = new HandoffRecords(this.layout);
+  }
+
+  now(): Date {
+    return this.clock();
+  }
+
+  timestamp(): string {
+    return this.clock().toISOString();
+  }
+
+  /** A new ULID, monotonic within this process. */
+  id(): string {
+    return this.nextId(this.clock().getTime());
+  }
+
+  /** Validates an operation's input and the clock; a writing operation on a read-only store fails first. */
+  validate<K extends OperationName>(op: K, input: unknown): ParsedInputOf<K> {
+    if (writes(op)) this.assertWritable(op);
+    const parsed = parseInput(op, input);
+    this.checkClock(op);
+    return parsed;
+  }
+
+  /**
+   * Every timestamp is written in the 24-character form and compared as a string, so a clock that
+   * gives an invalid date, or one outside 1970 to 9999, is refused before anything is written.
+   */
+  checkClock(op: string): void {
+    const now: unknown = this.clock();
+    if (isWritableDate(now)) return;
+    const shown = now instanceof Date ? (Number.isNaN(now.getTime()) ? 'an invalid Date' : `year ${now.getUTCFullYear()}`) : String(now);
+    throw new TwiningError(
+      'INVALID_INPUT',
+      `${op}: the clock gives ${shown}; timestamps must fall between 1970 and 9999 to be written as 2026-11-22T02:32:12.379Z; nothing was written`,
+    );
+  }
+
+  /** The one write-trust rule (write-trust.ts), applied to every writing operation by `validate`. */
+  assertWritable(op: string): void {
+    const refusal = writeRefusal(this.readOnly, op);
+    if (refusal) throw refusal;
+  }
+
+  /** Waits while the write gate holds writes back; fails naming its reason when it does not clear in time. */
+  private async gate(): Promise<void> {
+    if (!this.writeGate) return;
+    const deadline = Date.now() + this.writeGateMs;
+    for (let reason = this.writeGate(); reason !== undefined; reason = this.writeGate()) {
+      if (Date.now() >= deadline)
+        throw new TwiningError('LOCKED', `${reason}: nothing was written to ${this.layout.dir} while git works on it; try again when it has finished`);
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+  }
+
+  /**
+   * Makes sure the folder exists before the first write (with every entry when `complete`: init),
+   * and clears what killed writers left.
+   */
+  async ready(complete = false): Promise<boolean> {
+    await this.assertFormatWritable();
+    // A 2.x folder's copy is complete; its own folder is twining-mcp's, left as it is.
+    if (this.twoX) return false;
+    if (!this.folderReady) {
+      const pending = this.gate()
+        .then(() => ensureFolder(this.layout, { complete, warn: this.warn }))
+        .then(async created => {
+          const dirs = [this.layout.dir, path.dirname(this.layout.registry), path.dirname(this.layout.decisionIndex), this.layout.handoffsDir];
+          const removed = (await Promise.all(dirs.map(dir => sweepTemporaryFiles(dir).catch(() => 0)))).reduce((a, b) => a + b, 0);
+          if (removed) this.warn(`removed ${removed} temporary file(s) left by a writer that was killed`);
+          return created;
+        });
+      // A failure is reported to the caller and tried again by the next write.
+      pending.catch(() => {
+        if (this.folderReady === pending) this.folderReady = undefined;
+      });
+      this.folderReady = pending;
+    }
+    return this.folderReady;
+  }
+
+  /** Which of twining-mcp's layouts the folder is in (store/folder-format.ts), looked at afresh. */
+  folderFormat(): Promise<FolderFormat> {
+    return detectFolderFormat(this.layout.dir);
+  }
+
+  /**
+   * Refuses a write to a folder in a format we do not write: twining-mcp 2.x's SQLite layout
+   * (1.x files written there would never be read by it), a `version` above 2, or format 3. A
+   * missing or fresh folder is ours to write in FORMAT.md's layout (init says `storage.backend:
+   * files` so a twining-mcp 2.x opening it later keeps it so).
+   */
+  private async assertFormatWritable(): Promise<void> {
+    const format = await this.folderFormat();
+    if (format.refusal) throw new TwiningError('INVALID_INPUT', format.refusal);
+    if (this.twoX) {
+      const refusal = this.twoX.writeRefusal();
+      if (refusal) throw new TwiningError('INVALID_INPUT', refusal);
+      return;
+    }
+    if (format.backend === 'sqlite' && format.reason !== 'fresh') {
+      const why = format.reason === 'configured' ? 'config.yml says storage.backend: sqlite' : 'it holds a twining.db or files under records/';
+      throw new TwiningError(
+        'INVALID_INPUT',
+        `${this.layout.dir} is in twining-mcp 2.x's SQLite layout (${why}), which this version of Twining does not write; nothing was written (write through twining-mcp's tools, or run \`twining-mcp migrate --reverse\` to go back to the files layout)`,
+      );
+    }
+  }
+
+  /**
+   * Says once per reading of config.yml what of the folder this version cannot do: a newer format
+   * (not read), or a twining-mcp 2.x folder this runtime reads from records/ only (no node:sqlite:
+   * no agents, no writes), or one that turned into a 2.x folder after this engine was made.
+   */
+  private async noticeFormat(): Promise<void> {
+    const notice = await this.formatNotice().catch(() => undefined);
+    if (notice) this.warn(notice);
+  }
+
+  /** What `noticeFormat` says about the folder's layout, or undefined when everything is read and written. */
+  async formatNotice(): Promise<string | undefined> {
+    const format = await this.folderFormat();
+    if (format.refusal) return format.refusal.replace(/; nothing was written/, '');
+    if (this.twoX) {
+      const refusal = this.twoX.writeRefusal();
+      if (refusal)
+        return `${refusal.replace(/; nothing was written.*$/, '')}: its records are read from records/, its agents (kept only in twining.db) are not shown, and nothing is written to it`;
+      await this.twoX.sync();
+      return this.twoX.agentsUnavailable();
+    }
+    if (format.backend === 'sqlite' && format.reason !== 'fresh')
+      return `${this.layout.dir} turned into twining-mcp 2.x's SQLite layout (twining.db and records/) after it was opened: open it again (reload the window, or start the command again) to read and write it there`;
+    return undefined;
+  }
+
+  /** Looks at the folder again on the next write (init: fill in what is missing now). */
+  forgetReady(): void {
+    this.folderReady = undefined;
+  }
+
+  /** The lock targets, in the order they are taken: decision index, handoff index, blackboard, registry. */
+  get locks(): { decisionIndex: LockTarget; handoffIndex: LockTarget; blackboard: LockTarget; registry: LockTarget } {
+    return {
+      decisionIndex: [this.layout.decisionIndex, '[]'],
+      handoffIndex: [this.layout.handoffIndex, ''],
+      blackboard: [this.layout.blackboard, ''],
+      registry: [this.layout.registry, '[]'],
+    };
+  }
+
+  /** Holds the locks of these files (in the order of `locks`) while `work` runs. */
+  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
+    await this.gate();
+    // The files written under these locks live in the locked files' folders: none may lead out of .twining/.
+    // (A 2.x folder's records are in this process's copy, `layout.data`; its claims stay in `.twining/`.)
+    const inRecords = (file: string) => file.startsWith(this.layout.data + path.sep);
+    await Promise.all(files.map(([file]) => assertWritesStayInside(inRecords(file) ? this.layout.data : this.layout.dir, file)));
+    const locked = () =>
+      withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
+    // A 2.x folder: a locked step on its records is one database write transaction (store/two-x-store.ts).
+    return this.twoX && files.some(([file]) => inRecords(file)) ? this.twoX.write(locked) : locked();
+  }
+
+  /** Whether config.yml is as last read (one stat). */
+  async configIsCurrent(): Promise<boolean> {
+    const st = await fs.stat(this.layout.config).catch(() => undefined);
+    return this.configCache?.key === (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing');
+  }
+
+  /** The configuration, re-read whenever config.yml changes. */
+  async config(): Promise<Config> {
+    const st = await fs.stat(this.layout.config).catch(() => undefined);
+    const key = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing';
+    if (this.configCache?.key !== key) {
+      // A config.yml that cannot be read (a directory, a FIFO, no permission) means the defaults, with a warning.
+      const text = st
+        ? await readTextIfExists(this.layout.config).catch((error: Error) => {
+            this.warn(`${error.message.replace(/; Twining neither reads nor writes it.*$/, '')}; using the default configuration`);
+            return undefined;
+          })
+        : undefined;
+      // The first read is where the counter starts, not a change.
+      if (this.configCache) this.configVersion++;
+      this.configCache = { key, config: parseConfig(text, path.basename(this.root), this.warn) };
+      if (st) await this.noticeFormat();
+    }
+    return this.configCache.config;
+  }
+}

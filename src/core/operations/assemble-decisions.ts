@@ -1,0 +1,88 @@
+/**
+ * The decisions' side of a briefing's candidates (assemble-ops.ts): the active and provisional
+ * decisions bearing on a scope, scored, as flat arrays that become items only when their turn may
+ * come. A project-wide briefing at 10,000 decisions has every one of them as a candidate; what does
+ * not change between briefings (which decisions are in the scope and why, their times, their scope
+ * proximity) is kept with the index's version (JsonArrayFile.derived), so a briefing costs a loop
+ * of arithmetic over them, not 10,000 objects and strings made again.
+ */
+import type { FolderStore } from '../engine/folder-store';
+import type { DecisionIndexEntry } from '../records';
+import { byScore, decisionInScope, scopeProximity, scoreAt, type Weights } from '../rules/assembly';
+import type { Scored } from './assemble-candidates';
+import { timeOf } from './decision-record-cache';
+import { type DecisionPaths, decisionPaths, decisionsTouching } from '../rules/decision-paths';
+
+/** The decisions in one scope, by the index's version. */
+export interface DecisionsInScope {
+  list: readonly DecisionIndexEntry[];
+  /** Each one's `reason` in the briefing. */
+  reasons: readonly string[];
+  at: Float64Array;
+  /** The relevance part of its score (0.5 times its scope's proximity to the briefing's). */
+  relevance: Float64Array;
+}
+
+/** The paths the decisions of one version of the index name (kept by the index's array: a new version is a new array). */
+const pathsCache = new WeakMap<readonly DecisionIndexEntry[], DecisionPaths>();
+function pathsOf(index: readonly DecisionIndexEntry[]): DecisionPaths {
+  let paths = pathsCache.get(index);
+  if (!paths) pathsCache.set(index, (paths = decisionPaths(index)));
+  return paths;
+}
+
+export function decisionsInScope(ctx: FolderStore, scope: string): DecisionsInScope {
+  return ctx.decisionIndex.derived(`assemble decisions in ${scope}`, index => {
+    const list: DecisionIndexEntry[] = [];
+    const reasons: string[] = [];
+    // Project-wide every decision is in scope; elsewhere only those naming a path that overlaps it can be.
+    const candidates = scope === 'project' ? index : decisionsTouching(pathsOf(index), scope).map(at => index[at]);
+    for (const d of candidates) {
+      if (d.status !== 'active' && d.status !== 'provisional') continue;
+      const reason = decisionInScope(d, scope);
+      if (!reason) continue;
+      list.push(d);
+      reasons.push(`${d.status} decision: ${reason}`);
+    }
+    const at = Float64Array.from(list, timeOf);
+    const relevance = Float64Array.from(list, d => 0.5 * scopeProximity(scope, d.scope));
+    return { list, reasons, at, relevance };
+  });
+}
+
+/** The scores of the decisions in scope now (scoreOf's, with the graph's reach when it reaches any). */
+export function decisionScores(inScope: DecisionsInScope, nowMs: number, weights: Weights, reach: ReadonlyMap<string, number> | undefined): Float64Array {
+  const n = inScope.list.length;
+  const score = new Float64Array(n);
+  const c: Parameters<typeof scoreAt>[0] = { kind: 'decision', id: '', timestamp: '', at: 0, confidence: undefined, reachability: undefined };
+  for (let i = 0; i < n; i++) {
+    const d = inScope.list[i];
+    c.at = inScope.at[i];
+    c.confidence = d.confidence;
+    c.reachability = reach ? (reach.get(d.id) ?? 0) : undefined;
+    score[i] = scoreAt(c, inScope.relevance[i], nowMs, weights);
+  }
+  return score;
+}
+
+/** The i-th decision in scope as a candidate item (its cost unknown until its record is read). */
+export function decisionItem(inScope: DecisionsInScope, score: Float64Array, i: number): Scored {
+  const d = inScope.list[i];
+  return {
+    id: d.id,
+    kind: 'decision',
+    cost: Number.POSITIVE_INFINITY,
+    summaryCost: 0,
+    score: score[i],
+    timestamp: d.timestamp,
+    reason: inScope.reasons[i],
+    decision: d,
+  };
+}
+
+/** The decisions in scope whose score reaches `bar` (the best), or the others, as items in byScore order. */
+export function decisionItems(inScope: DecisionsInScope, score: Float64Array, bar: number, best: boolean): Scored[] {
+  const out: Scored[] = [];
+  for (let i = 0; i < score.length; i++) if (score[i] >= bar === best) out.push(decisionItem(inScope, score, i));
+  return out.sort(byScore);
+}

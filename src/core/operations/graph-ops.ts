@@ -1,0 +1,253 @@
+/**
+ * The knowledge graph (`graph/entities.json`, `graph/relations.json`, FORMAT.md §4.8) as
+ * twining-mcp 1.9 keeps it (src/storage/graph-store.ts and src/engine/graph.ts at commit
+ * 4846d7048cd84fe6771ff8c51aac1a29cc96d02b): entities upserted by (name, type) with their
+ * properties merged, relations whose ends are given by id or by a name that must be unambiguous,
+ * neighbours by breadth-first search up to depth 3, a substring query, and pruning of entities
+ * without relations. Each file is rewritten whole under its own lock (FORMAT.md §3.1).
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import type { FolderStore, LockTarget } from '../engine/folder-store';
+import { JsonArrayFile } from '../store/kept-files';
+import { toJsonText, writeAtomic } from '../store/files';
+import { TwiningError } from '../errors';
+import type { InputOf } from '../schemas/schemas';
+import type { GraphEntity, GraphRelation } from '../records';
+
+interface GraphFiles {
+  entities: JsonArrayFile<GraphEntity>;
+  relations: JsonArrayFile<GraphRelation>;
+  entitiesLock: LockTarget;
+  relationsLock: LockTarget;
+}
+
+const files = new WeakMap<FolderStore, GraphFiles>();
+
+/** The two graph files of this engine, kept by stat like the other array files. */
+export function graphFiles(ctx: FolderStore): GraphFiles {
+  let found = files.get(ctx);
+  if (!found) {
+    const dir = ctx.layout.graphDir;
+    const entitiesPath = path.join(dir, 'entities.json');
+    const relationsPath = path.join(dir, 'relations.json');
+    found = {
+      entities: new JsonArrayFile<GraphEntity>(entitiesPath, 'The graph entities file', ctx.beforeRead),
+      relations: new JsonArrayFile<GraphRelation>(relationsPath, 'The graph relations file', ctx.beforeRead),
+      entitiesLock: [entitiesPath, '[]'],
+      relationsLock: [relationsPath, '[]'],
+    };
+    files.set(ctx, found);
+  }
+  return found;
+}
+
+/** Entities and relations as they are on disk now (missing files: empty). */
+export async function readGraph(ctx: FolderStore): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }> {
+  const g = graphFiles(ctx);
+  const [entities, relations] = await Promise.all([g.entities.get(), g.relations.get()]);
+  return { entities: entities.filter(isEntity), relations: relations.filter(isRelation) };
+}
+
+const isEntity = (e: unknown): e is GraphEntity =>
+  !!e && typeof e === 'object' && typeof (e as GraphEntity).id === 'string' && typeof (e as GraphEntity).name === 'string';
+const isRelation = (r: unknown): r is GraphRelation =>
+  !!r && typeof r === 'object' && typeof (r as GraphRelation).source === 'string' && typeof (r as GraphRelation).target === 'string';
+
+/**
+ * A change to the graph made in memory and written in one go: `work` gets both arrays as read
+ * under both locks and changes them in place; each file is written only if it changed.
+ */
+export async function changeGraph<T>(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {
+  await ctx.ready();
+  const g = graphFiles(ctx);
+  await fs.mkdir(path.dirname(g.entitiesLock[0]), { recursive: true });
+  return ctx.lock([g.entitiesLock, g.relationsLock], async () => {
+    // Copies: the cached arrays stay as on disk if a write fails.
+    const entities = structuredClone((await g.entities.fresh()).raw) as GraphEntity[];
+    const relations = structuredClone((await g.relations.fresh()).raw) as GraphRelation[];
+    const before = { e: toJsonText(entities), r: toJsonText(relations) };
+    let result: T;
+    try {
+      result = work(entities, relations);
+    } finally {
+      // What was done before a failure stays done, as twining-mcp writes after each step.
+      const e = toJsonText(entities);
+      const r = toJsonText(relations);
+      if (e !== before.e) await writeAtomic(g.entitiesLock[0], e);
+      if (r !== before.r) await writeAtomic(g.relationsLock[0], r);
+    }
+    return result;
+  });
+}
+
+/** Upserts by (name, type): properties merged, `updated_at` refreshed (graph-store.ts addEntity). */
+export function upsertEntity(
+  ctx: FolderStore,
+  entities: GraphEntity[],
+  input: { name: string; type: string; properties?: Record<string, string> },
+): GraphEntity {
+  const now = ctx.timestamp();
+  const existing = entities.find(e => isEntity(e) && e.name === input.name && e.type === input.type);
+  if (existing) {
+    existing.properties = { ...existing.properties, ...(input.properties ?? {}) };
+    existing.updated_at = now;
+    return existing;
+  }
+  const entity: GraphEntity = { id: ctx.id(), name: input.name, type: input.type, properties: input.properties ?? {}, created_at: now, updated_at: now };
+  entities.push(entity);
+  return entity;
+}
+
+/** An entity by id, else by a name only one entity has (NOT_FOUND / ambiguous otherwise). */
+export function resolveEntity(entities: readonly GraphEntity[], ref: string): GraphEntity {
+  const byId = entities.find(e => isEntity(e) && e.id === ref);
+  if (byId) return byId;
+  const byName = entities.filter(e => isEntity(e) && e.name === ref);
+  if (byName.length === 0) throw new TwiningError('NOT_FOUND', `Entity not found: "${ref}"`);
+  if (byName.length > 1)
+    throw new TwiningError(
+      'INVALID_INPUT',
+      `Ambiguous entity name "${ref}" matches: ${byName.map(e => `${e.name} (${e.type})`).join(', ')}; give its id instead`,
+    );
+  return byName[0];
+}
+
+/** Appends a relation between two entities named by id or name (graph-store.ts addRelation). */
+export function appendRelation(
+  ctx: FolderStore,
+  entities: readonly GraphEntity[],
+  relations: GraphRelation[],
+  input: { source: string; target: string; type: string; properties?: Record<string, string> },
+): GraphRelation {
+  const source = resolveEntity(entities, input.source);
+  const target = resolveEntity(entities, input.target);
+  const relation: GraphRelation = {
+    id: ctx.id(),
+    source: source.id,
+    target: target.id,
+    type: input.type,
+    properties: input.properties ?? {},
+    created_at: ctx.timestamp(),
+  };
+  relations.push(relation);
+  return relation;
+}
+
+export async function addEntity(ctx: FolderStore, input: InputOf<'add_entity'>): Promise<{ id: string; entity: GraphEntity }> {
+  const args = ctx.validate('add_entity', input);
+  const entity = await changeGraph(ctx, entities => ({ ...upsertEntity(ctx, entities, args) }));
+  return { id: entity.id, entity };
+}
+
+export async function addRelation(ctx: FolderStore, input: InputOf<'add_relation'>): Promise<{ id: string; relation: GraphRelation }> {
+  const args = ctx.validate('add_relation', input);
+  const relation = await changeGraph(ctx, (entities, relations) => appendRelation(ctx, entities, relations, args));
+  return { id: relation.id, relation };
+}
+
+export interface Neighbor {
+  entity: GraphEntity;
+  relation: GraphRelation;
+  direction: 'outgoing' | 'incoming';
+}
+
+/** Breadth-first from an entity (id, else the first with that name), depth 1 to 3 (graph.ts neighbors). */
+export async function neighbors(ctx: FolderStore, input: InputOf<'neighbors'>): Promise<{ center: GraphEntity; neighbors: Neighbor[] }> {
+  const args = ctx.validate('neighbors', input);
+  const { entities, relations } = await readGraph(ctx);
+  const center = entities.find(e => e.id === args.entity) ?? entities.find(e => e.name === args.entity);
+  if (!center) throw new TwiningError('NOT_FOUND', `Entity not found: "${args.entity}"`);
+  return { center, neighbors: neighborsOf(entities, relations, center, args.depth, args.relation_types) };
+}
+
+/** The entities within `depth` (1 to 3, default 1) relations of `center`, each with the relation that first reached it. */
+export function neighborsOf(
+  entities: readonly GraphEntity[],
+  relations: readonly GraphRelation[],
+  center: GraphEntity,
+  depth = 1,
+  types?: readonly string[],
+): Neighbor[] {
+  const maxDepth = Math.min(Math.max(depth, 1), 3);
+  const byId = new Map(entities.map(e => [e.id, e]));
+  const adjacency = new Map<string, { other: string; relation: GraphRelation; direction: Neighbor['direction'] }[]>();
+  const edge = (from: string) => adjacency.get(from) ?? (adjacency.set(from, []), adjacency.get(from)!);
+  for (const r of relations) {
+    if (types && !types.includes(r.type)) continue;
+    edge(r.source).push({ other: r.target, relation: r, direction: 'outgoing' });
+    edge(r.target).push({ other: r.source, relation: r, direction: 'incoming' });
+  }
+  const visited = new Set([center.id]);
+  const result: Neighbor[] = [];
+  let frontier = [center.id];
+  for (let d = 0; d < maxDepth && frontier.length; d++) {
+    const next: string[] = [];
+    for (const node of frontier)
+      for (const { other, relation, direction } of adjacency.get(node) ?? []) {
+        if (visited.has(other)) continue;
+        visited.add(other);
+        const entity = byId.get(other);
+        if (!entity) continue;
+        result.push({ entity, relation, direction });
+        next.push(other);
+      }
+    frontier = next;
+  }
+  return result;
+}
+
+/** Entities whose name or a property value contains the query, case-insensitively, in file order (graph.ts query). */
+export async function graphQuery(ctx: FolderStore, input: InputOf<'graph_query'>): Promise<{ entities: GraphEntity[] }> {
+  const args = ctx.validate('graph_query', input);
+  const { entities } = await readGraph(ctx);
+  const q = args.query.toLowerCase();
+  const matches = entities.filter(
+    e =>
+      (!args.entity_types || args.entity_types.includes(e.type)) &&
+      (e.name.toLowerCase().includes(q) || Object.values(e.properties ?? {}).some(v => typeof v === 'string' && v.toLowerCase().includes(q))),
+  );
+  return { entities: matches.slice(0, args.limit ?? 10) };
+}
+
+export interface PruneResult {
+  pruned: { id: string; name: string; type: string }[];
+  total_orphans_found: number;
+  total_removed: number;
+  removed_relations: number;
+  dry_run: boolean;
+}
+
+/** Removes entities without any relation, optionally of some types only (graph.ts prune). */
+export async function pruneGraph(ctx: FolderStore, input: InputOf<'prune_graph'> = {}): Promise<PruneResult> {
+  const args = ctx.validate('prune_graph', input);
+  const dryRun = args.dry_run ?? false;
+  const find = (entities: readonly GraphEntity[], relations: readonly GraphRelation[]) => {
+    const connected = new Set(relations.flatMap(r => [r.source, r.target]));
+    const all = entities.filter(e => isEntity(e) && !connected.has(e.id));
+    const types = args.entity_types?.length ? new Set(args.entity_types) : undefined;
+    return { all, orphans: types ? all.filter(e => types.has(e.type)) : all };
+  };
+  const summary = (orphans: GraphEntity[], total: number, removed: number, removedRelations: number): PruneResult => ({
+    pruned: orphans.map(e => ({ id: e.id, name: e.name, type: e.type })),
+    total_orphans_found: total,
+    total_removed: removed,
+    removed_relations: removedRelations,
+    dry_run: dryRun,
+  });
+  if (dryRun) {
+    const { entities, relations } = await readGraph(ctx);
+    const { all, orphans } = find(entities, relations);
+    return summary(orphans, all.length, 0, 0);
+  }
+  return changeGraph(ctx, (entities, relations) => {
+    const { all, orphans } = find(entities, relations);
+    const ids = new Set(orphans.map(e => e.id));
+    const keptEntities = entities.filter(e => !isEntity(e) || !ids.has(e.id));
+    const keptRelations = relations.filter(r => !isRelation(r) || (!ids.has(r.source) && !ids.has(r.target)));
+    const result = summary(orphans, all.length, entities.length - keptEntities.length, relations.length - keptRelations.length);
+    entities.splice(0, entities.length, ...keptEntities);
+    relations.splice(0, relations.length, ...keptRelations);
+    return result;
+  });
+}

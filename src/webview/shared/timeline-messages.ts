@@ -1,0 +1,66 @@
+/**
+ * The messages between the timeline panel (extension side, timeline-panel.ts) and its webview
+ * (src/webview-ui/timeline-view.ts), and the state the webview keeps across hide, show and reload.
+ * No `vscode` import: both sides compile against these types.
+ *
+ * The page holds only the window it looks at: it asks with `query` (a range a little wider than
+ * what it shows, so that scrolling a little needs no new answer), and gets `window` back; after a
+ * change of the folder's data the panel sends the same window again, recomputed, unasked.
+ */
+import type { TimelineArrow, TimelineFilter, TimelineLane, TimelineLink, RecordRef, TimelineItem } from './timeline-layout';
+import type { PackedItems } from './timeline-packing';
+import type { Density, TimelineBar, WindowQuery } from './timeline-window';
+
+/** Extension -> webview. */
+export type ToWebview =
+  /** A new folder, or its blackboard read again: who is who, and where the history starts. */
+  | { type: 'reset'; folder: string; user: string; now: number; first?: number; total: number }
+  /** The answer to a query (`reason: 'query'`) or the same window after a change (`'change'`). */
+  | {
+      type: 'window';
+      seq: number;
+      reason: 'query' | 'change';
+      /** Only the markers from `start` on (after appends): the page keeps those it holds before `start`. */
+      partial: boolean;
+      now: number;
+      start: number;
+      end: number;
+      items: PackedItems;
+      /** How many entries each marker stands for. */
+      counts: Uint32Array;
+      bars: TimelineBar[];
+      total: number;
+      lanes: TimelineLane[];
+      kinds: string[];
+      density: Density;
+    }
+  /** The handoffs (few, and acknowledgements change them in place), the links, and where the linked decisions are. */
+  | { type: 'relations'; arrows: TimelineArrow[]; links: TimelineLink[]; decisions: [id: string, t: number, lane: string][] }
+  /** The entry a keyboard move lands on (none: nothing further that way). */
+  | { type: 'stepped'; item?: TimelineItem }
+  /** The active editor's file, for the "active file" scope filter. */
+  | { type: 'activeFile'; path?: string }
+  /** Nothing to show: no folder with a .twining/ folder. */
+  | { type: 'empty'; message: string };
+
+/** Webview -> extension. */
+export type FromWebview =
+  | { type: 'ready' }
+  | ({ type: 'query'; seq: number } & WindowQuery)
+  /** A keyboard move: in the first of `lanes` (in order) that has an entry that way. */
+  | { type: 'step'; lanes: string[]; from: { t: number; id?: string }; dir: 'next' | 'prev' | 'near'; filter: TimelineFilter }
+  | { type: 'open'; ref: RecordRef }
+  | { type: 'showGraph'; decisionId: string }
+  /** The first frame with data is on the screen (the benchmark reads it): `ms` since the message came, `drawMs` of it in drawing. */
+  | { type: 'painted'; items: number; ms: number; drawMs: number; reason: string };
+
+/** What the webview keeps with setState (and the serializer gets back after a reload). */
+export interface TimelineState {
+  folder?: string;
+  filter: TimelineFilter & { activeFile?: boolean };
+  /** The visible window: its start and its length in milliseconds; `follow`: the end tracks now. */
+  view?: { start: number; span: number; follow: boolean };
+  /** The range button last chosen (`hour`, `day`, `week`, `all`), until a zoom or a scroll. */
+  range?: string;
+  scrollTop?: number;
+}

@@ -1,0 +1,208 @@
+/**
+ * A running engine answering SessionStart hooks over the local socket
+ * (src/core/session-start-server.ts, src/core/store/local-socket.ts), run as a host runs the hook:
+ * after a write (the briefing cache cannot answer) a copy of dist/hook.js without dist/core.js
+ * beside it still answers, with what was written, because the engine running in this process
+ * answered; the agent is registered and the briefing recorded by that engine. Nobody serving,
+ * a stale socket, a server that never answers, a bad request, another project's request and an
+ * unsafe socket folder each leave the hook to do the work itself, or refuse, without blocking the agent.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import { spawn } from 'child_process';
+import { SessionStartServer, openWorkspace } from '../../../../src/library';
+import { localSocketPath, projectIdentity } from '../../../../src/agents/session-start/local-socket';
+import { claude } from '../../../support/hook-inputs';
+import { CLI_JS, fixtureProject } from '../../../support/tmp';
+
+const HOOK_JS = path.join(path.dirname(CLI_JS), 'hook.js');
+
+/** Each test's own socket folder (the hook process gets the same through its environment). */
+function runtimeDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-runtime-'));
+  fs.chmodSync(dir, 0o700);
+  process.env.XDG_RUNTIME_DIR = dir;
+  return dir;
+}
+
+/** A copy of the hook bundle that cannot load the engine: an answer from it came from the cache or a running engine. */
+function hookAlone(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-hook-alone-')), 'hook.js');
+  fs.copyFileSync(HOOK_JS, file);
+  return file;
+}
+
+/** Runs the hook as a host does, without blocking this process (its server must answer meanwhile). */
+function start(
+  hookJs: string,
+  root: string,
+  session: string,
+  agent = 'socket-agent',
+): Promise<{ status: number | null; stderr: string; context?: string; ms: number }> {
+  const input = claude(root, session, 'SessionStart', { source: 'startup' });
+  const env = { ...process.env };
+  delete env.TWINING_NOW;
+  const began = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [hookJs, 'SessionStart', '--agent', agent, '--scope', 'src/auth/'], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', d => (stdout += d));
+    child.stderr.on('data', d => (stderr += d));
+    child.on('error', reject);
+    child.on('close', status =>
+      resolve({
+        status,
+        stderr,
+        ms: Date.now() - began,
+        context: stdout.trim() ? (JSON.parse(stdout).hookSpecificOutput.additionalContext as string) : undefined,
+      }),
+    );
+    child.stdin.end(JSON.stringify(input));
+  });
+}
+
+async function serving(server: SessionStartServer): Promise<void> {
+  for (let i = 0; i < 200 && !server.serving; i++) await new Promise(r => setTimeout(r, 10));
+  assert.ok(server.serving, 'the server listens');
+}
+
+test('after a write, a running engine answers the hook: the new warning, the agent registered, the briefing recorded', async () => {
+  runtimeDir();
+  const root = fixtureProject();
+  const engine = await openWorkspace(root);
+  let asked = 0;
+  const server = new SessionStartServer(
+    root,
+    work => (asked++, work(engine)),
+    () => undefined,
+  );
+  try {
+    await serving(server);
+    await engine.post({ entry_type: 'warning', summary: 'Refresh tokens are stored in plain text', scope: 'src/auth/store.ts', agent_id: 'reviewer' });
+    const answer = await start(hookAlone(), root, 's1');
+    assert.equal(answer.status, 0, answer.stderr);
+    assert.ok(asked >= 1, 'the running engine was asked');
+    assert.match(answer.context!, /Refresh tokens are stored in plain text/);
+    assert.match(answer.context!, /verifyToken does not check the exp claim/);
+    // Registered by the running engine right after it answered.
+    let agents: string[] = [];
+    for (let i = 0; i < 100 && !agents.includes('socket-agent'); i++, await new Promise(r => setTimeout(r, 20)))
+      agents = (await engine.agents({})).agents.map(a => a.agent_id);
+    assert.ok(agents.includes('socket-agent'), `registered by the running engine: ${agents.join(', ')}`);
+    const mark = JSON.parse(fs.readFileSync(path.join(root, '.twining/sessions/assembly-socket-agent.json'), 'utf8'));
+    assert.equal(mark.scope, 'src/auth/');
+    const session = JSON.parse(fs.readFileSync(path.join(root, '.twining/sessions/session-s1.json'), 'utf8'));
+    assert.equal(session.agent_id, 'socket-agent');
+    // Kept after the answer: the next start on the unchanged folder is answered from the cache, with the server gone.
+    for (let i = 0; i < 100 && !fs.readdirSync(path.join(root, '.twining/sessions')).some(f => f.startsWith('briefing-socket-agent')); i++)
+      await new Promise(r => setTimeout(r, 20));
+    server.close();
+    const cached = await start(hookAlone(), root, 's2');
+    assert.equal(cached.status, 0, cached.stderr);
+    assert.match(cached.context!, /Refresh tokens are stored in plain text/);
+  } finally {
+    server.close();
+  }
+});
+
+test('nobody serving, or a socket left by a process that died: the hook loads the engine itself; a new server takes the stale socket over', async () => {
+  runtimeDir();
+  const root = fixtureProject();
+  const where = localSocketPath(root)!;
+  const answer = await start(HOOK_JS, root, 'n1');
+  assert.equal(answer.status, 0, answer.stderr);
+  assert.match(answer.context!, /verifyToken does not check the exp claim/);
+
+  // A process serving the socket, killed: its socket file stays, and nobody accepts on it.
+  const holder = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(where)}, () => console.log('ready'))`]);
+  await new Promise<void>(r => holder.stdout.once('data', () => r()));
+  holder.kill('SIGKILL');
+  await new Promise(r => holder.once('close', r));
+  assert.ok(fs.existsSync(where), 'a stale socket file is there');
+  const withStale = await start(HOOK_JS, root, 'n2', 'second-agent');
+  assert.equal(withStale.status, 0, withStale.stderr);
+  assert.match(withStale.context!, /verifyToken does not check the exp claim/);
+
+  const engine = await openWorkspace(root);
+  const server = new SessionStartServer(
+    root,
+    work => work(engine),
+    () => undefined,
+  );
+  try {
+    await serving(server);
+  } finally {
+    server.close();
+  }
+});
+
+test('a server that accepts and never answers: the hook gives up on it and answers itself', async () => {
+  runtimeDir();
+  const root = fixtureProject();
+  const silent = net.createServer(() => undefined);
+  await new Promise<void>(r => silent.listen(localSocketPath(root)!, r));
+  try {
+    const answer = await start(HOOK_JS, root, 'q1');
+    assert.equal(answer.status, 0, answer.stderr);
+    assert.match(answer.context!, /verifyToken does not check the exp claim/);
+  } finally {
+    silent.close();
+  }
+});
+
+test('a bad or oversized request is refused with a reason and runs nothing', async () => {
+  runtimeDir();
+  const root = fixtureProject();
+  const engine = await openWorkspace(root);
+  let ran = 0;
+  const server = new SessionStartServer(
+    root,
+    work => (ran++, work(engine)),
+    () => undefined,
+  );
+  const ask = (text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = net.createConnection(localSocketPath(root)!);
+      let out = '';
+      socket.on('data', (d: Buffer) => (out += d.toString()));
+      socket.on('end', () => resolve(out));
+      socket.on('error', reject);
+      socket.write(text);
+    });
+  try {
+    await serving(server);
+    assert.match(await ask('not json\n'), /"ok":false.*not JSON/);
+    assert.match(
+      await ask(JSON.stringify({ v: 1, op: 'session-start', agent_id: '', role: 'x', scope: 'project' }) + '\n'),
+      /"ok":false.*not a session-start request/,
+    );
+    assert.match(await ask(JSON.stringify({ v: 1, op: 'delete-everything', agent_id: 'a', role: 'x', scope: 'project' }) + '\n'), /"ok":false/);
+    assert.match(await ask('x'.repeat(70 * 1024)), /"ok":false.*larger than/);
+    // Another project's request (two projects whose names hash alike share the socket's name): refused, the hook does the work itself.
+    const other = fixtureProject();
+    assert.match(
+      await ask(JSON.stringify({ v: 1, op: 'session-start', agent_id: 'a', role: 'x', scope: 'project', project: projectIdentity(other) }) + '\n'),
+      /"ok":false.*this engine serves .*, not /,
+    );
+    assert.equal(ran, 0, 'nothing ran for a refused request');
+    assert.match(
+      await ask(JSON.stringify({ v: 1, op: 'session-start', agent_id: 'a', role: 'x', scope: 'project', project: projectIdentity(root) }) + '\n'),
+      /"ok":true/,
+    );
+    assert.ok(ran >= 1, 'its own project is answered');
+  } finally {
+    server.close();
+  }
+});
+
+test('a socket folder another user could write into is not used', () => {
+  const dir = runtimeDir();
+  fs.mkdirSync(path.join(dir, 'twining'), { mode: 0o777 });
+  fs.chmodSync(path.join(dir, 'twining'), 0o777);
+  assert.equal(localSocketPath(fixtureProject()), undefined);
+});

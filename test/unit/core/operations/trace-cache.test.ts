@@ -1,0 +1,62 @@
+/**
+ * trace reads each decision record's depends_on once per engine (trace-ops.ts): a decision made
+ * later, by this engine or another process, still shows up in the next trace, and a record that
+ * could not be read is read again next time instead of being forgotten.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import { openWorkspace } from '../../../../src/core';
+import { referenceProject } from '../../../support/fixture';
+import { tw } from '../../../support/tmp';
+
+const JWT_BEARER = '01M80HHJN7TF8W1N7EW8PHV7MT';
+const RS256 = '01M80HHK1QX1QEC06YGTWYXEZJ';
+
+const decision = (summary: string, depends_on: string[]) => ({
+  domain: 'security',
+  scope: 'src/auth/refresh.ts',
+  summary,
+  context: 'c',
+  rationale: 'r',
+  depends_on,
+});
+
+test('a decision made after a trace, by another engine on the folder, is in the next trace', async () => {
+  const root = referenceProject();
+  const ours = await openWorkspace(root, { warn: () => undefined });
+  assert.deepEqual(
+    (await ours.trace({ decision_id: JWT_BEARER, direction: 'downstream' })).chain.map(e => e.id),
+    [RS256],
+  );
+  const other = await openWorkspace(root, { warn: () => undefined });
+  const made = await other.decide(decision('Refresh tokens are RS256 too', [RS256]));
+  const chain = (await ours.trace({ decision_id: JWT_BEARER, direction: 'downstream' })).chain;
+  assert.deepEqual(
+    chain.map(e => e.id),
+    [RS256, made.id],
+  );
+  assert.deepEqual(chain[0].dependents, [made.id]);
+  // A status change is seen at once (it comes from the index, not from the record read before).
+  await other.reconsider({ decision_id: RS256, new_context: 'keys leak' });
+  assert.equal((await ours.trace({ decision_id: made.id, direction: 'upstream' })).chain[0].status, 'provisional');
+});
+
+test('a record that cannot be read is left out with a warning, and read again by the next trace', async () => {
+  const root = referenceProject();
+  const warnings: string[] = [];
+  const ws = await openWorkspace(root, { warn: m => void warnings.push(m) });
+  const file = tw(root, 'decisions', `${RS256}.json`);
+  const text = fs.readFileSync(file, 'utf8');
+  fs.writeFileSync(file, '{ not json');
+  assert.deepEqual((await ws.trace({ decision_id: JWT_BEARER })).chain, []);
+  assert.ok(
+    warnings.some(w => w.includes(RS256)),
+    warnings.join('\n'),
+  );
+  fs.writeFileSync(file, text);
+  assert.deepEqual(
+    (await ws.trace({ decision_id: JWT_BEARER })).chain.map(e => e.id),
+    [RS256],
+  );
+});
