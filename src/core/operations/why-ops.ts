@@ -189,10 +189,8 @@ function keepTo(result: WhyResult, budget: number, omitted: number): WhyResult {
     result.truncated = (result.more?.length ?? 0) > 0 || omitted > 0;
     if (result.truncated) {
       const n = result.more?.length ?? 0;
-      result.message =
-        `${n} more decision(s) in scope returned as one-liners in 'more'` +
-        (omitted ? `, ${omitted} more only counted (omitted_count)` : '') +
-        ` — call twining_why with ids: [...] for full detail on the ones that matter, or a larger max_tokens`;
+      const parts = [n ? `${n} more decision(s) in scope returned as one-liners in 'more'` : '', omitted ? `${omitted} more only counted (omitted_count)` : ''];
+      result.message = `${parts.filter(Boolean).join(', ')} — call twining_why with ids: [...] for full detail on the ones that matter, or a larger max_tokens`;
     } else delete result.message;
     // The estimate's own digits are part of what it measures.
     result.token_estimate = budget;

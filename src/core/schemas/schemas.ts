@@ -265,10 +265,10 @@ export const inputs = {
       max_tokens: z
         .number()
         .int()
-        .min(1)
+        .min(100)
         .max(1000000)
         .optional()
-        .describe('Token budget for the decisions given in full (default 4000); the rest come back as one-liners in more.'),
+        .describe('Token budget of the answer (default 4000, at least 100): the decisions that fit come in full, the rest as one-liners in more.'),
       include_superseded: z.boolean().optional().describe('Include superseded, overridden and archived decisions (left out by default).'),
       lineage: z
         .boolean()
