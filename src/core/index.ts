@@ -45,6 +45,8 @@ export { targetsOverlap, normaliseTarget, isGlob } from './rules/claim-paths';
 export { checkPath, lapsedClaimsOf, claimsFileOf } from './store/claims-file';
 export type { ClaimResult, ReleaseResult, Conflict } from './operations/claim-ops';
 export { briefingText } from './text/briefing-text';
+/** The token estimate every budget here uses (briefings, why): a quarter of the characters, rounded up. */
+export { estimateTokens } from './rules/assembly';
 export type { AssembledContext } from './operations/assemble-ops';
 export type { RecordResult } from './operations/record-ops';
 export type { SessionView } from './rules/session-board';
