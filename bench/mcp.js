@@ -86,7 +86,7 @@ async function timeCalls(label, client, reps, decisionId) {
   for (let i = 1; i <= reps; i++) {
     posts.push((await post(i)).ms);
     const r = await read();
-    // Reported, not required: twining-mcp archives a large blackboard on its own (FORMAT.md §5.10).
+    // Reported, not required: twining-mcp archives a large blackboard on its own (docs/format.md §Dismiss and archive).
     if (r.value.entries.some(e => e.summary === `bench warning ${i}`)) seen++;
     returned = r.value.entries.length;
     total = r.value.total_count;

@@ -26,7 +26,7 @@ const POSTS = Number(arg('--posts', 20000));
 const RUNS = Number(arg('--runs', 3));
 const { ulid, fieldDecision, indexEntryOf } = require('./field-records');
 
-/** A 1.x folder as FORMAT.md lays it out. */
+/** A 1.x folder as docs/format.md lays it out. */
 function oneX(root) {
   const dir = path.join(root, '.twining');
   for (const sub of ['decisions', 'handoffs', 'agents', 'graph']) fs.mkdirSync(path.join(dir, sub), { recursive: true });

@@ -1,4 +1,4 @@
-/** Scope overlap and tag normalisation, exactly as FORMAT.md §2.4 and §5.1 define them. */
+/** Scope overlap and tag normalisation, exactly as docs/format.md §Scope overlap and docs/format.md §Tag normalisation define them. */
 
 /** True when either scope is a plain, case-sensitive string prefix of the other. */
 export function overlaps(a: string, b: string): boolean {

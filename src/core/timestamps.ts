@@ -1,5 +1,5 @@
 /**
- * Timestamps at the boundary (FORMAT.md §2.2). Every stored timestamp has the 24-character form of
+ * Timestamps at the boundary (docs/format.md §Timestamps). Every stored timestamp has the 24-character form of
  * `toISOString` (`2026-11-22T02:32:12.379Z`) and is compared as a string, so only dates that have
  * that form can come in: years 1970 to 9999 (an extended year such as `+010000-01-01` sorts before
  * every real one; ULIDs cannot encode a time before 1970), real calendar dates (not `2026-02-30`),

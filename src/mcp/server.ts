@@ -2,7 +2,7 @@
  * `twining mcp`: the engine as a stdio MCP server, for every agent that speaks MCP (Claude Code,
  * Codex, Cursor, Cline, Roo, and MCP clients inside VS Code).
  *
- * Contract, so that agents and prompts written for twining-mcp work unchanged (FORMAT.md §6):
+ * Contract, so that agents and prompts written for twining-mcp work unchanged (docs/format.md §Tools):
  * - one tool per operation, named `twining_<operation>` (twining-mcp's names where it has the
  *   tool), with the operation's own input schema, generated from the core's zod schemas;
  * - a result is one text item holding the compact JSON result, with at least twining-mcp's fields;

@@ -1,5 +1,5 @@
 /**
- * Writes to a `.twining/` folder the way twining-mcp makes them (FORMAT.md §3, §4, §5): its locks
+ * Writes to a `.twining/` folder the way twining-mcp makes them (docs/format.md §Locking, docs/format.md §Files, docs/format.md §Rules): its locks
  * (proper-lockfile, same options), its key order and serialisation, its in-place rewrites. For the
  * tests that need both implementations' writes in one history (the git merge suites); not a test
  * file.
@@ -86,7 +86,7 @@ export async function mcpOverride(root: string, id: string, by: string, reason: 
   await mcpPost(root, { entry_type: 'decision', summary: `Override: ${summary} -- overridden by ${by}`.slice(0, 200), detail: reason, tags: [], agent_id: by });
 }
 
-/** Acknowledge (§5.7): the record's fields appended or overwritten in place, every index line re-serialised. */
+/** Acknowledge (docs/format.md §Acknowledging a handoff): the record's fields appended or overwritten in place, every index line re-serialised. */
 export async function mcpAcknowledge(root: string, id: string, agent: string, now = new Date()): Promise<void> {
   const index = at(root, 'handoffs', 'index.jsonl');
   await locked(index, () => {
@@ -102,7 +102,7 @@ export async function mcpAcknowledge(root: string, id: string, agent: string, no
   });
 }
 
-/** Registration (§5.3), read inside the lock. */
+/** Registration (docs/format.md §Registration), read inside the lock. */
 export async function mcpRegister(root: string, agentId: string, capabilities: string[], role?: string, now = new Date()): Promise<void> {
   const file = at(root, 'agents', 'registry.json');
   await locked(file, () => {

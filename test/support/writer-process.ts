@@ -176,11 +176,11 @@ async function decide(core: Core): Promise<void> {
 }
 
 async function hold(): Promise<void> {
-  // The way twining-mcp locks (FORMAT.md §3): proper-lockfile, stale 10 s, refresh 5 s, realpath.
+  // The way twining-mcp locks (docs/format.md §Locking): proper-lockfile, stale 10 s, refresh 5 s, realpath.
   const lockfile = require('proper-lockfile') as typeof import('proper-lockfile');
   const releases: (() => Promise<void>)[] = [];
   for (const file of config.files ?? []) {
-    // twining-mcp's options (FORMAT.md §3): it waits for a busy lock up to 10 retries (~4.5 s).
+    // twining-mcp's options (docs/format.md §Locking): it waits for a busy lock up to 10 retries (~4.5 s).
     const retries = config.retries === false ? 0 : { retries: 10, factor: 1.5, minTimeout: 50, maxTimeout: 1000, randomize: false };
     releases.push(await lockfile.lock(file, { stale: 10000, update: 5000, realpath: true, retries }));
   }

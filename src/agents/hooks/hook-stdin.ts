@@ -3,8 +3,8 @@
  * machinery and costs a hook process 8 to 11 ms on every tool call; reading file descriptor 0
  * directly costs under 1 ms.
  *
- * Both hosts write the event as one JSON object on standard input (../shared/HOOKS.md, from
- * Claude Code's hooks reference and VS Code's agent hooks page: "Input on standard input, JSON").
+ * Both hosts write the event as one JSON object on standard input (docs/hooks.md §Claude Code input and
+ * docs/hooks.md §VS Code input: "Input on standard input, JSON").
  * Reading stops at the input's end, or as soon as what was read is one whole JSON object, so a
  * host that keeps the pipe open after writing does not hold the hook. A terminal is not read
  * (nothing would come), and input that is not ready (a non-blocking descriptor: EAGAIN) is read

@@ -1,5 +1,5 @@
 /**
- * `config.yml` (FORMAT.md §4.7): defaults, loading by deep merge onto the defaults, and the
+ * `config.yml` (docs/format.md §config.yml): defaults, loading by deep merge onto the defaults, and the
  * default file as js-yaml's default dump writes it. Unlike twining-mcp, the file is re-read
  * whenever it changes, not only at start-up.
  */
@@ -30,7 +30,7 @@ export interface Config {
   analytics: { metrics: { enabled: boolean }; telemetry: { enabled: boolean; posthog_api_key: string; posthog_host: string } };
   instructions: { auto_inject: boolean };
   /**
-   * `mode` (1.x): `lite` leaves out the status, archive, export and graph tools. `full_surface`
+   * `mode` (1.x): `lite` leaves out the status, archive and graph tools. `full_surface`
    * (twining-mcp 2.x), only when config.yml sets it: false offers twining-mcp's default surface
    * only, true every tool (core/tool-surface.ts).
    */
@@ -59,7 +59,7 @@ export function defaultConfig(projectName: string): Config {
 /**
  * The config.yml that init writes: the defaults, and `storage.backend` said explicitly (`files`
  * unless asked otherwise). Without the key, twining-mcp 2.x counts a folder with no records yet
- * as fresh and turns it into a SQLite folder that neither side then shares (TWINING-2.md §1).
+ * as fresh and turns it into a SQLite folder that neither side then shares (docs/twining-2.md §Which layout a folder is in).
  */
 export function defaultConfigYaml(projectName: string, backend: 'files' | 'sqlite' = 'files'): string {
   return yaml.dump({ ...defaultConfig(projectName), storage: { backend } });
@@ -147,9 +147,9 @@ export function parseConfig(text: string | undefined, projectName: string, warn:
     return defaults;
   }
   const config = merge(defaults as unknown as Record<string, unknown>, loaded, CONFIG_RULES, warn) as unknown as Config;
-  // twining-mcp 2.x's graph.auto_populate (TWINING-2.md §4): absent from 1.9's default file, true unless set to false.
+  // twining-mcp 2.x's graph.auto_populate (docs/twining-2.md §Fields added since 1.9): absent from 1.9's default file, true unless set to false.
   if (isMapping(loaded.graph) && loaded.graph.auto_populate === false) config.graph = { auto_populate: false };
-  // twining-mcp 2.x's archive.retain_recent (TWINING-2.md §4), likewise only when set.
+  // twining-mcp 2.x's archive.retain_recent (docs/twining-2.md §Fields added since 1.9), likewise only when set.
   const retain = isMapping(loaded.archive) ? loaded.archive.retain_recent : undefined;
   if (retain !== undefined && retain !== null) {
     if (Number.isInteger(retain) && (retain as number) >= 0) config.archive = { ...config.archive, retain_recent: retain as number };

@@ -3,7 +3,7 @@
  * (register, agents, discover, delegate, delegations, handoff, handoffs, acknowledge, post, read,
  * decide, decisions, status, verify, why, dismiss, reconsider, override, promote, search), each a thin
  * call into ops/. Inputs are validated with the schemas before anything is touched; writes follow
- * the locking protocol of FORMAT.md §3; reads are incremental. The engine also says what changed since a caller last looked, by name.
+ * the locking protocol of docs/format.md §Locking; reads are incremental. The engine also says what changed since a caller last looked, by name.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';

@@ -216,7 +216,7 @@ export class FolderStore {
   /**
    * Refuses a write to a folder in a format we do not write: twining-mcp 2.x's SQLite layout
    * (1.x files written there would never be read by it), a `version` above 2, or format 3. A
-   * missing or fresh folder is ours to write in FORMAT.md's layout (init says `storage.backend:
+   * missing or fresh folder is ours to write in the 1.x layout (docs/format.md) (init says `storage.backend:
    * files` so a twining-mcp 2.x opening it later keeps it so).
    */
   private async assertFormatWritable(): Promise<void> {

@@ -48,7 +48,7 @@ type Kind =
       shape: 'object';
       merge: (base: JsonObject | undefined, a: JsonObject, b: JsonObject, notes: string[]) => JsonObject;
       what: string;
-      /** The merged record's text (default: FORMAT.md's 2-space JSON; records/ files: twining-mcp 2.x's sorted keys). */
+      /** The merged record's text (default: docs/format.md §Serialisation's 2-space JSON; records/ files: twining-mcp 2.x's sorted keys). */
       write?: (value: JsonObject) => string;
     };
 

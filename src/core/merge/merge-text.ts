@@ -1,6 +1,6 @@
 /**
  * The three texts of a merge read as records, and the merged records written back in twining-mcp's
- * serialisation (FORMAT.md §2.3) with the core's own helpers.
+ * serialisation (docs/format.md §Serialisation) with the core's own helpers.
  */
 import { toJsonText } from '../store/files';
 import { JsonObject, isObject } from './json-values';

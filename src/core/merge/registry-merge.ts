@@ -1,6 +1,6 @@
 /**
  * `agents/registry.json`: union by `agent_id`. An agent changed on both sides is merged as if the
- * later registration (by `last_active`) had been applied after the earlier one (FORMAT.md §5.3):
+ * later registration (by `last_active`) had been applied after the earlier one (docs/format.md §Registration):
  * capabilities = normalise(earlier's, then later's), the later `last_active`, the first
  * `registered_at`, and `role` / `description` from the later registration where both changed them.
  */

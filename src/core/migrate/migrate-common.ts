@@ -92,7 +92,7 @@ export function stoppedError(error: unknown, what: string): TwiningError {
   return new TwiningError(code, `${message}. ${what}`, error instanceof TwiningError ? error.details : undefined);
 }
 
-/** The 1.x files a writer locks (FORMAT.md §3.1), in the engine's order, each with its content when missing. */
+/** The 1.x files a writer locks (docs/format.md §Which lock for which write), in the engine's order, each with its content when missing. */
 export function oneXLockTargets(layout: Layout): [string, string][] {
   return [
     [layout.decisionIndex, '[]'],

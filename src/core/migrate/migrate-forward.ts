@@ -172,7 +172,7 @@ export async function migrateForward(projectRoot: string, dryRun: boolean, warn:
   const backup = await backUpConfig(layout.config);
   if (configText !== undefined && backend !== 'files' && backend !== 'sqlite')
     await writeConfig(layout.config, editConfigText(layout.config, configText, 'files'));
-  // The 1.x files a writer locks (FORMAT.md §3.1), those whose folder exists.
+  // The 1.x files a writer locks (docs/format.md §Which lock for which write), those whose folder exists.
   const targets = oneXLockTargets(layout).filter(([file]) => existsSync(path.dirname(file)));
   return withLocks(targets, async () => {
     const legacy = await readLegacyRecords(dir);

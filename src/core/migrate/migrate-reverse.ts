@@ -3,7 +3,7 @@
  * src/migrate/reverse.ts at dfd6adde. twining.db is first brought up to `records/` (the committed
  * truth; the files win, records-ingest.ts), unless `storage.export_records` is false (then the
  * database alone is complete); the 1.x layout is then written from the rows (one-x-texts.ts, the
- * texts this process's 2.x copy is laid out in), under the 1.x locks (FORMAT.md §3), after the 1.x
+ * texts this process's 2.x copy is laid out in), under the 1.x locks (docs/format.md §Locking), after the 1.x
  * files it replaces were copied to `pre-reverse-backup/` (the last run's copy wins, as there); the
  * files are read back and compared with the rows; only then does config.yml say `files`, version 1.
  * twining.db and records/ stay, frozen. Without a database (a fresh clone) the rows are made from

@@ -1,6 +1,6 @@
 /**
  * Agent operations: register, agents (with liveness) and discover. Liveness counts an agent's
- * latest blackboard entry as well as its registration (FORMAT.md §7.11), with the thresholds of
+ * latest blackboard entry as well as its registration (docs/format.md §Liveness tied to registration), with the thresholds of
  * the current configuration, passed in rather than kept.
  */
 import type { FolderStore } from '../engine/folder-store';
@@ -14,7 +14,7 @@ export async function register(ctx: FolderStore, input: InputOf<'register'>): Pr
   const args = ctx.validate('register', input);
   await ctx.ready();
   return ctx.lock([ctx.locks.registry], async () => {
-    // Read inside the lock (FORMAT.md §7.2); an unparseable registry is an error, never "empty".
+    // Read inside the lock (docs/format.md §Registry read outside the lock); an unparseable registry is an error, never "empty".
     const { raw } = await ctx.registry.fresh();
     const { registry: next, record } = mergeRegistration(raw, args, ctx.timestamp());
     await writeAtomic(ctx.layout.registry, toJsonText(next));
@@ -48,7 +48,7 @@ export async function discover(ctx: FolderStore, input: InputOf<'discover'>): Pr
 
 /**
  * Brings the blackboard and configuration up to date and gives the liveness of an agent from its
- * last sign of life, with the configured thresholds (§5.2's boundaries).
+ * last sign of life, with the configured thresholds (the boundaries of docs/format.md §Liveness).
  */
 export async function livenessReader(ctx: FolderStore, thresholds?: LivenessThresholds): Promise<(agent: AgentRecord) => Liveness> {
   const [, config] = await Promise.all([ctx.blackboard.refresh(), thresholds ? undefined : ctx.config()]);

@@ -1,6 +1,6 @@
 /**
  * Archiving the blackboard, by twining-mcp 1.9's rules (src/engine/archiver.ts at commit
- * 4846d7048cd84fe6771ff8c51aac1a29cc96d02b; FORMAT.md §5.10): every entry older than the cutoff
+ * 4846d7048cd84fe6771ff8c51aac1a29cc96d02b; docs/format.md §Dismiss and archive): every entry older than the cutoff
  * (default now; compared as strings) moves to `archive/{cutoff date}-blackboard.jsonl`, except
  * decision entries unless `keep_decisions` is false; the archive is appended before the
  * blackboard is rewritten, and a finding "Archive: {n} entries archived" says what went. From

@@ -1,6 +1,6 @@
 /**
  * The blackboard archived on its own, as twining-mcp 1.9 does it (src/engine/blackboard.ts post
- * and src/engine/archiver.ts at commit 4846d7048cd84fe6771ff8c51aac1a29cc96d02b; FORMAT.md §5.10):
+ * and src/engine/archiver.ts at commit 4846d7048cd84fe6771ff8c51aac1a29cc96d02b; docs/format.md §Dismiss and archive):
  * after an operation that posted (a post, a decision's copy, a handoff's status, ...), when the
  * blackboard holds `archive.max_blackboard_entries_before_archive` entries or more (config.yml,
  * default 500; 0 never), everything older than now moves to `archive/{date}-blackboard.jsonl`

@@ -93,7 +93,7 @@ export async function getEntry(ctx: FolderStore, id: string): Promise<Blackboard
 }
 
 /**
- * Removes the entries with the given ids (FORMAT.md §5.10): the file is read inside the lock and
+ * Removes the entries with the given ids (docs/format.md §Dismiss and archive): the file is read inside the lock and
  * written whole through a temporary file, keeping every line that does not parse. Unlike
  * twining-mcp, which drops the reason, a `status` entry records who dismissed what and why.
  */

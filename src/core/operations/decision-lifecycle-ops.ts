@@ -1,6 +1,6 @@
 /**
- * A decision's life after it is recorded (FORMAT.md §5.9): reconsider, override and promote (why,
- * which decisions explain a file, folder or symbol, is in why-ops.ts). Each transition changes the record and its
+ * A decision's life after it is recorded (docs/format.md §Decisions): reconsider, override and
+ * promote (why, which decisions explain a file, folder or symbol, is in why-ops.ts). Each transition changes the record and its
  * index entry, and posts its blackboard entry, under the decision index and blackboard locks, so
  * that it happens whole or not at all; records and entries match what twining-mcp writes.
  */

@@ -2,7 +2,7 @@
  * Decision records kept for briefings (assemble-ops.ts needs each candidate's rationale for its
  * cost). A record is kept by id and stays valid while its decision's index entry is the same:
  * every change twining-mcp or this engine makes to a record changes the copy of its fields in the
- * index too (status, superseded_by, commit_hashes: FORMAT.md §2.2), so a decision written or
+ * index too (status, superseded_by, commit_hashes: docs/format.md §Timestamps), so a decision written or
  * changed since is read again, and the others are not read again whatever else changed.
  *
  * A long-lived engine (the extension's, `twining mcp`'s: `keepRecordsWarm`) also reads, after a

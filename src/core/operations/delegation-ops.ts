@@ -1,4 +1,4 @@
-/** Delegations (FORMAT.md §5.5): a `need` entry with a delegation detail, and the open and expired ones with suggested agents. */
+/** Delegations (docs/format.md §Delegations): a `need` entry with a delegation detail, and the open and expired ones with suggested agents. */
 import type { FolderStore } from '../engine/folder-store';
 import type { InputOf } from '../schemas/schemas';
 import { overlaps, normaliseTags } from '../scope';

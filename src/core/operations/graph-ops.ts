@@ -1,10 +1,10 @@
 /**
- * The knowledge graph (`graph/entities.json`, `graph/relations.json`, FORMAT.md §4.8) as
+ * The knowledge graph (`graph/entities.json`, `graph/relations.json`, docs/format.md §Knowledge graph) as
  * twining-mcp 1.9 keeps it (src/storage/graph-store.ts and src/engine/graph.ts at commit
  * 4846d7048cd84fe6771ff8c51aac1a29cc96d02b): entities upserted by (name, type) with their
  * properties merged, relations whose ends are given by id or by a name that must be unambiguous,
  * neighbours by breadth-first search up to depth 3, a substring query, and pruning of entities
- * without relations. Each file is rewritten whole under its own lock (FORMAT.md §3.1).
+ * without relations. Each file is rewritten whole under its own lock (docs/format.md §Which lock for which write).
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';

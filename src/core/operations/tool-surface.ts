@@ -7,7 +7,8 @@
  *  - `tools.full_surface: false`: twining-mcp's default surface only, the 16 tools below;
  *  - `tools.full_surface: true`: every tool;
  *  - `tools.mode: lite`: leaves out the tools twining-mcp registers only in full mode (its
- *    lifecycle tools, status, archive and export, and the graph tools), whatever the surface.
+ *    lifecycle tools, status and archive, and the graph tools; 1.9 measured lists 25 of its 32
+ *    tools so), whatever the surface.
  *
  * Without `tools.full_surface` every tool is offered, as this server always has (twining-mcp's own
  * default is the small surface): a project that sets nothing sees no change. Pure; no I/O.
@@ -35,7 +36,7 @@ export const DEFAULT_SURFACE: readonly string[] = [
 ];
 
 /** What twining-mcp registers only when `tools.mode` is full (registerLifecycleTools and registerGraphTools). */
-export const FULL_MODE_ONLY: readonly string[] = ['status', 'archive', 'export', 'add_entity', 'add_relation', 'neighbors', 'graph_query', 'prune_graph'];
+export const FULL_MODE_ONLY: readonly string[] = ['status', 'archive', 'add_entity', 'add_relation', 'neighbors', 'graph_query', 'prune_graph'];
 
 /** Whether the tool of operation (or alias) `name` is offered under `tools`. */
 export function toolOffered(name: string, tools: Config['tools']): boolean {
@@ -47,6 +48,6 @@ export function toolOffered(name: string, tools: Config['tools']): boolean {
 /** Why a tool is not offered, for the error a client gets when it calls it anyway. */
 export function notOfferedReason(name: string, tools: Config['tools']): string {
   if (tools.mode === 'lite' && FULL_MODE_ONLY.includes(name))
-    return `twining_${name} is not offered: config.yml sets tools.mode: lite, which leaves out the status, archive, export and graph tools (set it to full to use it)`;
+    return `twining_${name} is not offered: config.yml sets tools.mode: lite, which leaves out the status, archive and graph tools (set it to full to use it)`;
   return `twining_${name} is not offered: config.yml sets tools.full_surface: false, which offers twining-mcp's default surface of ${DEFAULT_SURFACE.length} tools (set it to true to use the others)`;
 }

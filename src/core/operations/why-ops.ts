@@ -130,7 +130,7 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   const exclude = args.include_superseded === false;
   const budget = args.max_tokens ?? WHY_MAX_TOKENS;
   const inScope = (await ctx.decisionIndex.get()).filter(d => decisionAffects(d, scope));
-  // Queries load the records of the matching index entries; an entry whose file is missing is skipped (FORMAT.md §4.3).
+  // Queries load the records of the matching index entries; an entry whose file is missing is skipped (docs/format.md §Decision index).
   const all = (await mapBounded(inScope, d => readDecisionRecord(ctx, d.id).catch(() => undefined))).filter((r): r is DecisionRecord => r !== undefined);
   const matches = exclude ? all.filter(d => !RETIRED.has(d.status)) : args.include_superseded ? all : all.filter(d => d.status !== 'archived');
   matches.sort((a, b) => specificity(b, scope) - specificity(a, scope) || (STATUS_RANK[b.status] ?? 0) - (STATUS_RANK[a.status] ?? 0) || newestFirst(a, b));

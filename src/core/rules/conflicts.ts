@@ -1,5 +1,5 @@
 /**
- * Conflicting decisions (FORMAT.md §5.7): an active decision in the same domain, with an
+ * Conflicting decisions (docs/format.md §Decisions): an active decision in the same domain, with an
  * overlapping scope and a different summary, makes a new decision provisional, and a warning
  * entry names the decisions it may conflict with. Pure: the caller holds the index lock.
  */

@@ -1,4 +1,4 @@
-/** Delegations are `need` entries whose detail is a delegation object (FORMAT.md §5.5). */
+/** Delegations are `need` entries whose detail is a delegation object (docs/format.md §Delegations). */
 import type { BlackboardEntry, DelegationDetail } from '../records';
 import { URGENCIES } from '../schemas/schemas';
 

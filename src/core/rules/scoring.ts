@@ -1,4 +1,4 @@
-/** Liveness (FORMAT.md §5.2), registration merge (§5.3) and scoring (§5.4). */
+/** Liveness (docs/format.md §Liveness), registration merge (docs/format.md §Registration) and scoring (docs/format.md §Scoring and discovery). */
 import type { AgentRecord, AgentScore, Liveness } from '../records';
 import { normaliseTags } from '../scope';
 
@@ -27,7 +27,7 @@ export function nextLivenessChange(lastActive: unknown, now: Date, t: LivenessTh
 const LIVENESS_SCORE: Record<Liveness, number> = { active: 1.0, idle: 0.5, gone: 0.1 };
 
 /**
- * Upsert of §5.3 on the registry's items (objects or not), returning the new item list. Keeps
+ * Upsert of docs/format.md §Registration on the registry's items (objects or not), returning the new item list. Keeps
  * unknown fields and key order of old records, and every item it does not understand, in place.
  */
 export function mergeRegistration(
@@ -59,8 +59,8 @@ export function mergeRegistration(
 
 /**
  * Scores one agent against required capabilities. Unlike twining-mcp, stored capabilities are
- * normalised before they are compared, so a hand-edited "TypeScript" still matches (FORMAT.md
- * §7.12); the matched list reports them as stored.
+ * normalised before they are compared, so a hand-edited "TypeScript" still matches
+ * (docs/format.md §Capabilities compared verbatim); the matched list reports them as stored.
  */
 export function scoreAgent(agent: AgentRecord, required: string[], liveness: Liveness): AgentScore {
   const wanted = new Set(normaliseTags(required));

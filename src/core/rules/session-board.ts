@@ -3,7 +3,7 @@
  * the person coordinating them, from each session's state file (`.twining/sessions/`, written by
  * `twining hook`) and the time of asking. Pure: the caller reads the files and the clock.
  *
- * - liveness: the session's last hook call, with the agents' liveness thresholds (§5.2);
+ * - liveness: the session's last hook call, with the agents' liveness thresholds (docs/format.md §Liveness);
  * - waiting: the agent's turn ended (its host ran Stop and Twining let it stop), or the host said
  *   it waits for the user (Claude Code's Notification), and nothing happened since;
  * - unrecorded: the session edited files after the last time its agent recorded its work (a

@@ -1,6 +1,6 @@
 /**
- * The context snapshot of a handoff (FORMAT.md §5.6), its digest, and the aggregate result status
- * of the handoff index (§4.6).
+ * The context snapshot of a handoff (docs/format.md §Creating a handoff), its digest, and the aggregate result status
+ * of the handoff index (docs/format.md §Handoff index).
  */
 import { createHash } from 'crypto';
 import type { BlackboardEntry, HandoffSnapshot, DecisionIndexEntry, HandoffResult, ResultStatusAggregate } from '../records';

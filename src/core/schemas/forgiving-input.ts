@@ -1,6 +1,6 @@
 /**
  * Forgiving input for agents: twining-mcp's tools ignore an argument they do not have (the MCP
- * SDK's zod objects strip unknown keys, FORMAT.md §6), so a prompt written for it may pass, say,
+ * SDK's zod objects strip unknown keys, docs/format.md §Tools), so a prompt written for it may pass, say,
  * `agent_id` to `twining_why`. Refusing that costs the agent a retry; dropping it silently hides a
  * real mistake. So a field the tool does not have is left out and named in the result's
  * `ignored_fields`, unless it looks like a misspelling of one it has (`decison_id`, `entryType`):

@@ -1,7 +1,7 @@
 /**
  * Every operation's input, defined once. The CLI, the VS Code commands and the language model tools
  * all derive their argument handling from these schemas (field names are twining-mcp's tool
- * inputs, snake_case, FORMAT.md §6).
+ * inputs, snake_case, docs/format.md §Tools).
  */
 import { z } from 'zod';
 import { TwiningError } from '../errors';

@@ -3,7 +3,7 @@
  *
  * Storage: `.twining/claims/claims.jsonl`, a log of claim records (store/claim-log.ts: one line per
  * claim, renewal or release; the last line of an id is the claim), under both store layouts
- * (files and sqlite): twining-mcp never reads `claims/` (FORMAT.md §1 and TWINING-2.md §3 list
+ * (files and sqlite): twining-mcp never reads `claims/` (docs/format.md §Layout and docs/twining-2.md §Record files list
  * every file it reads), so it ignores them safely, and git merges the log claim by claim
  * (merge/claim-merge.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * File primitives: exact serialisation (FORMAT.md §2.3), atomic whole-file rewrites, exclusive
+ * File primitives: exact serialisation (docs/format.md §Serialisation), atomic whole-file rewrites, exclusive
  * creation, and tolerant reads of `.json` files that another program may be rewriting in place.
  */
 import { promises as fs, constants as fsConstants, Stats, open as openFile, fstat as fstatFile, read as readFile, close as closeFile } from 'fs';
@@ -97,7 +97,7 @@ const closeFd = promisify(closeFile);
 const MAX_BUFFER = bufferConstants.MAX_LENGTH;
 
 const BOM = 0xfeff;
-/** Text without a leading byte-order mark (an editor may add one; FORMAT.md §2.3 writes none). */
+/** Text without a leading byte-order mark (an editor may add one; docs/format.md §Serialisation writes none). */
 export const withoutBom = (text: string) => (text.charCodeAt(0) === BOM ? text.slice(1) : text);
 
 /**

@@ -2,7 +2,7 @@
  * Which of twining-mcp's layouts a `.twining/` folder uses, by twining-mcp 2.x's own rules
  * (daveangulo/twining-mcp, src/storage/backend-resolve.ts at 541c770e, read 2026-11-25):
  *
- *  - `storage.backend` in config.yml: `files` (FORMAT.md's layout, 1.9 and 2.x alike), `sqlite`
+ *  - `storage.backend` in config.yml: `files` (the 1.x layout (docs/format.md), 1.9 and 2.x alike), `sqlite`
  *    (`twining.db` + `records/`), or `auto`, the 2.x default when the key is missing, resolved as:
  *    1. a real `twining.db` (at least 16 bytes starting with the SQLite header; an empty or garbage
  *       file left by a crash is not state) or any file anywhere under `records/` → sqlite;

@@ -7,7 +7,7 @@
  *    buckets were made from, the bucket keys, and warnings resolved since;
  *  - `d-<key>.json` / `w-<key>.json`: the decisions / warnings whose scope (or, for decisions, an
  *    affected file) lies under that key; `_short` holds scopes shallower than two folders.
- * A file `a/b/...` overlaps a scope (FORMAT.md §2.4: either is a prefix of the other) only if the
+ * A file `a/b/...` overlaps a scope (docs/format.md §Scope overlap: either is a prefix of the other) only if the
  * scope is in bucket `a/b/` or `_short`, so the lookup is exact. Kept current cheaply: decision
  * buckets are rewritten when `decisions/index.json` changed; warning buckets get the lines
  * appended since the offset (a rewritten blackboard, after a dismiss or an archive, is read whole

@@ -1,12 +1,12 @@
 /**
  * The 1.x index entries derived from a record: a decision's line in `decisions/index.json` and a
- * handoff's line in `handoffs/index.jsonl` (FORMAT.md §4.3, §4.5). Used where the records are
+ * handoff's line in `handoffs/index.jsonl` (docs/format.md §Decision index, docs/format.md §Handoff index). Used where the records are
  * written (ops/) and where a 2.x folder's records are laid out as a 1.x folder (two-x-mirror.ts).
  */
 import { resultStatusOf } from '../rules/snapshot';
 import type { HandoffIndexLine, HandoffRecord } from '../records';
 
-/** A decision's index entry (FORMAT.md §4.3, keys in table order), from its record. */
+/** A decision's index entry (docs/format.md §Decision index, keys in table order), from its record. */
 export function indexEntryOf(record: Record<string, unknown>): Record<string, unknown> {
   const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
   return {

@@ -1,5 +1,5 @@
 /**
- * Where everything lives inside `.twining/` (FORMAT.md §1), and creating the folder without ever
+ * Where everything lives inside `.twining/` (docs/format.md §Layout), and creating the folder without ever
  * overwriting what is there.
  */
 import { promises as fs } from 'fs';
@@ -14,7 +14,7 @@ export const GITIGNORE = 'embeddings/*.index\narchive/\nmodels/\nmetrics.jsonl\n
 export class Layout {
   readonly dir: string;
   /**
-   * Where the records are read and written in FORMAT.md's layout: `dir`, or for a twining-mcp 2.x
+   * Where the records are read and written in the 1.x layout (docs/format.md): `dir`, or for a twining-mcp 2.x
    * folder this process's 1.x copy of its records (store/two-x-store.ts). config.yml, archive/ and
    * the session files stay in `dir`.
    */
@@ -63,7 +63,7 @@ export class Layout {
     return path.join(this.dir, 'archive');
   }
 
-  /** Every entry of FORMAT.md §1.1 with its initial content (`null` marks a folder). */
+  /** Every entry of docs/format.md §A new folder with its initial content (`null` marks a folder). */
   entries(): [string, string | null][] {
     return [
       ['.gitignore', GITIGNORE],
@@ -91,12 +91,12 @@ async function isDirectory(p: string): Promise<boolean> {
   }
 }
 
-/** What a write needs in an existing folder (FORMAT.md §1.3: `decisions/index.json` repairs the worst case). */
+/** What a write needs in an existing folder (docs/format.md §Creating a folder: `decisions/index.json` repairs the worst case). */
 const NEEDED_FOR_WRITES = new Set(['decisions', 'decisions/index.json', 'agents', 'handoffs']);
 
 /**
  * Makes sure `.twining/` exists with the entries it needs. A missing folder is built with every
- * entry of FORMAT.md §1.1 under a temporary sibling name and renamed into place in one step; if
+ * entry of docs/format.md §A new folder under a temporary sibling name and renamed into place in one step; if
  * another process created it meanwhile, our copy is discarded and theirs is used. In an existing
  * folder, missing entries are added with exclusive create, never overwriting: all of them when
  * `complete` (init), otherwise only what writes need, so an optional folder that cannot be made

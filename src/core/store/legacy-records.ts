@@ -1,5 +1,5 @@
 /**
- * Every record of a 1.x folder (FORMAT.md's layout), read as twining-mcp's file stores read them
+ * Every record of a 1.x folder (the 1.x layout (docs/format.md)), read as twining-mcp's file stores read them
  * for its forward migration (daveangulo/twining-mcp, src/migrate/forward.ts at 75b67af2): the
  * blackboard's entries in line order, the decisions of `decisions/index.json` in its order and then
  * the decision files the index lacks (its "orphan salvage"), the graph's entities and relations,

@@ -44,8 +44,8 @@ const PID_NAMESPACE = (() => {
 const WINDOW_MS = 2_000;
 /**
  * How far ahead of this machine's clock a lock directory's time may be and still be a live
- * holder's: twining-mcp sets its first lock's time to the next whole second plus 5 ms (FORMAT.md
- * §3 rule 3), and a holder refreshes it to its own now every 5 s.
+ * holder's: twining-mcp sets its first lock's time to the next whole second plus 5 ms
+ * (docs/format.md §Locking, rule 3), and a holder refreshes it to its own now every 5 s.
  */
 export const FUTURE_SKEW_MS = 2_000;
 /** A record older than proper-lockfile's staleness no longer keeps our writers out by itself. */

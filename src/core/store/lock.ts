@@ -1,5 +1,5 @@
 /**
- * Locking that interoperates with twining-mcp (FORMAT.md §3): proper-lockfile with the same
+ * Locking that interoperates with twining-mcp (docs/format.md §Locking): proper-lockfile with the same
  * stale, refresh and retry settings on the same target files, so our writes and its writes
  * exclude each other. The target is created first if missing, since a lock needs a real path.
  */
@@ -19,7 +19,7 @@ const OPTIONS = {
 } as const;
 
 /**
- * twining-mcp's retry schedule (FORMAT.md §3 rule 5: round(50 × 1.5ⁿ) capped at 1 000 ms, no
+ * twining-mcp's retry schedule (docs/format.md §Locking, rule 5: round(50 × 1.5ⁿ) capped at 1 000 ms, no
  * jitter): 11 attempts in about 4.5 s. We run the attempts ourselves rather than through
  * proper-lockfile's `retries`, to record ourselves beside the lock before each attempt and to look
  * at the recorded holder between attempts: a lock whose holder is a dead process of this machine
@@ -101,7 +101,7 @@ export type CompromisedHandler = (file: string, error: Error) => void;
 /**
  * Runs `work` while holding the lock on `file`. `emptyContent` is what the file is created with
  * when missing (`[]` for JSON arrays, "" for JSONL). A lock that another process breaks while we
- * hold it is reported to `onCompromised` instead of crashing the process (FORMAT.md §7.15).
+ * hold it is reported to `onCompromised` instead of crashing the process (docs/format.md §Compromised locks).
  */
 export async function withLock<T>(file: string, emptyContent: string, work: () => Promise<T>, onCompromised: CompromisedHandler = () => undefined): Promise<T> {
   // A target removed since it was resolved needs nothing: the work creates it again. Its folder

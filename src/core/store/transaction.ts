@@ -1,5 +1,5 @@
 /**
- * All or nothing for operations that write several files (FORMAT.md §3.1 lists them): a handoff
+ * All or nothing for operations that write several files (docs/format.md §Which lock for which write lists them): a handoff
  * (record, index line, status entry), an acknowledgement (record, index), a decision (superseded
  * record, new record, index, blackboard entries). Each step is undone if a later one fails, so a
  * full disk or a vanished folder half-way leaves the files as they were:

@@ -178,7 +178,7 @@ export class DbSource implements Source {
     }
     if (version === this.version) return Promise.resolve(deltas);
     this.version = version;
-    // twining-mcp writes a record's file after its row commits (TWINING-2.md §3): when the watcher
+    // twining-mcp writes a record's file after its row commits (docs/twining-2.md §Record files): when the watcher
     // named record files, a row updated in place is among them (or in a later report).
     const filesNamed = hints !== undefined && hints.length > 0;
     for (const t of TABLES) {

@@ -269,7 +269,7 @@ export function latestHandoffLines(lines: readonly HandoffIndexLine[]): HandoffI
 // Filters (shared with the webview) ------------------------------------------------------------
 
 export interface TimelineFilter {
-  /** A file or folder prefix: records whose scope overlaps it (FORMAT.md's prefix rule); empty: all. */
+  /** A file or folder prefix: records whose scope overlaps it (docs/format.md §Scope overlap); empty: all. */
   scope?: string;
   /** Lanes to show; empty or undefined: all. */
   agents?: readonly string[];
@@ -277,7 +277,7 @@ export interface TimelineFilter {
   hiddenKinds?: readonly string[];
 }
 
-/** True when either scope is a plain prefix of the other (FORMAT.md §2.4's overlap). */
+/** True when either scope is a plain prefix of the other (docs/format.md §Scope overlap's overlap). */
 export function scopesOverlap(a: string, b: string): boolean {
   return a.startsWith(b) || b.startsWith(a);
 }

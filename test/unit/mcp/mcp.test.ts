@@ -111,7 +111,7 @@ describe('twining mcp over stdio', () => {
       assert.match(instructions, new RegExp(tool));
   });
 
-  test('every tool answers with at least the fields twining-mcp returns (FORMAT.md §6)', async () => {
+  test('every tool answers with at least the fields twining-mcp returns (docs/format.md §Tools)', async () => {
     includes(await ok(server, 'twining_register', { agent_id: 'mcp-agent', capabilities: ['Testing'], role: 'tester' }), [
       'agent_id',
       'capabilities',

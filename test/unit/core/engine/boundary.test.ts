@@ -1,6 +1,6 @@
 /**
- * Inputs and files validated at the boundary: dates and clocks (FORMAT.md §2.2), config.yml values
- * (§4.7), byte-order marks, and paths that are not regular files (FIFOs, devices, directories).
+ * Inputs and files validated at the boundary: dates and clocks (docs/format.md §Timestamps), config.yml values
+ * (docs/format.md §config.yml), byte-order marks, and paths that are not regular files (FIFOs, devices, directories).
  * Each case checks the message names what was wrong and that nothing stored was changed.
  */
 import { test, describe } from 'node:test';

@@ -183,7 +183,7 @@ describe('writing what twining-mcp writes', () => {
     for (const file of ['agents/registry.json', 'blackboard.jsonl', 'decisions/index.json', 'handoffs/index.jsonl', '.gitignore']) {
       assert.equal(normalise(read(root, file)), normalise(ref(file)), file);
     }
-    // config.yml is 1.9's plus `storage.backend: files`, said so that twining-mcp 2.x keeps the layout (TWINING-2.md §1).
+    // config.yml is 1.9's plus `storage.backend: files`, said so that twining-mcp 2.x keeps the layout (docs/twining-2.md §Which layout a folder is in).
     assert.equal(normalise(read(root, 'config.yml')), normalise(`${ref('config.yml')}storage:\n  backend: files\n`), 'config.yml');
     const ours = JSON.parse(read(root, 'decisions/index.json')).map((d: { id: string }) => d.id);
     refJson('decisions/index.json').forEach((d: { id: string }, i: number) => {

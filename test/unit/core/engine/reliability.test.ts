@@ -1,6 +1,6 @@
 /**
  * Reliability: several processes writing to one `.twining/` folder at once, writers killed with
- * SIGKILL, and locks held by another program the way twining-mcp holds them (FORMAT.md §3).
+ * SIGKILL, and locks held by another program the way twining-mcp holds them (docs/format.md §Locking).
  * Worker processes (writer-process.ts) use the built library dist/core.js; run `node esbuild.js
  * --tests` first. Takes 30 to 40 s, mostly waiting out proper-lockfile's 10 s staleness.
  */

@@ -1,4 +1,4 @@
-/** The coordination rules of FORMAT.md, one by one, against real folders on disk. */
+/** The coordination rules of docs/format.md, one by one, against real folders on disk. */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
@@ -19,7 +19,7 @@ async function clocked(root: string, iso = T0) {
   return { ws, set: (t: string) => (now = new Date(t)) };
 }
 
-describe('scope overlap (§2.4)', () => {
+describe('scope overlap (docs/format.md §Scope overlap)', () => {
   test('plain case-sensitive prefix in either direction', () => {
     assert.equal(overlaps('src/auth/', 'src/auth/jwt.ts'), true);
     assert.equal(overlaps('src/auth/jwt.ts', 'src/auth/'), true);
@@ -32,13 +32,13 @@ describe('scope overlap (§2.4)', () => {
   });
 });
 
-describe('tag normalisation (§5.1)', () => {
+describe('tag normalisation (docs/format.md §Tag normalisation)', () => {
   test('lower-cases, trims, drops empties and duplicates keeping the first', () => {
     assert.deepEqual(normaliseTags([' TypeScript', 'api', '', '  ', 'typescript', 'API ', 'Ünïcode']), ['typescript', 'api', 'ünïcode']);
   });
 });
 
-describe('liveness (§5.2)', () => {
+describe('liveness (docs/format.md §Liveness)', () => {
   const t = { idle_after_ms: 300000, gone_after_ms: 1800000 };
   const now = new Date(T0);
   test('strict boundaries: exactly 5 min is idle, exactly 30 min is gone', () => {
@@ -62,7 +62,7 @@ describe('liveness (§5.2)', () => {
     fs.writeFileSync(path.join(root, '.twining', 'config.yml'), config);
     assert.equal((await ws.agents()).agents[0].liveness, 'idle');
   });
-  test('work counts, not only registration (§7.11): the latest blackboard entry by the agent is its last sign of life', async () => {
+  test('work counts, not only registration (docs/format.md §Liveness tied to registration): the latest blackboard entry by the agent is its last sign of life', async () => {
     const root = emptyProject();
     const { ws, set } = await clocked(root);
     await ws.register({ agent_id: 'worker', capabilities: ['testing'] });
@@ -132,7 +132,7 @@ describe('liveness (§5.2)', () => {
   });
 });
 
-describe('registration (§5.3)', () => {
+describe('registration (docs/format.md §Registration)', () => {
   test('upsert merges capabilities, keeps registered_at, replaces role only when given', async () => {
     const root = emptyProject();
     const { ws, set } = await clocked(root);
@@ -151,7 +151,7 @@ describe('registration (§5.3)', () => {
   });
 });
 
-describe('scoring and discovery (§5.4)', () => {
+describe('scoring and discovery (docs/format.md §Scoring and discovery)', () => {
   async function team() {
     const root = emptyProject();
     const { ws, set } = await clocked(root, plus(-40 * 60000));
@@ -199,7 +199,7 @@ describe('scoring and discovery (§5.4)', () => {
     const { agents } = await ws.discover({ required_capabilities: [] });
     assert.ok(agents.every(a => a.capability_overlap === 0));
   });
-  test('a hand-edited capability in another case still matches (FORMAT.md §7.12)', async () => {
+  test('a hand-edited capability in another case still matches (docs/format.md §Capabilities compared verbatim)', async () => {
     const root = emptyProject();
     const { ws } = await clocked(root);
     await ws.register({ agent_id: 'x', capabilities: ['go'] });
@@ -211,7 +211,7 @@ describe('scoring and discovery (§5.4)', () => {
   });
 });
 
-describe('delegation (§5.5)', () => {
+describe('delegation (docs/format.md §Delegations)', () => {
   test('need entry: detail keys in order, tags, expiry from urgency and config', async () => {
     const root = emptyProject();
     const { ws } = await clocked(root);
@@ -283,7 +283,7 @@ describe('delegation (§5.5)', () => {
   });
 });
 
-describe('handoff snapshot and record (§5.6, §4.5, §4.6)', () => {
+describe('handoff snapshot and record (docs/format.md §Creating a handoff, docs/format.md §Handoff records, docs/format.md §Handoff index)', () => {
   async function seeded() {
     const root = emptyProject();
     const { ws, set } = await clocked(root);
@@ -379,7 +379,7 @@ describe('handoff snapshot and record (§5.6, §4.5, §4.6)', () => {
   });
 });
 
-describe('handoff listing (§4.6)', () => {
+describe('handoff listing (docs/format.md §Handoff index)', () => {
   test('filters by source, target, scope (no-scope lines always match), since, acknowledged; newest first; limit', async () => {
     const root = emptyProject();
     const { ws, set } = await clocked(root);
@@ -457,7 +457,7 @@ describe('handoff listing (§4.6)', () => {
   });
 });
 
-describe('acknowledgement (§5.7)', () => {
+describe('acknowledgement (docs/format.md §Acknowledging a handoff)', () => {
   test('sets the fields, rewrites the index line only, repeats overwrite in place', async () => {
     const root = referenceProject();
     const { ws, set } = await clocked(root);
@@ -504,7 +504,7 @@ describe('acknowledgement (§5.7)', () => {
   });
 });
 
-describe('blackboard post and read (§4.2, §5.8)', () => {
+describe('blackboard post and read (docs/format.md §Blackboard, docs/format.md §Reading the blackboard)', () => {
   test('defaults, key order, relates_to only when given', async () => {
     const root = emptyProject();
     const { ws } = await clocked(root);
@@ -535,7 +535,7 @@ describe('blackboard post and read (§4.2, §5.8)', () => {
   });
 });
 
-describe('decisions (§4.3, §4.4, §5.9)', () => {
+describe('decisions (docs/format.md §Decision index, docs/format.md §Decision records, docs/format.md §Decisions)', () => {
   test('defaults and key order of record and index entry; cross-posted decision entry', async () => {
     const root = emptyProject();
     const { ws } = await clocked(root);
@@ -795,7 +795,7 @@ describe('status', () => {
   });
 });
 
-describe('folder creation (§1.1, §1.3)', () => {
+describe('folder creation (docs/format.md §A new folder, docs/format.md §Creating a folder)', () => {
   test('init creates every entry with its exact content', async () => {
     const root = emptyProject('my-proj');
     const { ws } = await clocked(root);
@@ -887,7 +887,7 @@ describe('incremental reads (jsonl.ts)', () => {
   });
 });
 
-describe('config.yml (§4.7)', () => {
+describe('config.yml (docs/format.md §config.yml)', () => {
   test('missing or non-mapping means defaults; deep merge of known keys; bad weights fall back', () => {
     assert.equal(parseConfig(undefined, 'p').agents.liveness.idle_after_ms, 300000);
     assert.equal(parseConfig('- a list', 'p').delegations.timeouts.high_ms, 300000);
@@ -959,7 +959,7 @@ describe('leftovers of killed writers', () => {
   });
 });
 
-describe('locks (FORMAT.md §3)', () => {
+describe('locks (docs/format.md §Locking)', () => {
   test("a project reached through a symbolic link locks the real path, as twining-mcp's proper-lockfile does", async () => {
     const real = emptyProject();
     const link = `${real}-link`;

@@ -1,7 +1,7 @@
 /**
  * why, dismiss, reconsider, override and promote: the pure rules without files, then each
  * operation on a copy of twining-mcp's reference folder, checked against what twining-mcp writes
- * (FORMAT.md §5.9, §5.10; twining-mcp src/engine/decisions.ts, src/storage/decision-store.ts).
+ * (docs/format.md §Decisions, docs/format.md §Dismiss and archive; twining-mcp src/engine/decisions.ts, src/storage/decision-store.ts).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,7 +29,7 @@ describe('rules of why and of the lifecycle entries (no files)', () => {
     assert.equal(decisionAffects(d('lib/', ['src/auth/jwt.ts']), 'src/auth/'), true, 'affected file below the folder');
     assert.equal(decisionAffects(d('lib/', [], ['signToken']), 'signToken'), true, 'exact symbol');
     assert.equal(decisionAffects(d('lib/', [], ['signToken']), 'sign'), false, 'symbols match exactly, not by prefix');
-    assert.equal(decisionAffects(d('project'), 'src/auth/jwt.ts'), false, '"project" is an ordinary string (FORMAT.md §2.4)');
+    assert.equal(decisionAffects(d('project'), 'src/auth/jwt.ts'), false, '"project" is an ordinary string (docs/format.md §Scope overlap)');
     assert.equal(
       decisionAffects({ scope: 7 as unknown as string, affected_files: 'x' as unknown as string[], affected_symbols: [] }, 'x'),
       false,

@@ -1,6 +1,6 @@
 /**
  * twining_read with a scope goes through the positions kept per scope (store/scope-positions.ts):
- * it must return exactly what the filter of FORMAT.md §5.8 returns (types, then scope overlap,
+ * it must return exactly what the filter of docs/format.md §Reading the blackboard returns (types, then scope overlap,
  * total_count before the limit, the last N oldest first), after appends and rewrites too.
  */
 import { test } from 'node:test';

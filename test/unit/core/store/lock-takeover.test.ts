@@ -1,6 +1,6 @@
 /**
  * Taking over the lock of a dead writer at once, and staying interoperable with twining-mcp's
- * proper-lockfile locks (FORMAT.md §3): its options are reproduced by the `hold` worker, ours by the
+ * proper-lockfile locks (docs/format.md §Locking): its options are reproduced by the `hold` worker, ours by the
  * `ourlock` worker (writer-process.ts). Holders are real processes killed with SIGKILL.
  */
 import { test, describe } from 'node:test';
