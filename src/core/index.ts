@@ -26,6 +26,7 @@ export {
 export type { OperationName, InputOf, EntryType, Urgency, ResultStatus, Confidence, DecisionStatus } from './schemas/schemas';
 export { overlaps, normaliseTags } from './scope';
 export { forgivingInput, withIgnoredFields } from './schemas/forgiving-input';
+export { withModelDefaults, WHY_MAX_TOKENS } from './schemas/model-defaults';
 export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';
 export { snapshotDigest } from './rules/snapshot';
 export type { SnapshotChange, SnapshotChanges } from './rules/snapshot-changes';

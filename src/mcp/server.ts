@@ -23,6 +23,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas/schemas';
 import { forgivingInput, withIgnoredFields } from '../core/schemas/forgiving-input';
+import { withModelDefaults } from '../core/schemas/model-defaults';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/schemas/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine/engine';
 import { SessionStartServer } from '../agents/session-start/session-start-server';
@@ -99,7 +100,8 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
     // A field twining-mcp would ignore is left out and named in the result; a misspelt one is refused (core/forgiving-input.ts).
     const { input: known, ignored } = forgivingInput(name, alias ? aliasInputs[alias] : inputs[op], args);
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
-    const input = alias ? aliasInput(alias, known) : known;
+    // twining-mcp's defaults for a model's call (core/schemas/model-defaults.ts): why keeps to 4000 tokens.
+    const input = alias ? aliasInput(alias, known) : withModelDefaults(op, known);
     await refuseReadWithoutFolder(op, engine.root, () => engine.exists(), 'the folder the server was started for (--dir, else its working folder)');
     const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, input);
     return text(withIgnoredFields(asToolResult(tool.op, result), ignored));

@@ -4,7 +4,9 @@
  * `whyByIds` (commit 017a87802232ba85184c4e6aef9ff78060e73873) and src/tools/decision-tools.ts
  * (the version with `lineage`, 2.11; test/fixtures/twining-2/README.md names them).
  *
- *  - The decisions that fit `max_tokens` (default 4000) come in full; the rest as one-liners in
+ *  - The decisions that fit `max_tokens` come in full (a model's call through the MCP server or a
+ *    language model tool gets twining-mcp's default of 4000, schemas/model-defaults.ts; the library
+ *    and the CLI answer in full unless given one); the rest as one-liners in
  *    `more` (at most 50), then only counted in `omitted_count`. Unlike twining-mcp, which bounds
  *    the full tier only, the whole answer keeps to the budget: one-liners and the list of left-out
  *    superseded decisions are dropped (and counted) before it would grow past it.
@@ -31,8 +33,6 @@ import { estimateTokens } from '../rules/assembly';
 import { readDecisionRecord } from './decision-ops';
 import type { DecisionRecord } from '../records';
 
-/** twining-mcp's default full-tier budget (DEFAULT_WHY_MAX_TOKENS, as context_assembly.default_max_tokens). */
-export const WHY_MAX_TOKENS = 4000;
 /** twining-mcp's cap on one-liners (WHY_MAX_COMPACT). */
 const MAX_COMPACT = 50;
 /** twining-mcp's cap on superseded_excluded. */
@@ -128,7 +128,8 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   if (args.ids && args.ids.length) return whyByIds(ctx, args.ids, args.max_tokens);
   const scope = args.scope!;
   const exclude = args.include_superseded === false;
-  const budget = args.max_tokens ?? WHY_MAX_TOKENS;
+  // Without max_tokens the library and the CLI answer in full; a model's call gets twining-mcp's 4000 (schemas/model-defaults.ts).
+  const budget = args.max_tokens ?? Infinity;
   const inScope = (await ctx.decisionIndex.get()).filter(d => decisionAffects(d, scope));
   // Queries load the records of the matching index entries; an entry whose file is missing is skipped (docs/format.md §Decision index).
   const all = (await mapBounded(inScope, d => readDecisionRecord(ctx, d.id).catch(() => undefined))).filter((r): r is DecisionRecord => r !== undefined);
@@ -174,6 +175,10 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   if (more.length) result.more = more;
   // Chosen by rank, listed newest first (1.9's order).
   result.decisions.sort(newestFirst);
+  if (budget === Infinity) {
+    result.token_estimate = tokensOf(result);
+    return result;
+  }
   return keepTo(result, budget, omitted);
 }
 

@@ -268,7 +268,9 @@ export const inputs = {
         .min(100)
         .max(1000000)
         .optional()
-        .describe('Token budget of the answer (default 4000, at least 100): the decisions that fit come in full, the rest as one-liners in more.'),
+        .describe(
+          'Token budget of the answer (at least 100; default 4000 for the MCP and language model tools, none for the CLI): the decisions that fit come in full, the rest as one-liners in more.',
+        ),
       include_superseded: z.boolean().optional().describe('Include superseded, overridden and archived decisions (left out by default).'),
       lineage: z
         .boolean()
