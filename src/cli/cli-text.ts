@@ -116,7 +116,9 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       const tail = [`${str(r.active_count)} active, ${str(r.provisional_count)} provisional`];
       if (r.omitted_count) tail.push(`${str(r.omitted_count)} more not shown (a larger --max-tokens shows them)`);
       if (strs(r.missing_ids).length) tail.push(`not found: ${strs(r.missing_ids).join(', ')}`);
-      return list.length || more.length ? [...list, ...more, ...left, ...tail].join('\n') : [...left, 'No decisions bear on this.'].join('\n');
+      return list.length || more.length || r.omitted_count
+        ? [...list, ...more, ...left, ...tail].join('\n')
+        : [...left, 'No decisions bear on this.'].join('\n');
     }
     case 'dismiss':
       return `Dismissed ${count(r.dismissed)}${count(r.not_found) ? `; not found: ${strs(r.not_found).join(', ')}` : ''}`;

@@ -179,15 +179,17 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
     result.token_estimate = tokensOf(result);
     return result;
   }
-  return keepTo(result, budget, omitted);
+  const ranks = new Map(matches.map((d, i) => [d.id, i]));
+  return keepTo(result, budget, omitted, id => ranks.get(id) ?? 0);
 }
 
 /**
- * Drops what does not fit until the whole answer keeps to `budget`: one-liners from the end, then
- * named superseded decisions (still counted), then full decisions from the end; what is dropped is
- * counted in `omitted_count`, and `message` says how to get it.
+ * Cuts until the whole answer keeps to `budget`: first the named superseded decisions (still
+ * counted), then the lowest-ranked full decision becomes a one-liner at the head of `more` (by
+ * `rank`, else the last), then one-liners go from the end, counted in `omitted_count`; `message`
+ * says how to get what is left out.
  */
-function keepTo(result: WhyResult, budget: number, omitted: number): WhyResult {
+function keepTo(result: WhyResult, budget: number, omitted: number, rank: (id: string) => number = () => 0): WhyResult {
   const settle = () => {
     if (omitted) result.omitted_count = omitted;
     else delete result.omitted_count;
@@ -204,15 +206,17 @@ function keepTo(result: WhyResult, budget: number, omitted: number): WhyResult {
     return size;
   };
   while (settle() > budget) {
-    if (result.more?.length) {
-      result.more.pop();
-      if (!result.more.length) delete result.more;
-      omitted++;
-    } else if (result.superseded_excluded?.length) {
+    if (result.superseded_excluded?.length) {
       result.superseded_excluded.pop();
       if (!result.superseded_excluded.length) delete result.superseded_excluded;
     } else if (result.decisions.length) {
-      result.decisions.pop();
+      let last = result.decisions.length - 1;
+      result.decisions.forEach((d, i) => (rank(d.id) > rank(result.decisions[last].id) ? (last = i) : undefined));
+      const [d] = result.decisions.splice(last, 1);
+      result.more = [{ id: d.id, summary: d.summary, status: d.status, confidence: d.confidence, timestamp: d.timestamp }, ...(result.more ?? [])];
+    } else if (result.more?.length) {
+      result.more.pop();
+      if (!result.more.length) delete result.more;
       omitted++;
     } else break;
   }
