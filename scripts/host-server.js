@@ -6,6 +6,11 @@
 //   const server = await startServer({ workspaceOrFolderUri, extensionDevelopmentPath, env, userSettings });
 //   const wb = await openWorkbench({ server, extensionTestsPath, onLog, onExit });
 //   ... await wb.close(); await server.stop();
+//
+// One server serves several windows (each URL names its folder or workspace, and each window gets
+// its own extension host), and one browser serves several workbenches, each in a fresh context (its
+// own storage, as a fresh profile has). A test run starts both once (scripts/e2e-session.js) and
+// hands them to its other processes: TWINING_SHARED_SERVER (see attachServer) and TWINING_BROWSER_WS.
 'use strict';
 
 const fs = require('fs');
@@ -236,11 +241,11 @@ async function startServer(o = {}) {
       return workbenchUrl(server, extra);
     },
     log() {
-      try {
-        return fs.readFileSync(logFile, 'utf8');
-      } catch {
-        return '';
-      }
+      return readLog(logFile);
+    },
+    /** What another process needs to open windows on this server (see attachServer). */
+    info() {
+      return { name, port, runDir, logFile, extensionDevelopmentPath: o.extensionDevelopmentPath };
     },
     /** Synchronous stop for exit and signal handlers: SIGKILL to the group, remove the run folder. */
     killNow() {
@@ -286,6 +291,34 @@ async function startServer(o = {}) {
   return server;
 }
 
+function readLog(logFile) {
+  try {
+    return fs.readFileSync(logFile, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A server that another process started and owns (its `info()`, e.g. from TWINING_SHARED_SERVER):
+ * the same `url()`, `remoteUri()` and `log()`; `stop()` leaves it running for its owner.
+ * @param {{ name: string, port: number, runDir: string, logFile: string, extensionDevelopmentPath?: string }} info
+ */
+function attachServer(info) {
+  const authority = `${HOST}:${info.port}`;
+  const server = {
+    ...info,
+    shared: true,
+    authority,
+    baseUrl: `http://${authority}`,
+    remoteUri: p => remoteUri(authority, p),
+    url: (extra = {}) => workbenchUrl(server, extra),
+    log: () => readLog(info.logFile),
+    async stop() {},
+  };
+  return server;
+}
+
 /**
  * The URL that opens the workbench on the server's folder/workspace, with the smoke-test
  * `payload` naming the extension under development (and the test runner module).
@@ -305,8 +338,49 @@ function workbenchUrl(server, { workspaceOrFolderUri, extensionDevelopmentPath, 
   return `${server.baseUrl}/${query.length ? `?${query.join('&')}` : ''}`;
 }
 
-/** Launches headless Chromium with a fresh profile (playwright-core, Debian's /usr/bin/chromium). */
-async function launchBrowser({ profileDir, chromium: executablePath = '/usr/bin/chromium', viewport = { width: 1400, height: 900 } } = {}) {
+/**
+ * Starts one headless Chromium for several workbenches (playwright-core's browser server): each
+ * opens a fresh context in it (launchBrowser with `browserWs`, or TWINING_BROWSER_WS), from this
+ * process or another one. `close()` ends it.
+ */
+async function launchSharedBrowser({ chromium: executablePath = '/usr/bin/chromium' } = {}) {
+  const { chromium } = require('playwright-core');
+  const browserServer = await chromium.launchServer({ executablePath, headless: true, args: CHROMIUM_ARGS });
+  return { wsEndpoint: browserServer.wsEndpoint(), close: () => browserServer.close().catch(() => {}) };
+}
+
+/**
+ * A fresh context (no cookies, storage or service workers of another one) in the shared browser at
+ * `browserWs`. Its `close()` first leaves the workbench (about:blank), so that the workbench shuts
+ * its extension host down as a closed window does, then closes the context.
+ */
+async function sharedBrowserContext(browserWs, viewport) {
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.connect(browserWs);
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  return {
+    context,
+    page,
+    async close() {
+      await page.goto('about:blank', { timeout: 15_000 }).catch(() => {});
+      await context.close().catch(() => {});
+      await browser.close().catch(() => {}); // disconnects; the browser stays for the others
+    },
+  };
+}
+
+/**
+ * Launches headless Chromium with a fresh profile (playwright-core, Debian's /usr/bin/chromium), or,
+ * with `browserWs` (default: TWINING_BROWSER_WS), opens a fresh context in that shared browser.
+ */
+async function launchBrowser({
+  profileDir,
+  chromium: executablePath = '/usr/bin/chromium',
+  viewport = { width: 1400, height: 900 },
+  browserWs = process.env.TWINING_BROWSER_WS,
+} = {}) {
+  if (browserWs) return sharedBrowserContext(browserWs, viewport);
   const { chromium } = require('playwright-core');
   const profile = profileDir || fs.mkdtempSync(path.join(os.tmpdir(), 'twining-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -328,12 +402,24 @@ async function launchBrowser({ profileDir, chromium: executablePath = '/usr/bin/
 }
 
 /**
- * Opens the workbench of `server` in headless Chromium. Exposes `codeAutomationLog` (the extension
+ * Opens the workbench of `server` in headless Chromium (a fresh context of the shared one at
+ * `browserWs` or TWINING_BROWSER_WS when given). Exposes `codeAutomationLog` (the extension
  * host's console, handed to `onLog(type, text)`; default: stdout with a prefix) and
  * `codeAutomationExit` (resolves `exited` with the code: 0 when the test runner's run() resolved).
  */
-async function openWorkbench({ server, extensionTestsPath, workspaceOrFolderUri, extensionDevelopmentPath, onLog, prefix, viewport, chromium } = {}) {
-  const browser = await launchBrowser({ profileDir: path.join(server.runDir, 'chromium'), viewport, chromium });
+async function openWorkbench({
+  server,
+  extensionTestsPath,
+  workspaceOrFolderUri,
+  extensionDevelopmentPath,
+  onLog,
+  prefix,
+  viewport,
+  chromium,
+  browserWs,
+} = {}) {
+  // A fresh profile per window, removed when it closes (several windows may share a server).
+  const browser = await launchBrowser({ viewport, chromium, ...(browserWs ? { browserWs } : {}) });
   const { page } = browser;
   const tag = prefix || `[${server.name}]`;
   const log = onLog || ((type, text) => console.log(`${tag} [${type}] ${text}`));
@@ -365,4 +451,18 @@ async function waitForExit(workbench, ms) {
   return code;
 }
 
-module.exports = { GOTO_TIMEOUT_MS, waitForExit, startServer, openWorkbench, launchBrowser, workbenchUrl, remoteUri, freePort, QUIET_SETTINGS, CHROMIUM_ARGS };
+module.exports = {
+  GOTO_TIMEOUT_MS,
+  waitForExit,
+  startServer,
+  attachServer,
+  openWorkbench,
+  launchBrowser,
+  launchSharedBrowser,
+  sharedBrowserContext,
+  workbenchUrl,
+  remoteUri,
+  freePort,
+  QUIET_SETTINGS,
+  CHROMIUM_ARGS,
+};

@@ -6,8 +6,13 @@
 //   node scripts/run-host-tests.js [RUN...] [--summary FILE]
 //
 // Each RUN (default: all of RUNS below) gets a fresh workspace (a writable copy of
-// test/fixtures/reference-twining as `.twining` plus a few source files), a fresh server and a
-// fresh browser. The test files see, in the extension host's environment:
+// test/fixtures/reference-twining as `.twining` plus a few source files, laid out by
+// scripts/workspace.js), its own window (and so its own extension host) and a fresh browser context.
+// The runs with the shared server options (trusted, extension under development, no settings or
+// env of their own) open their window on the test run's shared server; the others start a server
+// of their own (scripts/e2e-session.js). Each window loads a runner file of its own as the
+// extensionTestsPath, which sets the run's environment and then loads out/host/index.js: windows
+// on one server share the server's environment. The test files see, in the extension host's environment:
 //   TWINING_TEST_RUN        the run's name (describe.skip by it: see test/host/helpers.ts)
 //   TWINING_TEST_WORKSPACE  what was opened (a folder, or a .code-workspace file)
 //   TWINING_TEST_FOLDERS    the workspace folders, joined with the path delimiter
@@ -25,6 +30,7 @@ const fs = require('fs');
 const path = require('path');
 const { ensureHost } = require('./setup-host');
 const { startServer, openWorkbench, waitForExit } = require('./host-server');
+const { useSession } = require('./e2e-session');
 const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('./workspace');
 
 const RUN_TIMEOUT_MS = 10 * 60 * 1000;
@@ -33,7 +39,7 @@ const RUN_TIMEOUT_MS = 10 * 60 * 1000;
 const NOISE = [/getaddrinfo ENOTFOUND open-vsx\.org/, /\[Service Worker\] registration/, /Failed to register a ServiceWorker/];
 
 /**
- * The runs, one fresh workspace + server + browser each:
+ * The runs, one fresh workspace + window + browser context each:
  *  - `layout`: 'folder' (one folder) or 'multi-root' (a .code-workspace with two folders);
  *  - `trusted`: false starts the server without --disable-workspace-trust and leaves the
  *    workspace untrusted (restricted mode);
@@ -51,6 +57,8 @@ const RUNS = [
   { name: 'untrusted', layout: 'folder', trusted: false, mode: 'installed' },
   // twining-mcp 2.x's layouts: a SQLite folder (twining.db + records/) and its fresh clone (records/ only).
   { name: 'two-x', layout: 'two-x', trusted: true, mode: 'development' },
+  // A window on a linked git worktree (scripts/workspace.js, makeWorktreeWorkspace): it shows the primary's shared record.
+  { name: 'worktree', layout: 'worktree', trusted: true, mode: 'development' },
 ];
 
 /** An empty extension to stand as "the extension under development" in 'installed' runs. */
@@ -81,12 +89,49 @@ function indent(text, by = '    ') {
     .join('\n');
 }
 
-/** One run: workspace, server, browser, wait for the exit code, read the summary. */
-async function runOne(run, host, { verbose }) {
+/** Whether a run opens its window on the shared server (else it needs a server of its own). */
+function sharesServer(run) {
+  return run.trusted !== false && run.mode !== 'installed' && !run.settings && !run.env;
+}
+
+/** The extension host environment of a run (listed at the top of this file). */
+function runEnv(run, ws, summaryFile) {
+  return {
+    TWINING_NOW,
+    TWINING_TEST_RUN: run.name,
+    TWINING_TEST_WORKSPACE: ws.open,
+    TWINING_TEST_FOLDERS: ws.folders.join(path.delimiter),
+    TWINING_TEST_TRUSTED: run.trusted === false ? '0' : '1',
+    TWINING_TEST_EXTENSION_MODE: run.mode === 'installed' ? 'installed' : 'development',
+    TWINING_TEST_EXTENSION_PATH: REPO,
+    TWINING_TEST_SUMMARY: summaryFile,
+    ...(process.env.TWINING_TEST_GREP ? { TWINING_TEST_GREP: process.env.TWINING_TEST_GREP } : {}),
+    ...(run.env || {}),
+  };
+}
+
+/** The run's extensionTestsPath: a module that sets the run's environment, then is out/host/index.js. */
+function writeRunner(root, run, env) {
+  const file = path.join(root, 'runner.js');
+  fs.writeFileSync(
+    file,
+    [
+      `// The host test runner of run "${run.name}" (written by scripts/run-host-tests.js).`,
+      `Object.assign(process.env, ${JSON.stringify(env, null, 2)});`,
+      `module.exports = require(${JSON.stringify(path.join(REPO, 'out', 'host', 'index.js'))});`,
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+/** One run: workspace, window (on the shared server or its own), wait for the exit code, read the summary. */
+async function runOne(run, host, session, { verbose }) {
   const started = Date.now();
   const root = tempDir(`twining-ws-${run.name}-`);
   const ws = makeWorkspace(root, run.layout, { node: host.node });
   const summaryFile = path.join(root, 'summary.json');
+  const env = runEnv(run, ws, summaryFile);
   const logs = [];
   const installed = run.mode === 'installed';
   const result = { name: run.name, passed: 0, failed: 0, pending: 0, failures: [], seconds: 0 };
@@ -94,30 +139,25 @@ async function runOne(run, host, { verbose }) {
   let server;
   let wb;
   try {
-    server = await startServer({
-      name: `host-${run.name}`,
-      host,
-      workspaceOrFolderUri: ws.open,
-      extensionDevelopmentPath: installed ? makeHarnessExtension(path.join(root, 'harness')) : REPO,
-      installExtensions: installed ? [REPO] : [],
-      disableWorkspaceTrust: run.trusted !== false,
-      userSettings: run.settings,
-      env: {
-        TWINING_NOW,
-        TWINING_TEST_RUN: run.name,
-        TWINING_TEST_WORKSPACE: ws.open,
-        TWINING_TEST_FOLDERS: ws.folders.join(path.delimiter),
-        TWINING_TEST_TRUSTED: run.trusted === false ? '0' : '1',
-        TWINING_TEST_EXTENSION_MODE: installed ? 'installed' : 'development',
-        TWINING_TEST_EXTENSION_PATH: REPO,
-        TWINING_TEST_SUMMARY: summaryFile,
-        ...(process.env.TWINING_TEST_GREP ? { TWINING_TEST_GREP: process.env.TWINING_TEST_GREP } : {}),
-        ...(run.env || {}),
-      },
-    });
+    server = sharesServer(run)
+      ? session.server
+      : await startServer({
+          name: `host-${run.name}`,
+          host,
+          workspaceOrFolderUri: ws.open,
+          extensionDevelopmentPath: installed ? makeHarnessExtension(path.join(root, 'harness')) : REPO,
+          installExtensions: installed ? [REPO] : [],
+          disableWorkspaceTrust: run.trusted !== false,
+          userSettings: run.settings,
+          // Also in the server's environment: an installed extension reads TWINING_TEST_RUN when it activates, before the runner runs.
+          env,
+        });
     wb = await openWorkbench({
       server,
-      extensionTestsPath: path.join(REPO, 'out', 'host', 'index.js'),
+      browserWs: session.browserWs,
+      workspaceOrFolderUri: ws.open,
+      extensionDevelopmentPath: server.extensionDevelopmentPath,
+      extensionTestsPath: writeRunner(root, run, env),
       onLog: (type, text) => {
         if (!verbose && NOISE.some(re => re.test(text))) return;
         const line = `[host:${run.name}] ${type === 'log' ? '' : `[${type}] `}${text}`;
@@ -159,7 +199,7 @@ async function runOne(run, host, { verbose }) {
   } finally {
     if (wb) await wb.close();
     if (crashed && server) logs.push(`[host:${run.name}] server log (${server.logFile}):\n${indent(server.log().slice(-8000))}`);
-    if (server) await server.stop();
+    if (server && server !== session.server) await server.stop();
     if (!process.env.TWINING_KEEP_RUN) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   }
   result.seconds = (Date.now() - started) / 1000;
@@ -183,8 +223,13 @@ async function runHostTests({ runs: names = [], verbose = process.env.TWINING_TE
   if (unknown.length) throw new Error(`unknown run(s): ${unknown.join(', ')} (known: ${RUNS.map(r => r.name).join(', ')})`);
   const selected = names.length ? RUNS.filter(r => names.includes(r.name)) : RUNS;
   const host = ensureHost();
+  const session = await useSession(host, { server: selected.some(sharesServer) });
   const results = [];
-  for (const run of selected) results.push(await runOne(run, host, { verbose }));
+  try {
+    for (const run of selected) results.push(await runOne(run, host, session, { verbose }));
+  } finally {
+    await session.close();
+  }
   const total = {
     passed: results.reduce((n, r) => n + r.passed, 0),
     failed: results.reduce((n, r) => n + r.failed, 0),

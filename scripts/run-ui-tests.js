@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Runs the Playwright UI tests (out/ui/*.test.js, built by `node esbuild.js --tests`) against the
 // real VS Code workbench: prepares a workspace (the fixture as `.twining` + a few source files),
-// starts the VS Code server with this repository as the extension under development, and runs
-// each UI test file as a child process with the workbench URL in its environment (see
-// test/ui/ui.test.ts). Files in SELF_SERVED start their server themselves, as a user would
+// opens a window on the test run's shared VS Code server (this repository as the extension under
+// development; scripts/e2e-session.js), and runs each UI test file as a child process with the
+// workbench URL in its environment (see test/ui/ui.test.ts). Every file opens its workbench in a
+// fresh context of the shared browser (TWINING_BROWSER_WS). Files in SERVER_OPTIONS start a server
+// of their own with those options. Files in SELF_SERVED start their server themselves, as a user would
 // (test/ui/demo.test.ts runs `npm start`'s script, test/ui/package.test.ts the installed .vsix). Builds nothing itself.
 //
-//   node scripts/run-ui-tests.js [NAME...] [--screenshots DIR] [--summary FILE]
+//   node scripts/run-ui-tests.js [NAME...] [--exclusive | --not-exclusive] [--screenshots DIR] [--summary FILE]
 //
-// NAME runs only test/ui/NAME.test.ts. --screenshots DIR: the demo test saves the README's
+// NAME runs only test/ui/NAME.test.ts. --exclusive runs only the files of EXCLUSIVE,
+// --not-exclusive all the others (scripts/test.js runs the others beside the unit suite). --screenshots DIR: the demo test saves the README's
 // pictures there (`npm run screenshots`). Other screenshots go to .test-output/screenshots/. TWINING_TEST_VERBOSE=1 echoes the extension host's
 // console; TWINING_KEEP_RUN=1 keeps the run folders.
 'use strict';
@@ -18,11 +21,17 @@ const path = require('path');
 const { spawn } = require('child_process');
 const { ensureHost } = require('./setup-host');
 const { startServer } = require('./host-server');
+const { useSession } = require('./e2e-session');
 const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('./workspace');
 
 const FILE_TIMEOUT_MS = 10 * 60 * 1000;
 /** Test files that start their own server (the demo through scripts/start.js; the installed .vsix). */
 const SELF_SERVED = new Set(['demo.test.js', 'package.test.js']);
+/**
+ * Test files that rebuild dist/ (npm start's script builds it; `npm run package` builds it for
+ * production, then the test builds it again): nothing else may use dist/ meanwhile.
+ */
+const EXCLUSIVE = new Set(['demo.test.js', 'package.test.js']);
 /** The agent id of the person in the chat UI test (so that another process can address handoffs to them). */
 const CHAT_AGENT_ID = 'ui-person';
 /**
@@ -48,7 +57,7 @@ function runChild(file, env) {
   });
 }
 
-async function runUiTests({ only = [], screenshotsOut } = {}) {
+async function runUiTests({ only = [], exclusive, screenshotsOut } = {}) {
   const dir = path.join(REPO, 'out', 'ui');
   const all = fs.existsSync(dir)
     ? fs
@@ -56,14 +65,24 @@ async function runUiTests({ only = [], screenshotsOut } = {}) {
         .filter(f => f.endsWith('.test.js'))
         .sort()
     : [];
-  const files = only.length ? all.filter(f => only.includes(f.replace(/\.test\.js$/, ''))) : all;
+  const files = (only.length ? all.filter(f => only.includes(f.replace(/\.test\.js$/, ''))) : all).filter(
+    f => exclusive === undefined || EXCLUSIVE.has(f) === exclusive,
+  );
+  if (files.length === 0 && exclusive !== undefined) return { passed: 0, failed: 0, skipped: 0, failures: [] };
   if (files.length === 0) throw new Error(`no out/ui/${only.length ? `{${only.join(',')}}` : '*'}.test.js: build with \`node esbuild.js --tests\``);
   const host = ensureHost();
   const screenshots = path.join(REPO, '.test-output', 'screenshots');
   fs.mkdirSync(screenshots, { recursive: true });
   const total = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  const session = await useSession(host, { server: files.some(f => !SELF_SERVED.has(f) && !SERVER_OPTIONS[f]) });
+  try {
+    for (const f of files) await runFile(f);
+  } finally {
+    await session.close();
+  }
+  return total;
 
-  for (const f of files) {
+  async function runFile(f) {
     const started = Date.now();
     const root = tempDir('twining-ui-');
     const ws = makeWorkspace(root, 'folder');
@@ -71,24 +90,26 @@ async function runUiTests({ only = [], screenshotsOut } = {}) {
     let server;
     let crashed = false; // no summary from the test file: the server's log may tell why
     try {
-      const env = { TWINING_TEST_SUMMARY: summaryFile, TWINING_SCREENSHOTS: screenshots, TWINING_UI_CHROMIUM: host.chromium };
+      const env = { ...session.env, TWINING_TEST_SUMMARY: summaryFile, TWINING_SCREENSHOTS: screenshots, TWINING_UI_CHROMIUM: host.chromium };
       if (screenshotsOut) env.TWINING_SCREENSHOTS_OUT = path.resolve(screenshotsOut);
       if (SELF_SERVED.has(f)) {
         console.log(`ui: ${f}`);
       } else {
-        const extra = SERVER_OPTIONS[f] || {};
-        server = await startServer({
-          name: 'ui',
-          host,
-          workspaceOrFolderUri: ws.open,
-          extensionDevelopmentPath: REPO,
-          env: { TWINING_NOW },
-          ...(extra.installExtensions ? { installExtensions: extra.installExtensions } : {}),
-          ...(extra.userSettings ? { userSettings: extra.userSettings } : {}),
-        });
-        Object.assign(env, extra.env || {});
-        console.log(`ui: ${f} (workbench ${server.baseUrl})`);
-        Object.assign(env, { TWINING_UI_URL: server.url(), TWINING_UI_WORKSPACE: ws.folders[0] });
+        const extra = SERVER_OPTIONS[f];
+        server = extra
+          ? await startServer({
+              name: 'ui',
+              host,
+              workspaceOrFolderUri: ws.open,
+              extensionDevelopmentPath: REPO,
+              env: { TWINING_NOW },
+              ...(extra.installExtensions ? { installExtensions: extra.installExtensions } : {}),
+              ...(extra.userSettings ? { userSettings: extra.userSettings } : {}),
+            })
+          : session.server;
+        Object.assign(env, extra?.env || {});
+        console.log(`ui: ${f} (workbench ${server.baseUrl}${extra ? ', a server of its own' : ''})`);
+        Object.assign(env, { TWINING_UI_URL: server.url({ workspaceOrFolderUri: ws.open }), TWINING_UI_WORKSPACE: ws.folders[0] });
       }
       const code = await runChild(path.join(dir, f), env);
       let summary;
@@ -114,13 +135,12 @@ async function runUiTests({ only = [], screenshotsOut } = {}) {
     } finally {
       if (server) {
         if (crashed) console.log(`---- server log (last lines) ----\n${server.log().slice(-4000)}\n---- end ----`);
-        await server.stop();
+        if (server !== session.server) await server.stop();
       }
       if (!process.env.TWINING_KEEP_RUN) fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
     }
     console.log(`ui: ${f} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  return total;
 }
 
 module.exports = { runUiTests };
@@ -131,7 +151,8 @@ if (require.main === module) {
   const summaryArg = option('--summary');
   const screenshotsOut = option('--screenshots');
   const only = args.filter((a, i) => !a.startsWith('--') && !['--summary', '--screenshots'].includes(args[i - 1]));
-  runUiTests({ only, screenshotsOut })
+  const exclusive = args.includes('--exclusive') ? true : args.includes('--not-exclusive') ? false : undefined;
+  runUiTests({ only, exclusive, screenshotsOut })
     .then(total => {
       if (summaryArg) fs.writeFileSync(summaryArg, JSON.stringify(total, null, 2));
       for (const f of total.failures) console.log(`  FAIL [ui] ${f.title}`);

@@ -13,6 +13,14 @@
 //         installing the host tool set once (scripts/setup-host.js)
 //   ui    Playwright UI tests against the workbench (scripts/run-ui-tests.js)
 //
+// What runs at once (2 cores are enough): the host tool install (a child process) starts first,
+// beside `npm ci` and the build; then two lanes:
+//   checks  lint, then unit (their output is printed as a block when each suite ends);
+//   e2e     once the host tools are there: one VS Code server and one browser for the run
+//           (scripts/e2e-session.js), shared by the host runs and the UI files, then host, then the
+//           UI files; the UI files that rebuild dist/ (demo, package: EXCLUSIVE in
+//           scripts/run-ui-tests.js) wait until nothing else uses dist/ (the checks lane is done).
+//
 // Exits non-zero when a test failed or a suite crashed (a crashed suite counts as 1 failed at
 // least). Plain Node, no dependency: it runs before `npm ci`.
 // TWINING_TEST_VERBOSE=1 prints every unit test line and the extension host's console.
@@ -45,16 +53,17 @@ function mtime(file) {
   }
 }
 
-/** `npm ci` when node_modules is missing or older than package-lock.json. */
+/** `npm ci` when node_modules is missing or older than package-lock.json; true when it ran. */
 function ensureDependencies() {
   const installed = mtime(path.join(REPO, 'node_modules', '.package-lock.json'));
   const lock = mtime(path.join(REPO, 'package-lock.json'));
-  if (installed !== undefined && (lock === undefined || lock <= installed)) return;
+  if (installed !== undefined && (lock === undefined || lock <= installed)) return false;
   banner(installed === undefined ? 'installing dependencies (npm ci)' : 'package-lock.json changed: npm ci');
   const started = Date.now();
   const r = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], { cwd: REPO, stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`npm ci failed (${r.error ? r.error.message : `exit code ${r.status}`})`);
   console.log(`npm ci took ${seconds(started)} s`);
+  return true;
 }
 
 function build() {
@@ -99,10 +108,32 @@ function tsNames(dir, deep = true) {
   });
 }
 
-/** Runs a command, streaming its output; resolves with its exit code (or signal). */
-function run(command, args, options = {}) {
+/**
+ * Where a suite's lines go: `streaming` prints them as they come, `buffered` keeps them until
+ * flush() (a suite that runs beside another prints its lines as one block when it ends).
+ */
+function reporter(buffered = false) {
+  const lines = [];
+  return {
+    buffered,
+    log: text => (buffered ? lines.push(String(text)) : console.log(text)),
+    write: chunk => (buffered ? lines.push(String(chunk).replace(/\n$/, '')) : process.stdout.write(chunk)),
+    flush() {
+      if (lines.length) console.log(lines.join('\n'));
+      lines.length = 0;
+    },
+  };
+}
+
+/** Runs a command, streaming its output (or into `out`, a buffered reporter); resolves with its exit code (or signal). */
+function run(command, args, { out, ...options } = {}) {
   return new Promise(resolve => {
-    const child = spawn(command, args, { cwd: REPO, stdio: 'inherit', ...options });
+    const piped = out && out.buffered;
+    const child = spawn(command, args, { cwd: REPO, stdio: piped ? ['ignore', 'pipe', 'pipe'] : 'inherit', ...options });
+    if (piped) {
+      child.stdout.on('data', d => out.write(d));
+      child.stderr.on('data', d => out.write(d));
+    }
     child.on('error', error => resolve(`error ${error.message}`));
     child.on('exit', (code, signal) => resolve(signal ? `signal ${signal}` : code));
   });
@@ -152,17 +183,20 @@ function parseTap(tap) {
   };
 }
 
+/** A sqlite-*.test.js file needs node:sqlite. */
+const needsSqliteNode = file => /^sqlite-.*\.test\.js$/.test(path.basename(file));
+
 /**
  * The Node that runs a unit test file: this one, except for `sqlite-*.test.js` (twining-mcp 2.x's
  * twining.db needs node:sqlite, Node 22.13+), which run under the Node 24 of the VS Code host tools,
  * located or installed as the host suite does (scripts/setup-host.js) when this Node has no node:sqlite.
  */
 function nodeFor(file) {
-  if (!/^sqlite-.*\.test\.js$/.test(path.basename(file))) return process.execPath;
+  if (!needsSqliteNode(file)) return process.execPath;
   return require('./sqlite-node').sqliteNode();
 }
 
-function runTapFile(file, tapDir) {
+function runTapFile(file, tapDir, out) {
   return new Promise(resolve => {
     const started = Date.now();
     const child = spawn(nodeFor(file), ['--enable-source-maps', '--test', '--test-reporter=tap', file], {
@@ -170,19 +204,19 @@ function runTapFile(file, tapDir) {
       env: { ...process.env, NODE_TEST_CONTEXT: undefined },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
+    let tap = '';
     child.stdout.on('data', d => {
-      out += d;
-      if (VERBOSE) process.stdout.write(d);
+      tap += d;
+      if (VERBOSE) out.write(d);
     });
     child.stderr.on('data', d => {
-      out += d;
-      if (VERBOSE) process.stderr.write(d);
+      tap += d;
+      if (VERBOSE) out.write(d);
     });
     child.on('exit', code => {
       const name = path.relative(REPO, file);
-      fs.writeFileSync(path.join(tapDir, `${path.basename(file, '.js')}.tap`), out);
-      const r = parseTap(out);
+      fs.writeFileSync(path.join(tapDir, `${path.basename(file, '.js')}.tap`), tap);
+      const r = parseTap(tap);
       const result = {
         name,
         code,
@@ -195,22 +229,27 @@ function runTapFile(file, tapDir) {
       if (r.passed === undefined || (code !== 0 && result.failed === 0)) {
         // No TAP totals (the runner crashed) or a non-zero exit with nothing failed.
         result.failed = Math.max(result.failed, 1);
-        result.failures.push({ title: `${name} (exit code ${code})`, error: out.split('\n').slice(-30).join('\n') });
+        result.failures.push({ title: `${name} (exit code ${code})`, error: tap.split('\n').slice(-30).join('\n') });
       }
       resolve(result);
     });
   });
 }
 
-async function unitSuite() {
+/**
+ * node --test, one process per file, as many at once as there are cores. The sqlite-*.test.js
+ * files come last and first wait for `hostTools` (a host tool install under way: Node 24 is one of them).
+ */
+async function unitSuite({ out = reporter(), hostTools = Promise.resolve() } = {}) {
   const dir = path.join(REPO, 'out', 'unit');
-  const files = fs.existsSync(dir)
+  const all = fs.existsSync(dir)
     ? fs
         .readdirSync(dir)
         .filter(f => f.endsWith('.test.js'))
         .sort()
         .map(f => path.join(dir, f))
     : [];
+  const files = [...all.filter(f => !needsSqliteNode(f)), ...all.filter(needsSqliteNode)];
   if (files.length === 0) throw new Error('no unit test files in out/unit');
   const tapDir = path.join(OUTPUT, 'unit');
   fs.mkdirSync(tapDir, { recursive: true });
@@ -218,15 +257,17 @@ async function unitSuite() {
   const queue = [...files];
   const workers = Array.from({ length: Math.min(files.length, Math.max(1, os.availableParallelism?.() ?? os.cpus().length)) }, async () => {
     while (queue.length) {
-      const r = await runTapFile(queue.shift(), tapDir);
+      const file = queue.shift();
+      if (needsSqliteNode(file)) await hostTools;
+      const r = await runTapFile(file, tapDir, out);
       results.push(r);
       const mark = r.failed ? 'FAIL' : 'ok  ';
-      console.log(`${mark} ${r.name}: ${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ''} (${r.seconds} s)`);
-      for (const f of r.failures) console.log(`  ✘ ${f.title}\n${f.error.replace(/^/gm, '      ')}`);
+      out.log(`${mark} ${r.name}: ${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ''} (${r.seconds} s)`);
+      for (const f of r.failures) out.log(`  ✘ ${f.title}\n${f.error.replace(/^/gm, '      ')}`);
     }
   });
   await Promise.all(workers);
-  if (results.some(r => r.failed)) console.log(`(full TAP output: ${path.relative(REPO, tapDir)}/)`);
+  if (results.some(r => r.failed)) out.log(`(full TAP output: ${path.relative(REPO, tapDir)}/)`);
   return {
     passed: results.reduce((n, r) => n + r.passed, 0),
     failed: results.reduce((n, r) => n + r.failed, 0),
@@ -237,12 +278,12 @@ async function unitSuite() {
 // ------------------------------------------------------------------------------------------------
 // host / ui: the scripts write a JSON summary
 
-async function summarySuite(script, args = []) {
+async function summarySuite(script, args = [], options = {}) {
   fs.mkdirSync(OUTPUT, { recursive: true });
   // One file per process: another run may be going on in the same work tree.
   const summaryFile = path.join(OUTPUT, `${path.basename(script, '.js')}.${process.pid}.summary.json`);
   fs.rmSync(summaryFile, { force: true });
-  const code = await run(process.execPath, [path.join(__dirname, script), ...args, '--summary', summaryFile]);
+  const code = await run(process.execPath, [path.join(__dirname, script), ...args, '--summary', summaryFile], options);
   let summary;
   try {
     summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
@@ -256,18 +297,36 @@ async function summarySuite(script, args = []) {
   return result;
 }
 
-function hostTools() {
-  const { ensureHost } = require('./setup-host');
-  return ensureHost();
+/**
+ * Installs the host tool set (scripts/setup-host.js) in a child process, beside `npm ci`, the
+ * build and the checks; resolves when it is done (rejects with its error when it failed). Nothing
+ * to do (the tools in place) takes a fraction of a second.
+ */
+function installHostTools() {
+  const started = Date.now();
+  return run(process.execPath, [path.join(__dirname, 'setup-host.js')]).then(code => {
+    if (code !== 0) {
+      const error = new Error(`installing the host tools (scripts/setup-host.js) ended with ${code}; its output above says which step and how to retry`);
+      error.name = 'SetupError';
+      throw error;
+    }
+    return seconds(started);
+  });
 }
 
 // ------------------------------------------------------------------------------------------------
 // lint: ESLint and Prettier, each a test that passes or fails
 
-async function lintSuite() {
+async function lintSuite({ out = reporter() } = {}) {
   const checks = [
-    ['eslint', [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--max-warnings', '0', '.']],
-    ['prettier --check', [path.join(REPO, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.']],
+    // Every rule is an error but max-lines (a file of src/ over 400 lines), which ESLint prints as a warning.
+    ['eslint', [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.']],
+    // Prettier's cache (node_modules/.cache/prettier) keys each file by its content and the options:
+    // formatting is a pure function of both. (ESLint gets none: its type-aware rules read other files.)
+    [
+      'prettier --check',
+      [path.join(REPO, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--cache', '--cache-strategy', 'content', '--log-level', 'warn', '.'],
+    ],
     // The webview's code is typed without Node's and VS Code's declarations (src/webview/tsconfig.json).
     ['tsc -p src/webview', [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(REPO, 'src', 'webview'), '--noEmit']],
   ];
@@ -275,26 +334,76 @@ async function lintSuite() {
   let failed = 0;
   for (const [name, args] of checks) {
     const started = Date.now();
-    const code = await run(process.execPath, args);
+    const code = await run(process.execPath, args, { out });
     if (code === 0) passed++;
     else failed++;
-    console.log(`${code === 0 ? 'ok  ' : 'FAIL'} ${name} (${seconds(started)} s)`);
+    out.log(`${code === 0 ? 'ok  ' : 'FAIL'} ${name} (${seconds(started)} s)`);
   }
   return { passed, failed, skipped: 0 };
 }
 
-const RUNNERS = {
-  lint: lintSuite,
-  unit: unitSuite,
-  host: async () => {
-    hostTools();
-    return summarySuite('run-host-tests.js');
-  },
-  ui: async () => {
-    hostTools();
-    return summarySuite('run-ui-tests.js');
-  },
-};
+/** One suite's result; a crash counts as 1 failed at least. */
+async function runSuite(suite, fn, results) {
+  const t = Date.now();
+  let r;
+  try {
+    r = await fn();
+  } catch (error) {
+    // A failed install step says itself which step, its log and how to retry: no stack needed.
+    console.error(`${suite}: crashed: ${error.name === 'SetupError' ? error.message : error.stack || error.message || error}`);
+    r = { passed: 0, failed: 1, skipped: 0, crashed: true };
+  }
+  r.failed = r.crashed ? Math.max(1, r.failed) : r.failed;
+  results[suite] = { suite, ...r, seconds: seconds(t) };
+}
+
+/**
+ * The checks lane: lint, then unit, each printed as one block when it ends (the e2e lane streams
+ * beside it; everything streams with TWINING_TEST_VERBOSE=1).
+ */
+async function checksLane(selected, results, hostTools) {
+  for (const suite of ['lint', 'unit'].filter(s => selected.includes(s))) {
+    const out = reporter(!VERBOSE);
+    await runSuite(suite, () => (suite === 'lint' ? lintSuite({ out }) : unitSuite({ out, hostTools })), results);
+    banner(`${suite} tests (${results[suite].seconds} s)`);
+    out.flush();
+  }
+}
+
+/**
+ * The e2e lane: once the host tools are installed, one shared server and browser (scripts/e2e-session.js)
+ * for the host runs, then the UI files; the UI files that rebuild dist/ after `checksDone`.
+ */
+async function e2eLane(selected, results, hostTools, checksDone) {
+  const suites = ['host', 'ui'].filter(s => selected.includes(s));
+  if (suites.length === 0) return;
+  const opened = hostTools.then(() => require('./e2e-session').openSession(require('./setup-host').ensureHost()));
+  opened.catch(() => {}); // a failed install or start crashes each suite with the reason
+  const options = async () => ({ env: { ...process.env, ...(await opened).env } });
+  try {
+    if (suites.includes('host')) {
+      banner('host tests');
+      await runSuite('host', async () => summarySuite('run-host-tests.js', [], await options()), results);
+    }
+    if (suites.includes('ui')) {
+      banner('ui tests');
+      await runSuite(
+        'ui',
+        async () => {
+          const shared = await summarySuite('run-ui-tests.js', ['--not-exclusive'], await options());
+          await checksDone;
+          console.log('ui: the files that rebuild dist/ (the checks lane is done)');
+          const exclusive = await summarySuite('run-ui-tests.js', ['--exclusive'], await options());
+          return { passed: shared.passed + exclusive.passed, failed: shared.failed + exclusive.failed, skipped: shared.skipped + exclusive.skipped };
+        },
+        results,
+      );
+    }
+  } finally {
+    const session = await opened.catch(() => undefined);
+    if (session) await session.close();
+  }
+}
 
 async function main() {
   const args = process.argv.slice(2);
@@ -306,39 +415,51 @@ async function main() {
   }
   const selected = args.length ? SUITES.filter(s => args.includes(s)) : SUITES;
   const started = Date.now();
-  const results = [];
+  const phases = [];
+  // The host tools install beside npm ci and the build (setup-host.js needs neither).
+  const hostTools = selected.some(s => s === 'host' || s === 'ui') ? installHostTools() : Promise.resolve();
+  hostTools.then(
+    s => phases.push(`host tools ${s} s`),
+    () => {},
+  );
+  const results = {};
   try {
-    ensureDependencies();
+    const t = Date.now();
+    if (ensureDependencies()) phases.push(`npm ci ${seconds(t)} s`);
+    const b = Date.now();
     build();
+    phases.push(`build ${seconds(b)} s`);
   } catch (error) {
     console.error(`\n${error.message}`);
     console.log('\nbuild: crashed');
     console.log('0 passed, 1 failed');
     process.exit(1);
   }
-  for (const suite of selected) {
-    banner(`${suite} tests`);
-    const t = Date.now();
-    let r;
-    try {
-      r = await RUNNERS[suite]();
-    } catch (error) {
-      // A failed install step says itself which step, its log and how to retry: no stack needed.
-      console.error(`${suite}: crashed: ${error.name === 'SetupError' ? error.message : error.stack || error.message || error}`);
-      r = { passed: 0, failed: 1, skipped: 0, crashed: true };
-    }
-    r.failed = r.crashed ? Math.max(1, r.failed) : r.failed;
-    results.push({ suite, ...r, seconds: seconds(t) });
-  }
-  banner(`summary (${seconds(started)} s)`);
-  for (const r of results) {
+  // A failed install is reported by the suites that need it.
+  hostTools.catch(() => {});
+  const checks = checksLane(
+    selected,
+    results,
+    hostTools.catch(() => {}),
+  );
+  const e2e = e2eLane(selected, results, hostTools, checks);
+  await Promise.all([checks, e2e]);
+
+  banner(
+    `summary (${seconds(started)} s; ${phases.join(', ')}; load average ${os
+      .loadavg()
+      .map(l => l.toFixed(1))
+      .join(' ')})`,
+  );
+  const ordered = SUITES.filter(s => results[s]).map(s => results[s]);
+  for (const r of ordered) {
     console.log(
       `${r.suite.padEnd(5)} ${r.crashed ? 'CRASHED ' : ''}${r.passed} passed, ${r.failed} failed` +
         `${r.skipped ? `, ${r.skipped} skipped` : ''} (${r.seconds} s)`,
     );
   }
-  const passed = results.reduce((n, r) => n + r.passed, 0);
-  const failed = results.reduce((n, r) => n + r.failed, 0);
+  const passed = ordered.reduce((n, r) => n + r.passed, 0);
+  const failed = ordered.reduce((n, r) => n + r.failed, 0);
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = failed > 0 ? 1 : 0;
 }

@@ -89,7 +89,39 @@ function makeWorkspace(root, layout = 'folder', { node } = {}) {
     fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'team' }, { path: 'clone' }], settings: {} }, null, 2));
     return { open: file, folders: [team, clone] };
   }
+  if (layout === 'worktree') return makeWorktreeWorkspace(root);
   throw new Error(`unknown workspace layout: ${layout}`);
 }
 
-module.exports = { REPO, FIXTURE, TWINING_NOW, makeProject, makeWorkspace, tempDir };
+/**
+ * The 'worktree' layout, on its own for the runner's other runs to stay as they are: a git
+ * repository root/shop (the fixture's .twining committed on main) with two linked worktrees on
+ * their own branches, agent-a nested under it (.claude/worktrees/agent-a, as Claude Code makes
+ * them) and agent-b beside it; the window opens agent-b. Before the window opens, alice claims
+ * src/auth/jwt.ts and posts a warning on it from agent-a through the CLI (the built dist/cli.js), at
+ * the tests' pinned clock.
+ */
+function makeWorktreeWorkspace(root) {
+  const primary = makeProject(path.join(root, 'shop'));
+  fs.writeFileSync(path.join(primary, '.gitignore'), '.claude/worktrees/\n');
+  const git = (cwd, ...args) =>
+    execFileSync('git', ['-c', 'user.email=host-test@example.com', '-c', 'user.name=Host Test', '-c', 'commit.gpgsign=false', ...args], {
+      cwd,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+    });
+  git(primary, 'init', '-q', '-b', 'main');
+  git(primary, 'add', '-A');
+  git(primary, 'commit', '-q', '-m', 'base');
+  const agentA = path.join(primary, '.claude', 'worktrees', 'agent-a');
+  const agentB = path.join(root, 'agent-b');
+  git(primary, 'worktree', 'add', '-q', '-b', 'agent-a', agentA);
+  git(primary, 'worktree', 'add', '-q', '-b', 'agent-b', agentB);
+  const cli = (...args) => execFileSync(process.execPath, [path.join(REPO, 'dist', 'cli.js'), ...args, '--now', TWINING_NOW], { cwd: agentA, stdio: 'ignore' });
+  cli('register', '--agent-id', 'alice', '--capabilities', 'auth');
+  cli('claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'moving tokens to v2');
+  cli('post', '--entry-type', 'warning', '--summary', 'Tokens move to the v2 format', '--scope', 'src/auth/jwt.ts', '--agent-id', 'alice');
+  return { open: agentB, folders: [agentB] };
+}
+
+module.exports = { REPO, FIXTURE, TWINING_NOW, makeProject, makeWorkspace, makeWorktreeWorkspace, tempDir };

@@ -1,6 +1,6 @@
 /**
  * The CLI's text for twining-mcp's catching-up, dependency, archive, export and graph tools
- * (ops/trace-ops.ts, change-ops.ts, archive-ops.ts, export-ops.ts, graph-ops.ts). Fields are read
+ * (operations/trace-ops.ts, change-ops.ts, archive-ops.ts, export-ops.ts, graph-ops.ts). Fields are read
  * defensively, as in cli-text.ts; undefined means "no text renderer: print the JSON".
  */
 type Row = Record<string, unknown>;

@@ -1,6 +1,6 @@
 /**
  * The CLI's text for twining-mcp 2.x's resolve, triage, archive_stale, unarchive and housekeeping
- * (core/ops/resolve-ops.ts, triage-ops.ts, stale-ops.ts, housekeeping-ops.ts). Fields are read defensively, as in
+ * (core/operations/resolve-ops.ts, triage-ops.ts, stale-ops.ts, housekeeping-ops.ts). Fields are read defensively, as in
  * cli-text.ts; undefined means "no text renderer: print the JSON".
  */
 type Row = Record<string, unknown>;

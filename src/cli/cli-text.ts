@@ -102,8 +102,11 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
           .map(d => `${str(d.status).padEnd(11)} ${str(d.id)} [${str(d.domain)}] ${str(d.scope)}: ${str(d.summary)}`)
           .join('\n') || 'No decisions.'
       );
-    case 'status':
-      return `${str(r.summary)}\nDelegations: ${str(r.open_delegations)} open, ${str(r.expired_delegations)} expired. Handoffs: ${str(r.unacknowledged_handoffs)} unacknowledged of ${str(r.handoffs)}.`;
+    case 'status': {
+      const record = r.record as { reason?: unknown; note?: unknown } | undefined;
+      const where = record ? `\nRecord: ${str(record.reason)}${record.note ? `\nNote: ${str(record.note)}` : ''}` : '';
+      return `${str(r.summary)}\nDelegations: ${str(r.open_delegations)} open, ${str(r.expired_delegations)} expired. Handoffs: ${str(r.unacknowledged_handoffs)} unacknowledged of ${str(r.handoffs)}.${where}`;
+    }
     case 'why': {
       const list = rows(r.decisions).map(
         d => `${str(d.status).padEnd(11)} ${str(d.id)} [${str(d.domain)}] ${str(d.scope)}: ${str(d.summary)}\n            why: ${str(d.rationale)}`,

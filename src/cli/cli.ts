@@ -89,6 +89,8 @@ class UsageError extends Error {}
 interface Parsed {
   op: OperationName | 'init' | 'help';
   dir: string;
+  /** Whether --dir was given (then TWINING_PROJECT does not apply). */
+  dirGiven?: boolean;
   json: boolean;
   now?: string;
   input: Record<string, unknown>;
@@ -125,8 +127,10 @@ function parseArgs(argv: string[]): Parsed {
       if (i + 1 >= rest.length) throw new UsageError(`--${flag} needs a value`);
       return rest[++i];
     };
-    if (flag === 'dir') parsed.dir = value();
-    else if (flag === 'json') parsed.json = true;
+    if (flag === 'dir') {
+      parsed.dir = value();
+      parsed.dirGiven = true;
+    } else if (flag === 'json') parsed.json = true;
     else if (flag === 'now') parsed.now = value();
     else if (flag === 'input') {
       const text = value();
@@ -287,17 +291,18 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
     clock = () => fixed;
   }
   try {
-    const workspace: Workspace = await openWorkspace(path.resolve(parsed.dir), { now: clock, warn: m => err.write(`twining: warning: ${m}\n`) });
+    // The record of the folder (any worktree of a repository gives its one shared record,
+    // core/git/record-location.ts); TWINING_PROJECT, twining-mcp's variable, names one unless --dir does.
+    const workspace: Workspace = await openWorkspace(path.resolve(parsed.dir), {
+      now: clock,
+      warn: m => err.write(`twining: warning: ${m}\n`),
+      project: parsed.dirGiven ? undefined : process.env.TWINING_PROJECT,
+    });
     if (parsed.op !== 'init') {
-      await refuseReadWithoutFolder(
-        parsed.op,
-        workspace.root,
-        () => workspace.exists(),
-        parsed.dir === '.' ? 'the current folder; --dir names another' : 'the folder --dir names',
-      );
+      const how = parsed.dirGiven ? 'the folder --dir names' : 'the current folder; --dir names another';
+      await refuseReadWithoutFolder(parsed.op, workspace.root, () => workspace.exists(), workspace.route?.linked ? `${workspace.route.reason}` : how);
     }
-    const result =
-      parsed.op === 'init' ? await workspace.init() : await (workspace[parsed.op] as (input: unknown) => Promise<unknown>).call(workspace, parsed.input);
+    const result = parsed.op === 'init' ? await workspace.init() : await workspace.run(parsed.op, parsed.input);
     out.write((parsed.json ? JSON.stringify(result, null, 2) : renderText(parsed.op, result, workspace.now())) + '\n');
     // A claim another agent holds is an answer, not an error, but scripts and hooks need to tell: exit 4.
     if (parsed.op === 'claim' && (result as { granted?: boolean }).granted === false) return 4;
@@ -314,6 +319,7 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
 /** `twining mcp [--dir DIR]`: the MCP server on standard input and output, until the client closes it. */
 async function mcp(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
   let dir = '.';
+  let dirGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     if (flag === '--help' || flag === '-h') {
@@ -332,12 +338,14 @@ async function mcp(argv: string[], out: NodeJS.WritableStream, err: NodeJS.Writa
       return 1;
     }
     dir = value;
+    dirGiven = true;
   }
   try {
     // A bundle of its own (dist/mcp.js), loaded only here: the MCP SDK would triple the size of
     // dist/cli.js and the start-up time of every other command.
     const { serveStdio } = require(path.join(__dirname, 'mcp.js')) as typeof import('../mcp/server');
-    await serveStdio({ dir: path.resolve(dir), version, warn: m => err.write(`twining: warning: ${m}\n`) });
+    const project = dirGiven ? undefined : process.env.TWINING_PROJECT;
+    await serveStdio({ dir: path.resolve(dir), project, version, warn: m => err.write(`twining: warning: ${m}\n`) });
     return 0;
   } catch (error) {
     err.write(`twining: ${(error as Error).message}\n`);

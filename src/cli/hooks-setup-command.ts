@@ -1,7 +1,7 @@
 /**
  * `twining hooks-setup [--dir <folder>] [--remove] [--dry-run] [--on-stop block|remind|off]`:
  * installs (or removes) Twining's agent hooks for VS Code's agents and Claude Code in a project
- * (mcp/hooks-config.ts), merged into the files that are there, and prints each change as a diff.
+ * (agents/setup/hooks-config.ts), merged into the files that are there, and prints each change as a diff.
  */
 import * as path from 'path';
 import { applyHooks, lineDiff, planHooks } from '../agents/setup/hooks-config';

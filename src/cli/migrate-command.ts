@@ -1,6 +1,6 @@
 /**
  * `twining migrate [--reverse] [--dry-run] [--dir <folder>] [--json]`: the folder converted
- * between twining-mcp's two layouts (src/core/ops/migrate-ops.ts), with twining-mcp's own options
+ * between twining-mcp's two layouts (src/core/migrate/migrate-ops.ts), with twining-mcp's own options
  * and exit statuses (its src/migrate/cli.ts: 0 done, 1 verification failed; usage 1 here as for
  * every twining command) and a report in its shape: the counts, what was or would be written, the
  * config change, then what to commit.

@@ -37,6 +37,8 @@ export type { FolderFormat, Backend } from './store/folder-format';
 export { gitSetup, gitMergeState, driverCommand, driverNeedsUpdate, LOCAL_CONFIG_NOTE } from './git/git-setup';
 export type { GitSetupResult, GitMergeState } from './git/git-setup';
 export { findGitDir, gitBusyReason, GIT_OPERATION_FILES } from './git/git-busy';
+export { resolveRecord, describeRoute, routeSummary, ISOLATION_MARKER } from './git/record-location';
+export type { RecordRoute, RouteMode, RouteOptions } from './git/record-location';
 export type * from './records';
 export type { ScopeContext, ContextDecision, ContextDelegation } from './operations/scope-context-ops';
 export type { DecisionStory } from './operations/decision-story-ops';

@@ -270,4 +270,8 @@ export interface SessionState {
   /** When the host said the session waits for the person (a permission prompt, an idle prompt), and why. */
   waiting_since?: string;
   waiting_reason?: string;
+  /** The work tree the session runs in, when it is a linked worktree of the repository (core/git/record-location.ts). */
+  worktree?: string;
+  /** The branch checked out where the session runs. */
+  branch?: string;
 }

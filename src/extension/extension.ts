@@ -9,6 +9,7 @@ import { testHooks, testHooksWanted } from './test-hooks';
 import type { TwiningSession } from './session';
 import { createClock, SECTION, userAgentId } from './settings';
 import { Folders } from './model/folders';
+import { showRecordRoute } from './views/record-message';
 import { inBackground, initLog, log } from './log';
 import { RecordDocuments, SCHEME } from './editor/record-documents';
 import { AgentsProvider } from './views/agents-view';
@@ -73,6 +74,8 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
     const view = vscode.window.createTreeView<Node>(id, { treeDataProvider: provider, showCollapseAll: id !== 'twining.agents' && id !== 'twining.context' });
     provider.attach(view);
     context.subscriptions.push(view, provider);
+    // Which record the views show, when a window on a linked worktree shows the primary's.
+    if (id === 'twining.agents') context.subscriptions.push(showRecordRoute(view, folders));
   }
 
   const documents = new RecordDocuments(folders);

@@ -1,7 +1,7 @@
 /**
  * Keeps `twining mcp`'s engine current while the folder changes under it (another agent's post, a
  * decision, a handoff): an agent's SessionStart hook asks this engine over the local socket
- * (core/session-start-server.ts), and an engine that already read the change answers without
+ * (agents/session-start/session-start-server.ts), and an engine that already read the change answers without
  * reading it then. The extension's engine is kept current by VS Code's file watcher the same way.
  *
  * The folder and the subfolders an engine reads are watched one by one (a recursive watch on

@@ -26,6 +26,7 @@ import { forgivingInput, withIgnoredFields } from '../core/schemas/forgiving-inp
 import { withModelDefaults } from '../core/schemas/model-defaults';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/schemas/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine/engine';
+import { describeRoute } from '../core/git/record-location';
 import { SessionStartServer } from '../agents/session-start/session-start-server';
 import { keepCurrent } from './folder-watch';
 import { refuseReadWithoutFolder } from '../core/engine/missing-folder';
@@ -101,9 +102,9 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
     const { input: known, ignored } = forgivingInput(name, alias ? aliasInputs[alias] : inputs[op], args);
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
     // twining-mcp's defaults for a model's call (core/schemas/model-defaults.ts): why keeps to 4000 tokens.
-    const input = alias ? aliasInput(alias, known) : withModelDefaults(op, known);
+    const input = (alias ? aliasInput(alias, known) : withModelDefaults(op, known)) as typeof known;
     await refuseReadWithoutFolder(op, engine.root, () => engine.exists(), 'the folder the server was started for (--dir, else its working folder)');
-    const result = await (engine[op] as (input: unknown) => Promise<unknown>).call(engine, input);
+    const result = await engine.run(op, input);
     return text(withIgnoredFields(asToolResult(tool.op, result), ignored));
   } catch (error) {
     const code = isTwiningError(error) ? error.code : 'INTERNAL_ERROR';
@@ -113,8 +114,10 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
 }
 
 export interface McpServerOptions {
-  /** The project folder that holds (or will hold) `.twining/`. */
+  /** The folder the server was started for: any folder of a project, or of any worktree of its repository (core/git/record-location.ts). */
   dir: string;
+  /** TWINING_PROJECT (twining-mcp's variable): the folder whose record is used as it is, instead of routing `dir`. */
+  project?: string;
   /** The server's version, reported to clients. */
   version: string;
   now?: () => Date;
@@ -123,8 +126,10 @@ export interface McpServerOptions {
 
 /** An MCP server on one project's engine, not yet connected to a transport. */
 export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void>; engine: TwiningEngine }> {
-  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true });
-  const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true, project: options.project });
+  // The agent is told which record it shares, and why (a linked worktree's agent works on the primary's).
+  const instructions = engine.route ? `${INSTRUCTIONS}\n\nRecord in use: ${describeRoute(engine.route)}.` : INSTRUCTIONS;
+  const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions });
   const inFlight = new Set<Promise<CallToolResult>>();
   // Listed by config.yml's tools settings as they are now: the file is re-read when it changes.
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList((await engine.config()).tools) }));
@@ -145,7 +150,7 @@ export async function createServer(options: McpServerOptions): Promise<{ server:
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
   const { server, settled, engine } = await createServer(options);
-  // Agents' SessionStart hooks on this project ask this warm engine for their briefing (core/session-start-server.ts).
+  // Agents' SessionStart hooks on this project ask this warm engine for their briefing (agents/session-start/session-start-server.ts).
   const sessionStarts = new SessionStartServer(
     engine.root,
     work => work(engine),

@@ -78,7 +78,8 @@ export function snapshotTree(root: string): Map<string, Buffer> {
       else if (entry.isDirectory()) {
         if (entry.name.endsWith('.lock')) files.set(`${r}/`, Buffer.alloc(0));
         else walk(path.join(dir, entry.name), r);
-      } else files.set(r, fs.readFileSync(path.join(dir, entry.name)));
+      } else if (entry.isFile()) files.set(r, fs.readFileSync(path.join(dir, entry.name)));
+      else files.set(r, Buffer.from('(not a regular file)')); // a FIFO or device is never read: it could block or never end
     }
   };
   walk(tw(root), '');

@@ -7,9 +7,17 @@ import * as path from 'path';
 import * as util from 'util';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
-// The same Chromium flags as the host test runs (the offline machine refuses background connections).
+// The same Chromium flags as the host test runs (the offline machine refuses background connections),
+// and the shared browser of a test run (TWINING_BROWSER_WS), in which each workbench gets a fresh context.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-export const { CHROMIUM_ARGS, GOTO_TIMEOUT_MS } = require('../../scripts/host-server') as { CHROMIUM_ARGS: string[]; GOTO_TIMEOUT_MS: number };
+export const { CHROMIUM_ARGS, GOTO_TIMEOUT_MS, sharedBrowserContext } = require('../../scripts/host-server') as {
+  CHROMIUM_ARGS: string[];
+  GOTO_TIMEOUT_MS: number;
+  sharedBrowserContext: (
+    browserWs: string,
+    viewport: { width: number; height: number },
+  ) => Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }>;
+};
 
 /** Console lines that are expected offline (marketplace look-ups, service worker) and say nothing. */
 const NOISE = [/getaddrinfo ENOTFOUND/, /\[Service Worker\] registration/, /Failed to register a ServiceWorker/];
@@ -24,7 +32,10 @@ export interface Workbench {
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
-/** Launches headless Chromium with a fresh profile and opens `url` (the workbench). */
+/**
+ * Opens `url` (the workbench) in a fresh context of the test run's shared browser (TWINING_BROWSER_WS),
+ * or, without one, in headless Chromium launched with a fresh profile.
+ */
 export async function launchWorkbench(
   url: string,
   { profileDir, executablePath = process.env.TWINING_UI_CHROMIUM || '/usr/bin/chromium', viewport = { width: 1400, height: 900 }, echoLogs = false } = {} as {
@@ -34,9 +45,10 @@ export async function launchWorkbench(
     echoLogs?: boolean;
   },
 ): Promise<Workbench> {
-  const profile = profileDir || fs.mkdtempSync(path.join(require('os').tmpdir(), 'twining-ui-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_ARGS, viewport });
-  const page = context.pages()[0] || (await context.newPage());
+  const shared = process.env.TWINING_BROWSER_WS && !profileDir ? await sharedBrowserContext(process.env.TWINING_BROWSER_WS, viewport) : undefined;
+  const profile = shared ? undefined : profileDir || fs.mkdtempSync(path.join(require('os').tmpdir(), 'twining-ui-chromium-'));
+  const context = shared ? shared.context : await chromium.launchPersistentContext(profile!, { executablePath, headless: true, args: CHROMIUM_ARGS, viewport });
+  const page = shared ? shared.page : context.pages()[0] || (await context.newPage());
   const logs: string[] = [];
   // With --enable-smoke-test-driver the workbench forwards the extension host's console here.
   await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
@@ -61,8 +73,9 @@ export async function launchWorkbench(
     context,
     logs,
     async close() {
+      if (shared) return shared.close();
       await context.close().catch(() => {});
-      if (!profileDir) fs.rmSync(profile, { recursive: true, force: true });
+      if (!profileDir) fs.rmSync(profile!, { recursive: true, force: true });
     },
   };
 }

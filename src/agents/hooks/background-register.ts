@@ -44,7 +44,8 @@ export function registerInBackground(root: string, twiningDir: string, agentId: 
 export async function registerNow(argv: string[]): Promise<number> {
   const [root, agentId, role] = argv;
   const core = require(path.join(__dirname, 'core.js')) as typeof import('../../library');
-  const engine = await core.openWorkspace(root, { warn: () => undefined });
+  // `root` is the record's folder, routed already by the hook that started this process.
+  const engine = await core.openWorkspace(root, { warn: () => undefined, project: root });
   await engine.register({ agent_id: agentId, ...(role ? { role } : {}) });
   return 0;
 }

@@ -24,11 +24,20 @@ import { resumed } from './hook-liveness';
 import { cachedBriefing } from '../../core/store/briefing-cache';
 import { registerInBackground } from './background-register';
 import { claimSeam } from './claim-seam';
+import { isTwoXFolder } from '../../core/store/two-x-folder';
+import { postedSince, readDecision } from '../../core/store/sqlite-hook-read';
+import { readTextSync } from '../../core/store/read-file';
 
 export type StopMode = 'block' | 'remind' | 'off';
 
 export interface HookOptions {
+  /** The folder holding the record (`.twining/`): a linked worktree's hooks use the primary's (core/git/record-location.ts). */
   root: string;
+  /** The work tree the agent edits in, which file paths are relative to (the root itself outside a linked worktree). */
+  worktree: string;
+  /** That work tree, when it is a linked worktree (the session board shows it), and its branch. */
+  linkedWorktree?: string;
+  branch?: string;
   agentId: string;
   stopMode: StopMode;
   onClaim: 'ask' | 'deny';
@@ -56,7 +65,17 @@ async function blackboardSize(twiningDir: string): Promise<number> {
 
 function newState(input: HookInput, o: HookOptions, offset: number): SessionState {
   const at = o.now().toISOString();
-  return { session_id: input.sessionId, agent_id: o.agentId, tool: input.host, started_at: at, last_seen: at, files_touched: [], blackboard_offset: offset };
+  return {
+    session_id: input.sessionId,
+    agent_id: o.agentId,
+    tool: input.host,
+    started_at: at,
+    last_seen: at,
+    files_touched: [],
+    blackboard_offset: offset,
+    ...(o.linkedWorktree && { worktree: o.linkedWorktree }),
+    ...(o.branch && { branch: o.branch }),
+  };
 }
 
 /**
@@ -91,13 +110,13 @@ export async function sessionStart(input: HookInput, o: HookOptions): Promise<Ho
   if (quick) return quick;
   const request = { agent_id: o.agentId, role: roleOf(input), scope: o.scope, ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}) };
   // An engine already running on the project (the extension's, `twining mcp`'s) answers warm
-  // (core/session-start-server.ts); without one, or when it fails, this process loads its own.
+  // (agents/session-start/session-start-server.ts); without one, or when it fails, this process loads its own.
   const asked = process.env.TWINING_NOW ? undefined : await askRunningEngine(o.root, { v: 1, op: 'session-start', ...request }, ASK_RUNNING_MS);
   let answer =
     asked?.ok === true && typeof asked.text === 'string' && typeof asked.offset === 'number' ? { text: asked.text, offset: asked.offset } : undefined;
   if (!answer) {
     const core = o.loadCore();
-    const engine = await core.openWorkspace(o.root, { now: o.now, warn: m => process.stderr.write(`twining: warning: ${m}\n`) });
+    const engine = await core.openWorkspace(o.root, { now: o.now, warn: m => process.stderr.write(`twining: warning: ${m}\n`), project: o.root });
     const started = await core.startSession(engine, twiningDir, request, m => process.stderr.write(`twining hook SessionStart: ${m}\n`));
     await started.keep();
     answer = started;
@@ -108,7 +127,7 @@ export async function sessionStart(input: HookInput, o: HookOptions): Promise<Ho
 }
 
 export async function preToolUse(input: HookInput, o: HookOptions): Promise<HookOutput | undefined> {
-  const files = editedFiles(input.toolName, input.toolInput).map(f => projectPath(o.root, f));
+  const files = editedFiles(input.toolName, input.toolInput).map(f => projectPath(o.worktree, f));
   if (files.length === 0) return undefined;
   const twiningDir = path.join(o.root, '.twining');
   const claims = claimSeam(twiningDir, files, o.agentId, o.now());
@@ -130,10 +149,7 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
     for (const w of warnings.slice(-CONTEXT_WARNINGS).reverse()) lines.push(`- WARNING [${w[0]}] ${w[2]}${w[3] ? ` (from ${w[3]})` : ''}`);
     // Newest decisions first, each with its rationale from its record (a handful of small reads).
     for (const d of decisions.slice(-CONTEXT_DECISIONS).reverse()) {
-      const record = await fs
-        .readFile(path.join(twiningDir, 'decisions', `${d[0]}.json`), 'utf8')
-        .then(t => JSON.parse(t) as { rationale?: unknown })
-        .catch(() => undefined);
+      const record = decisionRecord(twiningDir, d[0]);
       const why = typeof record?.rationale === 'string' ? ` Why: ${record.rationale.replace(/\s+/g, ' ').slice(0, 300)}` : '';
       lines.push(`- DECISION [${d[0]}]${d[4] === 'provisional' ? ' (provisional)' : ''} ${d[3]}.${why}`);
     }
@@ -142,20 +158,31 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
   return lines.length ? contextAnswer('PreToolUse', lines.join('\n')) : undefined;
 }
 
+/** A decision's record in either layout (bounded reads); undefined when it cannot be read. */
+function decisionRecord(twiningDir: string, id: string): { rationale?: unknown } | undefined {
+  if (isTwoXFolder(twiningDir)) return readDecision(twiningDir, id);
+  try {
+    const text = readTextSync(path.join(twiningDir, 'decisions', `${id}.json`), 'record');
+    return text === undefined ? undefined : (JSON.parse(text) as { rationale?: unknown });
+  } catch {
+    return undefined;
+  }
+}
+
 export async function postToolUse(input: HookInput, o: HookOptions): Promise<HookOutput | undefined> {
   const twiningDir = path.join(o.root, '.twining');
   const now = o.now().toISOString();
   const state = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
   resumed(state, now);
   state.last_tool = input.toolName;
-  const files = editedFiles(input.toolName, input.toolInput).map(f => projectPath(o.root, f));
+  const files = editedFiles(input.toolName, input.toolInput).map(f => projectPath(o.worktree, f));
   for (const f of files) if (!state.files_touched.includes(f)) state.files_touched.push(f);
   if (files.length) state.last_edit_at = now;
   if (recordsWork(input.toolName)) state.recorded_at = now;
   const due = !state.registered_at || o.now().getTime() - Date.parse(state.registered_at) >= REGISTER_EVERY_MS;
   if (due) {
     // Liveness in the shared registry, at most every two minutes (it takes the registry's lock).
-    const engine = await o.loadCore().openWorkspace(o.root, { now: o.now, warn: () => undefined });
+    const engine = await o.loadCore().openWorkspace(o.root, { now: o.now, warn: () => undefined, project: o.root });
     await engine.register({ agent_id: o.agentId });
     state.registered_at = now;
   }
@@ -168,6 +195,7 @@ async function recordedSince(twiningDir: string, state: SessionState, since: str
   if (state.recorded_at && state.recorded_at >= since) return true;
   const marker = await fs.readFile(path.join(twiningDir, '.last-record'), 'utf8').catch(() => '');
   if (/^\d+$/.test(marker.trim()) && Number(marker.trim()) * 1000 >= Date.parse(since)) return true;
+  if (isTwoXFolder(twiningDir)) return postedSince(twiningDir, state.agent_id, since);
   const lines = await blackboardSince(twiningDir, state.blackboard_offset);
   return !!lines?.some(e => e.agent_id === state.agent_id && typeof e.timestamp === 'string' && e.timestamp >= since);
 }

@@ -17,6 +17,8 @@ interface HookOptions {
   root: string;
   agentId: string;
   now: () => Date;
+  linkedWorktree?: string;
+  branch?: string;
 }
 
 const WAITING: Record<string, string> = {
@@ -30,7 +32,17 @@ async function stateOf(input: HookInput, o: HookOptions, twiningDir: string): Pr
   if (kept) return kept;
   const at = o.now().toISOString();
   const offset = (await fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined))?.size ?? 0;
-  return { session_id: input.sessionId, agent_id: o.agentId, tool: input.host, started_at: at, last_seen: at, files_touched: [], blackboard_offset: offset };
+  return {
+    session_id: input.sessionId,
+    agent_id: o.agentId,
+    tool: input.host,
+    started_at: at,
+    last_seen: at,
+    files_touched: [],
+    blackboard_offset: offset,
+    ...(o.linkedWorktree && { worktree: o.linkedWorktree }),
+    ...(o.branch && { branch: o.branch }),
+  };
 }
 
 /** The session works again: its waiting and its ended turn are over. */

@@ -21,6 +21,7 @@ import { fileSafe } from '../../core/store/session-files';
 import { notification, userPromptSubmit } from './hook-liveness';
 import { REGISTER_FLAG, registerNow } from './background-register';
 import { readHookStdin } from './hook-stdin';
+import { resolveRecord } from '../../core/git/record-location';
 
 const USAGE =
   'twining hook <SessionStart|UserPromptSubmit|PreToolUse|PostToolUse|Stop|SubagentStop|Notification> [--agent <id>] [--dir <folder>] [--scope <scope>] [--max-tokens <n>] [--on-stop block|remind|off] [--on-claim ask|deny] [--host claude-code|vscode] [--timeout-ms <n>]';
@@ -67,14 +68,6 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-/** The folder holding `.twining/`: `start` or the nearest folder above it that has one. */
-async function projectRoot(start: string): Promise<string | undefined> {
-  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
-    if ((await fs.stat(path.join(dir, '.twining')).catch(() => undefined))?.isDirectory()) return dir;
-    if (path.dirname(dir) === dir) return undefined;
-  }
-}
-
 /** The session's agent id: --agent, else TWINING_AGENT_ID, else the tool and the start of the session id. */
 export function agentIdOf(explicit: string | undefined, input: HookInput): string {
   const chosen = explicit ?? process.env.TWINING_AGENT_ID;
@@ -116,10 +109,15 @@ export async function runHook(argv: string[]): Promise<number> {
     }
     const input = readHookInput(raw, args.event);
     if (args.host && args.host !== input.host) return 0; // The other host's copy of this hook answers (see above).
-    const root = await projectRoot(args.dir ?? input.cwd ?? process.cwd());
-    if (!root) return 0;
+    // The record to use: any worktree of a repository gives its one shared record, found by
+    // reading the .git file and git's commondir, never by running git (core/git/record-location.ts).
+    const route = resolveRecord(args.dir ?? input.cwd ?? process.cwd(), { project: args.dir ? undefined : process.env.TWINING_PROJECT });
+    if (!(await fs.stat(route.dir).catch(() => undefined))?.isDirectory()) return 0;
     const options: HookOptions = {
-      root,
+      root: route.projectRoot,
+      worktree: route.worktree ?? route.projectRoot,
+      ...(route.linked && { linkedWorktree: route.worktree }),
+      ...(route.branch && { branch: route.branch }),
       agentId: agentIdOf(args.agent, input),
       stopMode: args.stopMode,
       onClaim: args.onClaim,

@@ -1,5 +1,5 @@
 /**
- * A running engine answering agent sessions' starts over the local socket (store/local-socket.ts):
+ * A running engine answering agent sessions' starts over the local socket (agents/session-start/local-socket.ts):
  * the extension serves each workspace folder it keeps an engine for, `twining mcp` its project. A
  * hook's SessionStart then costs a connection and a warm `assemble`, not a cold engine reading
  * 100,000 entries. One server per project: when another process already serves it, this one
@@ -28,7 +28,7 @@ const Request = z
     role: z.string().max(200),
     scope: z.string().min(1).max(1000),
     max_tokens: z.number().int().positive().max(1_000_000).optional(),
-    /** The project the hook found (store/local-socket.ts's projectIdentity): another's is refused. */
+    /** The project the hook found (agents/session-start/local-socket.ts's projectIdentity): another's is refused. */
     project: z.string().min(1).max(4096),
   })
   .strict();

@@ -4,7 +4,7 @@
  * agent registered, and, kept for later, the hook index (the first edit's PreToolUse reads no
  * history) and the briefing cache (the next start on an unchanged folder loads no engine).
  *
- * Two callers: the hook process that loaded the engine itself (src/hook/hook-events.ts), and a
+ * Two callers: the hook process that loaded the engine itself (src/agents/hooks/hook-events.ts), and a
  * running engine (the extension's or the MCP server's) asked over the local socket
  * (session-start-server.ts), which answers first and keeps afterwards.
  */

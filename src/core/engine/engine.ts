@@ -1,9 +1,11 @@
 /**
- * The coordination engine: one object per project folder, one async method per operation
- * (register, agents, discover, delegate, delegations, handoff, handoffs, acknowledge, post, read,
- * decide, decisions, status, verify, why, dismiss, reconsider, override, promote, search), each a thin
- * call into ops/. Inputs are validated with the schemas before anything is touched; writes follow
- * the locking protocol of docs/format.md §Locking; reads are incremental. The engine also says what changed since a caller last looked, by name.
+ * The coordination engine: one object per project folder. Its operations (register, post,
+ * handoff, decide, …: twining-mcp's tools without `twining_`) are the entries of one table,
+ * operations/registry.ts; `run(name, input)` runs one, and each also has a method of its own name
+ * (`engine.post(input)`), made from the table, which is the library's API. Inputs are validated
+ * with the schemas before anything is touched; writes follow the locking protocol of
+ * docs/format.md §Locking; reads are incremental. The engine also says what changed since a caller
+ * last looked, by name.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
@@ -11,28 +13,22 @@ import { FolderStore, WorkspaceOptions } from './folder-store';
 import { FolderFormat, pinFilesBackend } from '../store/folder-format';
 import { TwiningError } from '../errors';
 import type { Config } from './config';
-import type { InputOf } from '../schemas/schemas';
-import * as agentOps from '../operations/agent-ops';
+import type { InputOf, OperationName } from '../schemas/schemas';
 import * as blackboardOps from '../operations/blackboard-ops';
-import * as delegationOps from '../operations/delegation-ops';
 import * as handoffOps from '../operations/handoff-ops';
 import * as decisionOps from '../operations/decision-ops';
-import * as lifecycleOps from '../operations/decision-lifecycle-ops';
-import { why } from '../operations/why-ops';
-import { verify } from '../operations/verify-ops';
 import type { ScopeVerifyResult } from '../operations/scope-verify-ops';
 import { ScopeContext, scopeContext } from '../operations/scope-context-ops';
 import { DecisionStory, decisionStory } from '../operations/decision-story-ops';
-import { status } from '../operations/status-ops';
-import { search } from '../operations/search-ops';
-import { AgentWorkTools } from './engine-agent-work';
-import { claimLogOf } from '../operations/claim-ops';
+import { claimLogOf, releaseCovered } from '../operations/claim-ops';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
 import type { BlackboardEntry, HandoffSnapshot, DecisionRecord, HandoffRecord, VerifyResult } from '../records';
-import * as graph from '../operations/graph-populate-ops';
 import { archiveAutomatically } from '../operations/auto-archive-ops';
+import type { AnyOperation, Operation } from '../operations/operation';
+import { OPERATION_TABLE, type OperationTable } from '../operations/registry';
 import { SessionWatch } from '../store/session-watch';
 import { sessions as sessionBoard } from '../operations/session-ops';
+import { RecordRoute, RouteOptions, resolveRecord } from '../git/record-location';
 
 export type { WorkspaceOptions } from './folder-store';
 
@@ -45,15 +41,43 @@ export interface ChangeReport {
 /** The counters of an engine that has read nothing: whatever a new engine has read counts as changed. */
 const NOTHING_READ: Versions = { registry: 0, blackboard: 0, handoffs: 0, handoffRecords: 0, decisions: 0, config: 0, sessions: 0, claims: 0, drift: 0 };
 
-export async function openWorkspace(projectRoot: string, options: WorkspaceOptions = {}): Promise<TwiningEngine> {
-  const root = path.resolve(projectRoot);
+/** The engine of the record used from `start` (git/record-location.ts: any worktree gives the primary's); `engine.route` says which and why. */
+export async function openWorkspace(start: string, options: WorkspaceOptions & RouteOptions = {}): Promise<TwiningEngine> {
+  const root = path.resolve(start);
   const stat = await fs.stat(root).catch(() => undefined);
   if (!stat?.isDirectory()) throw new TwiningError('NOT_FOUND', `Project folder not found: ${root}`);
-  return new TwiningEngine(root, options);
+  const route = resolveRecord(root, { project: options.project });
+  return new TwiningEngine(route.projectRoot, options, route);
 }
 
-export class TwiningEngine extends AgentWorkTools {
-  protected readonly ctx: FolderStore;
+/** What operation `K` answers. */
+export type ResultOf<K extends OperationName> = OperationTable[K] extends Operation<K, infer R, infer _O> ? R : never;
+/** The options operation `K` takes besides its input (undefined: none). */
+export type OptionsOf<K extends OperationName> = OperationTable[K] extends Operation<K, infer _R, infer O> ? O : never;
+type NoFields = Record<never, never>;
+/** The engine's method for operation `K`: its input (optional when every field is), and its options if it has any. */
+type MethodOf<K extends OperationName> = [OptionsOf<K>] extends [undefined]
+  ? NoFields extends InputOf<K>
+    ? (input?: InputOf<K>) => Promise<ResultOf<K>>
+    : (input: InputOf<K>) => Promise<ResultOf<K>>
+  : NoFields extends InputOf<K>
+    ? (input?: InputOf<K>, options?: OptionsOf<K>) => Promise<ResultOf<K>>
+    : (input: InputOf<K>, options?: OptionsOf<K>) => Promise<ResultOf<K>>;
+type OperationMethods = { [K in OperationName]: MethodOf<K> };
+
+/**
+ * One method per operation of the table, installed on the prototype below. `verify` is declared
+ * by hand: a handoff's verification ({handoff_id}) answers the narrower VerifyResult.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the methods are made from OPERATION_TABLE below, one per name
+export interface TwiningEngine extends Omit<OperationMethods, 'verify'> {
+  verify(input: { handoff_id: string }): Promise<VerifyResult>;
+  verify(input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
+export class TwiningEngine {
+  private readonly ctx: FolderStore;
   private refreshing: Promise<unknown> = Promise.resolve();
   /** The counters at the last refresh's report. */
   private reported: Versions = NOTHING_READ;
@@ -64,9 +88,10 @@ export class TwiningEngine extends AgentWorkTools {
   constructor(
     readonly root: string,
     options: WorkspaceOptions = {},
+    readonly route?: RecordRoute, // which record and why, when opened through routing
   ) {
-    super();
     this.ctx = new FolderStore(root, options);
+    this.ctx.route = route;
     archiveAutomatically(this.ctx);
     this.sessionWatch = new SessionWatch(this.ctx.layout.dir);
   }
@@ -252,37 +277,19 @@ export class TwiningEngine extends AgentWorkTools {
 
   // Operations -------------------------------------------------------------------------------
 
-  register(input: InputOf<'register'>) {
-    return graph.withGraph(
-      this.ctx,
-      () => agentOps.register(this.ctx, input),
-      () => graph.onRegister(this.ctx, input.agent_id, input.capabilities, input.role),
-    );
+  /** Runs operation `op` of the table on this folder (the CLI, the MCP server and the language model tools call it by name). */
+  run<K extends OperationName>(op: K, input?: InputOf<K>, options?: OptionsOf<K>): Promise<ResultOf<K>> {
+    if (op === 'verify') this.work.verifications++;
+    const entry: AnyOperation = OPERATION_TABLE[op];
+    return entry.run(this.ctx, input ?? {}, options) as Promise<ResultOf<K>>;
   }
-  agents(input: InputOf<'agents'> = {}) {
-    return agentOps.agents(this.ctx, input);
-  }
+
   sessions() {
     return sessionBoard(this.ctx);
-  }
-  discover(input: InputOf<'discover'>) {
-    return agentOps.discover(this.ctx, input);
-  }
-  post(input: InputOf<'post'>) {
-    return graph.withGraph(this.ctx, () => blackboardOps.post(this.ctx, input));
-  }
-  read(input: InputOf<'read'> = {}) {
-    return blackboardOps.read(this.ctx, input);
   }
   /** One blackboard entry by id (current file only), for views that open an entry. */
   getEntry(id: string): Promise<BlackboardEntry | undefined> {
     return blackboardOps.getEntry(this.ctx, id);
-  }
-  delegate(input: InputOf<'delegate'>) {
-    return graph.withGraph(this.ctx, () => delegationOps.delegate(this.ctx, input));
-  }
-  delegations(input: InputOf<'delegations'> = {}) {
-    return delegationOps.delegations(this.ctx, input);
   }
   /** What an automatic snapshot for `scope` would hold right now (shown before a handoff is written). */
   previewSnapshot(scope?: string): Promise<HandoffSnapshot> {
@@ -293,44 +300,12 @@ export class TwiningEngine extends AgentWorkTools {
   snapshotCounts(scopes: readonly (string | undefined)[]): Promise<{ decisions: number; warnings: number; findings: number }[]> {
     return handoffOps.snapshotCounts(this.ctx, scopes);
   }
-
-  /** `confirmed`: the snapshot the user was shown; if what is in scope changed since, nothing is written (CHANGED, with what changed). */
-  handoff(input: InputOf<'handoff'>, options?: { confirmed?: HandoffSnapshot }): Promise<HandoffRecord> {
-    return graph.withGraph(
-      this.ctx,
-      () => handoffOps.handoff(this.ctx, input, options),
-      h => graph.onHandoff(this.ctx, h),
-    );
-  }
-  handoffs(input: InputOf<'handoffs'> = {}) {
-    return handoffOps.handoffs(this.ctx, input);
-  }
   /**
    * A handoff record by id, or undefined when there is none. A record file that is not a JSON
    * object is a CORRUPT error that names the file (twining-mcp says "not found" for both).
    */
   getHandoff(id: string): Promise<HandoffRecord | undefined> {
     return this.ctx.handoffRecords.get(id);
-  }
-  acknowledge(input: InputOf<'acknowledge'>) {
-    return handoffOps.acknowledge(this.ctx, input);
-  }
-  /** A handoff's snapshot and drift ({handoff_id}), or twining-mcp's checks of a scope ({scope, checks, agent_id, fail_on}). */
-  verify(input: { handoff_id: string }): Promise<VerifyResult>;
-  verify(input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult>;
-  verify(input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult> {
-    this.work.verifications++;
-    return graph.withGraph(this.ctx, () => verify(this.ctx, input));
-  }
-  decide(input: InputOf<'decide'>) {
-    return graph.withGraph(
-      this.ctx,
-      () => decisionOps.decide(this.ctx, input),
-      r => this.graphOfDecision(r.id, input),
-    );
-  }
-  decisions(input: InputOf<'decisions'> = {}) {
-    return decisionOps.decisions(this.ctx, input);
   }
   /** A decision record by id, or undefined. */
   getDecision(id: string): Promise<DecisionRecord | undefined> {
@@ -347,44 +322,20 @@ export class TwiningEngine extends AgentWorkTools {
   decisionStory(id: string): Promise<DecisionStory | undefined> {
     return decisionStory(this.ctx, id);
   }
-  status(input: InputOf<'status'> = {}) {
-    return status(this.ctx, input);
+  /** Releases `agentId`'s claims that `scopes` cover (a record's scope and files); `because` names what released them. */
+  releaseCovered(agentId: string, scopes: readonly (string | undefined)[], because: string) {
+    return releaseCovered(this.ctx, agentId, scopes, because);
   }
-  why(input: InputOf<'why'>) {
-    return why(this.ctx, input);
-  }
-  dismiss(input: InputOf<'dismiss'>) {
-    return graph.withGraph(this.ctx, () => blackboardOps.dismiss(this.ctx, input));
-  }
-  reconsider(input: InputOf<'reconsider'>) {
-    return graph.withGraph(
-      this.ctx,
-      () => lifecycleOps.reconsider(this.ctx, input),
-      () => graph.onChallenge(this.ctx, input.agent_id ?? 'main', input.decision_id, 'reconsider'),
-    );
-  }
-  override(input: InputOf<'override'>) {
-    return graph.withGraph(
-      this.ctx,
-      () => lifecycleOps.override(this.ctx, input),
-      async r => {
-        await graph.onChallenge(this.ctx, input.overridden_by ?? 'human', input.decision_id, 'override');
-        if (r.new_decision_id) await this.graphOfDecision(r.new_decision_id, { supersedes: input.decision_id });
-      },
-    );
-  }
-  promote(input: InputOf<'promote'>) {
-    return graph.withGraph(this.ctx, () => lifecycleOps.promote(this.ctx, input));
-  }
-  search(input: InputOf<'search'>) {
-    return search(this.ctx, input);
-  }
-  /** The graph steps of a decision just recorded (twining-mcp's onDecide), from its record. */
-  private async graphOfDecision(id: string, input: { depends_on?: string[]; supersedes?: string; commit_hash?: string }): Promise<void> {
-    const d = await decisionOps.getDecision(this.ctx, id);
-    if (!d) return;
-    await graph.onDecide(this.ctx, { ...d, depends_on: input.depends_on, supersedes: input.supersedes, commit_hash: input.commit_hash });
-  }
+}
+
+for (const name of Object.keys(OPERATION_TABLE) as OperationName[]) {
+  Object.defineProperty(TwiningEngine.prototype, name, {
+    value: function (this: TwiningEngine, input?: never, options?: never) {
+      return this.run(name, input, options);
+    },
+    writable: true,
+    configurable: true,
+  });
 }
 
 /** The engine under the name the library has always exported it by. */

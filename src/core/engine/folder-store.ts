@@ -1,9 +1,10 @@
 /**
  * What every operation works with: where the files are (layout), the cached views of them
  * (stores), the clock and ids, the locks, the configuration, and the rules of writing (validated
- * input, read-only refusal, the folder made before the first write). Operations (ops/) are
+ * input, read-only refusal, the folder made before the first write). Operations (operations/) are
  * functions of this store; the engine (engine.ts) is their facade.
  */
+import type { RecordRoute } from '../git/record-location';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
@@ -54,7 +55,7 @@ export interface WorkspaceOptions {
   /**
    * A long-lived engine (the extension's, the MCP server's): after a briefing, the decision records
    * are read in the background so the next briefing of any scope reads none
-   * (ops/decision-record-cache.ts). Off for one-shot processes, which then exit at once.
+   * (operations/decision-record-cache.ts). Off for one-shot processes, which then exit at once.
    */
   keepRecordsWarm?: boolean;
 }
@@ -72,7 +73,7 @@ export class FolderStore {
   readonly archive: ArchiveIndex;
   /** Handoff records read or written, by id, each with the stat it had then. */
   readonly handoffRecords: HandoffRecords;
-  /** The search index, made by the first search (ops/search-ops.ts) and kept current by each one after. */
+  /** The search index, made by the first search (operations/search-ops.ts) and kept current by each one after. */
   searchIndex?: SearchIndex;
   readonly textIndex?: () => TextIndex;
   readonly searchWorker: { script?: string; minRecords?: number } | false;
@@ -99,6 +100,8 @@ export class FolderStore {
   private readonly clock: () => Date;
   private readonly nextId = monotonicFactory();
   private folderReady?: Promise<boolean>;
+  /** Which record this is and why, when the engine was opened through routing (git/record-location.ts). */
+  route?: RecordRoute;
   private configCache?: { key: string; config: Config };
 
   constructor(

@@ -1,5 +1,5 @@
 /**
- * What the two directions of `twining migrate` share (ops/migrate-ops.ts says what they do): the
+ * What the two directions of `twining migrate` share (migrate/migrate-ops.ts says what they do): the
  * report, the folder checks and the wording of what was and was not written.
  */
 import { promises as fs } from 'fs';

@@ -52,7 +52,7 @@ export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?:
   entry.timestamp = ctx.timestamp();
   if (tx) await tx.append(ctx.layout.blackboard, toJsonlLine(entry));
   else await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
-  // A twining-mcp 2.x folder: every post registers its agent (ops/agent-touch.ts).
+  // A twining-mcp 2.x folder: every post registers its agent (operations/agent-touch.ts).
   await touchAgentLocked(ctx, typeof fields.agent_id === 'string' ? fields.agent_id : undefined, tx);
   if (populate) notePosted(ctx, entry as BlackboardEntry);
   return entry as BlackboardEntry;

@@ -34,6 +34,8 @@ export interface SessionView extends Pick<
   | 'waiting_reason'
   | 'ended_at'
   | 'recorded_at'
+  | 'worktree'
+  | 'branch'
 > {
   liveness: Liveness;
   /** Edited files after its last record and stopped: the person should ask for a record or a handoff. */
@@ -81,6 +83,8 @@ export function sessionBoard(
       ...(stopped ? { ended_at: s.ended_at } : {}),
       unrecorded,
       ...(recorded ? { recorded_at: recorded } : {}),
+      ...(typeof s.worktree === 'string' ? { worktree: s.worktree } : {}),
+      ...(typeof s.branch === 'string' ? { branch: s.branch } : {}),
     });
   }
   return views.sort((a, b) => order[a.liveness] - order[b.liveness] || (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0));

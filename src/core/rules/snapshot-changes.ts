@@ -1,7 +1,7 @@
 /**
  * What changed between the snapshot a user confirmed and the one a handoff would attach now: the
  * decisions, warnings and findings that came into scope or left it, by id and summary. Pure; the
- * handoff operation (ops/handoff-ops.ts) computes both snapshots and refuses to write when they differ.
+ * handoff operation (operations/handoff-ops.ts) computes both snapshots and refuses to write when they differ.
  */
 import type { HandoffSnapshot } from '../records';
 import { snapshotDigest } from './snapshot';

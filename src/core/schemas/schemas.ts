@@ -240,7 +240,7 @@ export const inputs = {
   verify: z
     .strictObject({
       handoff_id: ulidId.optional().describe('Id of the handoff to check (its snapshot and drift); or give scope instead.'),
-      // twining-mcp's twining_verify of a scope (ops/scope-verify-ops.ts).
+      // twining-mcp's twining_verify of a scope (operations/scope-verify-ops.ts).
       scope: nonEmptyText(1000)
         .optional()
         .describe('A scope to verify with twining-mcp\'s checks (e.g. "src/auth/" or "project"); or give handoff_id instead.'),

@@ -4,7 +4,9 @@
  * history (issue 18: within 1.5x of a bare Node start at 100k entries):
  * `.twining/sessions/briefing-<agent>-<scope>.json` holds the briefing's text (without its
  * "changed since" part), when it was assembled, and the fingerprint of every file a briefing reads
- * (blackboard, decision index, handoff index, claims, configuration: identity, size, mtime).
+ * (blackboard, decision index, handoff index, the claims log, configuration; in a twining-mcp 2.x
+ * folder its database and the database's write-ahead log): each file's version stamp
+ * (version-stamp.ts).
  *
  * A cached briefing answers only when (1) the fingerprint is the same now, so nothing was written
  * since it was assembled, (2) the agent's latest briefing (its assembly mark) is that one, so the
@@ -14,17 +16,30 @@
  * the cache's time with it. Anything else falls back to the engine, which writes the cache again.
  * Derived and local, never the truth; a cache that cannot be read is a miss.
  */
-import { promises as fs } from 'fs';
 import * as path from 'path';
+import { stampOfFile } from './version-stamp';
 import { ensureSessionsDir, fileSafe, readAssembly, readJsonFile, sessionsDir, writeAssembly, writeJsonFile } from './session-files';
 
 export const MAX_AGE_MS = 15 * 60_000;
 
-/** The files a briefing is assembled from (relative to `.twining/`). */
-const INPUTS = ['blackboard.jsonl', 'decisions/index.json', 'handoffs/index.jsonl', 'claims/claims.json', 'config.yml'];
+/**
+ * The files a briefing is assembled from (relative to `.twining/`), in both layouts: the 1.x
+ * files, the claims log (claims/claims.jsonl, store/claim-log.ts), config.yml, and a 2.x folder's
+ * twining.db with its write-ahead log (twining-mcp opens it in WAL mode: a commit appends to
+ * `twining.db-wal` and leaves `twining.db` alone until a checkpoint).
+ */
+export const BRIEFING_INPUTS = [
+  'blackboard.jsonl',
+  'decisions/index.json',
+  'handoffs/index.jsonl',
+  'claims/claims.jsonl',
+  'config.yml',
+  'twining.db',
+  'twining.db-wal',
+];
 
 interface CachedBriefing {
-  version: 1;
+  version: 2;
   agent_id: string;
   scope: string;
   max_tokens: number | null;
@@ -37,10 +52,9 @@ interface CachedBriefing {
 const cacheFile = (twiningDir: string, agentId: string, scope: string) =>
   path.join(sessionsDir(twiningDir), `briefing-${fileSafe(agentId)}-${fileSafe(scope).slice(0, 60)}.json`);
 
-/** The identity, size and modification time of every input (one stat each). */
+/** The version stamp of every input (one stat each). */
 export async function fingerprint(twiningDir: string): Promise<string> {
-  const stats = await Promise.all(INPUTS.map(f => fs.stat(path.join(twiningDir, f)).catch(() => undefined)));
-  return stats.map(st => (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-')).join('|');
+  return (await Promise.all(BRIEFING_INPUTS.map(f => stampOfFile(path.join(twiningDir, f))))).join('|');
 }
 
 /**
@@ -56,7 +70,7 @@ export async function cachedBriefing(
 ): Promise<string | undefined> {
   const file = cacheFile(twiningDir, agentId, scope);
   const [cached, mark, current] = await Promise.all([readJsonFile<CachedBriefing>(file), readAssembly(twiningDir, agentId), fingerprint(twiningDir)]);
-  if (!cached || cached.version !== 1 || cached.agent_id !== agentId || cached.scope !== scope || cached.max_tokens !== (maxTokens ?? null)) return undefined;
+  if (!cached || cached.version !== 2 || cached.agent_id !== agentId || cached.scope !== scope || cached.max_tokens !== (maxTokens ?? null)) return undefined;
   if (cached.fingerprint !== current || !mark || mark.assembled_at !== cached.assembled_at) return undefined;
   const age = now.getTime() - Date.parse(cached.assembled_at);
   if (!(age >= 0 && age < MAX_AGE_MS) || typeof cached.text !== 'string') return undefined;
@@ -80,7 +94,7 @@ export async function keepBriefing(
   if ((await fingerprint(twiningDir)) !== fingerprintBefore) return;
   await ensureSessionsDir(twiningDir);
   const cached: CachedBriefing = {
-    version: 1,
+    version: 2,
     agent_id: b.agent_id,
     scope: b.scope,
     max_tokens: maxTokens ?? null,

@@ -12,10 +12,16 @@
  * buckets are rewritten when `decisions/index.json` changed; warning buckets get the lines
  * appended since the offset (a rewritten blackboard, after a dismiss or an archive, is read whole
  * once). SessionStart writes it from the engine it loaded anyway. Derived, never the truth.
+ *
+ * A twining-mcp 2.x folder has none of those files: its index is made from the database's rows
+ * (sqlite-hook-read.ts) whenever the database's version stamp moved, and says so in its meta
+ * (`blackboard.identity` "sqlite", `decisions_stat` the stamp).
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { ensureSessionsDir, fileSafe, readJsonFile, sessionsDir, writeJsonFile } from './session-files';
+import { isTwoXFolder } from './two-x-folder';
+import { readForHookIndex, sqliteFolderStamp } from './sqlite-hook-read';
 
 /** A record's field as text: a string as it is, anything else (a malformed record) as JSON. */
 const textOf = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : (JSON.stringify(v) ?? ''));
@@ -36,6 +42,8 @@ interface Meta {
 
 const DIR = 'hook-index';
 const SHORT = '_short';
+/** `blackboard.identity` of an index made from a 2.x folder's database. */
+const SQLITE = 'sqlite';
 const dirOf = (twiningDir: string) => path.join(sessionsDir(twiningDir), DIR);
 const statKey = (st: { size: number; mtimeMs: number; ino: number } | undefined) => (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : 'missing');
 
@@ -168,6 +176,22 @@ export async function writeHookIndex(
  */
 export async function lookUp(twiningDir: string, file: string): Promise<{ decisions: IndexedDecision[]; warnings: IndexedWarning[] }> {
   const metaFile = path.join(dirOf(twiningDir), 'meta.json');
+  const meta = isTwoXFolder(twiningDir) ? await currentForSqlite(twiningDir, metaFile) : await currentForFiles(twiningDir, metaFile);
+  return candidates(twiningDir, meta, file);
+}
+
+/** The index of a 2.x folder, made again from its rows when the database's stamp moved. */
+async function currentForSqlite(twiningDir: string, metaFile: string): Promise<Meta> {
+  const stamp = sqliteFolderStamp(twiningDir);
+  const kept = await readJsonFile<Meta>(metaFile);
+  if (kept?.version === 2 && kept.blackboard.identity === SQLITE && kept.decisions_stat === stamp) return kept;
+  const { decisions, entries } = readForHookIndex(twiningDir);
+  await writeHookIndex(twiningDir, { decisionsStat: stamp, blackboard: { identity: SQLITE, offset: 0 }, decisions: indexDecisions(decisions), entries });
+  return (await readJsonFile<Meta>(metaFile))!;
+}
+
+/** The index of a 1.x folder, brought up to date with its files (see above). */
+async function currentForFiles(twiningDir: string, metaFile: string): Promise<Meta> {
   const decisionsFile = path.join(twiningDir, 'decisions', 'index.json');
   const blackboardFile = path.join(twiningDir, 'blackboard.jsonl');
   const [kept, dst, bst] = await Promise.all([
@@ -215,6 +239,10 @@ export async function lookUp(twiningDir: string, file: string): Promise<{ decisi
     }
     if (changed) await writeJsonFile(metaFile, meta, false);
   }
+  return meta;
+}
+
+async function candidates(twiningDir: string, meta: Meta, file: string): Promise<{ decisions: IndexedDecision[]; warnings: IndexedWarning[] }> {
   const own = bucketOf(file);
   const keys = (list: string[]) => (own === SHORT ? list : list.filter(k => k === own || k === SHORT));
   const gone = new Set(meta.resolved);

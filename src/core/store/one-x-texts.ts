@@ -1,7 +1,7 @@
 /**
  * The files of the 1.x layout (docs/format.md) as texts, made from a twining-mcp 2.x folder's records held
  * in a TwoXState: what a process lays out in its private copy (two-x-mirror.ts) and what
- * `twining migrate --reverse` writes into `.twining/` (ops/migrate-reverse.ts), as twining-mcp's
+ * `twining migrate --reverse` writes into `.twining/` (migrate/migrate-reverse.ts), as twining-mcp's
  * own reverse does (src/migrate/reverse.ts): the blackboard one line per entry in row order, each
  * decision and handoff record as JSON with two spaces, the decision index from the records, the
  * handoff index from each row's `index_data` as stored.

@@ -6,7 +6,7 @@
  * (no folder never means "delete all"); a file that does not parse is skipped, never deleted. The
  * rows are written by two-x-rows.ts (the columns, `data`, a handoff's `index_data`), all of them in
  * one `BEGIN IMMEDIATE` transaction here (twining-mcp: one per kind), so a process killed half-way
- * leaves the database as it was. Used by `twining migrate` both ways (ops/migrate-*.ts).
+ * leaves the database as it was. Used by `twining migrate` both ways (migrate/migrate-*.ts).
  */
 import { existsSync } from 'fs';
 import type { SqliteDatabase } from './sqlite-db';

@@ -1,6 +1,6 @@
 /**
  * *Set Up Agent Hooks*: Twining's hooks for VS Code's agents (`.github/hooks/twining.json`) and
- * Claude Code (`.claude/settings.json`), merged into what is there (mcp/hooks-config.ts), each
+ * Claude Code (`.claude/settings.json`), merged into what is there (agents/setup/hooks-config.ts), each
  * change shown as a diff before anything is written; `{remove: true}` takes them out again. The
  * hooks run this installation's dist/hook.js: set them up again after updating the extension.
  */

@@ -3,6 +3,7 @@
  * the user edits a file another live agent claims (with *Open Claim* and *Ask to Release*, a need
  * addressed to the holder), and a status bar item naming the claim on the active file.
  */
+import * as path from 'path';
 import * as vscode from 'vscode';
 import type { TwiningSession } from '../session';
 import type { TwiningFolder } from '../model/folders';
@@ -110,7 +111,7 @@ export class ClaimsEditor implements vscode.Disposable {
 
 /** Opens a folder's claims log at the last line of claim `id` (the claim as it is now). */
 export async function openClaimRecord(folder: TwiningFolder, id: string): Promise<void> {
-  const uri = vscode.Uri.joinPath(folder.workspaceFolder.uri, '.twining', 'claims', 'claims.jsonl');
+  const uri = vscode.Uri.file(path.join(folder.dir, 'claims', 'claims.jsonl'));
   const doc = await vscode.workspace.openTextDocument(uri);
   const at = doc.getText().lastIndexOf(`"${id}"`);
   const position = doc.positionAt(Math.max(at, 0));

@@ -145,7 +145,7 @@ export class Folders implements vscode.Disposable, FolderHost {
           key,
           created.onDidChange(kinds => this.announce(created, kinds)),
         );
-        this.watchers.set(key, new TwiningWatcher(wf, paths => created.refresh(paths).then(() => noticeFolderFormat(created))));
+        this.watchers.set(key, new TwiningWatcher(created.recordRoot, paths => created.refresh(paths).then(() => noticeFolderFormat(created))));
       }
       ordered.set(key, folder);
     }

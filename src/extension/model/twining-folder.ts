@@ -11,12 +11,30 @@ import * as vscode from 'vscode';
 import type { TwiningEngine } from '../../core';
 import type { ChangeKind } from './change-kinds';
 import { core } from './engine-loader';
+import type { RecordRoute } from '../../core';
+import { lstatSync, statSync } from 'fs';
 import type { Clock } from '../settings';
 import { log } from '../log';
 
 /** What a folder needs from the model that holds it. */
 export interface FolderHost {
   readonly clock: Clock;
+}
+
+/**
+ * The route of a folder that is plainly its own project, found without loading the engine (the
+ * folders are looked at right after activation): a repository's main worktree (`.git` is a
+ * folder there), or a folder with `.twining/` and no `.git` entry. resolveRecord gives the same
+ * record for these; every other folder (a linked worktree, a subfolder of a repository) asks it.
+ */
+function ownRecord(root: string): RecordRoute | undefined {
+  const dotGit = lstatSync(path.join(root, '.git'), { throwIfNoEntry: false });
+  const dir = path.join(root, '.twining');
+  if (dotGit?.isDirectory())
+    return { projectRoot: root, dir, mode: 'shared', reason: `the shared record of ${root}, used from its main worktree`, worktree: root, linked: false };
+  if (!dotGit && statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    return { projectRoot: root, dir, mode: 'folder', reason: `the record of ${root}`, linked: false };
+  return undefined;
 }
 
 export class TwiningFolder {
@@ -43,8 +61,33 @@ export class TwiningFolder {
   get root(): string {
     return this.workspaceFolder.uri.fsPath;
   }
+  private routeValue: RecordRoute | undefined;
+  /** Why the record cannot be reached (a linked worktree whose main repository moved); then nothing is shown or written. */
+  routeError: string | undefined;
+  /**
+   * Which record the folder shows and why (core/git/record-location.ts): a window on a linked
+   * worktree shows the primary worktree's `.twining/`, shared with every other worktree.
+   */
+  get route(): RecordRoute {
+    if (this.routeValue) return this.routeValue;
+    try {
+      this.routeValue = ownRecord(this.root) ?? core().resolveRecord(this.root);
+      this.routeError = undefined;
+      if (this.routeValue.projectRoot !== this.root) log.info(`${this.name}: ${this.routeValue.reason}`);
+    } catch (error) {
+      this.routeError = error instanceof Error ? error.message : String(error);
+      log.error(`${this.name}: ${this.routeError}`);
+      // Looked for again by the next presence check (a `git worktree repair` may fix it).
+      return { projectRoot: this.root, dir: path.join(this.root, '.twining'), mode: 'folder', reason: this.routeError, linked: false };
+    }
+    return this.routeValue;
+  }
+  /** The folder holding the record (the engine's root): the workspace folder itself, or the primary worktree. */
+  get recordRoot(): string {
+    return this.route.projectRoot;
+  }
   get dir(): string {
-    return path.join(this.root, '.twining');
+    return this.route.dir;
   }
   get isReadOnly(): boolean {
     return this.readOnly;
@@ -52,15 +95,19 @@ export class TwiningFolder {
   /** The engine (created on first use: loading the core is the main cost, and it can wait for a view). */
   get engine(): TwiningEngine {
     if (this.engineValue) return this.engineValue;
-    this.engineValue = new (core().TwiningEngine)(this.root, {
-      now: () => this.host.clock.now(),
-      readOnly: this.readOnly,
-      // A long-lived engine: briefings of any scope read no decision record after the first.
-      keepRecordsWarm: true,
-      warn: message => log.warn(`${this.name}: ${message}`),
-      // Nothing is written while git checks out, merges or rebases (a repair included).
-      writeGate: () => core().gitBusyReason(this.gitDir()),
-    });
+    this.engineValue = new (core().TwiningEngine)(
+      this.recordRoot,
+      {
+        now: () => this.host.clock.now(),
+        readOnly: this.readOnly,
+        // A long-lived engine: briefings of any scope read no decision record after the first.
+        keepRecordsWarm: true,
+        warn: message => log.warn(`${this.name}: ${message}`),
+        // Nothing is written while git checks out, merges or rebases (a repair included).
+        writeGate: () => core().gitBusyReason(this.gitDir()),
+      },
+      this.route,
+    );
     this.serveSessionStarts();
     return this.engineValue;
   }
@@ -69,13 +116,13 @@ export class TwiningFolder {
 
   /**
    * Agents' SessionStart hooks ask this warm engine for their briefing over a local socket instead
-   * of loading one themselves (core/session-start-server.ts), while the folder is trusted (the
+   * of loading one themselves (agents/session-start/session-start-server.ts), while the folder is trusted (the
    * answer registers the agent and records the briefing) and has `.twining/`.
    */
   private serveSessionStarts(): void {
     if (this.sessionStarts || this.readOnly || !this.hasTwiningDir || this.workspaceFolder.uri.scheme !== 'file') return;
     this.sessionStarts = new (core().SessionStartServer)(
-      this.root,
+      this.recordRoot,
       work => this.run(work),
       message => log.warn(`${this.name}: ${message}`),
     );
@@ -87,9 +134,9 @@ export class TwiningFolder {
   }
 
   private gitDirValue: string | undefined;
-  /** The folder's git directory (a linked work tree's own); looked for again until found (`git init`). */
+  /** The git directory of the work tree holding the record (the primary's, for a linked worktree); looked for again until found (`git init`). */
   private gitDir(): string | undefined {
-    return (this.gitDirValue ??= core().findGitDir(this.root));
+    return (this.gitDirValue ??= core().findGitDir(this.recordRoot));
   }
 
   /**
@@ -191,7 +238,9 @@ export class TwiningFolder {
   }
 
   async checkPresence(): Promise<boolean> {
-    const stat = await fs.stat(this.dir).catch(() => undefined);
+    if (this.routeError) this.routeValue = undefined;
+    const route = this.route;
+    const stat = this.routeError ? undefined : await fs.stat(route.dir).catch(() => undefined);
     this.hasTwiningDir = stat?.isDirectory() ?? false;
     if (!this.hasTwiningDir) this.stopServingSessionStarts();
     else if (this.engineValue) this.serveSessionStarts();

@@ -3,6 +3,7 @@
  * coalesced, which paths changed. What a path stands for (and that locks and temporary files
  * stand for nothing) is the engine's to say: `TwiningEngine.refresh` decides it, in one place.
  */
+import * as path from 'path';
 import * as vscode from 'vscode';
 
 export interface WatchOptions {
@@ -13,8 +14,10 @@ export interface WatchOptions {
 }
 
 /**
- * One FileSystemWatcher on `{.twining,.twining/**}` of a workspace folder. `onChanges` receives the
- * paths (folder-relative, `/`-separated) seen since the last report; while a report is pending or running, `idle` is a promise.
+ * One FileSystemWatcher on `{.twining,.twining/**}` of the folder holding the record: the workspace
+ * folder, or for a linked worktree the primary worktree outside the workspace (a RelativePattern
+ * on a folder's URI watches it wherever it is). `onChanges` receives the paths (relative to that
+ * folder, `/`-separated) seen since the last report; while a report is pending or running, `idle` is a promise.
  */
 export class TwiningWatcher implements vscode.Disposable {
   private readonly watcher: vscode.FileSystemWatcher;
@@ -35,20 +38,18 @@ export class TwiningWatcher implements vscode.Disposable {
   }
 
   constructor(
-    private readonly folder: vscode.WorkspaceFolder,
+    private readonly base: string,
     private readonly onChanges: (paths: string[]) => Promise<void>,
     private readonly options: WatchOptions = {},
   ) {
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '{.twining,.twining/**}'));
+    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(base), '{.twining,.twining/**}'));
     this.watcher.onDidCreate(uri => this.event(uri));
     this.watcher.onDidChange(uri => this.event(uri));
     this.watcher.onDidDelete(uri => this.event(uri));
   }
 
   private event(uri: vscode.Uri): void {
-    const relative = vscode.workspace.asRelativePath(uri, false).replace(/\\/g, '/');
-    // asRelativePath prefixes the folder name in multi-root workspaces; strip it when present.
-    const rel = relative.startsWith(`${this.folder.name}/.twining`) ? relative.slice(this.folder.name.length + 1) : relative;
+    const rel = path.relative(this.base, uri.fsPath).split(path.sep).join('/');
     if (rel !== '.twining' && !rel.startsWith('.twining/')) return;
     this.paths.add(rel);
     this.lastEventAt = Date.now();

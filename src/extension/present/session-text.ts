@@ -2,6 +2,7 @@
  * Words for a hooked agent session on the session board (Agents view, Context view, the prompt
  * that asks an agent for its record). No `vscode` import.
  */
+import * as path from 'path';
 import type { SessionView } from '../../core';
 import { plural, relative } from './format';
 
@@ -21,6 +22,9 @@ export function sessionState(s: SessionView): string {
 /** The description of a session's row: tool · state · files · since when. */
 export function sessionDescription(s: SessionView, now: Date): string {
   const parts = [toolName(s.tool), sessionState(s)];
+  // Where it runs, for agents in worktrees: the worktree's folder name and its branch.
+  if (s.worktree) parts.push(`worktree ${path.basename(s.worktree)}${s.branch ? ` on ${s.branch}` : ''}`);
+  else if (s.branch) parts.push(`on ${s.branch}`);
   if (s.files_touched.length) parts.push(plural(s.files_touched.length, 'file'));
   if (s.last_tool) parts.push(`last: ${s.last_tool}`);
   parts.push(`since ${relative(s.started_at, now)}`);

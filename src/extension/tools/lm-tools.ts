@@ -16,9 +16,9 @@ import { list } from '../present/format';
 
 type Input = Record<string, unknown>;
 
-/** Calls one operation of the engine by name with an (already validated) input. */
+/** Calls one operation of the engine's table by name with an (already validated) input. */
 export function runOperation(engine: TwiningEngine, op: OperationName, input: Input): Promise<unknown> {
-  return (engine as unknown as Record<OperationName, (input: Input) => Promise<unknown>>)[op](input);
+  return engine.run(op, input);
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');

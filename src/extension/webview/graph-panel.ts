@@ -1,6 +1,6 @@
 /**
  * Twining: Show Graph. A webview panel with the graph behind one decision (laid out by
- * present/decision-graph.ts, drawn by src/webview-ui/graph-view.ts): its supersession chain and any
+ * webview/shared/decision-graph.ts, drawn by src/webview/pages/graph-view.ts): its supersession chain and any
  * override, the files and symbols it affects, the handoffs that carried it, and its neighbours in
  * `.twining/graph/` when the folder has one. It follows the folder's changes and comes back after
  * a reload (the serializer below).

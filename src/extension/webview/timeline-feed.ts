@@ -1,6 +1,6 @@
 /**
  * What the timeline webview is sent for one folder. The feed holds the timeline's items
- * (present/timeline-window.ts) and answers the page's queries with the window it looks at: at
+ * (webview/shared/timeline-window.ts) and answers the page's queries with the window it looks at: at
  * most one marker per lane and column, bars, counts and a density of the rest, never the history.
  * The engine reads the blackboard incrementally (store/jsonl.ts keeps every parsed line and
  * appends new ones), so after a change the feed adds the entries past the last one it took, and

@@ -1,7 +1,7 @@
 /**
  * Twining: Open Timeline. One webview panel per window showing one workspace folder's team over
- * time (the layout data comes from present/timeline-layout.ts through timeline-feed.ts; the page is
- * src/webview-ui/timeline-view.ts). The page holds only the window it shows: it asks for it, the
+ * time (the layout data comes from webview/shared/timeline-layout.ts through timeline-feed.ts; the page is
+ * src/webview/pages/timeline-view.ts). The page holds only the window it shows: it asks for it, the
  * feed answers from the items it keeps (read once, then kept current from the engine's change
  * events, also while the page is hidden) and sends the window again after each change. Clicks
  * open the same documents the views open.

@@ -1,6 +1,6 @@
 /**
  * The Show Graph page (bundled into dist/webview/graph.js): draws the laid-out graph
- * (present/decision-graph.ts) as SVG, each node a focusable button (Tab moves between them, Enter or
+ * (webview/shared/decision-graph.ts) as SVG, each node a focusable button (Tab moves between them, Enter or
  * Space opens what it stands for) with a label that says how it relates to the decision.
  */
 import './graph.css';

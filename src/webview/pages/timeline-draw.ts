@@ -1,7 +1,7 @@
 /**
  * Draws the visible window of the timeline on a canvas. The page holds only what the extension
  * sent for its window (at most one marker per lane and column, spans merged into bars:
- * present/timeline-window.ts), and draws what of it falls inside the view (two binary searches),
+ * webview/shared/timeline-window.ts), and draws what of it falls inside the view (two binary searches),
  * so a frame costs the same at 100,000 entries zoomed out as at 100 zoomed in. Colours are the
  * theme's (`--vscode-*` variables), read again when the theme changes.
  */

@@ -51,7 +51,7 @@ export interface DecisionGraph {
   height: number;
 }
 
-/** What the engine's decision story gives (core/ops/decision-story-ops.ts). */
+/** What the engine's decision story gives (core/operations/decision-story-ops.ts). */
 export interface StoryInput {
   record: DecisionRecord;
   supersedes: { id: string; summary?: string; status?: string; missing?: true }[];

@@ -1,6 +1,6 @@
 /**
  * The messages between the timeline panel (extension side, timeline-panel.ts) and its webview
- * (src/webview-ui/timeline-view.ts), and the state the webview keeps across hide, show and reload.
+ * (src/webview/pages/timeline-view.ts), and the state the webview keeps across hide, show and reload.
  * No `vscode` import: both sides compile against these types.
  *
  * The page holds only the window it looks at: it asks with `query` (a range a little wider than

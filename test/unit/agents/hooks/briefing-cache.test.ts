@@ -1,5 +1,5 @@
 /**
- * SessionStart's briefing cache (src/hook/briefing-cache.ts), run as a host runs the hook: a
+ * SessionStart's briefing cache (src/core/store/briefing-cache.ts), run as a host runs the hook: a
  * second session start of the same agent on a folder nobody wrote to is answered with the same
  * briefing by dist/hook.js alone (a copy of it without dist/core.js beside it answers, so the
  * engine is not loaded), records the new briefing, and any write to the folder makes the next
@@ -65,4 +65,18 @@ test('an unchanged folder: the cached briefing, without the engine; a write: ass
   assert.equal(fourth.status, 0, fourth.stderr);
   assert.doesNotMatch(fourth.context!, /### Changed in scope since your last briefing/, 'nothing changed since the last briefing');
   assert.match(fourth.context!, /Refresh tokens are stored in plain text/);
+});
+
+test('a claim made after a briefing is in the next SessionStart: the cache does not answer for it', async () => {
+  const root = fixtureProject();
+  const first = start(HOOK_JS, root, 'k1');
+  assert.equal(first.status, 0, first.stderr);
+  assert.doesNotMatch(first.context!, /Claimed by other agents/);
+  // Another agent claims the file the starting agent's scope covers, through the engine (claims/claims.jsonl).
+  const engine = await openWorkspace(root, { warn: () => undefined });
+  assert.equal((await engine.claim({ agent_id: 'alice', paths: ['src/auth/jwt.ts'], reason: 'rotating the keys' })).granted, true);
+  const next = start(HOOK_JS, root, 'k2');
+  assert.equal(next.status, 0, next.stderr);
+  assert.match(next.context!, /### Claimed by other agents/);
+  assert.match(next.context!, /\*\*alice\*\* holds src\/auth\/jwt\.ts.*rotating the keys/);
 });

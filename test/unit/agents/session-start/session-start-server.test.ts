@@ -1,6 +1,6 @@
 /**
  * A running engine answering SessionStart hooks over the local socket
- * (src/core/session-start-server.ts, src/core/store/local-socket.ts), run as a host runs the hook:
+ * (src/agents/session-start/session-start-server.ts, src/agents/session-start/local-socket.ts), run as a host runs the hook:
  * after a write (the briefing cache cannot answer) a copy of dist/hook.js without dist/core.js
  * beside it still answers, with what was written, because the engine running in this process
  * answered; the agent is registered and the briefing recorded by that engine. Nobody serving,

@@ -143,3 +143,31 @@ describe('a user without write access (setpriv, not root)', () => {
     assert.equal(fs.readFileSync(tw(root, 'agents/registry.json'), 'utf8'), before);
   });
 });
+
+describe('config.yml that is not a regular file, from a new process', () => {
+  // The folder's layout is decided from config.yml before anything else is read: a device or a
+  // FIFO there must give a clear answer in bounded time and memory, never a read without end.
+  const cases: [string, (file: string) => void][] = [
+    ['a link to /dev/zero', file => fs.symlinkSync('/dev/zero', file)],
+    ['a FIFO nobody writes to', file => spawnSync('mkfifo', [file])],
+  ];
+  for (const [what, make] of cases) {
+    test(`twining status with config.yml ${what} ends at once, naming the file and the problem`, () => {
+      const root = fixtureProject();
+      fs.rmSync(tw(root, 'config.yml'));
+      make(tw(root, 'config.yml'));
+      const before = snapshotTree(root);
+      const started = Date.now();
+      const r = spawnSync(process.execPath, ['--max-old-space-size=256', CLI_JS, 'status'], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 20_000,
+        killSignal: 'SIGKILL',
+      });
+      assert.equal(r.signal, null, `ended by ${r.signal} after ${Date.now() - started} ms: it read without end`);
+      assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+      assert.match(r.stderr, /config\.yml is a (device|FIFO).*not a regular file/, r.stderr);
+      assert.deepEqual(changedFiles(before, snapshotTree(root)), [], 'nothing of the record was written');
+    });
+  }
+});

@@ -1,5 +1,5 @@
 /**
- * `twining migrate` stopped half-way (src/core/ops/migrate-forward.ts, migrate-reverse.ts): a
+ * `twining migrate` stopped half-way (src/core/migrate/migrate-forward.ts, migrate-reverse.ts): a
  * write the file system refuses, and a migration killed while it writes. The folder stays usable,
  * reading what it read before, and the error names the file and what was and was not written; a
  * second run finishes the job. Needs node:sqlite: scripts/test.js runs this file under Node 24.

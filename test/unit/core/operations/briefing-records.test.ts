@@ -1,5 +1,5 @@
 /**
- * The decision records a briefing reads for its costs (ops/decision-record-cache.ts): a long-lived
+ * The decision records a briefing reads for its costs (operations/decision-record-cache.ts): a long-lived
  * engine (`keepRecordsWarm`, as the extension and the MCP server open it) reads the other active
  * decisions' records in the background after a briefing, so the next briefing of another scope
  * reads none (shown here by removing the file: the briefing still carries its rationale); a

@@ -1,5 +1,5 @@
 /**
- * The Show Graph layout (src/extension/present/decision-graph.ts) from the reference fixture's
+ * The Show Graph layout (src/webview/shared/decision-graph.ts) from the reference fixture's
  * files: a decision's chain, the files and symbols it affects, the handoffs that carried it and its
  * knowledge graph neighbours, each where the legend says and with what a click opens.
  */

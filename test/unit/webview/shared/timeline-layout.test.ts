@@ -1,5 +1,5 @@
 /**
- * The timeline's layout data (src/extension/present/timeline-layout.ts) from the reference
+ * The timeline's layout data (src/webview/shared/timeline-layout.ts) from the reference
  * fixture's files as they are on disk: lanes, items, handoff arrows, warning spans, links, and
  * the filters and delta merge the webview uses.
  */

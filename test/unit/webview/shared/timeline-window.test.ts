@@ -1,5 +1,5 @@
 /**
- * What the timeline page is sent of its window (src/extension/present/timeline-window.ts): at most
+ * What the timeline page is sent of its window (src/webview/shared/timeline-window.ts): at most
  * one marker per lane and column, the one that matters most with the number it stands for, spans
  * merged into bars, the density of the whole history, appends and resolved warnings, and the
  * keyboard's moves over every entry. Built from the reference fixture's blackboard and from a

@@ -1,0 +1,31 @@
+/**
+ * The one definition of "this file changed" for every reader of the record and everything
+ * derived from it (cached files, the briefing cache, the hook index, decision and handoff records,
+ * config.yml): a file's version stamp is its identity (device and inode: a file replaced by a
+ * rename is another file), its size, its modification time and its status-change time (a rewrite
+ * in place of the same size within one mtime tick, or a restored mtime, still moves ctime).
+ * Two stamps equal: nothing was written in between, as far as the file system can tell.
+ */
+import { Stats, promises as fs, statSync } from 'fs';
+
+export type VersionStamp = string;
+
+/** The stamp of a missing file. */
+export const MISSING: VersionStamp = 'missing';
+
+type StatLike = Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
+
+export const stampOf = (st: StatLike | undefined): VersionStamp => (st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : MISSING);
+
+/** The stamp of a file now (one stat); MISSING when it is not there or cannot be looked at. */
+export async function stampOfFile(file: string): Promise<VersionStamp> {
+  return stampOf(await fs.stat(file).catch(() => undefined));
+}
+
+export function stampOfFileSync(file: string): VersionStamp {
+  try {
+    return stampOf(statSync(file, { throwIfNoEntry: false }));
+  } catch {
+    return MISSING;
+  }
+}

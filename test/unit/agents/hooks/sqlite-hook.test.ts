@@ -1,0 +1,107 @@
+/**
+ * The hooks on a twining-mcp 2.x folder (`twining.db` + `records/`), run as a host runs them (a new
+ * process of the built CLI, the event's JSON on standard input): what they tell an agent comes
+ * from the same record `twining why` and SessionStart read, never from 1.x files the folder does
+ * not have. Needs node:sqlite (run under Node 24 by scripts/test.js, as every sqlite-*.test.js).
+ */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { spawnSync } from 'child_process';
+import { openWorkspace } from '../../../../src/core';
+import { claude } from '../../../support/hook-inputs';
+import { CLI_JS, tempProject, tw } from '../../../support/tmp';
+import { hasSqlite, openMcpDb, twoXFrom1x } from '../../../support/twining-mcp-2x';
+
+const skip = hasSqlite ? false : `this Node (${process.version}) has no node:sqlite; scripts/test.js runs this file under Node 24`;
+const quiet = { warn: () => undefined };
+
+function hook(root: string, event: string, input: unknown, ...flags: string[]) {
+  const r = spawnSync(process.execPath, [CLI_JS, 'hook', event, ...flags], { cwd: root, input: JSON.stringify(input), encoding: 'utf8' });
+  return {
+    status: r.status,
+    stderr: r.stderr,
+    context: r.stdout.trim() ? (JSON.parse(r.stdout).hookSpecificOutput?.additionalContext as string | undefined) : undefined,
+  };
+}
+
+const editJwt = (root: string, session: string) =>
+  claude(root, session, 'PreToolUse', {
+    tool_name: 'Edit',
+    tool_input: { file_path: path.join(root, 'src/auth/jwt.ts'), old_string: 'a', new_string: 'b', replace_all: false },
+    tool_use_id: 'toolu_1',
+  });
+
+/** A new, empty 2.x folder (as twining-mcp makes for every new project). */
+async function emptyTwoX(): Promise<string> {
+  const one = tempProject();
+  await (await openWorkspace(one, quiet)).init();
+  const two = tempProject('two-x-project');
+  twoXFrom1x(tw(one), tw(two));
+  return two;
+}
+
+describe('hooks on a twining-mcp 2.x folder', { skip }, () => {
+  test('PreToolUse on an edit tells of the warning on the file and the decision on its folder, as twining why does', async () => {
+    const root = await emptyTwoX();
+    const engine = await openWorkspace(root, quiet);
+    const warning = await engine.post({ entry_type: 'warning', summary: 'jwt.ts trusts the alg header', scope: 'src/auth/jwt.ts', agent_id: 'reviewer' });
+    const decided = await engine.decide({
+      domain: 'security',
+      scope: 'src/auth/',
+      summary: 'Pin the JWT algorithm to RS256',
+      context: 'c',
+      rationale: 'A token must not choose how it is checked',
+      agent_id: 'architect',
+    });
+    assert.ok(!fs.existsSync(tw(root, 'blackboard.jsonl')) && !fs.existsSync(tw(root, 'decisions')), 'a 2.x folder: no 1.x files');
+    const why = await engine.why({ scope: 'src/auth/jwt.ts' });
+    assert.ok(
+      why.decisions.some(d => d.id === decided.id),
+      'twining why sees the decision',
+    );
+
+    const r = hook(root, 'PreToolUse', editJwt(root, 's1'));
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.context, `no context at all: ${r.stderr}`);
+    assert.match(r.context, /before you edit src\/auth\/jwt\.ts, 1 active decision\(s\) and 1 open warning\(s\) apply/);
+    assert.match(r.context, new RegExp(`WARNING \\[${warning.id}\\] jwt\\.ts trusts the alg header \\(from reviewer\\)`));
+    assert.match(r.context, new RegExp(`DECISION \\[${decided.id}\\] Pin the JWT algorithm to RS256\\. Why: A token must not choose how it is checked`));
+  });
+
+  test("PreToolUse sees what twining-mcp itself wrote since the hook's last answer", async () => {
+    const root = await emptyTwoX();
+    const engine = await openWorkspace(root, quiet);
+    await engine.post({ entry_type: 'warning', summary: 'first warning', scope: 'src/auth/', agent_id: 'reviewer' });
+    const first = hook(root, 'PreToolUse', editJwt(root, 's1'));
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.context ?? '', /first warning/);
+    // Another writer (twining-mcp, straight into the database) posts a second one.
+    const db = openMcpDb(tw(root));
+    const id = '01M90000000000000000000000';
+    const entry = {
+      id,
+      timestamp: new Date().toISOString(),
+      agent_id: 'mcp',
+      entry_type: 'warning',
+      tags: [],
+      scope: 'src/auth/jwt.ts',
+      summary: 'second warning',
+      detail: '',
+      relates_to: [],
+    };
+    db.prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)').run(
+      id,
+      'warning',
+      entry.scope,
+      entry.timestamp,
+      JSON.stringify(entry),
+    );
+    db.close();
+    const second = hook(root, 'PreToolUse', editJwt(root, 's1'));
+    assert.equal(second.status, 0, second.stderr);
+    assert.match(second.context ?? '', /first warning/);
+    assert.match(second.context ?? '', /second warning/);
+  });
+});

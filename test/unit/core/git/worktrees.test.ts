@@ -1,0 +1,327 @@
+/**
+ * Agents in git worktrees share one live record (core/git/record-location.ts): real repositories
+ * with `git worktree add` (one worktree nested under the repository, one beside it), the CLI, the
+ * MCP server and the hooks run as real processes in each.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { spawn, spawnSync } from 'child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ISOLATION_MARKER, resolveRecord } from '../../../../src/core/git/record-location';
+import { CLI_JS, parseJsonl, tempProject } from '../../../support/tmp';
+import { commitAll, conflicted, fixtureRepo, git, gitMay, newRepo } from '../../../support/git-repo';
+import { claude } from '../../../support/hook-inputs';
+
+interface Repo {
+  primary: string;
+  /** Nested under the repository, as Claude Code makes them (`.claude/worktrees/…`). */
+  nested: string;
+  /** Beside the repository, as `git worktree add ../agent-b` makes it. */
+  beside: string;
+}
+
+/** The reference repository (`.twining/` committed on main) with two linked worktrees on their own branches. */
+function repoWithWorktrees(): Repo {
+  const primary = fixtureRepo();
+  fs.writeFileSync(path.join(primary, '.gitignore'), '.claude/worktrees/\n');
+  commitAll(primary, 'ignore worktrees');
+  const nested = path.join(primary, '.claude', 'worktrees', 'agent-a');
+  const beside = path.join(path.dirname(primary), 'agent-b');
+  git(primary, 'worktree', 'add', '-q', '-b', 'agent-a', nested);
+  git(primary, 'worktree', 'add', '-q', '-b', 'agent-b', beside);
+  return { primary, nested, beside };
+}
+
+const real = (p: string) => fs.realpathSync(p);
+
+function cli(cwd: string, ...args: string[]) {
+  const env = { ...process.env };
+  delete env.TWINING_PROJECT;
+  const r = spawnSync(process.execPath, [CLI_JS, ...args], { cwd, encoding: 'utf8', env });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const json = (cwd: string, ...args: string[]) => {
+  const r = cli(cwd, ...args, '--json');
+  assert.equal(r.status, 0, `${args.join(' ')} in ${cwd}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+};
+
+function hook(cwd: string, event: string, input: unknown, ...flags: string[]) {
+  const r = spawnSync(process.execPath, [CLI_JS, 'hook', event, ...flags], { cwd, input: JSON.stringify(input), encoding: 'utf8' });
+  return { status: r.status, stderr: r.stderr, json: r.stdout.trim() ? JSON.parse(r.stdout) : undefined };
+}
+
+/** What `git status` says about `.twining/` in a work tree (empty: untouched). */
+const twiningStatus = (worktree: string) => git(worktree, 'status', '--porcelain', '--untracked-files=all', '--', '.twining');
+
+describe('the record a folder uses (resolveRecord)', () => {
+  test('every worktree of a repository, and a subfolder of each, gives the primary worktree\u2019s .twining/ with its reason', () => {
+    const { primary, nested, beside } = repoWithWorktrees();
+    fs.mkdirSync(path.join(beside, 'src', 'deep'), { recursive: true });
+    for (const start of [primary, path.join(primary, '.twining'), nested, beside, path.join(beside, 'src', 'deep')]) {
+      const route = resolveRecord(start);
+      assert.equal(route.dir, path.join(real(primary), '.twining'), start);
+      assert.equal(route.mode, 'shared');
+    }
+    const b = resolveRecord(path.join(beside, 'src', 'deep'));
+    assert.equal(b.linked, true);
+    assert.equal(b.worktree, real(beside));
+    assert.equal(b.branch, 'agent-b');
+    assert.equal(b.worktreeName, 'agent-b');
+    assert.equal(b.checkedOutCopy, path.join(real(beside), '.twining'));
+    assert.equal(b.reason, `the shared record of ${real(primary)}, used from worktree agent-b on branch agent-b`);
+    const p = resolveRecord(primary);
+    assert.equal(p.linked, false);
+    assert.equal(p.branch, 'main');
+    assert.match(p.reason, /main worktree on branch main/);
+  });
+
+  test('isolation: a worktree whose git directory holds twining-isolated keeps its own record, and says so', () => {
+    const { beside } = repoWithWorktrees();
+    const gitDir = git(beside, 'rev-parse', '--absolute-git-dir');
+    fs.writeFileSync(path.join(gitDir, ISOLATION_MARKER), '');
+    const route = resolveRecord(beside);
+    assert.equal(route.mode, 'isolated');
+    assert.equal(route.dir, path.join(real(beside), '.twining'));
+    assert.match(route.reason, /own record of worktree agent-b on branch agent-b, isolated by .*twining-isolated/);
+  });
+
+  test('TWINING_PROJECT names the record as it is', () => {
+    const { beside, primary } = repoWithWorktrees();
+    const route = resolveRecord(primary, { project: beside });
+    assert.equal(route.mode, 'override');
+    assert.equal(route.dir, path.join(beside, '.twining'));
+    assert.match(route.reason, /named by TWINING_PROJECT/);
+  });
+
+  test('a primary without .twining/: the record is still the primary\u2019s, and the note says it will be made there', () => {
+    const repo = newRepo();
+    fs.writeFileSync(path.join(repo, 'README'), 'x');
+    commitAll(repo, 'first');
+    const wt = path.join(path.dirname(repo), 'wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'wt', wt);
+    const route = resolveRecord(wt);
+    assert.equal(route.dir, path.join(real(repo), '.twining'));
+    assert.match(route.note ?? '', /main worktree has no \.twining\/ yet .*the first write \(or twining init\) makes it there/);
+  });
+
+  test('a bare repository with linked worktrees only: the record lives inside the repository', () => {
+    const source = fixtureRepo();
+    const bare = path.join(path.dirname(source), 'shop.git');
+    git(path.dirname(source), 'clone', '-q', '--bare', source, bare);
+    const wt = path.join(path.dirname(source), 'feature');
+    git(bare, 'worktree', 'add', '-q', '-b', 'feature', wt);
+    const route = resolveRecord(wt);
+    assert.equal(route.projectRoot, real(bare));
+    assert.equal(route.dir, path.join(real(bare), '.twining'));
+    assert.match(route.reason, /bare repository .* has no main worktree, so the record lives inside it\), used from worktree feature on branch feature/);
+    // And it works: a write lands there, the worktree's checkout untouched.
+    assert.equal(cli(wt, 'post', '--entry-type', 'warning', '--summary', 'bare and shared', '--agent-id', 'a').status, 0);
+    assert.ok(parseJsonl(path.join(bare, '.twining', 'blackboard.jsonl')).some(e => e.summary === 'bare and shared'));
+    assert.equal(twiningStatus(wt), '');
+  });
+
+  test('a moved or removed primary: a clear error naming the .git file and what to run; nothing written', () => {
+    const { primary, beside } = repoWithWorktrees();
+    const moved = primary + '-moved';
+    fs.renameSync(primary, moved);
+    assert.throws(
+      () => resolveRecord(beside),
+      (e: Error) => {
+        assert.match(e.message, /\.git points to .* which does not exist: the repository this worktree belongs to was moved or removed/);
+        assert.match(e.message, /git worktree repair/);
+        return true;
+      },
+    );
+    const r = cli(beside, 'post', '--entry-type', 'warning', '--summary', 'lost?', '--agent-id', 'a');
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /moved or removed/);
+    assert.ok(!fs.readFileSync(path.join(beside, '.twining', 'blackboard.jsonl'), 'utf8').includes('lost?'), 'the checked-out copy is not written');
+    // A hook never stands in the agent's way: it says why and exits 1 (non-blocking).
+    const h = hook(beside, 'PreToolUse', claude(beside, 's1', 'PreToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(beside, 'a.ts') } }));
+    assert.equal(h.status, 1);
+    assert.match(h.stderr, /moved or removed/);
+  });
+
+  test('submodules and nested repositories keep their own record; a .git that is not a file or folder is refused by name', () => {
+    const sub = newRepo();
+    fs.writeFileSync(path.join(sub, 'lib.ts'), 'x');
+    commitAll(sub, 'lib');
+    const superRepo = fixtureRepo();
+    git(superRepo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'vendor/lib');
+    const subRoute = resolveRecord(path.join(superRepo, 'vendor', 'lib'));
+    assert.equal(subRoute.dir, path.join(real(superRepo), 'vendor', 'lib', '.twining'));
+    assert.equal(subRoute.linked, false);
+    const nested = path.join(superRepo, 'tools', 'inner');
+    fs.mkdirSync(nested, { recursive: true });
+    git(nested, 'init', '-q');
+    assert.equal(resolveRecord(nested).dir, path.join(real(nested), '.twining'));
+    // A folder with a .twining/ of its own below a work tree's root is a project of its own.
+    const project = path.join(superRepo, 'examples', 'demo');
+    fs.mkdirSync(path.join(project, '.twining'), { recursive: true });
+    assert.equal(resolveRecord(path.join(project)).dir, path.join(real(project), '.twining'));
+    assert.equal(resolveRecord(path.join(superRepo, 'examples')).dir, path.join(real(superRepo), '.twining'));
+    const odd = tempProject('odd');
+    spawnSync('mkfifo', [path.join(odd, '.git')]);
+    assert.throws(() => resolveRecord(odd), /\.git is neither a folder nor a file/);
+  });
+});
+
+describe('agents in worktrees share one live record', () => {
+  test('claims, warnings and decisions made in one worktree are seen in the others; an overlapping claim is refused naming the holder; .twining/ in the worktrees stays untouched', () => {
+    const { primary, nested, beside } = repoWithWorktrees();
+    assert.equal(json(nested, 'register', '--agent-id', 'alice', '--capabilities', 'ts').agent_id, 'alice');
+    json(nested, 'claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'token format');
+    const warning = json(nested, 'post', '--entry-type', 'warning', '--summary', 'Tokens move to the v2 format', '--scope', 'src/auth/', '--agent-id', 'alice');
+    const decision = json(
+      beside,
+      'decide',
+      '--domain',
+      'auth',
+      '--scope',
+      'src/auth/',
+      '--summary',
+      'Use EdDSA',
+      '--context',
+      'c',
+      '--rationale',
+      'r',
+      '--agent-id',
+      'bob',
+    );
+    for (const where of [primary, nested, beside, path.join(beside, '.twining')]) {
+      const claims = json(where, 'claims');
+      assert.ok(JSON.stringify(claims).includes('src/auth/jwt.ts'), `${where}: ${JSON.stringify(claims)}`);
+      assert.ok(
+        json(where, 'read', '--entry-types', 'warning').entries.some((e: { id: string }) => e.id === warning.id),
+        where,
+      );
+      assert.ok(
+        json(where, 'decisions').decisions.some((d: { id: string }) => d.id === decision.id),
+        where,
+      );
+    }
+    json(beside, 'register', '--agent-id', 'bob', '--capabilities', 'ts');
+    const refused = cli(beside, 'claim', '--agent-id', 'bob', '--paths', 'src/auth/', '--reason', 'me too');
+    assert.equal(refused.status, 4, refused.stderr);
+    assert.match(refused.stdout, /alice/);
+    const status = json(beside, 'status');
+    assert.equal(status.record.path, path.join(real(primary), '.twining'));
+    assert.equal(status.record.mode, 'shared');
+    assert.equal(status.record.worktree, real(beside));
+    assert.equal(status.record.branch, 'agent-b');
+    assert.match(cli(beside, 'status').stdout, /Record: the shared record of .*, used from worktree agent-b on branch agent-b/);
+    assert.equal(twiningStatus(nested), '');
+    assert.equal(twiningStatus(beside), '');
+    // The primary's record changed; an agent's branch merged into main brings no .twining/ conflict.
+    fs.writeFileSync(path.join(beside, 'feature.ts'), 'export const x = 1;\n');
+    commitAll(beside, 'feature');
+    commitAll(primary, 'the record');
+    const merged = gitMay(primary, 'merge', '--no-edit', 'agent-b');
+    assert.equal(merged.status, 0, merged.stdout + merged.stderr);
+    assert.deepEqual(conflicted(primary), []);
+    assert.ok(
+      parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).some(e => e.id === warning.id),
+      'nothing lost',
+    );
+  });
+
+  test('the PreToolUse hook in a worktree refuses an edit of a file claimed from another worktree, naming the holder', () => {
+    const { primary, nested, beside } = repoWithWorktrees();
+    json(nested, 'register', '--agent-id', 'alice', '--capabilities', 'ts');
+    json(nested, 'claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'token format');
+    json(nested, 'post', '--entry-type', 'warning', '--summary', 'Tokens move to the v2 format', '--scope', 'src/auth/jwt.ts', '--agent-id', 'alice');
+    const edit = (agent: string) =>
+      hook(
+        beside,
+        'PreToolUse',
+        claude(beside, `s-${agent}`, 'PreToolUse', {
+          tool_name: 'Edit',
+          tool_input: { file_path: path.join(beside, 'src/auth/jwt.ts'), old_string: 'a', new_string: 'b', replace_all: false },
+          tool_use_id: 'toolu_1',
+        }),
+        '--agent',
+        agent,
+        '--on-claim',
+        'deny',
+      );
+    const bob = edit('bob');
+    assert.equal(bob.status, 0, bob.stderr);
+    assert.equal(bob.json.hookSpecificOutput.permissionDecision, 'deny');
+    assert.match(bob.json.hookSpecificOutput.permissionDecisionReason, /src\/auth\/jwt\.ts is claimed by alice/);
+    json(nested, 'release', '--agent-id', 'alice');
+    const after = edit('bob');
+    assert.match(after.json.hookSpecificOutput.additionalContext, /Tokens move to the v2 format/);
+    // The session's state is in the shared record, with its worktree and branch, and the file as the record names it.
+    const post = hook(
+      beside,
+      'PostToolUse',
+      claude(beside, 's-bob', 'PostToolUse', {
+        tool_name: 'Edit',
+        tool_input: { file_path: path.join(beside, 'src/auth/jwt.ts'), old_string: 'a', new_string: 'b', replace_all: false },
+        tool_response: { filePath: path.join(beside, 'src/auth/jwt.ts'), success: true },
+        tool_use_id: 'toolu_1',
+      }),
+      '--agent',
+      'bob',
+    );
+    assert.equal(post.status, 0, post.stderr);
+    const sessions = fs.readdirSync(path.join(primary, '.twining', 'sessions')).filter(n => n.startsWith('session-'));
+    assert.equal(sessions.length, 1, sessions.join());
+    const state = JSON.parse(fs.readFileSync(path.join(primary, '.twining', 'sessions', sessions[0]), 'utf8'));
+    assert.equal(state.worktree, real(beside));
+    assert.equal(state.branch, 'agent-b');
+    assert.deepEqual(state.files_touched, ['src/auth/jwt.ts']);
+    assert.equal(twiningStatus(beside), '');
+  });
+
+  test('the MCP server run in a worktree says which record it uses, and sees what the other worktree wrote', async () => {
+    const { primary, nested, beside } = repoWithWorktrees();
+    json(nested, 'post', '--entry-type', 'warning', '--summary', 'From worktree A', '--agent-id', 'alice');
+    const env = { ...process.env } as Record<string, string>;
+    delete env.TWINING_PROJECT;
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_JS, 'mcp'], cwd: beside, env, stderr: 'pipe' });
+    const client = new Client({ name: 'worktree-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      assert.match(
+        client.getInstructions() ?? '',
+        new RegExp(`Record in use: the shared record of ${real(primary).replace(/[/\\]/g, '.')}, used from worktree agent-b on branch agent-b`),
+      );
+      const read = (await client.callTool({ name: 'twining_read', arguments: { entry_types: ['warning'] } })) as { content: { text: string }[] };
+      assert.match(read.content[0].text, /From worktree A/);
+      await client.callTool({ name: 'twining_post', arguments: { entry_type: 'finding', summary: 'From worktree B over MCP', agent_id: 'bob' } });
+    } finally {
+      await client.close();
+    }
+    assert.ok(json(nested, 'read').entries.some((e: { summary: string }) => e.summary === 'From worktree B over MCP'));
+    assert.equal(twiningStatus(beside), '');
+  });
+
+  test('three worktrees posting at once (three processes) lose nothing', async () => {
+    const { primary, nested, beside } = repoWithWorktrees();
+    const third = path.join(path.dirname(primary), 'agent-c');
+    git(primary, 'worktree', 'add', '-q', '-b', 'agent-c', third);
+    const each = 15;
+    const script = `
+      const { spawnSync } = require('child_process');
+      for (let i = 0; i < ${each}; i++) {
+        const r = spawnSync(process.execPath, [${JSON.stringify(CLI_JS)}, 'post', '--entry-type', 'finding', '--summary', process.argv[1] + ' ' + i, '--agent-id', process.argv[1]], { encoding: 'utf8' });
+        if (r.status !== 0) { process.stderr.write(r.stderr); process.exit(1); }
+      }`;
+    const runs = [nested, beside, third].map(
+      (cwd, n) =>
+        new Promise<number | null>(resolve => {
+          const child = spawn(process.execPath, ['-e', script, `writer${n}`], { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+          child.on('exit', code => resolve(code));
+        }),
+    );
+    assert.deepEqual(await Promise.all(runs), [0, 0, 0]);
+    const summaries = new Set(parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).map(e => e.summary as string));
+    for (let n = 0; n < 3; n++) for (let i = 0; i < each; i++) assert.ok(summaries.has(`writer${n} ${i}`), `writer${n} ${i}`);
+    for (const wt of [nested, beside, third]) assert.equal(twiningStatus(wt), '');
+  });
+});
