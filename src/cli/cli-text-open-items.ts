@@ -37,9 +37,35 @@ export function renderOpenItemsText(op: string, result: unknown): string | undef
       const lines = [str(r.summary)];
       for (const d of items('stale_provisionals')) lines.push(`  stale provisional ${str(d.id)} (${str(d.age_days)} days): ${str(d.summary)}`);
       for (const w of items('dangling_warnings')) lines.push(`  open warning ${str(w.id)} (${str(w.age_days)} days): ${str(w.summary)}`);
+      const repair = (r.index_repair ?? undefined) as Row | undefined;
+      if (repair && strs(repair.ids).length)
+        lines.push(
+          `  decisions missing from decisions/index.json: ${strs(repair.ids).join(', ')}${repair.skipped_invalid ? ` (${str(repair.skipped_invalid)} other files left alone)` : ''}`,
+        );
+      if (r.index_repair_error) lines.push(`  index repair: ${str(r.index_repair_error)}`);
       if (strs(r.not_run).length) lines.push(`Not run here: ${strs(r.not_run).join(', ')}`);
       if (r.dry_run === true) lines.push('A preview: run again with --execute to apply.');
       return lines.join('\n');
+    }
+    case 'amend':
+      return r.unchanged
+        ? `Unchanged: decision ${str(r.id)} already has every file and symbol given`
+        : `Amended ${str(r.id)}: added ${[...strs(r.added_files), ...strs(r.added_symbols)].join(', ')}`;
+    case 'migrate_status': {
+      const storage = (r.storage ?? {}) as Row;
+      const lines = [`Format ${str(r.format)} (${str(storage.backend)}, ${str(storage.reason)}); migration to format 3: ${str(r.migration)}`, str(r.note)];
+      if (r.next_command) lines.push(`Next: ${str(r.next_command)}`);
+      return lines.join('\n');
+    }
+    case 'exchange_status': {
+      const sync = (r.sync ?? {}) as Row;
+      if (sync.state !== 'set_up') return `Sync: ${str(sync.message)}.`;
+      const outbox = (r.outbox ?? {}) as Row;
+      return [
+        `Sync: ${str(sync.message)}`,
+        `  outbound pending: ${str(outbox.depth)}`,
+        ...rows(r.gaps).map(g => `  gap ${str(g.kind)}: ${str(g.detail)}`),
+      ].join('\n');
     }
     default:
       return undefined;

@@ -112,7 +112,17 @@ export function renderText(op: OperationName | 'init', result: unknown, now: Dat
       const list = rows(r.decisions).map(
         d => `${str(d.status).padEnd(11)} ${str(d.id)} [${str(d.domain)}] ${str(d.scope)}: ${str(d.summary)}\n            why: ${str(d.rationale)}`,
       );
-      return list.length ? [...list, `${str(r.active_count)} active, ${str(r.provisional_count)} provisional`].join('\n') : 'No decisions bear on this.';
+      const more = rows(r.more).map(d => `${str(d.status).padEnd(11)} ${str(d.id)}: ${str(d.summary)} (one-liner: twining why --ids ${str(d.id)})`);
+      const left = rows(r.superseded_excluded).map(
+        d =>
+          `left out   ${str(d.id)}: ${str(d.summary)}${d.superseded_by ? ` (superseded by ${str(d.superseded_by)})` : ''}${d.lineage_head ? ` (now: ${str(row(d.lineage_head).id)})` : ''}`,
+      );
+      const tail = [`${str(r.active_count)} active, ${str(r.provisional_count)} provisional`];
+      if (r.omitted_count) tail.push(`${str(r.omitted_count)} more not shown (a larger --max-tokens shows them)`);
+      if (strs(r.missing_ids).length) tail.push(`not found: ${strs(r.missing_ids).join(', ')}`);
+      return list.length || more.length || r.omitted_count
+        ? [...list, ...more, ...left, ...tail].join('\n')
+        : [...left, 'No decisions bear on this.'].join('\n');
     }
     case 'dismiss':
       return `Dismissed ${count(r.dismissed)}${count(r.not_found) ? `; not found: ${strs(r.not_found).join(', ')}` : ''}`;

@@ -51,6 +51,7 @@ const POSITIONAL: Partial<Record<OperationName, string>> = {
   resolve: 'ids',
   archive_stale: 'ids',
   unarchive: 'ids',
+  amend: 'decision_id',
   what_changed: 'since',
   commits: 'commit_hash',
   neighbors: 'entity',

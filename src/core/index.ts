@@ -26,6 +26,7 @@ export {
 export type { OperationName, InputOf, EntryType, Urgency, ResultStatus, Confidence, DecisionStatus } from './schemas/schemas';
 export { overlaps, normaliseTags } from './scope';
 export { forgivingInput, withIgnoredFields } from './schemas/forgiving-input';
+export { withModelDefaults, WHY_MAX_TOKENS } from './schemas/model-defaults';
 export { livenessOf, nextLivenessChange, scoreAgent } from './rules/scoring';
 export { snapshotDigest } from './rules/snapshot';
 export type { SnapshotChange, SnapshotChanges } from './rules/snapshot-changes';
@@ -47,6 +48,8 @@ export { targetsOverlap, normaliseTarget, isGlob } from './rules/claim-paths';
 export { checkPath, lapsedClaimsOf, claimsFileOf } from './store/claims-file';
 export type { ClaimResult, ReleaseResult, Conflict } from './operations/claim-ops';
 export { briefingText } from './text/briefing-text';
+/** The token estimate every budget here uses (briefings, why): a quarter of the characters, rounded up. */
+export { estimateTokens } from './rules/assembly';
 export type { AssembledContext } from './operations/assemble-ops';
 export type { RecordResult } from './operations/record-ops';
 export type { SessionView } from './rules/session-board';

@@ -97,6 +97,17 @@ export interface DecisionRecord extends Extra {
   rationale_source?: 'authored' | 'derived';
   assumptions?: string[];
   provenance?: Provenance;
+  /** twining-mcp 2.10's trail of twining_amend (ops/amend-ops.ts); absent until a decision is amended. */
+  amendments?: DecisionAmendment[];
+}
+
+/** One amendment of a decision's affected files and symbols, as its record keeps it. */
+export interface DecisionAmendment {
+  amended_at: string;
+  agent_id: string;
+  added_files: string[];
+  added_symbols: string[];
+  reason?: string;
 }
 
 export interface HandoffResult {

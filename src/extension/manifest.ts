@@ -69,6 +69,9 @@ const TOOL_ICONS: Record<OperationName, string> = {
   archive_stale: '$(archive)',
   unarchive: '$(history)',
   housekeeping: '$(tools)',
+  amend: '$(edit)',
+  migrate_status: '$(database)',
+  exchange_status: '$(sync)',
 };
 
 /** `contributes.languageModelTools`, in operation order. */

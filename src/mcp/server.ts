@@ -23,6 +23,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OPERATION_NAMES, aliasInputs, inputs, jsonSchemaOf, type AliasName, type OperationName } from '../core/schemas/schemas';
 import { forgivingInput, withIgnoredFields } from '../core/schemas/forgiving-input';
+import { withModelDefaults } from '../core/schemas/model-defaults';
 import { ALIAS_NAMES, TOOL_ALIASES, aliasInput } from '../core/schemas/tool-aliases';
 import { openWorkspace, type TwiningEngine } from '../core/engine/engine';
 import { describeRoute } from '../core/git/record-location';
@@ -36,6 +37,8 @@ import { writes } from '../core/operations/operation-writes';
 import { INSTRUCTIONS } from './instructions';
 import { SyncScheduler } from '../core/sync/sync-scheduler';
 import { configGet } from '../core/sync/sync-git';
+import { notOfferedReason, toolOffered } from '../core/operations/tool-surface';
+import type { Config } from '../core/engine/config';
 
 /** Each tool name and what it runs: an operation, or an alias (twining-mcp's name for an operation with some fields fixed). */
 const BY_TOOL = new Map<string, { op: OperationName; alias?: AliasName }>([
@@ -80,29 +83,35 @@ async function syncTool(engine: TwiningEngine, args: unknown): Promise<CallToolR
   }
 }
 
-/** The tool list: every operation and alias, its schema and what it does, with hints for the client. */
-export function toolList(): Tool[] {
-  return [...operationTools(), SYNC_TOOL];
+/**
+ * The tool list: every operation and alias, its schema and what it does, with hints for the
+ * client; with `tools` (config.yml), only those it offers (core/tool-surface.ts). `twining_sync`
+ * is always listed: it is not a twining-mcp tool, so its surface settings do not name it.
+ */
+export function toolList(tools?: Config['tools']): Tool[] {
+  return [...operationTools(tools), SYNC_TOOL];
 }
 
-function operationTools(): Tool[] {
-  return [...BY_TOOL].map(([name, { op, alias }]) => {
-    const info = alias ? ALIAS_OPERATIONS[alias] : OPERATIONS[op];
-    return {
-      name,
-      title: info.title,
-      description: info.model,
-      inputSchema: jsonSchemaOf(alias ?? op) as Tool['inputSchema'],
-      annotations: {
+function operationTools(tools?: Config['tools']): Tool[] {
+  return [...BY_TOOL]
+    .filter(([, { op, alias }]) => !tools || toolOffered(alias ?? op, tools))
+    .map(([name, { op, alias }]) => {
+      const info = alias ? ALIAS_OPERATIONS[alias] : OPERATIONS[op];
+      return {
+        name,
         title: info.title,
-        readOnlyHint: !writes(op),
-        // Writes append or merge; none removes what another agent wrote.
-        destructiveHint: false,
-        idempotentHint: !writes(op),
-        openWorldHint: false,
-      },
-    };
-  });
+        description: info.model,
+        inputSchema: jsonSchemaOf(alias ?? op) as Tool['inputSchema'],
+        annotations: {
+          title: info.title,
+          readOnlyHint: !writes(op),
+          // Writes append or merge; none removes what another agent wrote.
+          destructiveHint: false,
+          idempotentHint: !writes(op),
+          openWorldHint: false,
+        },
+      };
+    });
 }
 
 /**
@@ -131,10 +140,14 @@ export async function callTool(engine: TwiningEngine, name: string, args: unknow
   try {
     if (!tool) throw new TwiningError('INVALID_INPUT', `Unknown tool "${name}"; the tools are ${[...BY_TOOL.keys()].join(', ')}`);
     const { op, alias } = tool;
+    // A tool config.yml does not offer (tools.full_surface, tools.mode) is refused as twining-mcp, which does not register it, would.
+    const tools = (await engine.config()).tools;
+    if (!toolOffered(alias ?? op, tools)) throw new TwiningError('INVALID_INPUT', `${notOfferedReason(alias ?? op, tools)}; nothing was run`);
     // A field twining-mcp would ignore is left out and named in the result; a misspelt one is refused (core/forgiving-input.ts).
     const { input: known, ignored } = forgivingInput(name, alias ? aliasInputs[alias] : inputs[op], args);
     // The engine validates the input before it touches a file (INVALID_INPUT naming each field); an alias's own fields first.
-    const input = alias ? aliasInput(alias, known) : known;
+    // twining-mcp's defaults for a model's call (core/schemas/model-defaults.ts): why keeps to 4000 tokens.
+    const input = (alias ? aliasInput(alias, known) : withModelDefaults(op, known)) as typeof known;
     await refuseReadWithoutFolder(op, engine.root, () => engine.exists(), 'the folder the server was started for (--dir, else its working folder)');
     const result = await engine.run(op, input);
     return text(withIgnoredFields(asToolResult(tool.op, result), ignored));
@@ -164,7 +177,8 @@ export async function createServer(options: McpServerOptions): Promise<{ server:
   const instructions = engine.route ? `${INSTRUCTIONS}\n\nRecord in use: ${describeRoute(engine.route)}.` : INSTRUCTIONS;
   const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions });
   const inFlight = new Set<Promise<CallToolResult>>();
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
+  // Listed by config.yml's tools settings as they are now: the file is re-read when it changes.
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList((await engine.config()).tools) }));
   server.setRequestHandler(CallToolRequestSchema, request => {
     const call = callTool(engine, request.params.name, request.params.arguments);
     inFlight.add(call);

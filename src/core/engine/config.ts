@@ -29,7 +29,12 @@ export interface Config {
   delegations: { timeouts: { high_ms: number; normal_ms: number; low_ms: number } };
   analytics: { metrics: { enabled: boolean }; telemetry: { enabled: boolean; posthog_api_key: string; posthog_host: string } };
   instructions: { auto_inject: boolean };
-  tools: { mode: string };
+  /**
+   * `mode` (1.x): `lite` leaves out the status, archive and graph tools. `full_surface`
+   * (twining-mcp 2.x), only when config.yml sets it: false offers twining-mcp's default surface
+   * only, true every tool (core/tool-surface.ts).
+   */
+  tools: { mode: string; full_surface?: boolean };
 }
 
 export function defaultConfig(projectName: string): Config {
@@ -149,6 +154,12 @@ export function parseConfig(text: string | undefined, projectName: string, warn:
   if (retain !== undefined && retain !== null) {
     if (Number.isInteger(retain) && (retain as number) >= 0) config.archive = { ...config.archive, retain_recent: retain as number };
     else warn(`config.yml: archive.retain_recent is ${shown(retain)}, but it must be a whole number of 0 or more; keeping no entries by age`);
+  }
+  // twining-mcp 2.x's tools.full_surface (its src/server.ts), likewise only when set.
+  const fullSurface = isMapping(loaded.tools) ? loaded.tools.full_surface : undefined;
+  if (fullSurface !== undefined && fullSurface !== null) {
+    if (typeof fullSurface === 'boolean') config.tools = { ...config.tools, full_surface: fullSurface };
+    else warn(`config.yml: tools.full_surface is ${shown(fullSurface)}, but it must be true or false; offering every tool`);
   }
   const weights = Object.values(config.context_assembly.priority_weights);
   const sum = weights.reduce((a, b) => a + b, 0);

@@ -4,7 +4,12 @@
  * (default now; compared as strings) moves to `archive/{cutoff date}-blackboard.jsonl`, except
  * decision entries unless `keep_decisions` is false; the archive is appended before the
  * blackboard is rewritten, and a finding "Archive: {n} entries archived" says what went. From
- * twining-mcp 2.x, `retain` keeps the newest N entries whatever their age. Unlike twining-mcp,
+ * twining-mcp 2.x, `retain` keeps the newest N entries whatever their age, and
+ * `keep_open_needs_warnings` keeps needs, warnings and questions that are not resolved (resolved:
+ * their status says so, or another entry names them in relates_to; twining-mcp's archiver.ts
+ * `partitionArchivable` and resolution.ts, its #40 and D4), counted in `kept_open_count`; it
+ * defaults to true on a twining.db folder, as in 2.x, and to false on a files folder, as in 1.9.
+ * The automatic archive keeps 1.9's sweep (auto-archive-ops.ts). Unlike twining-mcp,
  * a line that does not parse stays on the blackboard rather than being lost.
  *
  * Archived entries stay findable: verify tells archived from dismissed (store/kept-files.ts
@@ -20,6 +25,7 @@ import { canonicalTimestamp } from '../timestamps';
 import type { InputOf } from '../schemas/schemas';
 import type { BlackboardEntry } from '../records';
 import { appendEntryLocked } from './blackboard-ops';
+import { RESOLVABLE_TYPES, resolvedIdsOf } from '../rules/resolution';
 
 export interface ArchiveResult {
   archived_count: number;
@@ -28,6 +34,8 @@ export interface ArchiveResult {
   summary?: string;
   /** The finding that records the archive. */
   summary_entry_id?: string;
+  /** Needs, warnings and questions not resolved that stayed because of keep_open_needs_warnings (twining-mcp 2.x); only when it applied. */
+  kept_open_count?: number;
 }
 
 export async function archive(ctx: FolderStore, input: InputOf<'archive'> = {}): Promise<ArchiveResult> {
@@ -35,6 +43,7 @@ export async function archive(ctx: FolderStore, input: InputOf<'archive'> = {}):
   const cutoff = args.before !== undefined ? canonicalTimestamp(args.before)! : ctx.timestamp();
   const keepDecisions = args.keep_decisions ?? true;
   const retain = args.retain ?? 0;
+  const keepOpen = args.keep_open_needs_warnings ?? ctx.twoX !== undefined;
   await ctx.ready();
   return ctx.lock([ctx.locks.blackboard], () =>
     allOrNothing(async tx => {
@@ -47,28 +56,35 @@ export async function archive(ctx: FolderStore, input: InputOf<'archive'> = {}):
       const kept: string[] = [];
       const moved: BlackboardEntry[] = [];
       const movedLines: string[] = [];
+      const resolved = keepOpen ? resolvedIdsOf(parsed.filter((e): e is BlackboardEntry => !!e)) : new Set<string>();
+      let keptOpen = 0;
+      // 1.9 answers without the count; 2.x's rule (keepOpen) reports it.
+      const open = () => (keepOpen ? { kept_open_count: keptOpen } : {});
       parsed.forEach((entry, i) => {
         const old = !!entry && typeof entry.timestamp === 'string' && entry.timestamp < cutoff;
         if (!entry || !old || retained.has(i) || (keepDecisions && entry.entry_type === 'decision')) kept.push(lines[i]);
-        else {
+        else if (keepOpen && RESOLVABLE_TYPES.includes(entry.entry_type) && !resolved.has(entry.id)) {
+          kept.push(lines[i]);
+          keptOpen++;
+        } else {
           moved.push(entry);
           movedLines.push(lines[i].replace(/\r$/, ''));
         }
       });
-      if (!moved.length) return { archived_count: 0, archive_file: '' };
+      if (!moved.length) return { archived_count: 0, archive_file: '', ...open() };
       await fs.mkdir(ctx.layout.archiveDir, { recursive: true });
       const archiveFile = path.join(ctx.layout.archiveDir, `${cutoff.slice(0, 10)}-blackboard.jsonl`);
       // The archive first: an entry is never only in neither file.
       await tx.append(archiveFile, movedLines.map(line => line + '\n').join(''));
       await tx.replace(ctx.layout.blackboard, kept.map(line => line + '\n').join(''));
-      if (args.summarize === false) return { archived_count: moved.length, archive_file: archiveFile };
+      if (args.summarize === false) return { archived_count: moved.length, archive_file: archiveFile, ...open() };
       const summary = archiveSummary(moved);
       const finding = await appendEntryLocked(
         ctx,
         { entry_type: 'finding', summary: `Archive: ${moved.length} entries archived`, detail: summary, tags: ['archive'], scope: 'project', agent_id: 'main' },
         tx,
       );
-      return { archived_count: moved.length, archive_file: archiveFile, summary, summary_entry_id: finding.id };
+      return { archived_count: moved.length, archive_file: archiveFile, summary, summary_entry_id: finding.id, ...open() };
     }),
   );
 }

@@ -25,7 +25,11 @@ export async function archiveWhenDue(ctx: FolderStore): Promise<ArchiveResult | 
   if (ctx.blackboard.entries.length < threshold) return undefined;
   try {
     // Its own finding goes through the graph steps like any post; the check after it finds the blackboard small.
-    return await withGraph(ctx, () => archive(ctx, { summarize: true, ...(config.archive.retain_recent ? { retain: config.archive.retain_recent } : {}) }));
+    // 1.9's sweep on either layout (open needs and warnings go too): keeping them would leave a
+    // blackboard over the threshold that every later post archives again for nothing.
+    return await withGraph(ctx, () =>
+      archive(ctx, { summarize: true, keep_open_needs_warnings: false, ...(config.archive.retain_recent ? { retain: config.archive.retain_recent } : {}) }),
+    );
   } catch (error) {
     ctx.warn(`the blackboard reached ${threshold} entries but was not archived (it is unchanged): ${(error as Error).message}`);
     return undefined;

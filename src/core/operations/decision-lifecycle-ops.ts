@@ -1,6 +1,6 @@
 /**
- * A decision's life after it is recorded (docs/format.md §Decisions): why (which decisions explain a file,
- * folder or symbol), reconsider, override and promote. Each transition changes the record and its
+ * A decision's life after it is recorded (docs/format.md §Decisions): reconsider, override and
+ * promote (why, which decisions explain a file, folder or symbol, is in why-ops.ts). Each transition changes the record and its
  * index entry, and posts its blackboard entry, under the decision index and blackboard locks, so
  * that it happens whole or not at all; records and entries match what twining-mcp writes.
  */
@@ -9,60 +9,10 @@ import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas/schemas';
 import { toJsonText } from '../store/files';
 import { Transaction, allOrNothing } from '../store/transaction';
-import { decisionAffects, newestFirst, overrideEntry, promotionEntry, reconsiderationWarning } from '../rules/why';
+import { overrideEntry, promotionEntry, reconsiderationWarning } from '../rules/why';
 import { appendEntryLocked } from './blackboard-ops';
 import { decideLocked, readDecisionRecord, setDecisionStatus } from './decision-ops';
 import { mapBounded } from '../store/bounded';
-import type { DecisionRecord } from '../records';
-import { decisionsTouching } from '../rules/decision-paths';
-import { pathsOf } from './assemble-decisions';
-import { keptDecisionRecord } from './decision-record-cache';
-
-export interface WhyDecision {
-  id: string;
-  summary: string;
-  rationale: string;
-  confidence: string;
-  status: string;
-  timestamp: string;
-  alternatives_count: number;
-  commit_hashes: string[];
-  // Beyond twining-mcp: enough to show the decision without opening it.
-  domain: string;
-  scope: string;
-  agent_id: string;
-}
-
-export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<{ decisions: WhyDecision[]; active_count: number; provisional_count: number }> {
-  const args = ctx.validate('why', input);
-  // Archived decisions (twining-mcp 2.x's archive_stale) are left out, as twining-mcp leaves them out; unarchive brings them back.
-  // Found through the paths the decisions name (rules/decision-paths.ts, kept per version of the index), not by asking each.
-  const index = await ctx.decisionIndex.get();
-  const matching = decisionsTouching(pathsOf(index), args.scope)
-    .map(at => index[at])
-    .filter(d => d.status !== 'archived' && decisionAffects(d, args.scope));
-  // Queries load the records of the matching index entries; an entry whose file is missing is skipped (docs/format.md §Decision index).
-  // Each record is kept while its index entry is unchanged (decision-record-cache.ts): every writer changes both.
-  const records = (await mapBounded(matching, d => keptDecisionRecord(ctx, d))).filter((r): r is DecisionRecord => r !== undefined);
-  records.sort(newestFirst);
-  return {
-    decisions: records.map(d => ({
-      id: d.id,
-      summary: d.summary,
-      rationale: d.rationale,
-      confidence: d.confidence,
-      status: d.status,
-      timestamp: d.timestamp,
-      alternatives_count: Array.isArray(d.alternatives) ? d.alternatives.length : 0,
-      commit_hashes: Array.isArray(d.commit_hashes) ? d.commit_hashes : [],
-      domain: d.domain,
-      scope: d.scope,
-      agent_id: d.agent_id,
-    })),
-    active_count: records.filter(d => d.status === 'active').length,
-    provisional_count: records.filter(d => d.status === 'provisional').length,
-  };
-}
 
 const notFound = (op: string, id: string) => new TwiningError('NOT_FOUND', `${op}: Decision not found: ${id}; nothing was written`);
 

@@ -46,7 +46,8 @@ export async function decideLocked(ctx: FolderStore, raw: unknown[], args: Parse
   const twoX = ctx.twoX !== undefined;
   const conflicts = twoX ? relatedDecisions(raw, args) : conflictingDecisions(raw, args);
   const timestamp = ctx.timestamp();
-  const status = twoX ? 'active' : statusOfNewDecision(conflicts);
+  // An explicit provisional stays provisional (twining-mcp 2.x's `status`); otherwise 2.x records it active and 1.9 lets conflicts decide.
+  const status = args.status === 'provisional' ? 'provisional' : twoX ? 'active' : statusOfNewDecision(conflicts);
   const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
   const assembled_before = await assembledBefore(ctx, agent_id);
   const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes, assembled_before });
@@ -132,7 +133,13 @@ function decisionRecordOf(
     context: args.context,
     rationale: args.rationale,
     constraints: args.constraints ?? [],
-    alternatives: (args.alternatives ?? []).map(a => ({ option: a.option, pros: a.pros ?? [], cons: a.cons ?? [], reason_rejected: a.reason_rejected })),
+    // A reason_rejected not given is left out, not written empty (twining-mcp 2.16: absent means "not stated").
+    alternatives: (args.alternatives ?? []).map(a => ({
+      option: a.option,
+      pros: a.pros ?? [],
+      cons: a.cons ?? [],
+      ...(a.reason_rejected !== undefined ? { reason_rejected: a.reason_rejected } : {}),
+    })),
     depends_on: args.depends_on ?? [],
   };
   if (args.supersedes !== undefined) record.supersedes = args.supersedes;
@@ -141,6 +148,8 @@ function decisionRecordOf(
     reversible: args.reversible ?? true,
     affected_files: args.affected_files ?? [],
     affected_symbols: args.affected_symbols ?? [],
+    // twining-mcp 2.x's assumptions (src/engine/decisions.ts): kept only when given.
+    ...(args.assumptions !== undefined ? { assumptions: args.assumptions } : {}),
     commit_hashes: made.commit_hashes,
     assembled_before: made.assembled_before,
     id: made.id,

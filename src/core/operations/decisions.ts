@@ -4,6 +4,7 @@
  */
 import type { FolderStore } from '../engine/folder-store';
 import { operation } from './operation';
+import { why } from './why-ops';
 import * as decisionOps from './decision-ops';
 import * as lifecycleOps from './decision-lifecycle-ops';
 import * as graph from './graph-populate-ops';
@@ -24,7 +25,7 @@ export const decisionOperations = {
     ),
   ),
   decisions: operation('decisions', (store, input) => decisionOps.decisions(store, input)),
-  why: operation('why', (store, input) => lifecycleOps.why(store, input)),
+  why: operation('why', (store, input) => why(store, input)),
   reconsider: operation('reconsider', (store, input) =>
     graph.withGraph(
       store,

@@ -10,13 +10,20 @@
  *  - archived (opt-in `archive`): everything but decisions, open needs, warnings and questions and
  *    the newest 200, as twining-mcp 2.x's sweep (no age cutoff);
  *  - graph_pruned: entities without relations; metrics_rotated: metrics.jsonl lines past retention.
+ *  - index_repair (opt-in `repair_index`, twining-mcp 2.16): decision records missing from
+ *    decisions/index.json, which every listing reads; with execute they are put back in it, in id
+ *    (ULID) order. Only a file that is a decision whose id is its name is taken; others are
+ *    counted in skipped_invalid and left alone. A twining.db folder has no index to repair: it says
+ *    so in index_repair_error.
  * twining-mcp's other passes (staleness_review, merge_sweep, compact_archives, dedup_relations,
  * amend_candidates, repair_entity_scopes) are accepted and named in `not_run`, not pretended.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
-import { readTextIfExists, isRecord } from '../store/files';
+import { readTextIfExists, isRecord, readJson } from '../store/files';
+import { indexEntryOf } from '../store/index-lines';
+import { isUlid } from '../schemas/schemas';
 import { parseObject } from '../store/jsonl';
 import type { InputOf } from '../schemas/schemas';
 import type { DecisionIndexEntry } from '../records';
@@ -46,6 +53,10 @@ export interface HousekeepingResult {
   dangling_warnings: { count: number; items: Aged[] };
   graph_pruned: { removed: number };
   metrics_rotated: { removed: number };
+  /** With repair_index: decision records the index lacks, and how many were put back (execute). */
+  index_repair?: { orphans_found: number; repaired: number; skipped_invalid: number; ids: string[] };
+  /** With repair_index on a folder that has no decisions/index.json (twining.db). */
+  index_repair_error?: string;
   /** Passes asked for that this implementation does not run. */
   not_run: string[];
   dry_run: boolean;
@@ -121,9 +132,31 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
       .sort((a, b) => b.age_days - a.age_days);
     out.stale_provisionals.count = stale.length;
 
-    return { out, lines, parsed, duplicate, archive, stale };
+    const orphans: Record<string, unknown>[] = [];
+    if (args.repair_index) {
+      if (ctx.twoX)
+        out.index_repair_error =
+          'this folder keeps its decisions in twining.db and records/, which have no decisions/index.json to fall out of step; nothing was repaired';
+      else {
+        const found = await orphanDecisions(ctx, raw);
+        orphans.push(...found.valid);
+        out.index_repair = { orphans_found: found.valid.length, repaired: 0, skipped_invalid: found.invalid, ids: found.valid.map(r => String(r.id)) };
+      }
+    }
+
+    return { out, lines, parsed, duplicate, archive, stale, orphans };
   };
-  const apply = async ({ out, lines, parsed, duplicate, archive, stale }: Plan, raw: unknown[], tx: Transaction) => {
+  const apply = async ({ out, lines, parsed, duplicate, archive, stale, orphans }: Plan, raw: unknown[], tx: Transaction) => {
+    if (orphans.length && out.index_repair) {
+      // Appended, then the whole index in id order: ULIDs sort as they were made.
+      raw.push(...orphans.map(indexEntryOf));
+      raw.sort((a, b) => {
+        const x = isRecord(a) && typeof a.id === 'string' ? a.id : '';
+        const y = isRecord(b) && typeof b.id === 'string' ? b.id : '';
+        return x < y ? -1 : x > y ? 1 : 0;
+      });
+      out.index_repair.repaired = orphans.length;
+    }
     if (args.promote_provisionals) {
       for (const d of stale) if (await setDecisionStatus(ctx, raw, d.id, 'active', tx)) out.promoted_provisionals.ids.push(d.id);
       out.promoted_provisionals.count = out.promoted_provisionals.ids.length;
@@ -181,6 +214,30 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
   if (result.promoted_provisionals.count) parts.push(`promoted ${result.promoted_provisionals.count} provisionals`);
   if (result.graph_pruned.removed) parts.push(`${verb}prune ${result.graph_pruned.removed} orphaned entities`);
   if (result.metrics_rotated.removed) parts.push(`${verb}rotate ${result.metrics_rotated.removed} old metrics`);
+  if (result.index_repair?.orphans_found) parts.push(`${verb}index ${result.index_repair.orphans_found} decisions missing from decisions/index.json`);
   result.summary = parts.length ? (execute ? '' : '[preview] ') + parts.join(', ') : 'Nothing to clean up';
   return result;
+}
+
+/**
+ * Decision record files that decisions/index.json does not list: `valid` are decisions whose id is
+ * their file name (with a timestamp, summary and scope, so every reader can list them); the
+ * count of the others, which are left as they are.
+ */
+async function orphanDecisions(ctx: FolderStore, raw: readonly unknown[]): Promise<{ valid: Record<string, unknown>[]; invalid: number }> {
+  const names = await fs.readdir(path.dirname(ctx.layout.decisionIndex)).catch(() => [] as string[]);
+  const known = new Set(raw.filter(isRecord).map(d => d.id));
+  const valid: Record<string, unknown>[] = [];
+  let invalid = 0;
+  for (const name of names) {
+    const id = name.slice(0, -'.json'.length);
+    if (!name.endsWith('.json') || !isUlid(id) || known.has(id)) continue;
+    const record = await readJson(ctx.layout.decision(id), `Decision ${id}`).catch(() => undefined);
+    const shaped =
+      isRecord(record) && record.id === id && typeof record.timestamp === 'string' && typeof record.summary === 'string' && typeof record.scope === 'string';
+    if (shaped) valid.push(record);
+    else invalid++;
+  }
+  valid.sort((a, b) => (String(a.id) < String(b.id) ? -1 : 1));
+  return { valid, invalid };
 }

@@ -78,7 +78,7 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
   why: {
     title: 'Why (Decisions Behind a File)',
     model:
-      'Explain a file, folder or symbol: the decisions whose scope, affected files or affected symbols cover it, newest first, with their rationale and status. Call it before changing code you did not write.',
+      'Explain a file, folder or symbol: the decisions whose scope, affected files or affected symbols cover it, with their rationale and status, within a token budget (max_tokens, default 4000); the rest come as one-liners in `more`: pass their ids back via `ids` for full detail. Call it before changing code you did not write.',
   },
   dismiss: {
     title: 'Dismiss Blackboard Entries',
@@ -208,6 +208,21 @@ export const OPERATIONS: Record<OperationName, OperationInfo> = {
     title: 'Housekeeping',
     model:
       'Periodic maintenance, a preview unless execute is true: duplicate blackboard entries (kept in archive/), stale provisional decisions (promote_provisionals to promote them), open warnings, orphan graph entities, old metrics; archive: true also sweeps old entries, keeping decisions, open needs, warnings and questions and the newest 200. Preview first, then act.',
+  },
+  amend: {
+    title: 'Amend Decision Files and Symbols',
+    model:
+      "Add affected_files or affected_symbols to an EXISTING decision recorded without them (such a decision is invisible to twining_why on those files and to the drift check). Strictly additive: nothing is removed and the decision's text is not changed; works on any status. The record keeps an amendments trail and a finding records the change.",
+  },
+  migrate_status: {
+    title: 'Migration Status',
+    model:
+      'Report the .twining/ folder format (1.x files, 2.x twining.db and records/, or twining-mcp format 3) and where a migration stands: not_started, incomplete (interrupted), complete or rolled_back, with the command to run next. Read-only: migrating is an operator command (twining migrate), not a tool.',
+  },
+  exchange_status: {
+    title: 'Exchange (Sync) Status',
+    model:
+      "Report what this clone's exchange with other clones (twining sync) is uncertain about: outbound changes pending and the oldest one's age, inbound changes waiting, rejections, and known gaps. Says plainly when sync is not set up for this clone. Read-only; never runs git.",
   },
 };
 

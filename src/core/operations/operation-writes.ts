@@ -28,6 +28,7 @@ const WRITING = [
   'archive_stale',
   'unarchive',
   'housekeeping',
+  'amend',
 ] as const satisfies readonly OperationName[];
 
 export type WritingOperation = (typeof WRITING)[number];

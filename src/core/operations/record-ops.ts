@@ -82,6 +82,11 @@ export async function record(ctx: FolderStore, input: InputOf<'record'>): Promis
       ...(args.reversible !== undefined ? { reversible: args.reversible } : {}),
       affected_files: (typeof item !== 'string' && item.affected_files) || args.affected_files || [],
       affected_symbols: (typeof item !== 'string' && item.affected_symbols) || args.affected_symbols || [],
+      // twining-mcp 2.x: a decision's own status and assumptions, else the record's assumptions.
+      ...(typeof item !== 'string' && item.status ? { status: item.status } : {}),
+      ...((typeof item !== 'string' && item.assumptions) || args.assumptions
+        ? { assumptions: (typeof item !== 'string' && item.assumptions) || args.assumptions }
+        : {}),
       ...(args.commit_hash ? { commit_hash: args.commit_hash } : {}),
       agent_id,
     };
@@ -151,7 +156,12 @@ export async function record(ctx: FolderStore, input: InputOf<'record'>): Promis
         const raw = (await ctx.decisionIndex.fresh()).raw.slice();
         for (const d of decisions) {
           const made = await decideLocked(ctx, raw, d, tx);
-          created.push({ id: made.id, summary: d.summary, ...(made.conflicts ? { status: 'provisional', conflicts: made.conflicts } : {}) });
+          created.push({
+            id: made.id,
+            summary: d.summary,
+            ...(d.status === 'provisional' ? { status: 'provisional' } : {}),
+            ...(made.conflicts ? { status: 'provisional', conflicts: made.conflicts } : {}),
+          });
         }
         await tx.replace(ctx.layout.decisionIndex, toJsonText(raw));
       }

@@ -77,6 +77,12 @@ export function historyInputs<E extends readonly [string, ...string[]]>(b: Block
           .max(1000000)
           .optional()
           .describe('Keep at least the newest N entries on the blackboard whatever their age (twining-mcp 2.x).'),
+        keep_open_needs_warnings: z
+          .boolean()
+          .optional()
+          .describe(
+            'Keep needs, warnings and questions that are not resolved on the blackboard whatever their age (twining-mcp 2.x; default true on a twining.db folder, false on a files folder as in 1.9).',
+          ),
       })
       .describe(
         'Move old blackboard entries to archive/{date}-blackboard.jsonl (decision entries stay, and decisions are never archived); a handoff check still tells archived entries from dismissed ones.',

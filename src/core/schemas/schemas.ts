@@ -85,8 +85,12 @@ const alternative = z.strictObject({
   option: nonEmptyText(1000),
   pros: list(text(1000), 100).optional(),
   cons: list(text(1000), 100).optional(),
-  reason_rejected: nonEmptyText(2000),
+  // Optional since twining-mcp 2.16 (its CHANGELOG, review CS-2): absent means "not stated", and the record leaves the key out.
+  reason_rejected: nonEmptyText(2000).optional(),
 });
+
+/** The statuses a decision may be recorded with (twining-mcp 2.x's `status` of twining_decide and of twining_record's decisions). */
+export const NEW_DECISION_STATUSES = ['active', 'provisional'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Operation inputs, one per operation, named as the operation.
@@ -205,11 +209,23 @@ export const inputs = {
       reversible: z.boolean().optional(),
       affected_files: list(nonEmptyText(1000), 500).optional(),
       affected_symbols: list(nonEmptyText(500), 500).optional(),
+      // twining-mcp 2.x (src/tools/decision-tools.ts): the status it is recorded with, and what it assumes.
+      status: z
+        .enum(NEW_DECISION_STATUSES)
+        .optional()
+        .describe(
+          'active (default) or provisional: awaiting ratification with promote, or a veto with override. Not with supersedes (the target would be retired before ratification).',
+        ),
+      assumptions: list(nonEmptyText(2000), 100).optional().describe('Assumptions the decision depends on: if one changes, reconsider it.'),
       commit_hash: z
         .string()
         .regex(/^[0-9a-fA-F]{4,64}$/, { message: 'must be a hexadecimal commit hash' })
         .optional(),
       agent_id: agentId.optional(),
+    })
+    .refine(v => !(v.status === 'provisional' && v.supersedes !== undefined), {
+      message:
+        'a provisional decision cannot supersede at creation: the target would be retired before ratification; record it active, or promote it first and then supersede',
     })
     .describe('Record a decision with its rationale; conflicting active decisions make it provisional.'),
   decisions: z
@@ -238,11 +254,33 @@ export const inputs = {
     .describe(
       "Check a handoff's snapshot and drift (handoff_id), or verify a scope as twining-mcp does: test coverage, warnings, assembly, drift, constraints (scope).",
     ),
+  // twining-mcp 2.x's bounded why (src/tools/decision-tools.ts, src/engine/decisions.ts; its #41).
   why: z
     .strictObject({
-      scope: nonEmptyText(1000).describe('A file path, a folder prefix, or a symbol name.'),
+      scope: nonEmptyText(1000).optional().describe('A file path, a folder prefix, or a symbol name (required unless ids is given).'),
+      ids: list(nonEmptyText(100), 100)
+        .min(1, { message: 'must name at least one decision' })
+        .optional()
+        .describe('Full detail (context, alternatives, constraints) for exactly these decision ids; scope and the budget do not apply.'),
+      max_tokens: z
+        .number()
+        .int()
+        .min(100)
+        .max(1000000)
+        .optional()
+        .describe(
+          'Token budget of the answer (at least 100; default 4000 for the MCP and language model tools, none for the CLI): the decisions that fit come in full, the rest as one-liners in more.',
+        ),
+      include_superseded: z.boolean().optional().describe('Include superseded, overridden and archived decisions (left out by default).'),
+      lineage: z
+        .boolean()
+        .optional()
+        .describe('Give each left-out superseded or overridden decision its lineage_head: superseded_by followed to the current answer.'),
     })
-    .describe('The decisions behind a file, folder or symbol, newest first, with active and provisional counts.'),
+    .refine(v => v.scope !== undefined || (v.ids !== undefined && v.ids.length > 0), { message: 'Provide a scope or a list of decision ids' })
+    .describe(
+      'The decisions behind a file, folder or symbol, ranked (most specific, then active, then newest) and cut to a token budget; the rest as one-liners in more.',
+    ),
   dismiss: z
     .strictObject({
       ids: list(nonEmptyText(100), 1000).min(1, { message: 'must name at least one entry' }).describe('Ids of the blackboard entries to remove.'),
@@ -296,9 +334,9 @@ export const inputs = {
   // twining-mcp 1.9's other tools, under its names and input fields (history-schemas.ts).
   ...historyInputs({ ulidId, agentId, scope, since, text, nonEmptyText, list, ENTRY_TYPES }),
   // The briefing, the record of a piece of work and claims (work-schemas.ts).
-  ...workInputs({ ulidId, agentId, scope, nonEmptyText, list, summary200, alternative, handoffResult, CONFIDENCES }),
-  // twining-mcp 2.x's tools for closing and reviewing what is open (surface-schemas.ts).
-  ...surfaceInputs({ agentId, scope, since, text, nonEmptyText, list }),
+  ...workInputs({ ulidId, agentId, scope, nonEmptyText, list, summary200, alternative, handoffResult, CONFIDENCES, NEW_DECISION_STATUSES }),
+  // twining-mcp 2.x's tools for closing and reviewing what is open, amending a decision and the store's state (surface-schemas.ts).
+  ...surfaceInputs({ ulidId, agentId, scope, since, text, nonEmptyText, list }),
 } as const;
 
 /**

@@ -11,10 +11,10 @@ import type { Blocks as HistoryBlocks } from './history-schemas';
 
 export const TRIAGE_SECTIONS = ['all', 'open', 'recent'] as const;
 
-type Blocks = Omit<HistoryBlocks<[string]>, 'ulidId' | 'ENTRY_TYPES'>;
+type Blocks = Omit<HistoryBlocks<[string]>, 'ENTRY_TYPES'>;
 
 export function surfaceInputs(b: Blocks) {
-  const { agentId, scope, since, text, nonEmptyText, list } = b;
+  const { ulidId, agentId, scope, since, text, nonEmptyText, list } = b;
   const ids = (what: string) => list(nonEmptyText(100), 1000).min(1, { message: 'must name at least one id' }).describe(what);
   return {
     resolve: z
@@ -70,9 +70,45 @@ export function surfaceInputs(b: Blocks) {
         dedup_relations: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
         amend_candidates: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
         repair_entity_scopes: z.boolean().optional().describe("Accepted for twining-mcp's callers; not run here (reported in not_run)."),
+        // twining-mcp 2.16 (its CHANGELOG: "Index-desync detection + repair (files backend)").
+        repair_index: z
+          .boolean()
+          .optional()
+          .describe(
+            'Find decision records missing from decisions/index.json (invisible to every listing) and, with execute, put them back in it; on a twining.db folder it reports index_repair_error instead.',
+          ),
       })
       .describe(
         'Periodic maintenance, a preview unless execute: duplicate blackboard entries removed (kept in archive/), stale provisional decisions and open warnings listed, orphan graph entities pruned, old metrics dropped; optionally the archive pass.',
+      ),
+    // twining-mcp 2.10's twining_amend (src/tools/decision-tools.ts, field D11): append-only metadata repair.
+    amend: z
+      .strictObject({
+        decision_id: ulidId.describe('Id of the decision to amend.'),
+        add_affected_files: list(nonEmptyText(1000), 500).optional().describe('File paths to add (those it has are kept; duplicates are ignored).'),
+        add_affected_symbols: list(nonEmptyText(500), 500).optional().describe('Function, class or method names to add.'),
+        reason: text(4000).optional().describe('Why the metadata is amended; kept in the amendments trail.'),
+        agent_id: agentId.optional().describe('Who amends it (default "main").'),
+      })
+      .refine(v => (v.add_affected_files?.length ?? 0) + (v.add_affected_symbols?.length ?? 0) > 0, {
+        message: 'give add_affected_files or add_affected_symbols (at least one path or symbol to add)',
+      })
+      .describe(
+        'Add affected files or symbols to an existing decision (any status), so that why, the drift check and the graph find it by them; never removes or changes its text. The record keeps an amendments trail and a finding records the change.',
+      ),
+    // twining-mcp's twining_migrate_status (src/core/commands/migrate.ts): read-only.
+    migrate_status: z
+      .strictObject({})
+      .describe(
+        "The .twining/ folder's format and migration state: which layout it is on, whether a migration is complete, interrupted or rolled back, and the command to run next.",
+      ),
+    // twining-mcp's twining_exchange_status (src/core/commands/exchange.ts): read-only, never runs git.
+    exchange_status: z
+      .strictObject({
+        include_ids: z.boolean().optional().describe('Include the ids behind each gap and uncertain transfer (default true); false gives counts.'),
+      })
+      .describe(
+        "What this clone's exchange with other clones (twining sync) is uncertain about: pending outbound changes, what waits inbound, rejections, gaps; says so plainly when sync is not set up.",
       ),
   } as const;
 }

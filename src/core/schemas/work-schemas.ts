@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 
-interface Blocks<C extends readonly [string, ...string[]]> {
+interface Blocks<C extends readonly [string, ...string[]], S extends readonly [string, ...string[]] = readonly [string, ...string[]]> {
   ulidId: z.ZodString;
   agentId: z.ZodType<string, string>;
   scope: z.ZodString;
@@ -16,10 +16,11 @@ interface Blocks<C extends readonly [string, ...string[]]> {
   alternative: z.ZodType;
   handoffResult: z.ZodType;
   CONFIDENCES: C;
+  NEW_DECISION_STATUSES: S;
 }
 
-export function workInputs<C extends readonly [string, ...string[]]>(b: Blocks<C>) {
-  const { ulidId, agentId, scope, nonEmptyText, list, summary200, alternative, handoffResult, CONFIDENCES } = b;
+export function workInputs<C extends readonly [string, ...string[]], S extends readonly [string, ...string[]]>(b: Blocks<C, S>) {
+  const { ulidId, agentId, scope, nonEmptyText, list, summary200, alternative, handoffResult, CONFIDENCES, NEW_DECISION_STATUSES } = b;
   return {
     assemble: z
       .strictObject({
@@ -55,6 +56,9 @@ export function workInputs<C extends readonly [string, ...string[]]>(b: Blocks<C
               confidence: z.enum(CONFIDENCES).optional(),
               affected_files: list(nonEmptyText(1000), 500).optional().describe("This decision's files (default: the record's affected_files)."),
               affected_symbols: list(nonEmptyText(500), 500).optional(),
+              // twining-mcp 2.x (src/tools/record-tools.ts): per decision, over the record's own.
+              status: z.enum(NEW_DECISION_STATUSES).optional().describe('active (default) or provisional (awaiting promote or override).'),
+              assumptions: list(nonEmptyText(2000), 100).optional().describe("This decision's assumptions (default: the record's assumptions)."),
             }),
           ]),
           50,
@@ -64,7 +68,9 @@ export function workInputs<C extends readonly [string, ...string[]]>(b: Blocks<C
         findings: list(nonEmptyText(4000), 100).optional().describe('What the next session should know; a "warning:" or "need:" prefix posts it as one.'),
         warnings: list(nonEmptyText(4000), 100).optional().describe('Warnings for whoever works here next.'),
         resolves: list(nonEmptyText(100), 100).optional().describe('Ids of needs, warnings or questions this work settled.'),
-        assumptions: list(nonEmptyText(2000), 100).optional().describe('Conditions the decisions depend on (kept in the status detail).'),
+        assumptions: list(nonEmptyText(2000), 100)
+          .optional()
+          .describe('Conditions the decisions depend on (each decision keeps them, unless it names its own).'),
         constraints: list(nonEmptyText(2000), 100).optional().describe('What limited the options (each decision keeps them).'),
         affected_files: list(nonEmptyText(1000), 500).optional().describe('Files changed or affected.'),
         affected_symbols: list(nonEmptyText(500), 500).optional(),

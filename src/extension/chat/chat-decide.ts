@@ -16,9 +16,9 @@ export async function why(call: ChatCall): Promise<ChatCommandResult> {
     return { metadata: { command: 'why' } };
   }
   stream.progress(`Looking for the decisions behind \`${scope}\`…`);
-  const { decisions, active_count, provisional_count } = await folder.run(engine => engine.why({ scope }));
+  const { decisions, more, omitted_count, active_count, provisional_count } = await folder.run(engine => engine.why({ scope, max_tokens: 4000 }));
   referenceScope(call, /[/.]/.test(scope) ? scope : undefined);
-  if (decisions.length === 0) {
+  if (decisions.length === 0 && !more?.length) {
     stream.markdown(`No decision covers \`${md(scope)}\`.`);
     stream.button({ command: 'twining.recordDecision', title: 'Record Decision' });
     return { metadata: { command: 'why', scope } };
@@ -36,6 +36,12 @@ export async function why(call: ChatCall): Promise<ChatCommandResult> {
       arguments: [{ type: 'decision', id: d.id, folder: folder.root }],
     });
   }
+  // Past the answer's token budget (twining-mcp 2.x's bounded why): the rest as one line each.
+  if (more?.length) {
+    stream.markdown(`\n${more.length} more, too many to give in full:\n\n`);
+    for (const m of more) stream.markdown(`- ${md(m.summary)} — ${m.status}, ${relative(m.timestamp, now)}\n`);
+  }
+  if (omitted_count) stream.markdown(`\n…and ${omitted_count} more decision(s) not listed.\n`);
   return { metadata: { command: 'why', scope } };
 }
 

@@ -89,7 +89,9 @@ class TwiningTool implements vscode.LanguageModelTool<Input> {
     const name = toolName(this.op);
     const folder = await chooseFolder(this.ctx.folders);
     // A field the tool does not have is left out and named in the result, unless it looks misspelt (core/forgiving-input.ts).
-    const { input, ignored } = core().forgivingInput(name, core().inputs[this.op], options.input ?? {});
+    const { input: known, ignored } = core().forgivingInput(name, core().inputs[this.op], options.input ?? {});
+    // twining-mcp's defaults for a model's call: why keeps to 4000 tokens (core/schemas/model-defaults.ts).
+    const input = core().withModelDefaults(this.op, known) as typeof known;
     core().parseInput(this.op, input); // a clear error naming the field, before anything runs
     // A handoff holds the snapshot its confirmation showed; if what is in scope changed since,
     // nothing is written and the error says what changed (calling again shows the new one).

@@ -44,6 +44,7 @@ test('writing tools are the operations that write', () => {
     'acknowledge',
     'add_entity',
     'add_relation',
+    'amend',
     'archive',
     'archive_stale',
     'claim',
