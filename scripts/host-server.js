@@ -245,7 +245,7 @@ async function startServer(o = {}) {
     },
     /** What another process needs to open windows on this server (see attachServer). */
     info() {
-      return { name, port, runDir, logFile, extensionDevelopmentPath: o.extensionDevelopmentPath };
+      return { name, port, runDir, logFile, dirs, extensionDevelopmentPath: o.extensionDevelopmentPath };
     },
     /** Synchronous stop for exit and signal handlers: SIGKILL to the group, remove the run folder. */
     killNow() {
@@ -302,7 +302,7 @@ function readLog(logFile) {
 /**
  * A server that another process started and owns (its `info()`, e.g. from TWINING_SHARED_SERVER):
  * the same `url()`, `remoteUri()` and `log()`; `stop()` leaves it running for its owner.
- * @param {{ name: string, port: number, runDir: string, logFile: string, extensionDevelopmentPath?: string }} info
+ * @param {{ name: string, port: number, runDir: string, logFile: string, dirs: Record<string, string>, extensionDevelopmentPath?: string }} info
  */
 function attachServer(info) {
   const authority = `${HOST}:${info.port}`;
