@@ -86,10 +86,10 @@ async function syncTool(engine: TwiningEngine, args: unknown): Promise<CallToolR
 /**
  * The tool list: every operation and alias, its schema and what it does, with hints for the
  * client; with `tools` (config.yml), only those it offers (core/tool-surface.ts). `twining_sync`
- * is always listed: it is not a twining-mcp tool, so its surface settings do not name it.
+ * is not in twining-mcp's default surface, so `tools.full_surface: false` leaves it out as well.
  */
 export function toolList(tools?: Config['tools']): Tool[] {
-  return [...operationTools(tools), SYNC_TOOL];
+  return [...operationTools(tools), ...(tools?.full_surface === false ? [] : [SYNC_TOOL])];
 }
 
 function operationTools(tools?: Config['tools']): Tool[] {
@@ -135,7 +135,18 @@ function text(value: unknown, isError = false): CallToolResult {
 
 /** Runs one tool call against the engine; never throws (errors become error results). */
 export async function callTool(engine: TwiningEngine, name: string, args: unknown): Promise<CallToolResult> {
-  if (name === SYNC_TOOL.name) return syncTool(engine, args);
+  if (name === SYNC_TOOL.name) {
+    if ((await engine.config()).tools.full_surface === false)
+      return text(
+        {
+          error: true,
+          message: 'twining_sync is not offered: config.yml sets tools.full_surface: false (set it to true to use it); nothing was run',
+          code: 'INVALID_INPUT',
+        },
+        true,
+      );
+    return syncTool(engine, args);
+  }
   const tool = BY_TOOL.get(name);
   try {
     if (!tool) throw new TwiningError('INVALID_INPUT', `Unknown tool "${name}"; the tools are ${[...BY_TOOL.keys()].join(', ')}`);

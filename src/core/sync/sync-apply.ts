@@ -1,6 +1,6 @@
 /**
  * Writing what a sync merged into `.twining/`: only the files that differ from what this clone
- * had, each under the lock its operations take (FORMAT.md §3), so a write made here while the
+ * had, each under the lock its operations take (docs/format.md §Which lock for which write), so a write made here while the
  * sync ran is merged in rather than overwritten. Never a file outside the folder (links that lead
  * out are refused by the same check every write makes).
  */

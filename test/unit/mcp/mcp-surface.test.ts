@@ -96,7 +96,9 @@ describe('twining-mcp 2.16 surface over MCP, 1.x folder', () => {
 
   test('the new tools are listed with their input fields', async () => {
     const { tools } = await server.client.listTools();
-    assert.equal(tools.length, OPERATION_NAMES.length + ALIAS_NAMES.length, 'every tool without tools.full_surface in config.yml');
+    // Every operation and alias, and twining_sync (not an operation of the table: src/mcp/server.ts).
+    assert.equal(tools.length, OPERATION_NAMES.length + ALIAS_NAMES.length + 1, 'every tool without tools.full_surface in config.yml');
+    assert.ok(tools.some(t => t.name === 'twining_sync'));
     for (const [tool, fields] of Object.entries(SURFACE.inputs)) {
       const [name, sub] = tool.split('.');
       const t = tools.find(x => x.name === name);
@@ -387,7 +389,7 @@ describe('config.yml tools.full_surface and tools.mode over MCP', () => {
     const server = await connect(root);
     try {
       const names = async () => (await server.client.listTools()).tools.map(t => t.name).sort();
-      const every = [...OPERATION_NAMES, ...ALIAS_NAMES].map(op => `twining_${op}`).sort();
+      const every = [...[...OPERATION_NAMES, ...ALIAS_NAMES].map(op => `twining_${op}`), 'twining_sync'].sort();
       assert.deepEqual(await names(), every);
 
       fs.writeFileSync(config, original.replace(/tools:\n {2}mode: full\n/, 'tools:\n  mode: full\n  full_surface: false\n'));
@@ -399,6 +401,9 @@ describe('config.yml tools.full_surface and tools.mode over MCP', () => {
       assert.match(decide.value.message, /twining_decide is not offered: config\.yml sets tools\.full_surface: false/);
       assert.equal(fs.readFileSync(tw(root, 'decisions', 'index.json'), 'utf8').includes('Hidden'), false, 'nothing was written');
       assert.equal((await call(server, 'twining_why', { scope: 'src/' })).isError, false);
+      const sync = await call(server, 'twining_sync');
+      assert.equal(sync.isError, true);
+      assert.match(sync.value.message, /twining_sync is not offered: config\.yml sets tools\.full_surface: false/);
 
       fs.writeFileSync(config, original.replace(/tools:\n {2}mode: full\n/, 'tools:\n  mode: lite\n  full_surface: false\n'));
       assert.deepEqual(await names(), SURFACE.default_surface.filter(n => !SURFACE.lite_mode_leaves_out.includes(n)).sort());
