@@ -8,6 +8,10 @@
  * each, their ratio (target: sync at most 2x), and what each incremental sync added to the remote
  * (objects and bytes: only the new part, its tree and the commit). Prints os.loadavg() with the
  * figures (the machine is shared) and one line `BENCH_SYNC_JSON {...}`.
+ *
+ * `--baseline DIR` (a `dist/` built from another commit, e.g. copied aside before a change) adds
+ * the same incremental sync by that build's CLI to every round, interleaved: before and after in
+ * one run, on the same clone, with their ratio.
  */
 'use strict';
 const { arg, median, now } = require('./measure');
@@ -50,6 +54,9 @@ async function main() {
   for (const f of [CLI, CORE]) if (!fs.existsSync(f)) throw new Error(`${f} is missing; build first (node esbuild.js)`);
   const entries = Number(arg('--entries', 100000));
   const reps = Number(arg('--reps', 5));
+  const baselineDir = arg('--baseline', undefined);
+  const baselineCli = baselineDir ? path.resolve(baselineDir, 'cli.js') : undefined;
+  if (baselineCli && !fs.existsSync(baselineCli)) throw new Error(`${baselineCli} is missing`);
   const top = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-sync-'));
   try {
     const remote = path.join(top, 'remote.git');
@@ -81,19 +88,31 @@ async function main() {
     const plain = path.join(top, 'plain');
     git(plain, 'push', '-q', 'origin', 'bench-plain');
     const syncMs = [];
+    const baselineMs = [];
     const bareMs = [];
     const added = [];
-    for (let rep = 0; rep < reps; rep++) {
+    const post10 = async (rep, label) => {
       const fresh = [];
       for (let i = 0; i < 10; i++) {
         const e = await ws.post({
           entry_type: 'finding',
-          summary: `rep ${rep} new entry ${i}: the cache key misses the locale`,
+          summary: `rep ${rep}${label} new entry ${i}: the cache key misses the locale`,
           scope: `src/mod${i}/`,
           agent_id: 'bench',
         });
         fresh.push(JSON.stringify(e));
       }
+      return fresh;
+    };
+    for (let rep = 0; rep < reps; rep++) {
+      if (baselineCli) {
+        await post10(rep, ' (baseline)');
+        t = now();
+        const b = spawnSync(process.execPath, [baselineCli, 'sync', '--json'], { cwd: a, encoding: 'utf8', maxBuffer: 1 << 26 });
+        baselineMs.push(now() - t);
+        if (b.status !== 0) throw new Error(b.stderr);
+      }
+      const fresh = await post10(rep, '');
       const before = objectsIn(remote);
       t = now();
       const r = spawnSync(process.execPath, [CLI, 'sync', '--json'], { cwd: a, encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -117,12 +136,14 @@ async function main() {
       sync_ms: median(syncMs),
       bare_fetch_push_ms: median(bareMs),
       ratio: +(median(syncMs) / median(bareMs)).toFixed(2),
+      ...(baselineCli ? { baseline_sync_ms: median(baselineMs), baseline_ratio: +(median(baselineMs) / median(bareMs)).toFixed(2) } : {}),
       added_to_remote: added,
       loadavg: os.loadavg().map(x => +x.toFixed(2)),
     };
     console.log(`sync at ${entries} entries (${result.blackboard_mb} MB blackboard), medians of ${reps}, load average ${result.loadavg.join(' ')}`);
     console.log(`  first sync (everything out):                 ${result.first_sync_ms} ms`);
     console.log(`  incremental sync after 10 posts (CLI):       ${result.sync_ms} ms`);
+    if (baselineCli) console.log(`  the same by the --baseline build:            ${result.baseline_sync_ms} ms (${result.baseline_ratio}x bare)`);
     console.log(`  bare git fetch + push of the same 10 entries: ${result.bare_fetch_push_ms} ms`);
     console.log(`  ratio:                                        ${result.ratio}x (target at most 2x)`);
     console.log(`  added to the remote per sync: ${added.map(x => `${x.objects} objects / ${x.kib} KiB`).join(', ')}`);

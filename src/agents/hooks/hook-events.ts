@@ -23,6 +23,7 @@ import { askRunningEngine } from '../session-start/local-socket';
 import { resumed } from './hook-liveness';
 import { cachedBriefing } from '../../core/store/briefing-cache';
 import { registerInBackground } from './background-register';
+import { syncInBackground } from './background-sync';
 import { claimSeam } from './claim-seam';
 import { isTwoXFolder } from '../../core/store/two-x-folder';
 import { postedSince, readDecision } from '../../core/store/sqlite-hook-read';
@@ -106,6 +107,12 @@ const ASK_RUNNING_MS = 3000;
 
 export async function sessionStart(input: HookInput, o: HookOptions): Promise<HookOutput> {
   const twiningDir = path.join(o.root, '.twining');
+  // A sync that is due runs beside the hook, never before its answer (background-sync.ts says why).
+  try {
+    syncInBackground(o.root, twiningDir, o.now());
+  } catch (error) {
+    process.stderr.write(`twining hook SessionStart: the background sync did not start: ${(error as Error).message}\n`);
+  }
   const quick = await quickStart(input, o, twiningDir).catch(() => undefined);
   if (quick) return quick;
   const request = { agent_id: o.agentId, role: roleOf(input), scope: o.scope, ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}) };

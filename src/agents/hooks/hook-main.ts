@@ -20,6 +20,7 @@ import { HookOptions, StopMode, postToolUse, preToolUse, sessionStart, stop } fr
 import { fileSafe } from '../../core/store/session-files';
 import { notification, userPromptSubmit } from './hook-liveness';
 import { REGISTER_FLAG, registerNow } from './background-register';
+import { SYNC_FLAG, syncNow } from './background-sync';
 import { readHookStdin } from './hook-stdin';
 import { resolveRecord } from '../../core/git/record-location';
 
@@ -85,6 +86,7 @@ function clock(pinned: string | undefined): () => Date {
 
 export async function runHook(argv: string[]): Promise<number> {
   if (argv[0] === REGISTER_FLAG) return registerNow(argv.slice(1));
+  if (argv[0] === SYNC_FLAG) return syncNow(argv.slice(1));
   let args: Args;
   try {
     args = parseArgs(argv);

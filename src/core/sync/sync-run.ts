@@ -25,8 +25,9 @@ import { claimClock } from '../operations/claim-ops';
 import { gitText, runGit } from './sync-git';
 import { applyLocally } from './sync-apply';
 import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
-import { MARKER, PARTS_SUFFIX, SyncLayout, isJsonl, partName, readLocalRecords, removable, treeEntriesOf } from './record-files';
-import { Repo, blobId, buildTree, listTree, readBlobs, treeOf } from './record-tree';
+import { MARKER, PARTS_SUFFIX, SyncLayout, isJsonl, listLocalRecords, partName, removable, treeEntriesOf } from './record-files';
+import { Part, PartsWork, readWithParts } from './parts-cache';
+import { Repo, TreeEntry, blobId, buildTree, listTree, readBlobs, treeOf } from './record-tree';
 import { checkIncoming, filesOfRemoteTree, refused } from './remote-checks';
 import { settleClaims } from './claim-settle';
 import { BASE_REF, BEFORE_REF, BRANCH, REMOTE_REF, cloneIdentity, readState, repoOf, signatureOf, writeState } from './sync-state';
@@ -61,6 +62,8 @@ export interface SyncReport {
   clone: string;
   /** Blobs this sync added to the repository (what git had to send, at most). */
   new_blobs: number;
+  /** What reading the local record cost: files taken whole from the parts cache, bytes cut and hashed. */
+  parts_work: PartsWork;
   notes: string[];
 }
 
@@ -88,12 +91,20 @@ async function refOf(repo: Repo, ref: string): Promise<string | undefined> {
 
 /** A commit's record files (their part ids), its tree checked first. */
 async function filesOfCommit(repo: Repo, commit: string, where: string) {
-  return filesOfRemoteTree(await listTree(repo, commit), where);
+  return filesOfRemoteTree(await listTreeOnce(repo, commit), where);
 }
 
-interface Part {
-  id: string;
-  bytes: Buffer;
+/** A commit's tree listing, listed once per process (a commit's tree never changes; the remote's tip and the base are often the same commit). */
+const listings = new Map<string, Promise<TreeEntry[]>>();
+function listTreeOnce(repo: Repo, commit: string): Promise<TreeEntry[]> {
+  const key = `${repo.gitDir}\0${commit}`;
+  let listing = listings.get(key);
+  if (!listing) {
+    if (listings.size > 64) listings.clear();
+    listings.set(key, (listing = listTree(repo, commit)));
+    listing.catch(() => listings.delete(key));
+  }
+  return listing;
 }
 
 const treePathOf = (rel: string, i: number) => (isJsonl(rel) ? `${rel}${PARTS_SUFFIX}/${partName(i)}` : rel);
@@ -164,6 +175,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
   const where = `the record on ${remote} (${BRANCH})`;
   const clone = await cloneIdentity(repo);
   const notes: string[] = [];
+  let work: PartsWork = { reused: 0, hashedBytes: 0 };
   for (let attempt = 1; ; attempt++) {
     const remoteTip = await fetchRecord(repo, remote, timeoutMs);
     const base = await refOf(repo, BASE_REF);
@@ -185,7 +197,11 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
           : `it is in the 1.x files layout, and this clone's ${ctx.layout.dir} is in twining-mcp 2.x's layout (records/). Run \`twining migrate --reverse\` in this clone (or \`twining migrate\` in the others, then sync there first) so both sides use one layout, then sync again`,
       );
     const baseTree = base ? await filesOfCommit(repo, base, `this clone's last synced record (${BASE_REF})`) : { files: new Map<string, { ids: string[] }>() };
-    const local = await readLocalRecords(ctx.layout.dir, layout);
+    // Read with each file's parts, cut and hashed only where the file changed since the last sync (parts-cache.ts).
+    const read = await readWithParts(repo, await listLocalRecords(ctx.layout.dir, layout));
+    const local = read.contents;
+    for (const [rel, parts] of read.parts) partsCache.set(local.get(rel)!, parts);
+    work = read.work;
     const localIds = new Map<string, string[]>();
     for (const [rel, content] of local)
       localIds.set(
@@ -238,7 +254,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     const treeEntries = new Map<string, Buffer | Part>();
     for (const [rel, content] of merged) partsOf(rel, content, repo).forEach((part, i) => treeEntries.set(treePathOf(rel, i), part));
     treeEntries.set(MARKER, Buffer.from(`${JSON.stringify({ format: 1, layout })}\n`));
-    const cards = (await listTree(repo, remoteTip ?? base ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904').catch(() => [])).filter(e =>
+    const cards = (await listTreeOnce(repo, remoteTip ?? base ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904').catch(() => [])).filter(e =>
       e.path.startsWith('clones/'),
     );
     const cardBlobs = await readBlobs(
@@ -343,6 +359,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       at: ctx.timestamp(),
       clone: clone.label,
       new_blobs: newBlobs,
+      parts_work: work,
       notes,
     };
   }

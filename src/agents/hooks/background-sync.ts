@@ -1,0 +1,71 @@
+/**
+ * SessionStart and `twining sync`: when this clone syncs (its first `twining sync` set
+ * `twining.sync.enabled` in the local git config) and its last sync attempt is older than the
+ * background interval (30 s, as sync/sync-scheduler.ts), the hook starts a detached process of
+ * this bundle that syncs, and answers at once from the record as it is.
+ *
+ * Why a background sync and not a fetch inside the hook: the hook's answer is on the path of every
+ * session start, and a remote can be slow or unreachable (a laptop offline, a VPN down), where
+ * even a time-boxed fetch would add its whole time limit to every start. The detached sync never
+ * delays the briefing; what it brings in reaches the session through the record itself (the next
+ * PreToolUse reads decisions and warnings from the updated folder, and the next SessionStart's
+ * briefing is built from it). Its failure (an unreachable remote) is written to the sync state
+ * (`twining sync --status`) and to `.twining/sessions/sync-error.log`.
+ *
+ * Only files are read to decide (the local git config and `.git/twining/sync-state.json`): no git
+ * process and no engine are started unless a sync is due.
+ */
+import { closeSync, mkdirSync, openSync } from 'fs';
+import * as path from 'path';
+import { readTextSync } from '../../core/store/read-file';
+
+export const SYNC_FLAG = '--sync-in-background';
+
+/** The background sync's default interval (sync/sync-state.ts DEFAULT_INTERVAL_MS). */
+const INTERVAL_MS = 30_000;
+
+/** Whether a sync is due: sync is on in the local config and the last attempt is older than the interval. */
+export function syncDue(root: string, now: Date): boolean {
+  // The primary work tree's git directory: a linked worktree's hooks are routed to the primary (core/git/record-location.ts).
+  const gitDir = path.join(root, '.git');
+  try {
+    const config = readTextSync(path.join(gitDir, 'config'), 'index');
+    if (config === undefined) return false;
+    // git config's own form: a `[twining "sync"]` section holding `enabled = true` (written by `git config --local`).
+    const section = /^\s*\[twining\s+"sync"\]([^[]*)/im.exec(config)?.[1] ?? '';
+    if (!/^\s*enabled\s*=\s*true\s*$/im.test(section)) return false;
+    const state = JSON.parse(readTextSync(path.join(gitDir, 'twining', 'sync-state.json'), 'index') ?? '{}') as { last_attempt_at?: unknown };
+    const last = typeof state.last_attempt_at === 'string' ? Date.parse(state.last_attempt_at) : NaN;
+    return !(now.getTime() - last < INTERVAL_MS);
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the detached sync when one is due; never waits for it. */
+export function syncInBackground(root: string, twiningDir: string, now: Date): boolean {
+  if (!syncDue(root, now)) return false;
+  const { spawn } = require('child_process') as typeof import('child_process');
+  mkdirSync(path.join(twiningDir, 'sessions'), { recursive: true });
+  const log = openSync(path.join(twiningDir, 'sessions', 'sync-error.log'), 'a');
+  try {
+    const child = spawn(process.execPath, [path.join(__dirname, 'hook.js'), SYNC_FLAG, root], {
+      detached: true,
+      stdio: ['ignore', 'ignore', log],
+      env: process.env,
+    });
+    child.unref();
+  } finally {
+    closeSync(log);
+  }
+  return true;
+}
+
+/** The background process: one sync of the record at `root` (dist/core.js beside this bundle). */
+export async function syncNow(argv: string[]): Promise<number> {
+  const [root] = argv;
+  const core = require(path.join(__dirname, 'core.js')) as typeof import('../../library');
+  const engine = await core.openWorkspace(root, { warn: () => undefined, project: root });
+  await engine.sync({ reason: 'session start' });
+  return 0;
+}
