@@ -321,8 +321,9 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'window': {
       if (m.reason === 'query' && m.seq === asked?.seq) inFlight = false;
-      // An answer to an older question (another is on its way), or a part of a window not held.
-      if (m.seq !== asked?.seq || (m.partial && !win)) break;
+      // An answer to an older question (another is on its way), or a part of a window not held
+      // (the first answer may be a part: the newest columns, while the rest is laid out; it follows).
+      if (m.seq !== asked?.seq || (m.partial && !win && m.reason !== 'query')) break;
       now = m.now;
       total = m.total;
       const fresh = unpackItems(m.items);
@@ -333,7 +334,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       fresh.forEach((item, i) => counts.set(item.id, m.counts[i]));
       const items = kept.length ? kept.concat(fresh) : fresh;
       win = {
-        start: m.partial && win ? win.start : m.start,
+        start: m.partial ? (win?.start ?? asked.start) : m.start,
         end: m.end,
         column: asked.column,
         key: asked.key,
