@@ -10,6 +10,7 @@
 //   pageAppendMs     per append: the page's part (delta received -> frame drawn)
 //   firstDrawMs, appendDrawMs  of the page's part, the canvas drawing itself
 //   readMs, loadMs   the extension's part: the engine reading the folder, and that with the items laid out
+//                    (since the lazy layout: the newest piece; the rest follows after the first answer)
 //   items            entries the page holds at first paint
 'use strict';
 

@@ -65,7 +65,7 @@ export class TimelineFeed {
   private laying: Promise<void> | undefined;
   /** A window was answered while laying out: the whole one is owed. */
   private owesWhole = false;
-  /** The last full read: the engine's refresh, and all of it with the items laid out (the benchmark reports them). */
+  /** The last full read: the engine's refresh, and all of it with the first piece of items laid out (the benchmark reports them). */
   readonly timings = { readMs: NaN, loadMs: NaN };
   /** How many windows were sent in part (after appends): the host test reads it. */
   partials = 0;
