@@ -6,7 +6,10 @@
  * Twining: Open Timeline. bench/timeline-runner.js measures the time to the page's first paint
  * and to its update after one append by another process (the CLI). Needs dist/ built first.
  *
- *   node bench/timeline.js [--runs N] [--entries N]   (default 3 runs, 100,000 entries)
+ *   node bench/timeline.js [--runs N] [--entries N] [--before DIR]   (default 3 runs, 100,000 entries)
+ *
+ * With --before DIR (another build of the extension: a checkout of an older commit with dist/ built),
+ * the runs alternate between it and this one, and the medians of both are printed with their ratio.
  *
  * Prints the medians and one line `BENCH_TIMELINE_JSON {...}`. Exit status 1 when a run failed.
  */
@@ -89,7 +92,7 @@ const median = xs => {
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
 };
 
-async function runOne(index, host, entries) {
+async function runOne(index, host, entries, extension = REPO) {
   const root = tempDir('twining-bench-tl-');
   const ws = makeWorkspace(root, 'folder');
   fill(ws.folders[0], entries, 300);
@@ -101,7 +104,7 @@ async function runOne(index, host, entries) {
       name: `bench-tl-${index}`,
       host,
       workspaceOrFolderUri: ws.open,
-      extensionDevelopmentPath: REPO,
+      extensionDevelopmentPath: extension,
       env: { TWINING_NOW, TWINING_BENCH_ACTIVATION_OUT: outFile, TWINING_BENCH_CLI: path.join(REPO, 'dist', 'cli.js') },
     });
     wb = await openWorkbench({
@@ -121,28 +124,8 @@ async function runOne(index, host, entries) {
   }
 }
 
-async function main() {
-  const args = process.argv.slice(2);
-  const opt = (name, dflt) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : dflt);
-  const runs = opt('--runs', 3);
-  const entries = opt('--entries', 100000);
-  const host = ensureHost();
-  const results = [];
-  for (let i = 1; i <= runs; i++) {
-    try {
-      const r = await runOne(i, host, entries);
-      results.push(r);
-      console.log(
-        `run ${i}: first paint ${r.openToPaintMs.toFixed(0)} ms (reading the folder ${Number(r.readMs).toFixed(0)} ms, with the layout ${Number(r.loadMs).toFixed(0)} ms; page ${r.pagePaintMs.toFixed(0)} ms, drawing ${r.firstDrawMs.toFixed(0)} ms) for ${r.items} entries; ` +
-          `append -> update ${r.appendToPaintMs.map(x => x.toFixed(0)).join(', ')} ms (page ${r.pageAppendMs.map(x => x.toFixed(1)).join(', ')} ms; drawing ${r.appendDrawMs.map(x => x.toFixed(1)).join(', ')} ms)`,
-      );
-    } catch (error) {
-      console.log(`run ${i} failed: ${error.stack || error}`);
-      process.exitCode = 1;
-    }
-  }
-  if (!results.length) return;
-  const summary = {
+function summarize(entries, results) {
+  return {
     entries,
     runs: results.length,
     openToPaintMs: median(results.map(r => r.openToPaintMs)),
@@ -154,20 +137,64 @@ async function main() {
     loadMs: median(results.map(r => r.loadMs ?? NaN)),
     appendDrawMs: median(results.flatMap(r => r.appendDrawMs)),
   };
+}
+
+function print(label, summary) {
+  console.log(`  ${label}:`);
   console.log(
-    `\nTimeline at ${entries.toLocaleString('en')} entries (medians of ${results.length} runs; load average ${require('os')
+    `    Open Timeline -> first paint       ${summary.openToPaintMs.toFixed(0)} ms (of which the page: ${summary.pagePaintMs.toFixed(0)} ms, drawing ${summary.firstDrawMs.toFixed(0)} ms)`,
+  );
+  console.log(`      of which in the extension: reading the folder ${summary.readMs.toFixed(0)} ms, with the items laid out ${summary.loadMs.toFixed(0)} ms`);
+  console.log(
+    `    one append by the CLI -> update    ${summary.appendToPaintMs.toFixed(0)} ms (of which the page: ${summary.pageAppendMs.toFixed(1)} ms, drawing ${summary.appendDrawMs.toFixed(1)} ms)`,
+  );
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const opt = (name, dflt) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : dflt);
+  const runs = opt('--runs', 3);
+  const entries = opt('--entries', 100000);
+  const before = args.includes('--before') ? path.resolve(args[args.indexOf('--before') + 1]) : undefined;
+  const host = ensureHost();
+  const versions = before
+    ? [
+        ['before', before, []],
+        ['this', REPO, []],
+      ]
+    : [['this', REPO, []]];
+  for (let i = 1; i <= runs; i++) {
+    for (const [label, extension, results] of versions) {
+      try {
+        const r = await runOne(i, host, entries, extension);
+        results.push(r);
+        console.log(
+          `run ${i} (${label}): first paint ${r.openToPaintMs.toFixed(0)} ms (reading the folder ${Number(r.readMs).toFixed(0)} ms, with the layout ${Number(r.loadMs).toFixed(0)} ms; page ${r.pagePaintMs.toFixed(0)} ms, drawing ${r.firstDrawMs.toFixed(0)} ms) for ${r.items} entries; ` +
+            `append -> update ${r.appendToPaintMs.map(x => x.toFixed(0)).join(', ')} ms (page ${r.pageAppendMs.map(x => x.toFixed(1)).join(', ')} ms; drawing ${r.appendDrawMs.map(x => x.toFixed(1)).join(', ')} ms)` +
+            (r.appendError ? `; appends: ${r.appendError}` : ''),
+        );
+        if (r.appendError) process.exitCode = 1;
+      } catch (error) {
+        console.log(`run ${i} (${label}) failed: ${error.stack || error}`);
+        process.exitCode = 1;
+      }
+    }
+  }
+  const summaries = {};
+  for (const [label, , results] of versions) if (results.length) summaries[label] = summarize(entries, results);
+  if (!Object.keys(summaries).length) return;
+  console.log(
+    `\nTimeline at ${entries.toLocaleString('en')} entries (medians of ${runs} runs${before ? ' each, alternating' : ''}; load average ${require('os')
       .loadavg()
       .map(l => l.toFixed(1))
       .join(' ')}):`,
   );
-  console.log(
-    `  Open Timeline -> first paint       ${summary.openToPaintMs.toFixed(0)} ms (of which the page: ${summary.pagePaintMs.toFixed(0)} ms, drawing ${summary.firstDrawMs.toFixed(0)} ms)`,
-  );
-  console.log(`    of which in the extension: reading the folder ${summary.readMs.toFixed(0)} ms, with the items laid out ${summary.loadMs.toFixed(0)} ms`);
-  console.log(
-    `  one append by the CLI -> update    ${summary.appendToPaintMs.toFixed(0)} ms (of which the page: ${summary.pageAppendMs.toFixed(1)} ms, drawing ${summary.appendDrawMs.toFixed(1)} ms)`,
-  );
-  console.log(`BENCH_TIMELINE_JSON ${JSON.stringify(summary)}`);
+  for (const [label, summary] of Object.entries(summaries)) print(label === 'this' ? 'this build' : `before (${before})`, summary);
+  if (summaries.before && summaries.this) {
+    console.log(`  first paint, this / before: ${(summaries.this.openToPaintMs / summaries.before.openToPaintMs).toFixed(2)}x`);
+  }
+  const summary = summaries.this ?? summaries.before;
+  console.log(`BENCH_TIMELINE_JSON ${JSON.stringify(before ? { ...summary, before: summaries.before } : summary)}`);
 }
 
 main().catch(error => {

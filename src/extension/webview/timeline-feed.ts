@@ -6,13 +6,15 @@
  * appends new ones), so after a change the feed adds the entries past the last one it took, and
  * sends the page's window again: the history is neither re-read from disk nor sent. A rewritten
  * file (dismiss, archive, checkout) makes a new list, and then the items are built again.
+ * The items are laid out lazily (webview/shared/timeline-lazy.ts): the newest piece before the page's
+ * first question is answered (the columns it completes; the page keeps its older columns empty), the
+ * rest a piece at a time between other work, and then the whole window is sent again.
  */
 import type { AgentRecord, BlackboardEntry, DecisionIndexEntry, HandoffIndexLine, TwiningEngine } from '../../core';
 import type { ChangeKind } from '../model/change-kinds';
 import type { TwiningFolder } from '../model/folders';
 import { mapBounded } from '../../core/store/bounded';
 import {
-  buildTimeline,
   byTime,
   decisionLookup,
   entryItem,
@@ -28,6 +30,11 @@ import {
 import { TimelineIndex, type WindowQuery } from '../../webview/shared/timeline-window';
 import type { FromWebview, ToWebview } from '../../webview/shared/timeline-messages';
 import { packItems } from '../../webview/shared/timeline-packing';
+import { LazyLayout } from '../../webview/shared/timeline-lazy';
+
+/** Entries laid out before the first window is answered, and then per piece between other work (newest first). */
+const FIRST_PIECE = 4096;
+const PIECE = 8192;
 
 /** At most this many superseded decisions are followed to their replacement (one record read each). */
 const SUPERSESSION_LIMIT = 5000;
@@ -53,7 +60,12 @@ export class TimelineFeed {
   private query: (WindowQuery & { seq: number }) | undefined;
   private loaded = false;
   private loading: Promise<unknown> | undefined;
-  /** The last full read: the engine's refresh, and all of it with the items laid out (the benchmark reports them). */
+  /** The items not laid out yet (undefined: all are), and the pieces laying them out. */
+  private lazy: LazyLayout | undefined;
+  private laying: Promise<void> | undefined;
+  /** A window was answered while laying out: the whole one is owed. */
+  private owesWhole = false;
+  /** The last full read: the engine's refresh, and all of it with the first piece of items laid out (the benchmark reports them). */
   readonly timings = { readMs: NaN, loadMs: NaN };
   /** How many windows were sent in part (after appends): the host test reads it. */
   partials = 0;
@@ -80,13 +92,20 @@ export class TimelineFeed {
       const entries = engine.blackboard.entries;
       this.taken = entries.length;
       this.lastTaken = entries[entries.length - 1];
-      const data = buildTimeline({ entries, handoffs, handoffRecords: this.handoffExtras, decisions, agents: this.agents, user: this.user() });
-      this.index = new TimelineIndex(data.items);
-      this.arrows = data.arrows;
-      this.lanes = data.lanes;
+      this.arrows = byTime(latestHandoffLines(handoffs).flatMap(l => handoffArrow(l, this.handoffExtras.get(l.id)) ?? []));
+      this.index = new TimelineIndex();
       this.decisionItems.clear();
       this.warnings.clear();
-      for (const item of data.items) this.remember(item);
+      // Only the newest items now: the rest in pieces after the first window (timeline-lazy.ts).
+      const lazy = new LazyLayout(
+        entries,
+        () => this.lookup,
+        this.index,
+        item => this.remember(item),
+      );
+      this.lazy = lazy;
+      this.lanes = lanesOf(this.user(), this.agents, lazy.laneFirsts, this.arrows);
+      this.layRest(lazy);
       this.loaded = true;
       this.timings.loadMs = performance.now() - t0;
       return this.hello(engine.now().getTime());
@@ -109,7 +128,44 @@ export class TimelineFeed {
   }
 
   private hello(now: number): Msg<'reset'> {
-    return { type: 'reset', folder: this.folder.key, user: this.user(), now, first: this.index.first, total: this.index.size };
+    return { type: 'reset', folder: this.folder.key, user: this.user(), now, first: this.first, total: this.total };
+  }
+
+  private get total(): number {
+    return this.lazy ? this.lazy.total : this.index.size;
+  }
+
+  private get first(): number | undefined {
+    return this.lazy ? this.lazy.first : this.index.first;
+  }
+
+  /** Lays out the first piece now and the rest a piece at a time, letting other work (the page's first question) in between. */
+  private layRest(lazy: LazyLayout): void {
+    lazy.layOut(FIRST_PIECE);
+    const laying = (async () => {
+      while (this.lazy === lazy && !lazy.done) {
+        await new Promise(resolve => setImmediate(resolve));
+        if (this.lazy === lazy) lazy.layOut(PIECE);
+      }
+      if (this.lazy === lazy) this.lazy = undefined;
+    })();
+    this.laying = laying;
+  }
+
+  /** Everything laid out now (before what needs the whole index: a filtered density, a keyboard move, an append). */
+  private finishLayout(): void {
+    if (!this.lazy) return;
+    this.lazy.layOut();
+    this.lazy = undefined;
+  }
+
+  /** After a first window answered in part: the whole window once every item is laid out (the panel posts it). */
+  async rest(): Promise<Msg<'window'> | undefined> {
+    if (!this.owesWhole) return undefined;
+    await this.laying;
+    this.owesWhole = false;
+    // As the answer to the same question (the page shows it as such, not as an update after an append).
+    return this.query && !this.lazy ? this.window(this.query) : undefined;
   }
 
   /** The window the page asks for (remembered, and sent again after each change). */
@@ -119,8 +175,12 @@ export class TimelineFeed {
     const now = this.folder.engine.now().getTime();
     // After appends only the columns from the first appended entry on are sent again.
     const from = this.index.takeChangedFrom();
-    const w = this.index.window(query, now, reason === 'change' ? from : -Infinity);
-    if (w.start > query.start) this.partials++;
+    const density = this.lazy?.density(query.filter, now);
+    if (!density) this.finishLayout();
+    const w = this.index.window(query, now, reason === 'change' ? from : -Infinity, this.lazy?.pendingUpTo);
+    // Answered while laying out: the whole window (and every kind of entry) follows.
+    if (this.lazy) this.owesWhole = true;
+    else if (w.start > query.start) this.partials++;
     return {
       type: 'window',
       seq: query.seq,
@@ -132,15 +192,16 @@ export class TimelineFeed {
       items: packItems(w.items),
       counts: Uint32Array.from(w.counts),
       bars: w.bars,
-      total: this.index.size,
+      total: this.total,
       lanes: this.lanes,
       kinds: this.index.kinds,
-      density: this.index.density(query.filter, now),
+      density: density ?? this.index.density(query.filter, now),
     };
   }
 
   /** The keyboard's move (see TimelineIndex.step). */
   step(m: Extract<FromWebview, { type: 'step' }>): Msg<'stepped'> {
+    this.finishLayout();
     let item: TimelineItem | undefined;
     for (const lane of m.lanes) if ((item = this.index.step(lane, m.from, m.dir, m.filter))) break;
     return { type: 'stepped', ...(item ? { item } : {}) };
@@ -173,6 +234,7 @@ export class TimelineFeed {
       const entries = engine.blackboard.entries;
       if (entries.length < this.taken || (this.taken > 0 && entries[this.taken - 1] !== this.lastTaken)) return undefined;
       if (entries.length === this.taken) return false;
+      this.finishLayout();
       const added = entries.slice(this.taken);
       this.taken = entries.length;
       this.lastTaken = entries[entries.length - 1];
@@ -221,6 +283,8 @@ export class TimelineFeed {
    */
   relations(): Promise<Msg<'relations'>> {
     return this.folder.run(async engine => {
+      // The linked decisions are looked up among all items: wait for the pieces (they let other work in).
+      await this.laying;
       const lines = latestHandoffLines(await this.handoffLines(engine));
       const stale = lines.filter(l => !this.handoffExtras.has(l.id) || (l.acknowledged === true && !this.handoffExtras.get(l.id)?.acknowledged_by));
       await mapBounded(stale, async line => {

@@ -116,6 +116,14 @@ export class TimelinePanel implements vscode.Disposable {
       case 'query': {
         const { type: _type, ...query } = message;
         this.enqueue(async () => (this.feed ? [await this.feed.window(query)] : []));
+        // While the items are laid out lazily, the first answer holds the newest columns: the whole window follows.
+        if (this.feed) {
+          const feed = this.feed;
+          this.enqueue(async () => {
+            const rest = await feed.rest();
+            return rest ? [rest] : [];
+          });
+        }
         // The records behind the arrows and links come after the first paint.
         if (this.relationsDue && this.feed) {
           const feed = this.feed;

@@ -322,18 +322,20 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
     case 'window': {
       if (m.reason === 'query' && m.seq === asked?.seq) inFlight = false;
       // An answer to an older question (another is on its way), or a part of a window not held.
-      if (m.seq !== asked?.seq || (m.partial && !win)) break;
+      if (m.seq !== asked?.seq || (m.partial && !win && m.reason !== 'query')) break;
+      // An answer in part: the newest columns while the extension lays out the rest (the whole window follows).
+      const newest = m.partial && m.reason === 'query';
       now = m.now;
       total = m.total;
       const fresh = unpackItems(m.items);
       // A part (after appends): the markers held before its start stay.
-      const kept = m.partial && win ? win.items.slice(0, firstAtOrAfter(win.items, m.start)) : [];
+      const kept = m.partial && !newest && win ? win.items.slice(0, firstAtOrAfter(win.items, m.start)) : [];
       const counts = new Map<string, number>();
       for (const item of kept) counts.set(item.id, win!.counts.get(item.id) ?? 1);
       fresh.forEach((item, i) => counts.set(item.id, m.counts[i]));
       const items = kept.length ? kept.concat(fresh) : fresh;
       win = {
-        start: m.partial && win ? win.start : m.start,
+        start: newest ? asked.start : m.partial && win ? win.start : m.start,
         end: m.end,
         column: asked.column,
         key: asked.key,

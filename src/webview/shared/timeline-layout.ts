@@ -221,7 +221,12 @@ export function byTime<T extends { t: number; id: string }>(list: T[]): T[] {
  * The lanes: the user first, then every agent in order of its first appearance on the timeline;
  * registered agents that never appear come last, in registry order.
  */
-export function lanesOf(user: string, agents: readonly AgentRecord[], items: readonly TimelineItem[], arrows: readonly TimelineArrow[]): TimelineLane[] {
+export function lanesOf(
+  user: string,
+  agents: readonly AgentRecord[],
+  items: readonly Pick<TimelineItem, 'lane' | 't'>[],
+  arrows: readonly TimelineArrow[],
+): TimelineLane[] {
   const roles = new Map(agents.filter(a => typeof a.agent_id === 'string').map(a => [a.agent_id, a.role] as const));
   const seen = new Map<string, number>();
   const note = (id: string | undefined, t: number) => {

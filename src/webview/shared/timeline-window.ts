@@ -10,7 +10,7 @@
  * Pure, no I/O and no `vscode`: timeline-feed.ts fills it from the engine (once, then with each
  * append) and answers the page's queries from it; unit-tested in test/unit/timeline-window.test.ts.
  */
-import { byTime, firstAtOrAfter, itemVisible, mergeByTime, type TimelineFilter, type TimelineItem } from './timeline-layout';
+import { byTime, firstAtOrAfter, itemVisible, type TimelineFilter, type TimelineItem } from './timeline-layout';
 
 /** What the page asks for. */
 export interface WindowQuery {
@@ -66,6 +66,22 @@ function isSorted(list: readonly TimelineItem[]): boolean {
   return true;
 }
 
+/** Adds sorted items to a sorted list (time, then id): at the end without a search, else by one merge from the back (a piece laid out lazily is older than what is held). */
+function mergeInto(list: TimelineItem[], sorted: readonly TimelineItem[]): void {
+  const last = list[list.length - 1];
+  if (!last || !sorted.length || before(last, sorted[0])) {
+    for (const i of sorted) list.push(i);
+    return;
+  }
+  let a = list.length - 1;
+  let b = sorted.length - 1;
+  list.length += sorted.length;
+  for (let w = list.length - 1; b >= 0; w--) list[w] = a >= 0 && before(sorted[b], list[a]) ? list[a--] : sorted[b--];
+}
+
+/** Time, then id, as byTime sorts. */
+const before = (a: TimelineItem, b: TimelineItem) => a.t < b.t || (a.t === b.t && a.id < b.id);
+
 export const DENSITY_SLICES = 240;
 
 export class TimelineIndex {
@@ -109,11 +125,11 @@ export class TimelineIndex {
   add(added: readonly TimelineItem[]): void {
     if (!added.length) return;
     const sorted = isSorted(added) ? added : byTime([...added]);
-    if (this.items.length === 0) for (const i of sorted) this.items.push(i);
-    else mergeByTime(this.items, sorted);
-    const spans = sorted.filter(i => i.end !== undefined || i.standing);
-    if (this.spans.length === 0) for (const i of spans) this.spans.push(i);
-    else mergeByTime(this.spans, spans);
+    mergeInto(this.items, sorted);
+    mergeInto(
+      this.spans,
+      sorted.filter(i => i.end !== undefined || i.standing),
+    );
     for (const i of sorted) {
       this.byId.set(i.id, i);
       this.kindSet.add(i.kind);
@@ -159,10 +175,13 @@ export class TimelineIndex {
    * With `from`, only the markers of the columns from the one holding `from` on (`start` then says
    * where they begin: the markers before it are as they were).
    */
-  window(q: WindowQuery, now: number, from = -Infinity): TimelineWindow {
+  window(q: WindowQuery, now: number, from = -Infinity, heldAfter = -Infinity): TimelineWindow {
     const columns = Math.max(1, Math.min(10000, Math.floor(q.columns)));
     const width = Math.max(1, q.end - q.start) / columns;
-    const begin = from > q.start ? q.start + Math.floor((from - q.start) / width) * width : q.start;
+    let column = from > q.start ? Math.floor((from - q.start) / width) : 0;
+    // Held in part (timeline-lazy.ts): only the columns that start after `heldAfter` are complete.
+    if (heldAfter >= q.start) column = Math.max(column, Math.floor((heldAfter - q.start) / width) + 1);
+    const begin = q.start + column * width;
     const items: TimelineItem[] = [];
     const counts: number[] = [];
     // Per lane: the column of its last marker and that marker's index in `items`.
