@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ISOLATION_MARKER, resolveRecord } from '../../../../src/core/git/record-location';
-import { CLI_JS, parseJsonl, tempProject } from '../../../support/tmp';
+import { CLI_JS, FIXTURE, parseJsonl, tempProject } from '../../../support/tmp';
 import { commitAll, conflicted, fixtureRepo, git, gitMay, newRepo } from '../../../support/git-repo';
 import { claude } from '../../../support/hook-inputs';
 
@@ -371,5 +371,48 @@ describe('agents in worktrees share one live record', () => {
     assert.match(cli(beside, 'status').stdout, /Worktree copy: .*blackboard\.jsonl were folded into the shared record/);
     assert.ok(parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).some(e => e.summary === 'A second one'));
     assert.equal(count(), 0, 'the dismissed one still not brought back');
+  });
+});
+
+describe('git merging set up from a linked worktree covers every worktree', () => {
+  test('git-setup run in a linked worktree configures the common directory; a merge of two branches that both changed .twining/, done in another worktree, uses the driver', () => {
+    // The record committed on main without any set-up; three linked worktrees on their own branches.
+    const primary = newRepo();
+    fs.cpSync(FIXTURE, path.join(primary, '.twining'), { recursive: true });
+    commitAll(primary, 'base without git-setup');
+    const [a, b, merger] = ['agent-a', 'agent-b', 'integration'].map(name => {
+      const wt = path.join(path.dirname(primary), `${path.basename(primary)}-${name}`);
+      git(primary, 'worktree', 'add', '-q', '-b', name, wt);
+      return wt;
+    });
+    const setup = cli(a, 'git-setup', '--json');
+    assert.equal(setup.status, 0, setup.stderr);
+    const result = JSON.parse(setup.stdout);
+    const common = path.join(real(primary), '.git');
+    assert.equal(result.sharedAttributesFile, path.join(common, 'info', 'attributes'));
+    assert.equal(result.attributesFile, path.join(real(primary), '.twining', '.gitattributes'), 'the shared record, not the worktree copy');
+    assert.equal(twiningStatus(a), '', "the worktree's own .twining/ is not written");
+    assert.match(git(merger, 'config', '--get', 'merge.twining.driver'), /merge %O %A %B/, 'every worktree sees the driver');
+    assert.equal(git(merger, 'check-attr', 'merge', '--', '.twining/blackboard.jsonl'), '.twining/blackboard.jsonl: merge: twining');
+    assert.match(cli(b, 'git-setup').stdout, /Already set up: nothing changed/, 'idempotent from another worktree');
+
+    // Each agent's branch appends its own entry to the checked-out blackboard, as another tool would.
+    const entry = (id: string, summary: string) =>
+      JSON.stringify({ id, timestamp: '2026-11-23T10:00:00.000Z', agent_id: 'x', entry_type: 'finding', summary, detail: '', tags: [], scope: 'src/' }) + '\n';
+    fs.appendFileSync(path.join(a, '.twining', 'blackboard.jsonl'), entry('01MAAAAAAAAAAAAAAAAAAAAAA1', 'from agent-a'));
+    commitAll(a, 'agent-a finding');
+    fs.appendFileSync(path.join(b, '.twining', 'blackboard.jsonl'), entry('01MBBBBBBBBBBBBBBBBBBBBBB1', 'from agent-b'));
+    commitAll(b, 'agent-b finding');
+    for (const branch of ['agent-a', 'agent-b']) {
+      const m = gitMay(merger, 'merge', '--no-edit', '-q', branch);
+      assert.equal(m.status, 0, `merge ${branch}: ${m.stdout}${m.stderr}`);
+    }
+    assert.deepEqual(conflicted(merger), []);
+    const text = fs.readFileSync(path.join(merger, '.twining', 'blackboard.jsonl'), 'utf8');
+    assert.doesNotMatch(text, /^(<{7}|={7}|>{7})/m, 'no conflict markers');
+    const summaries = parseJsonl(path.join(merger, '.twining', 'blackboard.jsonl')).map(e => e.summary);
+    assert.ok(summaries.includes('from agent-a') && summaries.includes('from agent-b'), 'both sides kept');
+    const base = parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).length;
+    assert.equal(summaries.length, base + 2, 'nothing lost, nothing doubled');
   });
 });
