@@ -374,6 +374,50 @@ describe('agents in worktrees share one live record', () => {
   });
 });
 
+describe("a worktree's own copy is folded when an MCP server starts there", () => {
+  /** Starts `twining mcp` in `cwd` as a real process; returns its instructions, what it wrote on stderr, and what twining_read gives. */
+  async function startServer(cwd: string) {
+    const env = { ...process.env } as Record<string, string>;
+    delete env.TWINING_PROJECT;
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_JS, 'mcp'], cwd, env, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const client = new Client({ name: 'fold-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const read = (await client.callTool({ name: 'twining_read', arguments: { entry_types: ['warning'] } })) as { content: { text: string }[] };
+      return { instructions: client.getInstructions() ?? '', read: read.content[0].text, stderr: () => stderr };
+    } finally {
+      await client.close();
+    }
+  }
+
+  test('the first server folds the copy and says so (stderr and instructions); the next folds nothing and says nothing', async () => {
+    const { primary, beside } = repoWithWorktrees();
+    const line = {
+      id: '01MZZZZZZZZZZZZZZZZZZZZZM1',
+      timestamp: '2026-11-22T02:40:00.000Z',
+      agent_id: 'old-tool',
+      entry_type: 'warning',
+      summary: 'Written into the worktree copy before the server started',
+      detail: '',
+      tags: [],
+      scope: 'src/',
+    };
+    fs.appendFileSync(path.join(beside, '.twining', 'blackboard.jsonl'), JSON.stringify(line) + '\n');
+    const first = await startServer(beside);
+    assert.match(first.read, /before the server started/, 'the first call already sees the folded record');
+    assert.match(first.stderr(), /twining: warning: .*blackboard\.jsonl were folded into the shared record/);
+    assert.match(first.instructions, /were folded into the shared record/);
+    const count = () => parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).filter(e => e.id === line.id).length;
+    assert.equal(count(), 1);
+    const second = await startServer(beside);
+    assert.equal(count(), 1, 'not doubled');
+    assert.doesNotMatch(second.stderr(), /folded/);
+    assert.doesNotMatch(second.instructions, /folded/);
+  });
+});
+
 describe('git merging set up from a linked worktree covers every worktree', () => {
   test('git-setup run in a linked worktree configures the common directory; a merge of two branches that both changed .twining/, done in another worktree, uses the driver', () => {
     // The record committed on main without any set-up; three linked worktrees on their own branches.
