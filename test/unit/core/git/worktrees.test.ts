@@ -374,6 +374,65 @@ describe('agents in worktrees share one live record', () => {
   });
 });
 
+describe('a linked worktree on another file system', () => {
+  /** Runs the CLI as a process, started at once with the others of its batch. */
+  const spawnCli = (cwd: string, args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>(resolve => {
+      const env = { ...process.env };
+      delete env.TWINING_PROJECT;
+      const child = spawn(process.execPath, [CLI_JS, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+      child.on('exit', status => resolve({ status, stdout, stderr }));
+    });
+
+  test('a worktree on a tmpfs (/dev/shm) and the primary, writing at once, lose nothing and refuse overlapping claims; the locks are the primary\u2019s', async t => {
+    const shm = '/dev/shm';
+    if (!fs.statSync(shm, { throwIfNoEntry: false })?.isDirectory()) return t.skip('no /dev/shm on this system');
+    const primary = fixtureRepo();
+    const away = fs.mkdtempSync(path.join(shm, 'twining-worktree-'));
+    const remote = path.join(away, 'agent-shm');
+    t.after(() => {
+      gitMay(primary, 'worktree', 'remove', '--force', remote);
+      fs.rmSync(away, { recursive: true, force: true });
+    });
+    assert.notEqual(fs.statSync(away).dev, fs.statSync(primary).dev, 'another file system');
+    git(primary, 'worktree', 'add', '-q', '-b', 'agent-shm', remote);
+    assert.equal(resolveRecord(remote).dir, path.join(real(primary), '.twining'));
+
+    // Posts from both at once, two processes each.
+    const each = 5;
+    const writers = [primary, remote, primary, remote].map(async (cwd, n) => {
+      for (let i = 0; i < each; i++) {
+        const r = await spawnCli(cwd, ['post', '--entry-type', 'finding', '--summary', `w${n} ${i}`, '--agent-id', `w${n}`, '--json']);
+        assert.equal(r.status, 0, r.stderr);
+      }
+    });
+    await Promise.all(writers);
+    const summaries = parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).map(e => e.summary as string);
+    for (let n = 0; n < 4; n++) for (let i = 0; i < each; i++) assert.equal(summaries.filter(s => s === `w${n} ${i}`).length, 1, `w${n} ${i}`);
+
+    // The same file claimed from both worktrees at the same moment: one holds it, the other is refused naming the holder.
+    for (let round = 0; round < 3; round++) {
+      const file = `src/race${round}.ts`;
+      const [fromPrimary, fromRemote] = await Promise.all([
+        spawnCli(primary, ['claim', '--agent-id', `main-${round}`, '--paths', file, '--reason', 'race']),
+        spawnCli(remote, ['claim', '--agent-id', `shm-${round}`, '--paths', file, '--reason', 'race']),
+      ]);
+      const won = [fromPrimary, fromRemote].filter(r => r.status === 0);
+      const lost = [fromPrimary, fromRemote].filter(r => r.status !== 0);
+      assert.equal(won.length, 1, `round ${round}: ${fromPrimary.stderr} ${fromRemote.stderr}`);
+      assert.equal(lost[0].status, 4, lost[0].stderr);
+      assert.match(lost[0].stdout, fromPrimary.status === 0 ? new RegExp(`main-${round}`) : new RegExp(`shm-${round}`));
+    }
+    const claims = json(remote, 'claims');
+    for (let round = 0; round < 3; round++) assert.ok(JSON.stringify(claims).includes(`src/race${round}.ts`), `round ${round} seen from the tmpfs worktree`);
+    assert.equal(twiningStatus(remote), '', "the tmpfs worktree's own .twining/ is not written");
+  });
+});
+
 describe("a worktree's own copy is folded when an MCP server starts there", () => {
   /** Starts `twining mcp` in `cwd` as a real process; returns its instructions, what it wrote on stderr, and what twining_read gives. */
   async function startServer(cwd: string) {
