@@ -374,6 +374,33 @@ describe('agents in worktrees share one live record', () => {
   });
 });
 
+describe('absolute paths given in a linked worktree', () => {
+  test('a claim, a claims filter, a post scope and a release given as absolute paths of the worktree mean the same files as from the primary', () => {
+    const { primary, beside } = repoWithWorktrees();
+    const jwt = path.join(beside, 'src', 'auth', 'jwt.ts');
+    json(beside, 'claim', '--agent-id', 'bob', '--paths', jwt, '--reason', 'token format');
+    const refused = cli(primary, 'claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'me too');
+    assert.equal(refused.status, 4, refused.stderr);
+    assert.match(refused.stdout, /bob/);
+    const listed = json(beside, 'claims', '--path', jwt).claims;
+    assert.deepEqual(
+      listed.map((c: { target: string }) => c.target),
+      ['src/auth/jwt.ts'],
+    );
+    json(beside, 'post', '--entry-type', 'warning', '--summary', 'Absolute scope from a worktree', '--scope', jwt, '--agent-id', 'bob');
+    const read = json(primary, 'read', '--scope', 'src/auth/').entries;
+    const posted = read.find((e: { summary: string }) => e.summary === 'Absolute scope from a worktree');
+    assert.equal(posted?.scope, 'src/auth/jwt.ts');
+    // A path outside both the worktree and the project is still refused by name.
+    const outside = cli(beside, 'claim', '--agent-id', 'bob', '--paths', path.join(path.dirname(primary), 'elsewhere.ts'), '--reason', 'x');
+    assert.notEqual(outside.status, 0);
+    assert.match(outside.stderr + outside.stdout, /is outside the project/);
+    json(beside, 'release', '--agent-id', 'bob', '--paths', jwt);
+    assert.equal(cli(primary, 'claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'now free').status, 0);
+    assert.equal(twiningStatus(beside), '');
+  });
+});
+
 describe('a linked worktree on another file system', () => {
   /** Runs the CLI as a process, started at once with the others of its batch. */
   const spawnCli = (cwd: string, args: string[]) =>
