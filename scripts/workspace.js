@@ -99,6 +99,18 @@ function makeWorkspace(root, layout = 'folder', { node } = {}) {
   throw new Error(`unknown workspace layout: ${layout}`);
 }
 
+/** The finding written into agent-b's own copy of .twining/ by something other than Twining. */
+const WORKTREE_COPY_LINE = JSON.stringify({
+  id: '01MZZZZZZZZZZZZZZZZZZZZCPY',
+  timestamp: '2026-11-22T02:32:30.000Z',
+  agent_id: 'old-tool',
+  entry_type: 'finding',
+  summary: 'Written into the worktree copy by another tool',
+  detail: '',
+  tags: [],
+  scope: 'src/',
+});
+
 /**
  * The 'worktree' layout, on its own for the runner's other runs to stay as they are: a git
  * repository root/shop (the fixture's .twining committed on main) with two linked worktrees on
@@ -127,7 +139,10 @@ function makeWorktreeWorkspace(root) {
   cli('register', '--agent-id', 'alice', '--capabilities', 'auth');
   cli('claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'moving tokens to v2');
   cli('post', '--entry-type', 'warning', '--summary', 'Tokens move to the v2 format', '--scope', 'src/auth/jwt.ts', '--agent-id', 'alice');
+  // Something else (twining-mcp run inside agent-b, an older version) wrote a finding into agent-b's
+  // own checked-out copy: the window folds it into the shared record when it opens.
+  fs.appendFileSync(path.join(agentB, '.twining', 'blackboard.jsonl'), WORKTREE_COPY_LINE + '\n');
   return { open: agentB, folders: [agentB] };
 }
 
-module.exports = { REPO, FIXTURE, TWINING_NOW, makeProject, makeWorkspace, makeWorktreeWorkspace, tempDir };
+module.exports = { REPO, FIXTURE, TWINING_NOW, WORKTREE_COPY_LINE, makeProject, makeWorkspace, makeWorktreeWorkspace, tempDir };

@@ -184,8 +184,16 @@ export interface McpServerOptions {
 export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void>; engine: TwiningEngine }> {
   // The graph's upkeep after a post is written a moment after the answer, several posts' at once (operations/graph-ops.ts changeGraphSoon).
   const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true, batchGraph: true, project: options.project });
+  // A linked worktree's own copy of .twining/ that something else wrote is folded into the shared
+  // record before the first call, so the agent sees those records; said once (the fold is idempotent).
+  const fold = await engine
+    .foldCheckedOutCopy()
+    .catch((error: Error) => ({ message: `the worktree's own .twining/ could not be looked at: ${error.message}` }));
+  if (fold?.message) options.warn?.(fold.message);
   // The agent is told which record it shares, and why (a linked worktree's agent works on the primary's).
-  const instructions = engine.route ? `${INSTRUCTIONS}\n\nRecord in use: ${describeRoute(engine.route)}.` : INSTRUCTIONS;
+  const instructions = engine.route
+    ? `${INSTRUCTIONS}\n\nRecord in use: ${describeRoute(engine.route)}.${fold?.message ? ` ${fold.message}` : ''}`
+    : INSTRUCTIONS;
   const server = new Server({ name: 'twining', title: 'Twining', version: options.version }, { capabilities: { tools: {} }, instructions });
   const inFlight = new Set<Promise<CallToolResult>>();
   // Listed by config.yml's tools settings as they are now: the file is re-read when it changes.

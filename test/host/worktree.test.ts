@@ -11,6 +11,8 @@ import * as vscode from 'vscode';
 import { describeIn, openFile, waitFor } from './helpers';
 import { TwiningApi, cli, rows, twining } from './twining';
 import { recordLine } from '../../src/extension/views/record-message';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { WORKTREE_COPY_LINE } = require('../../scripts/workspace.js') as { WORKTREE_COPY_LINE: string };
 
 const JWT = 'src/auth/jwt.ts';
 const LIMIT_MS = 5000;
@@ -63,7 +65,23 @@ describeIn(['worktree'], 'a window on a linked git worktree', () => {
       what: 'the warning posted in agent-a to reach the window on agent-b',
     });
     assert.ok(warnings!.includes(summary));
+    // The one change in agent-b's own copy is the line another tool wrote before the window opened.
     const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', '.twining'], { cwd: agentB, encoding: 'utf8' });
-    assert.strictEqual(status, '', 'agent-b\u2019s checked-out .twining/ is not written');
+    assert.strictEqual(status, ' M .twining/blackboard.jsonl\n', 'agent-b\u2019s checked-out .twining/ is not written by Twining');
+    const added = execFileSync('git', ['diff', '--unified=0', '--', '.twining'], { cwd: agentB, encoding: 'utf8' })
+      .split('\n')
+      .filter(l => l.startsWith('+') && !l.startsWith('+++'));
+    assert.deepStrictEqual(added, [`+${WORKTREE_COPY_LINE}`], 'agent-b\u2019s checked-out .twining/ is not written by Twining');
+  });
+
+  it('what another tool wrote into this worktree\u2019s own copy is folded into the shared record when the window opens, once', async () => {
+    const id = JSON.parse(WORKTREE_COPY_LINE).id as string;
+    const shared = () =>
+      fs
+        .readFileSync(path.join(primary, '.twining', 'blackboard.jsonl'), 'utf8')
+        .split('\n')
+        .filter(l => l.includes(id)).length;
+    await waitFor(() => (shared() > 0 ? true : undefined), { timeoutMs: LIMIT_MS, what: 'the copy\u2019s finding folded into the shared record' });
+    assert.strictEqual(shared(), 1, 'folded once');
   });
 });

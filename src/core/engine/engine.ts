@@ -33,6 +33,7 @@ import { OPERATION_TABLE, type OperationTable } from '../operations/registry';
 import { SessionWatch } from '../store/session-watch';
 import { sessions as sessionBoard } from '../operations/session-ops';
 import { RecordRoute, RouteOptions, resolveRecord } from '../git/record-location';
+import { type FoldReport, foldCheckedOutCopy } from '../git/fold-checked-out-copy';
 
 export type { WorkspaceOptions } from './folder-store';
 
@@ -126,6 +127,17 @@ export class TwiningEngine {
   }
 
   // Folder, configuration, freshness -----------------------------------------------------------
+
+  /**
+   * Folds what something else (twining-mcp run inside the worktree, an older version) wrote into a
+   * linked worktree's own checked-out `.twining/` into the shared record (git/fold-checked-out-copy.ts).
+   * Idempotent: a copy already folded adds nothing and says nothing. Undefined when there is no
+   * such copy, the record does not exist yet, or the engine is read-only. Runs git: not for a hook.
+   */
+  async foldCheckedOutCopy(): Promise<FoldReport | undefined> {
+    if (!this.route?.checkedOutCopy || this.ctx.readOnly || !(await this.exists())) return undefined;
+    return foldCheckedOutCopy(this.ctx, this.route);
+  }
 
   /** Whether `.twining/` exists. */
   async exists(): Promise<boolean> {

@@ -6,6 +6,7 @@
  */
 import type { RecordRoute } from '../git/record-location';
 import { promises as fs } from 'fs';
+import { realpathSync } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
 import { Layout, assertWritesStayInside, ensureFolder } from '../store/layout';
@@ -72,6 +73,19 @@ export interface WorkspaceOptions {
 
 /** A lock target and the content it is created with when missing. */
 export type LockTarget = readonly [file: string, emptyContent: string];
+
+/** `file` with symbolic links resolved in its nearest existing folder (the file itself may not exist yet). */
+function realSpelling(file: string): string {
+  const rest: string[] = [];
+  for (let at = path.resolve(file); ; at = path.dirname(at)) {
+    try {
+      return path.join(realpathSync.native(at), ...rest.reverse());
+    } catch {
+      if (path.dirname(at) === at) return path.resolve(file);
+      rest.push(path.basename(at));
+    }
+  }
+}
 
 export class FolderStore {
   readonly layout: Layout;
@@ -165,7 +179,30 @@ export class FolderStore {
     if (writes(op)) this.assertWritable(op);
     const parsed = parseInput(op, input);
     this.checkClock(op);
+    // From a linked worktree, an absolute scope names a file of that worktree: kept as the project path
+    // the primary's agents use for the same file, so the two meet (the hooks do the same).
+    const fields = parsed as { scope?: unknown };
+    if (this.route?.linked && typeof fields.scope === 'string' && path.isAbsolute(fields.scope)) fields.scope = this.projectPath(fields.scope);
     return parsed;
+  }
+
+  /**
+   * A path a caller gave, as a path of the project: an absolute path inside the linked worktree the
+   * engine was opened from is made relative to that worktree (as the hooks make an edited file's
+   * path, agents/hooks/hook-events.ts projectPath), so it matches claims and scopes made from the
+   * primary; another absolute path is made relative to the project root (it starts with `..` when
+   * it is outside). Relative paths are returned as given.
+   */
+  projectPath(given: string): string {
+    if (!path.isAbsolute(given)) return given;
+    const bases = this.route?.linked && this.route.worktree ? [this.route.worktree, this.root] : [this.root];
+    for (const spelling of [path.resolve(given), realSpelling(given)]) {
+      for (const base of bases) {
+        const rel = path.relative(base, spelling);
+        if (!rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
+      }
+    }
+    return path.relative(this.root, given).split(path.sep).join('/');
   }
 
   /**

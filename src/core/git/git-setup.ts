@@ -4,11 +4,20 @@
  *     be committed, so the whole team shares it.
  *  2. The repository's local git config defines the driver (`merge.twining.driver`). git never runs
  *     a command from committed files, so each clone runs the set-up once.
+ *  3. The same lines, prefixed with the record's path, in `info/attributes` of git's common
+ *     directory: every worktree of the repository reads that file whatever branch it has checked
+ *     out (gitattributes(5), gitrepository-layout(5): `info/` is shared by all worktrees), so a
+ *     merge in any worktree uses the driver even before the committed `.gitattributes` reaches its
+ *     branch.
+ * Run from any worktree, it sets up the shared record (record-location.ts: the primary worktree's
+ * `.twining/`) and never writes a linked worktree's own checked-out copy. The local config is the
+ * common directory's `config`, which every worktree reads (git-worktree(1), CONFIGURATION FILE).
  * Idempotent: only what is missing or different is written, and the result says what changed.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { git, repositoryRoot } from './git-run';
+import { resolveRecord } from './record-location';
 import { DRIVER_ARGS } from '../merge/merge-driver';
 import { TwiningError } from '../errors';
 
@@ -54,7 +63,8 @@ export interface GitMergeState {
   tracked: boolean;
 }
 
-export async function gitMergeState(projectDir: string): Promise<GitMergeState> {
+export async function gitMergeState(start: string): Promise<GitMergeState> {
+  const projectDir = recordRootOf(start);
   const repository = await repositoryRoot(projectDir);
   if (!repository) return { attributes: false, tracked: false };
   const [driver, tracked, attributes] = await Promise.all([
@@ -71,16 +81,49 @@ export async function gitMergeState(projectDir: string): Promise<GitMergeState> 
   };
 }
 
+/** The folder holding the record used from `start` (a linked worktree gives the primary's); `start` itself when it cannot be routed. */
+function recordRootOf(start: string): string {
+  try {
+    return resolveRecord(start).projectRoot;
+  } catch {
+    return start;
+  }
+}
+
+/** git's common directory (shared by every worktree) of the repository holding `dir`. */
+async function commonDir(dir: string): Promise<string | undefined> {
+  const r = await git(dir, ['rev-parse', '--git-common-dir']);
+  return r.code === 0 && r.stdout.trim() ? path.resolve(dir, r.stdout.trim()) : undefined;
+}
+
+/** Adds the lines `info/attributes` lacks; returns what changed, or undefined when nothing did. */
+async function writeSharedAttributes(file: string, lines: string[]): Promise<string | undefined> {
+  const existing = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw new Error(`cannot read ${file}: ${error.message}`);
+  });
+  const have = new Set((existing ?? '').split(/\r?\n/).map(l => l.trim()));
+  const missing = lines.filter(l => !have.has(l));
+  if (missing.length === 0) return undefined;
+  const prefix = existing === undefined || existing === '' ? `${ATTRIBUTES_HEADER}\n` : existing.endsWith('\n') ? '' : '\n';
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, `${existing ?? ''}${prefix}${missing.join('\n')}\n`, 'utf8');
+  return `${existing === undefined ? 'created' : 'added'} ${missing.length} line(s) in ${file}: every worktree of the repository merges .twining/ with the driver, on any branch`;
+}
+
 export interface GitSetupResult {
   repository: string;
   attributesFile: string;
+  /** git's common directory's `info/attributes`, read by every worktree. */
+  sharedAttributesFile?: string;
   /** What this run changed, one sentence each; empty when everything was already in place. */
   changed: string[];
   /** The driver command now configured. */
   driver: string;
 }
 
-export async function gitSetup(projectDir: string, command: string): Promise<GitSetupResult> {
+export async function gitSetup(start: string, command: string): Promise<GitSetupResult> {
+  const projectDir = recordRootOf(start);
   const repository = await repositoryRoot(projectDir);
   if (!repository) throw new TwiningError('NOT_FOUND', `${projectDir} is not inside a git repository; nothing was changed`);
   const folder = path.join(projectDir, '.twining');
@@ -102,6 +145,19 @@ export async function gitSetup(projectDir: string, command: string): Promise<Git
       `${existing === undefined ? 'created' : 'added'} ${missing.length} line(s) in ${path.relative(repository, attributesFile)}: commit it so the whole team merges .twining/ the same way`,
     );
   }
+  const common = await commonDir(projectDir);
+  const sharedAttributesFile = common ? path.join(common, 'info', 'attributes') : undefined;
+  if (sharedAttributesFile) {
+    const rel = path
+      .relative(await fs.realpath(repository), await fs.realpath(folder))
+      .split(path.sep)
+      .join('/');
+    const added = await writeSharedAttributes(
+      sharedAttributesFile,
+      ATTRIBUTE_LINES.map(l => `${rel}/${l}`),
+    );
+    if (added) changed.push(added);
+  }
   for (const [key, value] of [
     [`merge.${DRIVER_NAME}.name`, 'Twining: merge .twining/ records by id'],
     [`merge.${DRIVER_NAME}.driver`, command],
@@ -112,7 +168,7 @@ export async function gitSetup(projectDir: string, command: string): Promise<Git
     if (set.code !== 0) throw new Error(`git config ${key} failed: ${set.stderr.trim()}; ${changed.length ? changed.join('; ') : 'nothing was changed'}`);
     changed.push(now.code === 0 ? `set ${key} (was: ${now.stdout.trim()})` : `set ${key} in the repository's local git config`);
   }
-  return { repository, attributesFile, changed, driver: command };
+  return { repository, attributesFile, ...(sharedAttributesFile && { sharedAttributesFile }), changed, driver: command };
 }
 
 export const LOCAL_CONFIG_NOTE =

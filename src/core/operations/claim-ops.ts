@@ -79,13 +79,14 @@ export interface ClaimResult {
 async function targetsOf(ctx: FolderStore, paths: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const raw of paths) {
-    const relative = path.isAbsolute(raw) ? path.relative(ctx.root, raw) : raw;
+    const relative = ctx.projectPath(raw);
     if (relative.startsWith('..')) throw new TwiningError('INVALID_INPUT', `claim: "${raw}" is outside the project ${ctx.root}; nothing was claimed`);
     const normal = normaliseTarget(relative);
     if ('error' in normal) throw new TwiningError('INVALID_INPUT', `claim: ${normal.error}; nothing was claimed`);
     let target = normal.target;
     if (!target.endsWith('/') && !/[*?[]/.test(target) && !target.startsWith(DELEGATION_PREFIX)) {
-      const st = await fs.stat(path.join(ctx.root, target)).catch(() => undefined);
+      // A folder of the work tree the caller is in (a linked worktree's branch may have folders the primary has not).
+      const st = await fs.stat(path.join(ctx.route?.linked && ctx.route.worktree ? ctx.route.worktree : ctx.root, target)).catch(() => undefined);
       if (st?.isDirectory()) target += '/';
     }
     if (!out.includes(target)) out.push(target);
@@ -219,7 +220,7 @@ export async function claims(ctx: FolderStore, input: InputOf<'claims'> = {}): P
   const [items, clock] = await Promise.all([claimItems(ctx), claimClock(ctx)]);
   let target: string | undefined;
   if (args.path !== undefined) {
-    const normal = normaliseTarget(path.isAbsolute(args.path) ? path.relative(ctx.root, args.path) : args.path);
+    const normal = normaliseTarget(ctx.projectPath(args.path));
     if ('error' in normal) throw new TwiningError('INVALID_INPUT', `claims: ${normal.error}`);
     target = normal.target;
   }
@@ -244,9 +245,7 @@ export async function claims(ctx: FolderStore, input: InputOf<'claims'> = {}): P
  */
 export async function releaseCovered(ctx: FolderStore, agentId: string, scopes: readonly (string | undefined)[], because: string): Promise<ClaimView[]> {
   const everything = scopes.some(s => s === undefined || s === 'project' || s.trim() === '');
-  const prefixes = everything
-    ? []
-    : (scopes as string[]).map(s => normaliseTarget(path.isAbsolute(s) ? path.relative(ctx.root, s) : s)).flatMap(n => ('target' in n ? [n.target] : []));
+  const prefixes = everything ? [] : (scopes as string[]).map(s => normaliseTarget(ctx.projectPath(s))).flatMap(n => ('target' in n ? [n.target] : []));
   const covered = (target: string) => everything || prefixes.some(p => target === p || (p.endsWith('/') && target.startsWith(p)));
   const mine = (await claimItems(ctx)).some(c => isClaim(c) && c.agent_id === agentId && c.released_at === undefined && covered(c.target));
   if (!mine) return [];

@@ -2,7 +2,9 @@
  * git merging of `.twining/` from VS Code: the command *Twining: Set Up Git Merging*, the offer
  * after Initialize in a git repository, one suggestion when `.twining/` is tracked by git and the
  * driver is not set up (asked once per workspace folder, the answer remembered), and keeping a
- * configured driver on this installation's CLI after the extension is updated.
+ * configured driver on this installation's CLI after the extension is updated. Each works on the
+ * folder's record (`folder.recordRoot`): a window on a linked worktree sets up the shared record of
+ * the primary worktree, never the worktree's own checked-out copy.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -21,7 +23,7 @@ function ourDriverCommand(): string {
 
 /** Runs the set-up for one folder and says what changed. */
 async function setUp(folder: TwiningFolder, quiet: boolean) {
-  const result = await core().gitSetup(folder.root, ourDriverCommand());
+  const result = await core().gitSetup(folder.recordRoot, ourDriverCommand());
   const what = result.changed.length ? result.changed.join('; ') : 'it was already set up, nothing changed';
   log.info(`${folder.name}: git merging of .twining/: ${what}. Driver: ${result.driver}`);
   const message = result.changed.length
@@ -48,7 +50,7 @@ export async function setUpGitMerging(inv: Invocation, ctx: TwiningSession) {
 
 /** After Initialize: in a git repository whose driver is not set up, offer the set-up. */
 export async function offerAfterInitialize(folder: TwiningFolder): Promise<void> {
-  const state = await core().gitMergeState(folder.root);
+  const state = await core().gitMergeState(folder.recordRoot);
   if (!state.repository || (state.driver && state.attributes)) return;
   const choice = await vscode.window.showInformationMessage(
     `${folder.name} is a git repository. Set up git to merge .twining/ record by record, so that branches merge without conflicts or lost records?`,
@@ -68,13 +70,13 @@ const SUGGESTED = 'twining.gitMerging.suggested';
 export async function checkGitMerging(folders: readonly TwiningFolder[], memento: vscode.Memento, trusted: boolean): Promise<void> {
   for (const folder of folders) {
     const state = await core()
-      .gitMergeState(folder.root)
+      .gitMergeState(folder.recordRoot)
       .catch(() => undefined);
     if (!state?.repository) continue;
     const current = ourDriverCommand();
     if (trusted && core().driverNeedsUpdate(state.driver, current, file => fs.existsSync(file))) {
       await core()
-        .gitSetup(folder.root, current)
+        .gitSetup(folder.recordRoot, current)
         .then(
           r => log.info(`${folder.name}: the git merge driver now runs this version's CLI (${r.changed.join('; ') || 'unchanged'}).`),
           error => log.warn(`${folder.name}: could not update the git merge driver: ${(error as Error).message}`),

@@ -13,6 +13,7 @@ import { TwiningWatcher } from './watcher';
 import { FolderHost, TwiningFolder } from './twining-folder';
 import { core } from './engine-loader';
 import { noticeFolderFormat } from './format-notice';
+import { foldWorktreeCopy } from './worktree-copy';
 
 export { TwiningFolder };
 
@@ -153,6 +154,7 @@ export class Folders implements vscode.Disposable, FolderHost {
     for (const [key, folder] of ordered) this.folders.set(key, folder);
     await Promise.all(this.all().map(f => f.checkPresence()));
     for (const folder of this.withTwiningDir()) inBackground('checking the folder layout', noticeFolderFormat(folder));
+    for (const folder of this.withTwiningDir()) inBackground('folding the worktree copy', foldWorktreeCopy(folder));
     if (all) for (const folder of this.withTwiningDir()) await folder.refresh();
     this.updateContext();
     this.emitter.fire({ kinds: new Set<ChangeKind>(['presence']) });

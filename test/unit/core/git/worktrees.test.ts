@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ISOLATION_MARKER, resolveRecord } from '../../../../src/core/git/record-location';
-import { CLI_JS, parseJsonl, tempProject } from '../../../support/tmp';
+import { CLI_JS, FIXTURE, parseJsonl, tempProject } from '../../../support/tmp';
 import { commitAll, conflicted, fixtureRepo, git, gitMay, newRepo } from '../../../support/git-repo';
 import { claude } from '../../../support/hook-inputs';
 
@@ -371,5 +371,178 @@ describe('agents in worktrees share one live record', () => {
     assert.match(cli(beside, 'status').stdout, /Worktree copy: .*blackboard\.jsonl were folded into the shared record/);
     assert.ok(parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).some(e => e.summary === 'A second one'));
     assert.equal(count(), 0, 'the dismissed one still not brought back');
+  });
+});
+
+describe('absolute paths given in a linked worktree', () => {
+  test('a claim, a claims filter, a post scope and a release given as absolute paths of the worktree mean the same files as from the primary', () => {
+    const { primary, beside } = repoWithWorktrees();
+    const jwt = path.join(beside, 'src', 'auth', 'jwt.ts');
+    json(beside, 'claim', '--agent-id', 'bob', '--paths', jwt, '--reason', 'token format');
+    const refused = cli(primary, 'claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'me too');
+    assert.equal(refused.status, 4, refused.stderr);
+    assert.match(refused.stdout, /bob/);
+    const listed = json(beside, 'claims', '--path', jwt).claims;
+    assert.deepEqual(
+      listed.map((c: { target: string }) => c.target),
+      ['src/auth/jwt.ts'],
+    );
+    json(beside, 'post', '--entry-type', 'warning', '--summary', 'Absolute scope from a worktree', '--scope', jwt, '--agent-id', 'bob');
+    const read = json(primary, 'read', '--scope', 'src/auth/').entries;
+    const posted = read.find((e: { summary: string }) => e.summary === 'Absolute scope from a worktree');
+    assert.equal(posted?.scope, 'src/auth/jwt.ts');
+    // A path outside both the worktree and the project is still refused by name.
+    const outside = cli(beside, 'claim', '--agent-id', 'bob', '--paths', path.join(path.dirname(primary), 'elsewhere.ts'), '--reason', 'x');
+    assert.notEqual(outside.status, 0);
+    assert.match(outside.stderr + outside.stdout, /is outside the project/);
+    json(beside, 'release', '--agent-id', 'bob', '--paths', jwt);
+    assert.equal(cli(primary, 'claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'now free').status, 0);
+    assert.equal(twiningStatus(beside), '');
+  });
+});
+
+describe('a linked worktree on another file system', () => {
+  /** Runs the CLI as a process, started at once with the others of its batch. */
+  const spawnCli = (cwd: string, args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>(resolve => {
+      const env = { ...process.env };
+      delete env.TWINING_PROJECT;
+      const child = spawn(process.execPath, [CLI_JS, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+      child.on('exit', status => resolve({ status, stdout, stderr }));
+    });
+
+  test('a worktree on a tmpfs (/dev/shm) and the primary, writing at once, lose nothing and refuse overlapping claims; the locks are the primary\u2019s', async t => {
+    const shm = '/dev/shm';
+    if (!fs.statSync(shm, { throwIfNoEntry: false })?.isDirectory()) return t.skip('no /dev/shm on this system');
+    const primary = fixtureRepo();
+    const away = fs.mkdtempSync(path.join(shm, 'twining-worktree-'));
+    const remote = path.join(away, 'agent-shm');
+    t.after(() => {
+      gitMay(primary, 'worktree', 'remove', '--force', remote);
+      fs.rmSync(away, { recursive: true, force: true });
+    });
+    assert.notEqual(fs.statSync(away).dev, fs.statSync(primary).dev, 'another file system');
+    git(primary, 'worktree', 'add', '-q', '-b', 'agent-shm', remote);
+    assert.equal(resolveRecord(remote).dir, path.join(real(primary), '.twining'));
+
+    // Posts from both at once, two processes each.
+    const each = 5;
+    const writers = [primary, remote, primary, remote].map(async (cwd, n) => {
+      for (let i = 0; i < each; i++) {
+        const r = await spawnCli(cwd, ['post', '--entry-type', 'finding', '--summary', `w${n} ${i}`, '--agent-id', `w${n}`, '--json']);
+        assert.equal(r.status, 0, r.stderr);
+      }
+    });
+    await Promise.all(writers);
+    const summaries = parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).map(e => e.summary as string);
+    for (let n = 0; n < 4; n++) for (let i = 0; i < each; i++) assert.equal(summaries.filter(s => s === `w${n} ${i}`).length, 1, `w${n} ${i}`);
+
+    // The same file claimed from both worktrees at the same moment: one holds it, the other is refused naming the holder.
+    for (let round = 0; round < 3; round++) {
+      const file = `src/race${round}.ts`;
+      const [fromPrimary, fromRemote] = await Promise.all([
+        spawnCli(primary, ['claim', '--agent-id', `main-${round}`, '--paths', file, '--reason', 'race']),
+        spawnCli(remote, ['claim', '--agent-id', `shm-${round}`, '--paths', file, '--reason', 'race']),
+      ]);
+      const won = [fromPrimary, fromRemote].filter(r => r.status === 0);
+      const lost = [fromPrimary, fromRemote].filter(r => r.status !== 0);
+      assert.equal(won.length, 1, `round ${round}: ${fromPrimary.stderr} ${fromRemote.stderr}`);
+      assert.equal(lost[0].status, 4, lost[0].stderr);
+      assert.match(lost[0].stdout, fromPrimary.status === 0 ? new RegExp(`main-${round}`) : new RegExp(`shm-${round}`));
+    }
+    const claims = json(remote, 'claims');
+    for (let round = 0; round < 3; round++) assert.ok(JSON.stringify(claims).includes(`src/race${round}.ts`), `round ${round} seen from the tmpfs worktree`);
+    assert.equal(twiningStatus(remote), '', "the tmpfs worktree's own .twining/ is not written");
+  });
+});
+
+describe("a worktree's own copy is folded when an MCP server starts there", () => {
+  /** Starts `twining mcp` in `cwd` as a real process; returns its instructions, what it wrote on stderr, and what twining_read gives. */
+  async function startServer(cwd: string) {
+    const env = { ...process.env } as Record<string, string>;
+    delete env.TWINING_PROJECT;
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_JS, 'mcp'], cwd, env, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const client = new Client({ name: 'fold-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const read = (await client.callTool({ name: 'twining_read', arguments: { entry_types: ['warning'] } })) as { content: { text: string }[] };
+      return { instructions: client.getInstructions() ?? '', read: read.content[0].text, stderr: () => stderr };
+    } finally {
+      await client.close();
+    }
+  }
+
+  test('the first server folds the copy and says so (stderr and instructions); the next folds nothing and says nothing', async () => {
+    const { primary, beside } = repoWithWorktrees();
+    const line = {
+      id: '01MZZZZZZZZZZZZZZZZZZZZZM1',
+      timestamp: '2026-11-22T02:40:00.000Z',
+      agent_id: 'old-tool',
+      entry_type: 'warning',
+      summary: 'Written into the worktree copy before the server started',
+      detail: '',
+      tags: [],
+      scope: 'src/',
+    };
+    fs.appendFileSync(path.join(beside, '.twining', 'blackboard.jsonl'), JSON.stringify(line) + '\n');
+    const first = await startServer(beside);
+    assert.match(first.read, /before the server started/, 'the first call already sees the folded record');
+    assert.match(first.stderr(), /twining: warning: .*blackboard\.jsonl were folded into the shared record/);
+    assert.match(first.instructions, /were folded into the shared record/);
+    const count = () => parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).filter(e => e.id === line.id).length;
+    assert.equal(count(), 1);
+    const second = await startServer(beside);
+    assert.equal(count(), 1, 'not doubled');
+    assert.doesNotMatch(second.stderr(), /folded/);
+    assert.doesNotMatch(second.instructions, /folded/);
+  });
+});
+
+describe('git merging set up from a linked worktree covers every worktree', () => {
+  test('git-setup run in a linked worktree configures the common directory; a merge of two branches that both changed .twining/, done in another worktree, uses the driver', () => {
+    // The record committed on main without any set-up; three linked worktrees on their own branches.
+    const primary = newRepo();
+    fs.cpSync(FIXTURE, path.join(primary, '.twining'), { recursive: true });
+    commitAll(primary, 'base without git-setup');
+    const [a, b, merger] = ['agent-a', 'agent-b', 'integration'].map(name => {
+      const wt = path.join(path.dirname(primary), `${path.basename(primary)}-${name}`);
+      git(primary, 'worktree', 'add', '-q', '-b', name, wt);
+      return wt;
+    });
+    const setup = cli(a, 'git-setup', '--json');
+    assert.equal(setup.status, 0, setup.stderr);
+    const result = JSON.parse(setup.stdout);
+    const common = path.join(real(primary), '.git');
+    assert.equal(result.sharedAttributesFile, path.join(common, 'info', 'attributes'));
+    assert.equal(result.attributesFile, path.join(real(primary), '.twining', '.gitattributes'), 'the shared record, not the worktree copy');
+    assert.equal(twiningStatus(a), '', "the worktree's own .twining/ is not written");
+    assert.match(git(merger, 'config', '--get', 'merge.twining.driver'), /merge %O %A %B/, 'every worktree sees the driver');
+    assert.equal(git(merger, 'check-attr', 'merge', '--', '.twining/blackboard.jsonl'), '.twining/blackboard.jsonl: merge: twining');
+    assert.match(cli(b, 'git-setup').stdout, /Already set up: nothing changed/, 'idempotent from another worktree');
+
+    // Each agent's branch appends its own entry to the checked-out blackboard, as another tool would.
+    const entry = (id: string, summary: string) =>
+      JSON.stringify({ id, timestamp: '2026-11-23T10:00:00.000Z', agent_id: 'x', entry_type: 'finding', summary, detail: '', tags: [], scope: 'src/' }) + '\n';
+    fs.appendFileSync(path.join(a, '.twining', 'blackboard.jsonl'), entry('01MAAAAAAAAAAAAAAAAAAAAAA1', 'from agent-a'));
+    commitAll(a, 'agent-a finding');
+    fs.appendFileSync(path.join(b, '.twining', 'blackboard.jsonl'), entry('01MBBBBBBBBBBBBBBBBBBBBBB1', 'from agent-b'));
+    commitAll(b, 'agent-b finding');
+    for (const branch of ['agent-a', 'agent-b']) {
+      const m = gitMay(merger, 'merge', '--no-edit', '-q', branch);
+      assert.equal(m.status, 0, `merge ${branch}: ${m.stdout}${m.stderr}`);
+    }
+    assert.deepEqual(conflicted(merger), []);
+    const text = fs.readFileSync(path.join(merger, '.twining', 'blackboard.jsonl'), 'utf8');
+    assert.doesNotMatch(text, /^(<{7}|={7}|>{7})/m, 'no conflict markers');
+    const summaries = parseJsonl(path.join(merger, '.twining', 'blackboard.jsonl')).map(e => e.summary);
+    assert.ok(summaries.includes('from agent-a') && summaries.includes('from agent-b'), 'both sides kept');
+    const base = parseJsonl(path.join(primary, '.twining', 'blackboard.jsonl')).length;
+    assert.equal(summaries.length, base + 2, 'nothing lost, nothing doubled');
   });
 });
