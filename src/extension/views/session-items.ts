@@ -43,7 +43,7 @@ export function sessionItem(element: Node, now: Date): vscode.TreeItem | undefin
       item.iconPath = new vscode.ThemeIcon('pulse');
       const owing = element.sessions.filter(s => s.unrecorded).length;
       item.description = [plural(element.sessions.length, 'session'), owing ? `${owing} without a record` : ''].filter(Boolean).join(' · ');
-      item.tooltip = 'Agent sessions seen by Twining’s hooks (Set Up Agent Hooks): live ones, and ended ones that did not record their work.';
+      item.tooltip = 'Agent sessions seen by Twining’s hooks (Set Up Agents): live ones, and ended ones that did not record their work.';
       item.contextValue = 'twining.sessionGroup';
       return item;
     }
