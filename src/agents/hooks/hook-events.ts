@@ -12,7 +12,6 @@
  * The engine (with zod and the schemas) is loaded only by SessionStart and the throttled refresh,
  * from dist/core.js beside this bundle: the events on every tool call stay a small program.
  */
-import { promises as fs } from 'fs';
 import * as path from 'path';
 import { SessionState, readSession, writeSession } from '../../core/store/session-files';
 import { decisionInScope } from '../../core/rules/assembly';
@@ -20,7 +19,7 @@ import { overlaps } from '../../core/scope';
 import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, permissionAnswer, recordsWork, reminderAnswer } from './hook-protocol';
 import { blackboardSince, lookUp } from '../../core/store/hook-index';
 import { askRunningEngine } from '../session-start/local-socket';
-import { resumed } from './hook-liveness';
+import { blackboardSize, newState, resumed } from './hook-liveness';
 import { cachedBriefing } from '../../core/store/briefing-cache';
 import { registerInBackground } from './background-register';
 import { syncInBackground } from './background-sync';
@@ -58,25 +57,6 @@ export function projectPath(root: string, file: string): string {
   const abs = path.resolve(root, file);
   const rel = path.relative(root, abs);
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
-}
-
-async function blackboardSize(twiningDir: string): Promise<number> {
-  return (await fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined))?.size ?? 0;
-}
-
-function newState(input: HookInput, o: HookOptions, offset: number): SessionState {
-  const at = o.now().toISOString();
-  return {
-    session_id: input.sessionId,
-    agent_id: o.agentId,
-    tool: input.host,
-    started_at: at,
-    last_seen: at,
-    files_touched: [],
-    blackboard_offset: offset,
-    ...(o.linkedWorktree && { worktree: o.linkedWorktree }),
-    ...(o.branch && { branch: o.branch }),
-  };
 }
 
 /**

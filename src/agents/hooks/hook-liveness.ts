@@ -13,7 +13,7 @@ import { SessionState, readSession, writeSession } from '../../core/store/sessio
 import type { HookInput } from './hook-protocol';
 
 /** What these events need of the hook's options (hook-events.ts's HookOptions). */
-interface HookOptions {
+export interface SessionStartOptions {
   root: string;
   agentId: string;
   now: () => Date;
@@ -27,11 +27,18 @@ const WAITING: Record<string, string> = {
   elicitation_dialog: 'an answer to a question',
 };
 
-async function stateOf(input: HookInput, o: HookOptions, twiningDir: string): Promise<SessionState> {
-  const kept = await readSession(twiningDir, input.sessionId);
-  if (kept) return kept;
+async function stateOf(input: HookInput, o: SessionStartOptions, twiningDir: string): Promise<SessionState> {
+  return (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
+}
+
+/** The blackboard's size now: where a new session starts reading what was posted since. */
+export async function blackboardSize(twiningDir: string): Promise<number> {
+  return (await fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined))?.size ?? 0;
+}
+
+/** The state of a session the hooks see for the first time, reading the blackboard from `offset`. */
+export function newState(input: HookInput, o: SessionStartOptions, offset: number): SessionState {
   const at = o.now().toISOString();
-  const offset = (await fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined))?.size ?? 0;
   return {
     session_id: input.sessionId,
     agent_id: o.agentId,
@@ -53,7 +60,7 @@ export function resumed(state: SessionState, at: string): void {
   delete state.waiting_reason;
 }
 
-export async function userPromptSubmit(input: HookInput, o: HookOptions): Promise<undefined> {
+export async function userPromptSubmit(input: HookInput, o: SessionStartOptions): Promise<undefined> {
   const twiningDir = path.join(o.root, '.twining');
   const state = await stateOf(input, o, twiningDir);
   resumed(state, o.now().toISOString());
@@ -61,7 +68,7 @@ export async function userPromptSubmit(input: HookInput, o: HookOptions): Promis
   return undefined;
 }
 
-export async function notification(input: HookInput, o: HookOptions): Promise<undefined> {
+export async function notification(input: HookInput, o: SessionStartOptions): Promise<undefined> {
   const waiting = input.notificationType ? WAITING[input.notificationType] : undefined;
   if (!waiting) return undefined; // auth_success and unknown kinds say nothing about waiting
   const twiningDir = path.join(o.root, '.twining');
