@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
+import assert from 'node:assert/strict';
 import { CLI_JS, FIXTURE, tempProject } from './tmp';
 
 export interface Run {
@@ -102,3 +103,47 @@ export function readFolder(project: string): FolderContent {
 }
 
 export const idsOf = (items: unknown) => new Set((items as { id: string }[]).map(i => i.id));
+
+/** A committer of its own for a test repository (no global git identity, no signing). */
+export function configureCommitter(repo: string): void {
+  git(repo, 'config', 'user.email', 'sync-test@example.com');
+  git(repo, 'config', 'user.name', 'Sync Test');
+  git(repo, 'config', 'commit.gpgsign', 'false');
+}
+
+/** `twining ARGS` in `cwd` that must succeed: its standard output. */
+export function cliOk(cwd: string, ...args: string[]): string {
+  const r = cli(cwd, ...args);
+  assert.equal(r.status, 0, `twining ${args.join(' ')} in ${cwd}: ${r.stderr}`);
+  return r.stdout;
+}
+
+export interface SyncTeam {
+  remote: string;
+  a: string;
+  b: string;
+}
+
+/**
+ * Two machines' clones as `twining sync` sees them: a bare remote under `top` with one commit on
+ * main (the file `code` names), clone `a` that pushed it and clone `b` of the remote, each with a
+ * committer and an empty .twining/.
+ */
+export function syncTeam(top: string, code: { path: string; text: string }): SyncTeam {
+  const remote = path.join(top, 'remote.git');
+  git(top, 'init', '-q', '--bare', '-b', 'main', remote);
+  const a = path.join(top, 'a');
+  git(top, 'init', '-q', '-b', 'main', a);
+  configureCommitter(a);
+  fs.mkdirSync(path.dirname(path.join(a, code.path)), { recursive: true });
+  fs.writeFileSync(path.join(a, code.path), code.text);
+  git(a, 'add', '-A');
+  git(a, 'commit', '-q', '-m', 'code');
+  git(a, 'remote', 'add', 'origin', remote);
+  git(a, 'push', '-q', '-u', 'origin', 'main');
+  const b = path.join(top, 'b');
+  git(top, 'clone', '-q', remote, b);
+  configureCommitter(b);
+  for (const clone of [a, b]) cliOk(clone, 'init');
+  return { remote, a, b };
+}

@@ -12,22 +12,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { CLI_JS, tempProject } from '../../../support/tmp';
-import { cli, git } from '../../../support/git-repo';
+import { cliOk as ok, git, syncTeam } from '../../../support/git-repo';
 
 const HOOK_JS = path.join(path.dirname(CLI_JS), 'hook.js');
 const HANG_S = 8;
-
-function configure(repo: string): void {
-  git(repo, 'config', 'user.email', 'sync-test@example.com');
-  git(repo, 'config', 'user.name', 'Sync Test');
-  git(repo, 'config', 'commit.gpgsign', 'false');
-}
-
-function ok(cwd: string, ...args: string[]): string {
-  const r = cli(cwd, ...args);
-  assert.equal(r.status, 0, `twining ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
 
 /** One SessionStart as a host runs it: its exit, its briefing and how long the host waited. */
 function sessionStart(root: string, session: string, env: NodeJS.ProcessEnv = process.env) {
@@ -57,20 +45,7 @@ async function until(what: string, check: () => boolean, ms = 60_000): Promise<v
 
 test('SessionStart starts a due sync in the background; an unreachable remote does not delay the hook', { timeout: 180_000 }, async () => {
   const top = tempProject('hook-sync');
-  const remote = path.join(top, 'remote.git');
-  git(top, 'init', '-q', '--bare', '-b', 'main', remote);
-  const a = path.join(top, 'a');
-  git(top, 'init', '-q', '-b', 'main', a);
-  configure(a);
-  fs.writeFileSync(path.join(a, 'README.md'), '# code\n');
-  git(a, 'add', '-A');
-  git(a, 'commit', '-q', '-m', 'code');
-  git(a, 'remote', 'add', 'origin', remote);
-  git(a, 'push', '-q', '-u', 'origin', 'main');
-  const b = path.join(top, 'b');
-  git(top, 'clone', '-q', remote, b);
-  configure(b);
-  for (const clone of [a, b]) ok(clone, 'init');
+  const { a, b } = syncTeam(top, { path: 'README.md', text: '# code\n' });
   ok(a, 'sync');
   ok(b, 'post', '--entry-type', 'warning', '--summary', 'from b: the cache key misses the locale', '--agent-id', 'bob');
   ok(b, 'sync');

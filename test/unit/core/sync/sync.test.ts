@@ -10,46 +10,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { spawn } from 'child_process';
 import { CLI_JS, tempProject } from '../../../support/tmp';
-import { cli, git, gitMay, run } from '../../../support/git-repo';
-
-interface Team {
-  remote: string;
-  a: string;
-  b: string;
-}
+import { SyncTeam, cli, cliOk as ok, configureCommitter, git, gitMay, run, syncTeam } from '../../../support/git-repo';
 
 /** A bare remote with one commit on main, and two clones of it, each with an empty .twining/. */
-function team(): Team {
-  const top = tempProject('team');
-  const remote = path.join(top, 'remote.git');
-  git(top, 'init', '-q', '--bare', '-b', 'main', remote);
-  const a = path.join(top, 'a');
-  git(top, 'init', '-q', '-b', 'main', a);
-  configure(a);
-  fs.mkdirSync(path.join(a, 'src', 'auth'), { recursive: true });
-  fs.writeFileSync(path.join(a, 'src', 'auth', 'jwt.ts'), 'export {};\n');
-  git(a, 'add', '-A');
-  git(a, 'commit', '-q', '-m', 'code');
-  git(a, 'remote', 'add', 'origin', remote);
-  git(a, 'push', '-q', '-u', 'origin', 'main');
-  const b = path.join(top, 'b');
-  git(top, 'clone', '-q', remote, b);
-  configure(b);
-  for (const clone of [a, b]) assert.equal(cli(clone, 'init').status, 0);
-  return { remote, a, b };
-}
-
-function configure(repo: string): void {
-  git(repo, 'config', 'user.email', 'sync-test@example.com');
-  git(repo, 'config', 'user.name', 'Sync Test');
-  git(repo, 'config', 'commit.gpgsign', 'false');
-}
-
-function ok(cwd: string, ...args: string[]): string {
-  const r = cli(cwd, ...args);
-  assert.equal(r.status, 0, `twining ${args.join(' ')} in ${cwd}: ${r.stderr}`);
-  return r.stdout;
-}
+const team = (): SyncTeam => syncTeam(tempProject('team'), { path: 'src/auth/jwt.ts', text: 'export {};\n' });
 
 const json = (cwd: string, ...args: string[]) => JSON.parse(ok(cwd, ...args, '--json'));
 const summaries = (cwd: string) => (json(cwd, 'read', '--limit', '1000').entries as { summary: string }[]).map(e => e.summary).sort();
@@ -276,7 +240,7 @@ function pushHostile(remote: string, change: (index: string, repo: string) => vo
   const top = tempProject('mallory');
   const m = path.join(top, 'm');
   git(top, 'clone', '-q', remote, m);
-  configure(m);
+  configureCommitter(m);
   git(m, 'fetch', '-q', 'origin', 'refs/heads/twining/record:refs/heads/record');
   const index = path.join(top, 'index');
   const env = { ...process.env, GIT_INDEX_FILE: index };
