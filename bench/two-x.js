@@ -1,20 +1,25 @@
 'use strict';
 /**
- * twining-mcp 2.x's SQLite folder against the same records in a 1.x folder: open + first view
- * (refresh, the decision list, the last 50 entries, status), and one write by another process
- * seen (a post: a row + its record file, or a 1.x line) through refresh(paths); each engine is
- * closed before the next open (the kept copy of a 2.x folder is then reused). Medians of the
- * opens after the first (each first open is printed apart) and of the writes, over --runs
- * (default 5) at --decisions (3000) and --posts (20000). Needs node:sqlite (Node 22.13+): under
- * an older Node it says so and measures nothing.
+ * twining-mcp 2.x's SQLite folder against the same records in a 1.x folder, at --decisions (3000)
+ * and --posts (20000), medians over --runs (default 5):
+ *  - `twining why <file>` from a new process (the CLI, as an agent's shell runs it), 2.x against
+ *    1.x, interleaved, and their ratio;
+ *  - reopen: the engine opened and its first view read (refresh, the decision list, the last 50
+ *    entries, status), each engine closed before the next open; the opens after the first, 2.x
+ *    against 1.x, and their ratio (the first open of each is printed apart);
+ *  - one write by another process seen (a post: a row + its record file, or a 1.x line) through
+ *    refresh(paths).
+ * `--before DIR`: another build's dist/ (say, main's) measured in the same run, interleaved with
+ * this one, for a before/after of the same rows. Prints os.loadavg() with the figures. Needs
+ * node:sqlite (Node 22.13+): under an older Node it says so and measures nothing.
  *
- *   node bench/two-x.js [--decisions 3000] [--posts 20000] [--runs 5]
+ *   node bench/two-x.js [--decisions 3000] [--posts 20000] [--runs 5] [--before ../main/dist]
  */
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { arg, median, timed } = require('./measure');
-const { openWorkspace } = require('../dist/core.js');
+const { spawnSync } = require('child_process');
+const { arg, median, timed, now } = require('./measure');
 
 let DatabaseSync;
 try {
@@ -27,6 +32,15 @@ try {
 const DECISIONS = Number(arg('--decisions', 3000));
 const POSTS = Number(arg('--posts', 20000));
 const RUNS = Number(arg('--runs', 5));
+const BEFORE = arg('--before', undefined);
+/** The builds measured: this one, and with --before another one's dist/. */
+const BUILDS = [['this', path.join(__dirname, '..', 'dist')], ...(BEFORE ? [['before', path.resolve(BEFORE)]] : [])];
+const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : '-');
+const load = () =>
+  os
+    .loadavg()
+    .map(n => n.toFixed(2))
+    .join(' ');
 
 const sorted = v =>
   Array.isArray(v)
@@ -105,8 +119,8 @@ PRAGMA user_version = 1;`);
   for (const x of decisions) fs.writeFileSync(path.join(dir, 'records', 'decisions', `${x.id}.json`), recordText(x));
 }
 
-async function firstView(root) {
-  const engine = await openWorkspace(root, { warn: () => undefined });
+async function firstView(core, root) {
+  const engine = await core.openWorkspace(root, { warn: () => undefined });
   await engine.refresh();
   await engine.decisions({});
   await engine.read({ limit: 50 });
@@ -155,6 +169,15 @@ async function writeSeen(root, engine, kind, i) {
   return ms;
 }
 
+/** `twining why <file>` run by a new process of `dist`'s CLI in `root`: milliseconds until it exits. */
+function whyProcess(dist, root, file) {
+  const t = now();
+  const r = spawnSync(process.execPath, [path.join(dist, 'cli.js'), 'why', file], { cwd: root, encoding: 'utf8' });
+  const ms = now() - t;
+  if (r.status !== 0 || !r.stdout.includes('Decision 7')) throw new Error(`twining why in ${root} failed (${r.status}): ${r.stderr || r.stdout}`);
+  return ms;
+}
+
 (async () => {
   const data = records();
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-2x-'));
@@ -169,25 +192,58 @@ async function writeSeen(root, engine, kind, i) {
   fs.mkdirSync(path.join(clone, '.twining'), { recursive: true });
   fs.cpSync(path.join(two, '.twining', 'records'), path.join(clone, '.twining', 'records'), { recursive: true });
   fs.copyFileSync(path.join(two, '.twining', 'config.yml'), path.join(clone, '.twining', 'config.yml'));
-  console.log(`two-x: ${DECISIONS} decisions, ${POSTS} posts, ${RUNS} runs (medians)`);
-  for (const [label, root, kind] of [
+  console.log(`two-x: ${DECISIONS} decisions, ${POSTS} posts, ${RUNS} runs (medians); load average before ${load()}`);
+  const file = 'src/m7/f7.ts';
+  for (const [name, dist] of BUILDS) whyProcess(dist, one, file), whyProcess(dist, two, file); // the first runs: files in the page cache
+  // `twining why` from a new process, every build and layout in turn in each round.
+  const why = new Map();
+  for (let r = 0; r < RUNS; r++)
+    for (const [name, dist] of BUILDS)
+      for (const [layout, root] of [
+        ['1.x', one],
+        ['2.x', two],
+      ]) {
+        const key = `${name} ${layout}`;
+        why.set(key, [...(why.get(key) ?? []), whyProcess(dist, root, file)]);
+      }
+  for (const [name] of BUILDS) {
+    const a = median(why.get(`${name} 2.x`));
+    const b = median(why.get(`${name} 1.x`));
+    console.log(`  ${name.padEnd(6)} twining why ${file} (new process): 2.x ${a} ms, 1.x ${b} ms, ratio ${ratio(a, b)}`);
+  }
+  // Reopen: open + first view, every build and layout in turn in each round; then another process's post seen.
+  const layouts = [
     ['1.x files', one, '1.x'],
     ['2.x twining.db', two, '2.x'],
     ['2.x records/ only', clone, undefined],
-  ]) {
-    const open = [];
-    const seen = [];
-    for (let r = 0; r < RUNS; r++) {
-      const [ms, engine] = await timed(() => firstView(root));
-      open.push(ms);
-      if (kind) seen.push(await writeSeen(root, engine, kind, r));
-      engine.close?.();
+  ];
+  const opens = new Map();
+  const seens = new Map();
+  let round = 0;
+  for (let r = 0; r < RUNS + 1; r++)
+    for (const [name, dist] of BUILDS) {
+      const core = require(path.join(dist, 'core.js'));
+      for (const [label, root, kind] of layouts) {
+        const key = `${name} ${label}`;
+        const [ms, engine] = await timed(() => firstView(core, root));
+        opens.set(key, [...(opens.get(key) ?? []), ms]);
+        if (kind) seens.set(key, [...(seens.get(key) ?? []), await writeSeen(root, engine, kind, round++)]);
+        engine.close?.();
+      }
     }
-    const reopen = open.length > 1 ? open.slice(1) : open;
-    console.log(
-      `  ${label.padEnd(18)} open + first view ${median(reopen)} ms (the first open: ${Math.round(open[0] * 100) / 100} ms)${kind ? `; another process's post seen ${median(seen)} ms` : ''}`,
-    );
+  for (const [name] of BUILDS) {
+    for (const [label, , kind] of layouts) {
+      const key = `${name} ${label}`;
+      const open = opens.get(key);
+      console.log(
+        `  ${name.padEnd(6)} ${label.padEnd(18)} reopen (open + first view) ${median(open.slice(1))} ms (the first open: ${Math.round(open[0] * 100) / 100} ms)${kind ? `; another process's post seen ${median(seens.get(key))} ms` : ''}`,
+      );
+    }
+    const a = median(opens.get(`${name} 2.x twining.db`).slice(1));
+    const b = median(opens.get(`${name} 1.x files`).slice(1));
+    console.log(`  ${name.padEnd(6)} reopen 2.x / 1.x ratio ${ratio(a, b)}`);
   }
+  console.log(`  load average after ${load()}`);
   fs.rmSync(base, { recursive: true, force: true });
 })().catch(error => {
   console.error(error);
