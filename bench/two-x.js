@@ -194,7 +194,11 @@ function whyProcess(dist, root, file) {
   fs.copyFileSync(path.join(two, '.twining', 'config.yml'), path.join(clone, '.twining', 'config.yml'));
   console.log(`two-x: ${DECISIONS} decisions, ${POSTS} posts, ${RUNS} runs (medians); load average before ${load()}`);
   const file = 'src/m7/f7.ts';
-  for (const [name, dist] of BUILDS) whyProcess(dist, one, file), whyProcess(dist, two, file); // the first runs: files in the page cache
+  // The first runs: the files in the page cache.
+  for (const [, dist] of BUILDS) {
+    whyProcess(dist, one, file);
+    whyProcess(dist, two, file);
+  }
   // `twining why` from a new process, every build and layout in turn in each round.
   const why = new Map();
   for (let r = 0; r < RUNS; r++)

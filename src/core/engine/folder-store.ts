@@ -14,11 +14,13 @@ import { withLocks } from '../store/lock';
 import { readTextIfExists, sweepTemporaryFiles } from '../store/files';
 import { Config, parseConfig } from './config';
 import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../store/kept-files';
-import { HandoffRecords } from '../store/handoff-records';
+import { HandoffRecords, readHandoffRecord } from '../store/handoff-records';
+import { FilesStorage, Storage } from '../store/storage';
+import { SqliteStorage } from '../store/sqlite-views';
+import { readDecisionFile } from '../store/decision-file';
 import { FolderFormat, detectFolderFormat } from '../store/folder-format';
 import { TwoXStore } from '../store/two-x-store';
-import { isTwoXFolder, newMirrorDir } from '../store/two-x-folder';
-import { claimSlot } from '../store/two-x-cache';
+import { isTwoXFolder } from '../store/two-x-folder';
 import { TwiningError } from '../errors';
 import { isWritableDate } from '../timestamps';
 import { OperationName, ParsedInputOf, parseInput } from '../schemas/schemas';
@@ -97,6 +99,11 @@ export class FolderStore {
   readonly archive: ArchiveIndex;
   /** Handoff records read or written, by id, each with the stat it had then. */
   readonly handoffRecords: HandoffRecords;
+  /**
+   * Where every view above reads its records (store/storage.ts): the `files` backend (1.x), or
+   * the `sqlite` backend (a twining-mcp 2.x folder's rows).
+   */
+  readonly storage: Storage;
   /** The search index, made by the first search (operations/search-ops.ts) and kept current by each one after. */
   searchIndex?: SearchIndex;
   readonly textIndex?: () => TextIndex;
@@ -109,12 +116,11 @@ export class FolderStore {
   private readonly writeGate?: () => string | undefined;
   private readonly writeGateMs: number;
   /**
-   * A twining-mcp 2.x folder (twining.db + records/, decided when the engine is made): its records,
-   * laid out in `layout.data` for every operation to read, and its writes (store/two-x-store.ts).
+   * A twining-mcp 2.x folder (twining.db + records/, decided when the engine is made): its rows
+   * held in memory (read through `storage`), and its writes, which run on a write copy laid out in
+   * `layout.data` at the first write (store/two-x-store.ts).
    */
   readonly twoX?: TwoXStore;
-  /** What every kept file runs before it is read: a 2.x folder's records brought up to date (undefined for a 1.x folder). */
-  readonly beforeRead?: () => Promise<void>;
   /** Set once the handoff records without an index line have been looked for. */
   orphansChecked = false;
   /** When each agent last assembled a briefing with this engine (twining-mcp's assembly log). */
@@ -136,12 +142,9 @@ export class FolderStore {
   ) {
     const dir = path.join(root, '.twining');
     if (isTwoXFolder(dir)) {
-      const slot = claimSlot(dir);
-      const mirror = slot?.mirror ?? newMirrorDir();
-      this.layout = new Layout(root, mirror);
-      const twoX = new TwoXStore(dir, mirror, options.warn ?? (message => process.stderr.write(`twining: ${message}\n`)), options.readOnly ?? false, slot);
+      const twoX = new TwoXStore(dir, options.warn ?? (message => process.stderr.write(`twining: ${message}\n`)), options.readOnly ?? false);
+      this.layout = new Layout(root, () => twoX.copyDir);
       this.twoX = twoX;
-      this.beforeRead = () => twoX.sync();
     } else this.layout = new Layout(root);
     this.clock = options.now ?? (() => new Date());
     this.warn = options.warn ?? (message => process.stderr.write(`twining: ${message}\n`));
@@ -153,12 +156,14 @@ export class FolderStore {
     this.writeGateMs = options.writeGateMs ?? 5000;
     this.textIndex = options.textIndex;
     this.searchWorker = options.searchWorker ?? {};
-    this.blackboard = new Blackboard(this.layout.blackboard, this.warn, this.beforeRead);
-    this.handoffIndex = new HandoffIndex(this.layout.handoffIndex, this.warn, this.beforeRead);
-    this.registry = new JsonArrayFile<AgentRecord>(this.layout.registry, 'The agent registry', this.beforeRead);
-    this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(this.layout.decisionIndex, 'The decision index', this.beforeRead);
+    this.storage = this.twoX ? new SqliteStorage(this.twoX) : new FilesStorage(this.layout, readHandoffRecord, readDecisionFile);
+    const storage = this.storage;
+    this.blackboard = new Blackboard(storage.lines('posts', this.warn));
+    this.handoffIndex = new HandoffIndex(storage.lines('handoffs', this.warn));
+    this.registry = new JsonArrayFile<AgentRecord>(storage.array('agents'));
+    this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(storage.array('decisionIndex'));
     this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
-    this.handoffRecords = new HandoffRecords(this.layout);
+    this.handoffRecords = new HandoffRecords(this.layout, storage.handoffs);
   }
 
   now(): Date {
@@ -335,8 +340,9 @@ export class FolderStore {
   async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
     await this.gate();
     // The files written under these locks live in the locked files' folders: none may lead out of .twining/.
-    // (A 2.x folder's records are in this process's copy, `layout.data`; its claims stay in `.twining/`.)
-    const inRecords = (file: string) => file.startsWith(this.layout.data + path.sep);
+    // (A 2.x folder's records are in this process's write copy, `layout.data`, outside `.twining/`;
+    // its claims stay in `.twining/`. The copy is asked for only when a locked file is in it.)
+    const inRecords = (file: string) => (this.twoX ? !file.startsWith(this.layout.dir + path.sep) : file.startsWith(this.layout.data + path.sep));
     await Promise.all(files.map(([file]) => assertWritesStayInside(inRecords(file) ? this.layout.data : this.layout.dir, file)));
     const locked = () =>
       withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));

@@ -111,13 +111,9 @@ export async function setDecisionStatus(
   return before;
 }
 
-/** `decisions/{id}.json`, or undefined when missing; CORRUPT (naming the file) when it is not a JSON object. */
-export async function readDecisionRecord(ctx: FolderStore, id: string): Promise<DecisionRecord | undefined> {
-  const record = await readJson(ctx.layout.decision(id), `Decision ${id}`);
-  if (record === undefined) return undefined;
-  if (!isRecord(record))
-    throw new TwiningError('CORRUPT', `Decision ${id} (${ctx.layout.decision(id)}) is valid JSON but not an object; it was left untouched`);
-  return record as unknown as DecisionRecord;
+/** A decision record through the folder's storage (store/storage.ts), or undefined when missing; CORRUPT (naming the file) when it is not a JSON object. */
+export function readDecisionRecord(ctx: FolderStore, id: string): Promise<DecisionRecord | undefined> {
+  return ctx.storage.decisions.read(id);
 }
 
 /** The decision record, keys in twining-mcp's order. */
@@ -165,7 +161,8 @@ function decisionRecordOf(
  * then), unless read-only; says what it repaired.
  */
 export async function indexOrphanDecisions(ctx: FolderStore): Promise<void> {
-  if (ctx.decisionOrphansChecked || ctx.readOnly) return;
+  // A 2.x folder's index is made from its decision rows: none can be missing from it.
+  if (ctx.decisionOrphansChecked || ctx.readOnly || ctx.twoX) return;
   ctx.decisionOrphansChecked = true;
   const names = await fs.readdir(path.dirname(ctx.layout.decisionIndex)).catch(() => [] as string[]);
   const indexed = new Set((await ctx.decisionIndex.get()).map(d => d.id));
@@ -210,6 +207,5 @@ export async function decisions(ctx: FolderStore, input: InputOf<'decisions'> = 
 /** A decision record by id, or undefined. */
 export async function getDecision(ctx: FolderStore, id: string): Promise<DecisionRecord | undefined> {
   checkUlid('decision id', id);
-  const record = await readJson(ctx.layout.decision(id), `Decision ${id}`).catch(() => undefined);
-  return record && typeof record === 'object' && !Array.isArray(record) ? (record as DecisionRecord) : undefined;
+  return readDecisionRecord(ctx, id).catch(() => undefined);
 }

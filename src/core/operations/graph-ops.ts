@@ -28,14 +28,16 @@ const files = new WeakMap<FolderStore, GraphFiles>();
 export function graphFiles(ctx: FolderStore): GraphFiles {
   let found = files.get(ctx);
   if (!found) {
-    const dir = ctx.layout.graphDir;
-    const entitiesPath = path.join(dir, 'entities.json');
-    const relationsPath = path.join(dir, 'relations.json');
     found = {
-      entities: new JsonArrayFile<GraphEntity>(entitiesPath, 'The graph entities file', ctx.beforeRead),
-      relations: new JsonArrayFile<GraphRelation>(relationsPath, 'The graph relations file', ctx.beforeRead),
-      entitiesLock: [entitiesPath, '[]'],
-      relationsLock: [relationsPath, '[]'],
+      entities: new JsonArrayFile<GraphEntity>(ctx.storage.array('entities')),
+      relations: new JsonArrayFile<GraphRelation>(ctx.storage.array('relations')),
+      // Asked for by a write only (a 2.x folder's write copy is made then).
+      get entitiesLock(): LockTarget {
+        return [path.join(ctx.layout.graphDir, 'entities.json'), '[]'];
+      },
+      get relationsLock(): LockTarget {
+        return [path.join(ctx.layout.graphDir, 'relations.json'), '[]'];
+      },
     };
     files.set(ctx, found);
   }

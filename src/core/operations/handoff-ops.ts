@@ -179,6 +179,8 @@ export async function handoffs(ctx: FolderStore, input: InputOf<'handoffs'> = {}
 async function indexOrphans(ctx: FolderStore): Promise<void> {
   ctx.orphansChecked = true;
   await repairAcknowledgements(ctx);
+  // A 2.x folder's index lines are its rows' index_data: a handoff without one cannot be.
+  if (ctx.twoX) return;
   const names = await fs.readdir(ctx.layout.handoffsDir).catch(() => [] as string[]);
   const indexed = new Set(ctx.handoffIndex.lines.map(l => l.id));
   const candidates = names.filter(n => n.length === 31 && n.endsWith('.json') && isUlid(n.slice(0, 26)) && !indexed.has(n.slice(0, 26)));

@@ -65,6 +65,8 @@ export interface HousekeepingResult {
 
 export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeeping'> = {}): Promise<HousekeepingResult> {
   const args = ctx.validate('housekeeping', input);
+  // It reads the blackboard and decision files as they are (a 2.x folder: its write copy).
+  await ctx.twoX?.copyForRead();
   const execute = args.execute ?? false;
   const nowMs = ctx.now().getTime();
   const at = ctx.timestamp();

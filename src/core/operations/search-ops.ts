@@ -50,7 +50,9 @@ const WORKER_MIN_RECORDS = 1000;
  */
 function recordsOffThread(ctx: FolderStore, ids: string[]): ReturnType<typeof readRecordsInWorker> | undefined {
   const options = ctx.searchWorker;
-  if (options === false || ids.length < (options.minRecords ?? WORKER_MIN_RECORDS) || availableParallelism() < 2) return undefined;
+  // The sqlite backend holds the records in memory already: nothing to read.
+  if (options === false || ctx.storage.backend === 'sqlite' || ids.length < (options.minRecords ?? WORKER_MIN_RECORDS) || availableParallelism() < 2)
+    return undefined;
   return readRecordsInWorker(
     options.script ?? join(__dirname, 'record-worker.js'),
     ids.map(id => ctx.layout.decision(id)),

@@ -1,15 +1,16 @@
 /**
- * Handoff records (`handoffs/{id}.json`), read on demand and kept with the stat they had when
- * read or written. The stat is how the engine tells its own writes from other processes' writes:
- * a record whose stat is the one this engine last saw has not changed, whoever reports it.
+ * Handoff records (`handoffs/{id}.json`, or a 2.x folder's rows), read on demand through the
+ * storage interface (store/storage.ts) and kept with the key they had when read or written (a
+ * file's stat, a row's text). The key is how the engine tells its own writes from other
+ * processes' writes: a record whose key is the one this engine last saw has not changed, whoever
+ * reports it.
  */
-import { promises as fs } from 'fs';
 import { isRecord, readJson, toJsonText, writeAtomic } from './files';
 import type { Layout } from './layout';
+import type { RecordSource } from './storage';
 import { TwiningError } from '../errors';
 import { checkUlid } from '../schemas/schemas';
 import type { HandoffRecord } from '../records';
-import { stampOf } from './version-stamp';
 
 export class HandoffRecords {
   /** By id: the stat key when last read or written, and the record (or why it could not be read). */
@@ -19,7 +20,10 @@ export class HandoffRecords {
   /** The same, per record. */
   private versions = new Map<string, number>();
 
-  constructor(private readonly layout: Layout) {}
+  constructor(
+    private readonly layout: Layout,
+    private readonly source: RecordSource<HandoffRecord>,
+  ) {}
 
   /**
    * A handoff record by id, or undefined when there is none. A record file that is not a JSON
@@ -27,17 +31,15 @@ export class HandoffRecords {
    */
   async get(id: string): Promise<HandoffRecord | undefined> {
     checkUlid('handoff_id', id);
-    const file = this.layout.handoff(id);
-    const st = await fs.stat(file).catch(() => undefined);
-    if (!st) return undefined;
-    const key = stampOf(st);
+    const key = await this.source.key(id);
+    if (key === undefined) return undefined;
     const cached = this.known.get(id);
     if (cached?.key === key) {
       if (cached.error !== undefined) throw cached.error as Error;
       return cached.record;
     }
     try {
-      const record = await readHandoffRecord(file, id);
+      const record = await this.source.read(id);
       this.known.set(id, { key, record });
       return record;
     } catch (error) {
@@ -49,15 +51,15 @@ export class HandoffRecords {
 
   /** Reads a record afresh, bypassing the cache (under the index lock, before it is rewritten). */
   fresh(id: string): Promise<HandoffRecord | undefined> {
-    return readHandoffRecord(this.layout.handoff(id), id);
+    return this.source.read(id);
   }
 
   /** Writes a record whole (by `replace`: a transaction's step) and remembers it with its new stat: reports of this write change nothing. */
   async write(id: string, record: HandoffRecord, replace: (file: string, text: string) => Promise<void> = writeAtomic): Promise<void> {
     const file = this.layout.handoff(id);
     await replace(file, toJsonText(record));
-    const st = await fs.stat(file).catch(() => undefined);
-    if (st) this.known.set(id, { key: stampOf(st), record });
+    const key = await this.source.written(id, record);
+    if (key !== undefined) this.known.set(id, { key, record });
     this.bump(id);
   }
 
@@ -65,8 +67,8 @@ export class HandoffRecords {
   async isCurrent(id: string): Promise<boolean> {
     const cached = this.known.get(id);
     if (!cached) return true;
-    const st = await fs.stat(this.layout.handoff(id)).catch(() => undefined);
-    return st !== undefined && stampOf(st) === cached.key;
+    const key = await this.source.key(id).catch(() => undefined);
+    return key !== undefined && key === cached.key;
   }
 
   /**

@@ -6,16 +6,17 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { JsonlFile } from './jsonl';
-import { isRecord, readJsonArray } from './files';
+import { isRecord } from './files';
+import type { ArraySource, LineSource } from './storage';
 import { overlaps } from '../scope';
 import { ScopePositions } from './scope-positions';
 import type { BlackboardEntry, HandoffIndexLine } from '../records';
 import { isResolved } from '../rules/resolution';
-import { stampOf } from './version-stamp';
 
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
 export class Blackboard {
-  readonly file: JsonlFile<BlackboardEntry>;
+  /** Where the entries are read from (store/storage.ts: the blackboard file, or a 2.x folder's rows). */
+  readonly file: LineSource<BlackboardEntry>;
   /** Built on the first look-up by id (verify, opening an entry), then kept up to date. */
   private byId?: Map<string, BlackboardEntry>;
   readonly warnings: BlackboardEntry[] = [];
@@ -38,9 +39,8 @@ export class Blackboard {
    */
   driftVersion = 0;
 
-  /** `before` runs before each read (a 2.x folder: its records brought up to date). */
-  constructor(path: string, warn: (m: string) => void, before?: () => Promise<void>) {
-    this.file = new JsonlFile<BlackboardEntry>(path, warn, undefined, before);
+  constructor(source: LineSource<BlackboardEntry>) {
+    this.file = source;
   }
 
   get entries(): readonly BlackboardEntry[] {
@@ -176,7 +176,7 @@ export class Blackboard {
 }
 
 export class HandoffIndex {
-  readonly file: JsonlFile<HandoffIndexLine>;
+  readonly file: LineSource<HandoffIndexLine>;
   version = 0;
   /**
    * One line per handoff id (the last line for it wins), oldest first by (created_at, id): built
@@ -185,8 +185,8 @@ export class HandoffIndex {
   private byTime?: HandoffIndexLine[];
   private ids?: Set<string>;
 
-  constructor(path: string, warn: (m: string) => void, before?: () => Promise<void>) {
-    this.file = new JsonlFile<HandoffIndexLine>(path, warn, undefined, before);
+  constructor(source: LineSource<HandoffIndexLine>) {
+    this.file = source;
   }
   get lines(): readonly HandoffIndexLine[] {
     return this.file.all;
@@ -230,8 +230,9 @@ function compareHandoffLines(a: HandoffIndexLine, b: HandoffIndexLine): number {
 }
 
 /**
- * A JSON array file (registry, decision index), re-parsed only when its stat changes. `get()`
- * gives the object items; `raw` keeps every item for rewrites.
+ * A JSON array file (registry, decision index), re-parsed only when its stat changes (or, from
+ * another source (store/storage.ts), when its key does). `get()` gives the object items; `raw`
+ * keeps every item for rewrites.
  */
 export class JsonArrayFile<T> {
   private key = '';
@@ -239,11 +240,8 @@ export class JsonArrayFile<T> {
   private value: T[] = [];
   raw: unknown[] = [];
   version = 0;
-  constructor(
-    readonly path: string,
-    private readonly what: string,
-    private readonly before?: () => Promise<void>,
-  ) {}
+  /** `source`: where the list is read (store/storage.ts: a file, or a 2.x folder's rows). */
+  constructor(private readonly source: ArraySource) {}
 
   /** Values derived from the items of one version (at most 64: one per scope asked about, say). */
   private memo = { version: -1, values: new Map<string, unknown>() };
@@ -257,25 +255,15 @@ export class JsonArrayFile<T> {
     return value;
   }
 
-  private async statKey(): Promise<string> {
-    try {
-      return stampOf(await fs.stat(this.path));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      return 'missing';
-    }
-  }
-
   /** Whether the file is as last read (one stat). */
   async isCurrent(): Promise<boolean> {
-    return (await this.statKey().catch(() => '')) === this.key;
+    return (await this.source.key().catch(() => '')) === this.key;
   }
 
   async get(): Promise<T[]> {
-    await this.before?.();
-    const key = await this.statKey();
+    const key = await this.source.key();
     if (key !== this.key) {
-      this.raw = key === 'missing' ? [] : await readJsonArray(this.path, this.what);
+      this.raw = key === 'missing' ? [] : await this.source.read();
       this.value = this.raw.filter(isRecord) as T[];
       this.key = key;
       // The first read is where the counter starts, not a change.

@@ -18,13 +18,15 @@ export class Layout {
    * folder this process's 1.x copy of its records (store/two-x-store.ts). config.yml, archive/ and
    * the session files stay in `dir`.
    */
-  readonly data: string;
+  get data(): string {
+    return this.dataDir ? this.dataDir() : this.dir;
+  }
   constructor(
     readonly projectRoot: string,
-    dataDir?: string,
+    /** A 2.x folder's write copy, asked for only when a write needs it (it is made then). */
+    private readonly dataDir?: () => string,
   ) {
     this.dir = path.join(projectRoot, '.twining');
-    this.data = dataDir ?? this.dir;
   }
   get registry() {
     return path.join(this.data, 'agents', 'registry.json');
@@ -41,7 +43,7 @@ export class Layout {
   }
   /** A decision's file as the user finds it: `decisions/{id}.json`, or in a 2.x folder `records/decisions/{id}.json`. */
   decisionFile(id: string) {
-    return this.data === this.dir ? this.decision(id) : path.join(this.dir, 'records', 'decisions', `${id}.json`);
+    return this.dataDir ? path.join(this.dir, 'records', 'decisions', `${id}.json`) : this.decision(id);
   }
   get handoffsDir() {
     return path.join(this.data, 'handoffs');

@@ -3,7 +3,8 @@
  * so its stores know where to read), and the private folders their records are laid out in
  * (two-x-mirror.ts), one per engine, removed when the process exits.
  */
-import { readdirSync, statSync, mkdtempSync, rmSync } from 'fs';
+import { readdirSync, statSync, rmSync } from 'fs';
+import { randomBytes } from 'crypto';
 import * as os from 'os';
 import * as path from 'path';
 import { readFormatKeys } from './folder-format';
@@ -55,9 +56,9 @@ function hasAnyFileSync(dir: string): boolean {
   return entries.some(e => e.isFile()) || entries.some(e => e.isDirectory() && hasAnyFileSync(path.join(dir, e.name)));
 }
 
-/** A new, empty mirror folder for this process (`<tmp>/twining-2x-XXXX/.twining`), removed at exit. */
+/** A new mirror folder's path for this process (`<tmp>/twining-2x-XXXX/.twining`), made at the first write, removed at exit. */
 export function newMirrorDir(): string {
-  const base = mkdtempSync(path.join(os.tmpdir(), 'twining-2x-'));
+  const base = path.join(os.tmpdir(), `twining-2x-${process.pid}-${randomBytes(6).toString('hex')}`);
   mirrors.add(base);
   if (!cleanupHooked) {
     cleanupHooked = true;

@@ -1,7 +1,7 @@
 /**
  * A twining-mcp 2.x folder's records written out in the 1.x layout (docs/format.md), in a folder of this
- * process's own (outside the project), so that every operation, view and tool reads them exactly as
- * it reads a 1.x folder: the same records give the same results. Kept current by deltas (a new post
+ * process's own (outside the project), laid out at the first write: a writing operation runs on it
+ * as on a 1.x folder (the views read the rows, sqlite-views.ts). Kept current by deltas (a new post
  * is one appended line, a changed decision one file and the index), and read back after a writing
  * operation ran on it: what the operation changed becomes the deltas to store (two-x-store.ts).
  */

@@ -33,16 +33,44 @@ export interface Delta {
   item?: Item;
 }
 
+/** What a view of one kind is told (store/sqlite-views.ts): a change, or `reset` (every record read again). */
+export type StateChange = Delta | 'reset';
+
 export class TwoXState {
   readonly kinds = new Map<StateKind, Map<string, Item>>([...RECORD_KINDS, 'agents' as const].map(k => [k, new Map<string, Item>()]));
   /** Per kind: byte total of the texts (a table's fingerprint with the count). */
   readonly bytes = new Map<StateKind, number>();
+  /** Per kind: how often it changed (the key the sqlite backend's array views are read again by). */
+  private readonly changes = new Map<StateKind, number>();
+  private readonly listeners = new Map<StateKind, ((change: StateChange) => void)[]>();
 
   of(kind: StateKind): Map<string, Item> {
     return this.kinds.get(kind)!;
   }
 
+  /** How often `kind` changed since this state was made. */
+  version(kind: StateKind): number {
+    return this.changes.get(kind) ?? 0;
+  }
+
+  /** Calls `listener` with every change of `kind` from now on. */
+  listen(kind: StateKind, listener: (change: StateChange) => void): void {
+    this.listeners.set(kind, [...(this.listeners.get(kind) ?? []), listener]);
+  }
+
+  /** Forgets every record (they are read again): the views of every kind start over. */
+  clear(): void {
+    for (const [kind, map] of this.kinds) {
+      map.clear();
+      this.changes.set(kind, this.version(kind) + 1);
+      for (const listener of this.listeners.get(kind) ?? []) listener('reset');
+    }
+    this.bytes.clear();
+  }
+
   apply(delta: Delta): void {
+    this.changes.set(delta.kind, this.version(delta.kind) + 1);
+    for (const listener of this.listeners.get(delta.kind) ?? []) listener(delta);
     const map = this.of(delta.kind);
     const before = map.get(delta.id);
     let total = this.bytes.get(delta.kind) ?? 0;

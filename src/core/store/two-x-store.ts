@@ -1,8 +1,9 @@
 /**
- * A twining-mcp 2.x folder (`twining.db` + `records/`) read and written by the engine. Its records
- * are laid out as a 1.x folder in a folder of this process's own (two-x-mirror.ts), which every
- * operation reads as it reads any 1.x folder. `sync` keeps that copy current (before each read);
- * `write` runs a writing operation on it and stores what the operation changed as twining-mcp does:
+ * A twining-mcp 2.x folder (`twining.db` + `records/`) read and written by the engine. Its rows are
+ * held in memory (`state`), which the views read through the storage interface's sqlite backend
+ * (sqlite-views.ts); `sync` brings them up to date (before each read). A write runs on a 1.x copy
+ * of the records (two-x-mirror.ts), laid out at the first write of the process, and stores what
+ * the operation changed as twining-mcp does:
  *
  *  1. `BEGIN IMMEDIATE` on twining.db (SQLite's write lock, waiting up to its 5 s busy timeout), so
  *     the operation reads and writes as one step against every other writer, twining-mcp included;
@@ -23,14 +24,14 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { beginImmediate, databaseFile, hasTwiningTables, openDatabase, sqliteMissingReason, SqliteDatabase } from './sqlite-db';
 import { isSqliteDatabase } from './folder-format';
-import { hasDatabaseHeader } from './two-x-folder';
+import { hasDatabaseHeader, newMirrorDir } from './two-x-folder';
 import { TABLE, handoffIndexData, restore, writeRow } from './two-x-rows';
 import { DbSource, Delta, Item, RecordsSource, Source, StateKind, TwoXState, seqOrder } from './two-x-state';
 import { TwoXMirror } from './two-x-mirror';
 import { RecordKind, readRecordFile, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
 import { recordText } from './record-text';
 import { processIsAlive, writeAtomic } from './files';
-import { CacheSlot, pruneGoneFolders } from './two-x-cache';
+import { CacheSlot, claimSlot, pruneGoneFolders } from './two-x-cache';
 import { TwiningError } from '../errors';
 
 /** One record file a write changes: its bytes before and after, and the row text it goes with (null: none). */
@@ -47,7 +48,6 @@ const JOURNAL = /^twining\.db-twining-write-(\d+)\.json$/;
 
 export class TwoXStore {
   readonly state = new TwoXState();
-  readonly mirror: TwoXMirror;
   private source?: Source;
   private db?: SqliteDatabase;
   private opened?: Promise<void>;
@@ -58,21 +58,44 @@ export class TwoXStore {
   constructor(
     /** The project's `.twining/`. */
     readonly dir: string,
-    mirrorDir: string,
     private readonly warn: (m: string) => void,
     private readonly readOnly: boolean,
-    /** The kept copy the mirror is in (two-x-cache.ts), or undefined for a temporary one. */
-    private readonly slot?: CacheSlot,
-  ) {
-    this.mirror = new TwoXMirror(mirrorDir, warn);
-    if (slot) slot.onRelease = () => this.saveSlot();
+  ) {}
+
+  private place?: { mirror: TwoXMirror; slot?: CacheSlot };
+  /**
+   * The write copy and the kept copy it is in (two-x-cache.ts; undefined: a temporary one),
+   * claimed the first time a write (or a read of the copy) needs it: an open that only reads
+   * writes nothing outside `.twining/`.
+   */
+  private claim(): { mirror: TwoXMirror; slot?: CacheSlot } {
+    if (!this.place) {
+      const slot = claimSlot(this.dir);
+      this.place = { mirror: new TwoXMirror(slot?.mirror ?? newMirrorDir(), this.warn), slot };
+      if (slot) slot.onRelease = () => this.saveSlot();
+    }
+    return this.place;
+  }
+
+  get mirror(): TwoXMirror {
+    return this.claim().mirror;
+  }
+  /** Where the write copy is (claimed by the first call). */
+  get copyDir(): string {
+    return this.mirror.dir;
   }
 
   /** Saves the kept copy's manifest, and the records/ files read when they changed since the last save. */
   private saveSlot(): void {
-    if (!this.slot || !this.source) return;
-    this.slot.save('manifest.json', { version: 1, files: this.mirror.marks() });
-    if (this.source instanceof RecordsSource && this.source.unsaved) this.slot.save('records.json', this.source.snapshot(this.state));
+    const slot = this.place?.slot;
+    if (!slot || !this.source) return;
+    if (this.copyBuilt) slot.save('manifest.json', { version: 1, files: this.mirror.marks() });
+    if (this.source instanceof RecordsSource && this.source.unsaved) slot.save('records.json', this.source.snapshot(this.state));
+  }
+
+  /** Whether a writing operation runs now (in this async context) on the write copy. */
+  get writing(): boolean {
+    return this.inWrite.getStore() === true;
   }
 
   /** Where the records are read from now: `database` or `records` (undefined before the first read). */
@@ -113,6 +136,18 @@ export class TwoXStore {
     return this.enqueue(() => this.pull(paths));
   }
 
+  /**
+   * The write copy laid out and brought up to date, for an operation that reads the 1.x files
+   * directly outside a write (housekeeping's preview); reads through the views need none.
+   */
+  copyForRead(): Promise<void> {
+    if (this.inWrite.getStore()) return Promise.resolve();
+    return this.enqueue(async () => {
+      await this.pull();
+      await this.buildCopy();
+    });
+  }
+
   private async open(): Promise<void> {
     this.opened ??= (async () => {
       if (!sqliteMissingReason() && (await isSqliteDatabase(databaseFile(this.dir)))) {
@@ -130,10 +165,10 @@ export class TwoXStore {
           this.warn(`${databaseFile(this.dir)} could not be opened (${(error as Error).message}); reading records/ instead`);
         }
       }
-      this.source = this.db ? new DbSource(this.db, this.warn) : new RecordsSource(this.dir, this.warn, this.slot?.readRecords());
+      // records/ read with the stats a kept copy saved (a file whose stat did not change is not read again).
+      this.source = this.db ? new DbSource(this.db, this.warn) : new RecordsSource(this.dir, this.warn, this.claim().slot?.readRecords());
       await this.source.load(this.state);
-      await this.mirror.build(this.state, this.slot?.marks);
-      if (this.slot) {
+      if (this.place?.slot) {
         // Saved once the first view is served (and at exit): the next open starts from it.
         setTimeout(() => {
           try {
@@ -148,6 +183,16 @@ export class TwoXStore {
     return this.opened;
   }
 
+  /** Whether the write copy is laid out (at the first write: reads come from the rows, store/sqlite-views.ts). */
+  private copyBuilt = false;
+
+  /** Lays the write copy out from the rows, the first time a write runs. */
+  private async buildCopy(): Promise<void> {
+    if (this.copyBuilt) return;
+    await this.mirror.build(this.state, this.place?.slot?.marks);
+    this.copyBuilt = true;
+  }
+
   private async pull(paths?: readonly string[]): Promise<void> {
     if (!this.opened) return this.open();
     await this.opened;
@@ -159,7 +204,7 @@ export class TwoXStore {
     }
     if (this.db && !this.readOnly && hints?.length && paths) await this.ingest(paths);
     const deltas = await this.source!.poll(this.state, hints?.length ? hints : undefined);
-    if (deltas.length) await this.mirror.apply(deltas, this.state);
+    if (deltas.length && this.copyBuilt) await this.mirror.apply(deltas, this.state);
   }
 
   /**
@@ -214,6 +259,7 @@ export class TwoXStore {
       let committed = false;
       try {
         await this.pull();
+        await this.buildCopy();
         const result = await this.inWrite.run(true, work);
         const deltas = await this.mirror.collect(this.state);
         entries = this.plan(deltas);
@@ -244,7 +290,7 @@ export class TwoXStore {
           if (journal) await fs.rm(journal, { force: true }).catch(() => undefined);
         }
         // The mirror may hold the operation's writes: laid out again from what is stored.
-        await this.mirror.build(this.state).catch(() => undefined);
+        if (this.copyBuilt) await this.mirror.build(this.state).catch(() => (this.copyBuilt = false));
         throw error;
       }
     });
@@ -315,10 +361,9 @@ export class TwoXStore {
     }
     this.db = db;
     this.source = new DbSource(db, this.warn);
-    this.state.kinds.forEach(map => map.clear());
-    this.state.bytes.clear();
+    this.state.clear();
     await this.source.load(this.state);
-    await this.mirror.build(this.state);
+    if (this.copyBuilt) await this.mirror.build(this.state);
   }
 
   /** Puts the record files of writes killed before or after their commit in agreement with the rows (see the file's comment). */
@@ -348,7 +393,7 @@ export class TwoXStore {
 
   /** Closes the database and lets another process use the kept copy. */
   close(): void {
-    this.slot?.release();
+    this.place?.slot?.release();
     this.db?.close();
     this.db = undefined;
   }

@@ -64,7 +64,7 @@ export async function openRecord(inv: Invocation, ctx: TwiningSession): Promise<
   core().checkUlid('id', id); // before it becomes a file name
   if (args.type === 'decision') {
     const record = await folder.run(engine => engine.getDecision(id));
-    if (!record) throw new Error(`The decision record ${path.basename(folder.engine.layout.decision(id))} is missing`);
+    if (!record) throw new Error(`The decision record ${path.basename(folder.engine.layout.decisionFile(id))} is missing`);
     await showDocument(documentUri(folder, 'decision', id));
     return;
   }

@@ -1,6 +1,7 @@
 /**
  * A 2.x folder's records kept between opens in the user's cache (src/core/store/two-x-cache.ts):
- * a second open reuses the kept copy (its files are not written again), and whatever changed
+ * an open that only reads reads the rows and lays no copy out; the copy a write (or housekeeping's
+ * preview) lays out is kept, and a second open reuses it (its files are not written again), and whatever changed
  * while no engine had the folder open (rows another process wrote, a replaced twining.db, record
  * files a `git pull` brought, a kept copy a killed process left half-written) gives exactly what
  * an open without any cache gives. Needs node:sqlite (scripts/test.js runs it under Node 24).
@@ -36,10 +37,14 @@ async function shown(engine: TwiningEngine): Promise<unknown> {
   };
 }
 
-/** Opens, reads and closes (the kept copy saved for the next open). */
-async function openRead(root: string): Promise<unknown> {
+/**
+ * Opens, reads and closes (the kept copy saved for the next open). `layOut`: housekeeping's
+ * preview runs first, which reads the write copy (laid out from the rows, as a write lays it out).
+ */
+async function openRead(root: string, { layOut = false } = {}): Promise<unknown> {
   const engine = await openWorkspace(root, quiet);
   try {
+    if (layOut) await engine.housekeeping({});
     return await shown(engine);
   } finally {
     engine.close();
@@ -84,12 +89,18 @@ const post = (n: number) => ({
 describe('a 2.x folder kept between opens', { skip }, () => {
   test('the second open reuses the kept copy: the same result, its record files not written again', async () => {
     const two = twoX(true);
-    const first = await openRead(two);
+    const read = await openRead(two);
+    assert.ok(
+      keptCopies(two).every(c => !fs.existsSync(path.join(c, 'decisions'))),
+      'an open that only reads lays no copy out: its views read the rows',
+    );
+    const first = await openRead(two, { layOut: true });
+    assert.deepEqual(first, read, 'the rows read directly give what the copy gives');
     const [copy] = keptCopies(two);
     assert.ok(copy && fs.existsSync(path.join(copy, '..', 'manifest.json')), 'the copy and its manifest are kept');
     const decision = fs.readdirSync(path.join(copy, 'decisions')).find(n => n !== 'index.json')!;
     const before = fs.statSync(path.join(copy, 'decisions', decision));
-    assert.deepEqual(await openRead(two), first);
+    assert.deepEqual(await openRead(two, { layOut: true }), first);
     const copies = keptCopies(two);
     assert.equal(copies.length, 1, 'one copy, claimed again');
     const after = fs.statSync(path.join(copies[0], 'decisions', decision));
@@ -137,14 +148,14 @@ describe('a 2.x folder kept between opens', { skip }, () => {
 
   test('a kept copy changed or left half-written is laid out again where it differs', async () => {
     const two = twoX(true);
-    const first = await openRead(two);
+    const first = await openRead(two, { layOut: true });
     const [copy] = keptCopies(two);
     const decision = fs.readdirSync(path.join(copy, 'decisions')).find(n => n !== 'index.json')!;
     fs.writeFileSync(path.join(copy, 'decisions', decision), '{"half": ');
     fs.appendFileSync(path.join(copy, 'blackboard.jsonl'), '{"id":"01KB3000000000000000000000","entry_type":"warning","summary":"stray"}\n');
     fs.writeFileSync(path.join(copy, 'decisions', '01KB3000000000000000000000.json'), '{}');
     fs.writeFileSync(path.join(copy, 'archive', 'stray.jsonl'), '');
-    assert.deepEqual(await openRead(two), first);
+    assert.deepEqual(await openRead(two, { layOut: true }), first);
     const [again] = keptCopies(two);
     assert.ok(!fs.existsSync(path.join(again, 'decisions', '01KB3000000000000000000000.json')), 'a file the records do not give is removed');
     assert.deepEqual(fs.readdirSync(path.join(again, 'archive')), []);
@@ -174,7 +185,7 @@ describe('a 2.x folder kept between opens', { skip }, () => {
     const child = spawn(process.execPath, [
       '-e',
       `const { openWorkspace } = require(${JSON.stringify(CORE_JS)});
-       openWorkspace(${JSON.stringify(two)}, { warn() {} }).then(async e => { await e.read({ limit: 1 }); console.log('open'); process.stdin.once('data', () => { e.close(); process.exit(0); }); });`,
+       openWorkspace(${JSON.stringify(two)}, { warn() {} }).then(async e => { await e.housekeeping({}); await e.read({ limit: 1 }); console.log('open'); process.stdin.once('data', () => { e.close(); process.exit(0); }); });`,
     ]);
     await new Promise<void>((resolve, reject) => {
       child.stdout.once('data', () => resolve());
@@ -182,6 +193,9 @@ describe('a 2.x folder kept between opens', { skip }, () => {
     });
     const a = await openWorkspace(two, quiet);
     const b = await openWorkspace(two, quiet);
+    // Each lays its copy out (housekeeping's preview reads it, as a write does).
+    await a.housekeeping({});
+    await b.housekeeping({});
     assert.deepEqual(await shown(a), expected);
     assert.deepEqual(await shown(b), expected);
     const copies = keptCopies(two);
@@ -191,7 +205,7 @@ describe('a 2.x folder kept between opens', { skip }, () => {
     b.close();
     child.stdin.write('stop\n');
     await new Promise(resolve => child.once('exit', resolve));
-    assert.deepEqual(await openRead(two), expected);
+    assert.deepEqual(await openRead(two, { layOut: true }), expected);
     assert.equal(keptCopies(two).length, 3, 'a free copy is claimed again, none added');
   });
 });

@@ -1,0 +1,160 @@
+/**
+ * The `sqlite` backend of the storage interface (store/storage.ts): a twining-mcp 2.x folder's
+ * records as its rows give them, held once in memory (store/two-x-state.ts) and brought up to
+ * date before each read by the database's seq and data_version (store/two-x-store.ts `sync`).
+ * Which row gives what follows twining-mcp (daveangulo/twining-mcp, src/storage/sqlite/
+ * sqlite-stores.ts at 017a8780): the blackboard entries in seq order, each handoff's index line
+ * from its `index_data`, the decision index made from the decision rows (2.x keeps no index
+ * file), agents by `agent_id`, the graph's entities and relations.
+ */
+import * as path from 'path';
+import type { RefreshResult } from './jsonl';
+import { readDecisionFile } from './decision-file';
+import type { Item, StateChange, StateKind, TwoXState } from './two-x-state';
+import type { TwoXStore } from './two-x-store';
+import { indexEntryOf, indexLineOf } from './index-lines';
+import type { ArrayKind, ArraySource, LineKind, LineSource, RecordSource, Storage } from './storage';
+import type { DecisionRecord, HandoffRecord } from '../records';
+
+/** Each view's own copy of a record (callers may change what they get before writing it back). */
+const copyOf = <T>(item: Item): T => JSON.parse(item.text) as T;
+
+/** A handoff's index line: its row's `index_data` as stored (made from the record when it has none). */
+function handoffLine(item: Item): object | undefined {
+  try {
+    const line: unknown = JSON.parse(
+      item.index ?? JSON.stringify(indexLineOf(item.value as unknown as HandoffRecord, item.value.acknowledged_by !== undefined)),
+    );
+    return line && typeof line === 'object' && !Array.isArray(line) ? line : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The records of one kind as a list in row order, told of each change: new records after the
+ * last one are appended, anything else (a record changed or gone) makes the list again.
+ */
+class RowLines<T extends object> implements LineSource<T> {
+  private records: T[] = [];
+  private pending: StateChange[] = [];
+  private fresh = true;
+  private ids = new Set<string>();
+  private lastOrder = '';
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly state: TwoXState,
+    private readonly kind: StateKind,
+    private readonly line: (item: Item) => T | undefined,
+    private readonly before: () => Promise<void>,
+  ) {
+    state.listen(kind, change => this.pending.push(change));
+  }
+
+  get all(): readonly T[] {
+    return this.records;
+  }
+
+  get size(): number {
+    return this.records.length;
+  }
+
+  isCurrent(): Promise<boolean> {
+    return Promise.resolve(!this.fresh && this.pending.length === 0);
+  }
+
+  refresh(): Promise<RefreshResult<T>> {
+    const next = this.queue.then(async () => {
+      await this.before();
+      return this.read();
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private read(): RefreshResult<T> {
+    const changes = this.pending;
+    this.pending = [];
+    if (!this.fresh && !changes.length) return { changed: false, reloaded: false, appended: [] };
+    const added = new Set<string>();
+    const appendOnly =
+      !this.fresh &&
+      changes.every(c => c !== 'reset' && c.item !== undefined && !this.ids.has(c.id) && !added.has(c.id) && c.item.order > this.lastOrder && added.add(c.id));
+    const items = appendOnly ? changes.map(c => (c as { item: Item }).item).sort((a, b) => (a.order < b.order ? -1 : 1)) : this.state.sorted(this.kind);
+    const lines: T[] = [];
+    for (const item of items) {
+      const line = this.line(item);
+      if (line) lines.push(line);
+    }
+    if (!appendOnly) {
+      this.ids.clear();
+      this.records = [];
+    }
+    for (const item of items) this.ids.add(item.id);
+    if (items.length) this.lastOrder = items[items.length - 1].order;
+    else if (!appendOnly) this.lastOrder = '';
+    this.records.push(...lines);
+    const first = this.fresh;
+    this.fresh = false;
+    // The first read of nothing is not a change (as a missing 1.x file's).
+    if (first && !lines.length) return { changed: false, reloaded: false, appended: [] };
+    return { changed: true, reloaded: !appendOnly, appended: lines };
+  }
+}
+
+/** The `sqlite` backend over a 2.x folder's rows. */
+export class SqliteStorage implements Storage {
+  readonly backend = 'sqlite' as const;
+  readonly handoffs: RecordSource<HandoffRecord>;
+  readonly decisions: RecordSource<DecisionRecord>;
+  private readonly state: TwoXState;
+
+  constructor(private readonly twoX: TwoXStore) {
+    this.state = twoX.state;
+    this.handoffs = this.records<HandoffRecord>('handoffs');
+    this.decisions = this.records<DecisionRecord>('decisions');
+  }
+
+  private readonly sync = () => this.twoX.sync();
+
+  lines<T extends object>(kind: LineKind): LineSource<T> {
+    const line = kind === 'posts' ? (item: Item) => item.value as unknown as T : (item: Item) => handoffLine(item) as T | undefined;
+    return new RowLines<T>(this.state, kind, line, this.sync);
+  }
+
+  array(kind: ArrayKind): ArraySource {
+    const rows: StateKind = kind === 'decisionIndex' ? 'decisions' : kind;
+    return {
+      key: async () => {
+        await this.sync();
+        return `rows ${this.state.version(rows)}`;
+      },
+      read: () =>
+        Promise.resolve(
+          kind === 'decisionIndex'
+            ? this.state.sorted('decisions').map(d => indexEntryOf(d.value))
+            : this.state.sorted(rows).map(item => copyOf<unknown>(item)),
+        ),
+    };
+  }
+
+  /** Records by id: keyed by their row's text (a record written here is keyed by the text its row will hold). */
+  private records<T>(kind: 'handoffs' | 'decisions'): RecordSource<T> {
+    return {
+      key: async id => {
+        await this.sync();
+        return this.state.of(kind).get(id)?.text;
+      },
+      read: async id => {
+        // A writing operation reads the copy it writes (its own changes are stored when it ends).
+        if (kind === 'decisions' && this.twoX.writing)
+          return (await readDecisionFile(path.join(this.twoX.mirror.dir, 'decisions', `${id}.json`), id)) as T | undefined;
+        await this.sync();
+        const item = this.state.of(kind).get(id);
+        return item && copyOf<T>(item);
+      },
+      written: (_id, record) => Promise.resolve(JSON.stringify(record)),
+    };
+  }
+}

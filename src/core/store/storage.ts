@@ -1,0 +1,117 @@
+/**
+ * The one storage interface the folder's kept views read through (engine/folder-store.ts makes
+ * it), with two backends:
+ *  - `files`: twining-mcp 1.x's files (docs/format.md), read incrementally as before: the JSONL
+ *    files by the bytes appended, the JSON arrays and records by their stat;
+ *  - `sqlite`: a twining-mcp 2.x folder (docs/twining-2.md), read from its rows in `twining.db`
+ *    (or, without a database, its `records/` files), held once in memory (store/two-x-state.ts)
+ *    and kept current by the database's seq and data_version (store/sqlite-views.ts).
+ * A view asks its source what changed since it last looked; the same records give the same views
+ * in either backend. Writes still run on the 1.x files (for a 2.x folder: the write copy that
+ * store/two-x-store.ts stores back into rows and `records/`).
+ */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { JsonlFile, RefreshResult } from './jsonl';
+import { readJsonArray } from './files';
+import { stampOf } from './version-stamp';
+import type { Layout } from './layout';
+import type { DecisionRecord, HandoffRecord } from '../records';
+
+/** A list of records read as lines are appended (the blackboard, the handoff index). */
+export interface LineSource<T> {
+  /** The records, oldest first. */
+  readonly all: readonly T[];
+  /** How far the source was read (the files backend: bytes; the sqlite backend: records). */
+  readonly size: number;
+  /** Whether a refresh would find nothing new (the files backend: one stat). */
+  isCurrent(): Promise<boolean>;
+  refresh(): Promise<RefreshResult<T>>;
+}
+
+/** A list read whole when its key changes (the registry, the decision index, the graph). */
+export interface ArraySource {
+  /** Changes whenever the list does ('missing' when there is none). */
+  key(): Promise<string>;
+  /** Every item, objects or not, each a value of its own (callers change them before writing them back). */
+  read(): Promise<unknown[]>;
+}
+
+/** Records read one at a time by id (handoff and decision records). */
+export interface RecordSource<T> {
+  /** Changes whenever the record does; undefined when there is no such record. */
+  key(id: string): Promise<string | undefined>;
+  /** The record as it is now (a value of its own), undefined when missing; throws naming the file when unreadable. */
+  read(id: string): Promise<T | undefined>;
+  /** The key of a record this process just wrote as `record`. */
+  written(id: string, record: T): Promise<string | undefined>;
+}
+
+export type ArrayKind = 'agents' | 'decisionIndex' | 'entities' | 'relations';
+export type LineKind = 'posts' | 'handoffs';
+
+export interface Storage {
+  readonly backend: 'files' | 'sqlite';
+  /** The blackboard's entries or the handoff index's lines. */
+  lines<T extends object>(kind: LineKind, warn: (m: string) => void): LineSource<T>;
+  array(kind: ArrayKind): ArraySource;
+  readonly handoffs: RecordSource<HandoffRecord>;
+  readonly decisions: RecordSource<DecisionRecord>;
+}
+
+/** A JSON array file's source: its stat, then the whole file. */
+export function fileArray(file: string, what: string): ArraySource {
+  return {
+    key: async () => {
+      try {
+        return stampOf(await fs.stat(file));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        return 'missing';
+      }
+    },
+    read: () => readJsonArray(file, what),
+  };
+}
+
+/** Record files under a folder (`file(id)`), keyed by their stat, read by `readRecord`. */
+export function fileRecords<T>(file: (id: string) => string, readRecord: (file: string, id: string) => Promise<T | undefined>): RecordSource<T> {
+  const key = async (id: string) => {
+    const st = await fs.stat(file(id)).catch(() => undefined);
+    return st && stampOf(st);
+  };
+  return { key, read: id => readRecord(file(id), id), written: key };
+}
+
+const ARRAY_FILES: Record<ArrayKind, [file: (layout: Layout) => string, what: string]> = {
+  agents: [l => l.registry, 'The agent registry'],
+  decisionIndex: [l => l.decisionIndex, 'The decision index'],
+  entities: [l => path.join(l.graphDir, 'entities.json'), 'The graph entities file'],
+  relations: [l => path.join(l.graphDir, 'relations.json'), 'The graph relations file'],
+};
+
+/** The `files` backend: twining-mcp 1.x's files under `layout.data`. */
+export class FilesStorage implements Storage {
+  readonly backend = 'files' as const;
+  readonly handoffs: RecordSource<HandoffRecord>;
+  readonly decisions: RecordSource<DecisionRecord>;
+
+  constructor(
+    private readonly layout: Layout,
+    readHandoff: (file: string, id: string) => Promise<HandoffRecord | undefined>,
+    readDecision: (file: string, id: string) => Promise<DecisionRecord | undefined>,
+  ) {
+    this.handoffs = fileRecords(id => layout.handoff(id), readHandoff);
+    this.decisions = fileRecords(id => layout.decision(id), readDecision);
+  }
+
+  lines<T extends object>(kind: LineKind, warn: (m: string) => void): LineSource<T> {
+    return new JsonlFile<T>(kind === 'posts' ? this.layout.blackboard : this.layout.handoffIndex, warn);
+  }
+
+  array(kind: ArrayKind): ArraySource {
+    const l = this.layout;
+    const [file, what] = ARRAY_FILES[kind];
+    return fileArray(file(l), what);
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * A twining-mcp 2.x folder opened to read (a window showing the views, `twining why` and
+ * `twining status` as one-shot processes) is read from its rows (store/sqlite-views.ts): nothing
+ * is written outside `.twining/`, neither in the user's cache nor in the temporary folder, and the
+ * answers are those of the same records in a 1.x folder. A write lays its 1.x copy out in the
+ * user's cache only (src/core/store/two-x-cache.ts), never beside the project. Needs node:sqlite
+ * (scripts/test.js runs it under Node 24).
+ */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { spawnSync } from 'child_process';
+import { openWorkspace } from '../../../../src/core';
+import { CLI_JS, fixtureProject, tempProject, tw } from '../../../support/tmp';
+import { hasSqlite, twoXFrom1x } from '../../../support/twining-mcp-2x';
+
+const skip = hasSqlite ? false : `this Node (${process.version}) has no node:sqlite; scripts/test.js runs this file under Node 24`;
+const quiet = { warn: () => undefined };
+
+/** Every path under `dir` (folders end with `/`), relative to it. */
+function tree(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .map(e => path.relative(dir, path.join(e.parentPath, e.name)) + (e.isDirectory() ? '/' : ''))
+    .sort();
+}
+
+/** Runs `work` with the cache and the temporary folder pointed at empty folders of their own; gives what each holds after. */
+async function watched(work: (env: NodeJS.ProcessEnv) => Promise<void>): Promise<{ cache: string[]; tmp: string[] }> {
+  const base = tempProject('watched');
+  const cache = path.join(base, 'cache');
+  const tmp = path.join(base, 'tmp');
+  fs.mkdirSync(tmp);
+  const saved = { TWINING_CACHE_DIR: process.env.TWINING_CACHE_DIR, TMPDIR: process.env.TMPDIR };
+  process.env.TWINING_CACHE_DIR = cache;
+  process.env.TMPDIR = tmp;
+  try {
+    await work({ ...process.env });
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+  return { cache: tree(cache), tmp: tree(tmp) };
+}
+
+describe('a 2.x folder opened to read', { skip }, () => {
+  test('the views, `twining why` and `twining status` write nothing outside .twining/ and answer as the same records in a 1.x folder', async () => {
+    const one = fixtureProject();
+    const two = tempProject('demo-project');
+    twoXFrom1x(tw(one), tw(two), { withDb: true });
+    const outside = () => tree(two).filter(p => !p.startsWith('.twining/') && p !== '.twining/');
+    const projectBefore = outside();
+    let answers: unknown[] = [];
+    const seen = await watched(async env => {
+      const engine = await openWorkspace(two, quiet);
+      try {
+        answers = [await engine.read({ limit: 1000 }), await engine.decisions({}), await engine.why({ scope: 'src/' }), await engine.handoffs({})];
+      } finally {
+        engine.close();
+      }
+      for (const args of [['why', 'src/'], ['status']]) {
+        const r = spawnSync(process.execPath, [CLI_JS, ...args], { cwd: two, env, encoding: 'utf8' });
+        assert.equal(r.status, 0, `twining ${args.join(' ')}: ${r.stderr}`);
+        const same = spawnSync(process.execPath, [CLI_JS, ...args], { cwd: one, encoding: 'utf8' });
+        if (args[0] === 'why') assert.equal(r.stdout, same.stdout, 'twining why answers as in the 1.x folder');
+      }
+    });
+    assert.deepEqual(seen.cache, [], 'nothing in the user cache');
+    assert.deepEqual(seen.tmp, [], 'nothing in the temporary folder');
+    assert.deepEqual(outside(), projectBefore, 'nothing beside .twining/ in the project');
+    const oneX = await openWorkspace(one, quiet);
+    try {
+      assert.deepEqual(answers, [await oneX.read({ limit: 1000 }), await oneX.decisions({}), await oneX.why({ scope: 'src/' }), await oneX.handoffs({})]);
+    } finally {
+      oneX.close();
+    }
+  });
+
+  test('a write lays its copy out in the user cache only, and the records it wrote are read back from the rows', async () => {
+    const two = tempProject('demo-project');
+    twoXFrom1x(tw(fixtureProject()), tw(two), { withDb: true });
+    const outside = () => tree(two).filter(p => !p.startsWith('.twining/') && p !== '.twining/');
+    const projectBefore = outside();
+    const seen = await watched(async () => {
+      const engine = await openWorkspace(two, quiet);
+      try {
+        await engine.post({ entry_type: 'finding', summary: 'Written through the copy', scope: 'src/', agent_id: 'tester' });
+      } finally {
+        engine.close();
+      }
+    });
+    assert.ok(
+      seen.cache.some(p => p.endsWith('/.twining/blackboard.jsonl')),
+      `the copy is in the cache: ${seen.cache.slice(0, 5).join(', ')}`,
+    );
+    assert.deepEqual(seen.tmp, [], 'nothing in the temporary folder');
+    assert.deepEqual(outside(), projectBefore, 'nothing beside .twining/ in the project');
+    const again = await openWorkspace(two, quiet);
+    try {
+      assert.equal((await again.read({ limit: 1 })).entries[0]?.summary, 'Written through the copy');
+    } finally {
+      again.close();
+    }
+  });
+});
