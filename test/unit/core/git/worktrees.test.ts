@@ -122,6 +122,14 @@ describe('the record a folder uses (resolveRecord)', () => {
     assert.equal(cli(wt, 'post', '--entry-type', 'warning', '--summary', 'bare and shared', '--agent-id', 'a').status, 0);
     assert.ok(parseJsonl(path.join(bare, '.twining', 'blackboard.jsonl')).some(e => e.summary === 'bare and shared'));
     assert.equal(twiningStatus(wt), '');
+    // git-setup from the worktree or the bare repository: the driver goes where every worktree reads it.
+    const setup = cli(wt, 'git-setup');
+    assert.equal(setup.status, 0, setup.stderr);
+    assert.match(setup.stdout, /bare repository: its own record .* is outside every branch/);
+    assert.match(fs.readFileSync(path.join(bare, 'info', 'attributes'), 'utf8'), /^\.twining\/blackboard\.jsonl merge=twining$/m);
+    assert.match(git(bare, 'config', '--get', 'merge.twining.driver'), / merge %O %A %B/);
+    assert.match(cli(bare, 'git-setup').stdout, /Already set up: nothing changed/);
+    assert.equal(git(wt, 'check-attr', 'merge', '--', '.twining/decisions/x.json').trim(), '.twining/decisions/x.json: merge: twining');
   });
 
   test('a moved or removed primary: a clear error naming the .git file and what to run; nothing written', () => {
