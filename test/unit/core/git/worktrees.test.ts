@@ -403,6 +403,33 @@ describe('absolute paths given in a linked worktree', () => {
     const outside = cli(beside, 'claim', '--agent-id', 'bob', '--paths', path.join(path.dirname(primary), 'elsewhere.ts'), '--reason', 'x');
     assert.notEqual(outside.status, 0);
     assert.match(outside.stderr + outside.stdout, /is outside the project/);
+    // A decision's affected files given as absolute paths of the worktree: `why` from the primary finds it.
+    json(
+      beside,
+      'decide',
+      '--agent-id',
+      'bob',
+      '--domain',
+      'auth',
+      '--scope',
+      path.join(beside, 'src', 'auth') + '/',
+      '--summary',
+      'Tokens carry a kid header',
+      '--rationale',
+      'key rotation',
+      '--context',
+      'rotation',
+      '--affected-files',
+      jwt,
+    );
+    const why = json(primary, 'why', 'src/auth/jwt.ts');
+    assert.ok(JSON.stringify(why).includes('Tokens carry a kid header'), JSON.stringify(why).slice(0, 400));
+    const decisionsDir = path.join(primary, '.twining', 'decisions');
+    const stored = fs
+      .readdirSync(decisionsDir)
+      .map(f => JSON.parse(fs.readFileSync(path.join(decisionsDir, f), 'utf8')) as { summary: string; scope: string; affected_files: string[] });
+    const kid = stored.find(d => d.summary === 'Tokens carry a kid header');
+    assert.deepEqual([kid?.scope, kid?.affected_files], ['src/auth/', ['src/auth/jwt.ts']]);
     json(beside, 'release', '--agent-id', 'bob', '--paths', jwt);
     assert.equal(cli(primary, 'claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'now free').status, 0);
     assert.equal(twiningStatus(beside), '');
