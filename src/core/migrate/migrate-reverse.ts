@@ -23,7 +23,7 @@ import { RECORD_KINDS, kindDir, recordsDir } from '../store/records-dir';
 import { recordText } from '../store/record-text';
 import { readLegacyRecords } from '../store/legacy-records';
 import { ingestRecordsTree, readRecordsTree } from '../store/records-ingest';
-import { DbSource, Item, TwoXState } from '../store/two-x-state';
+import { DbSource, Item, STATE_KINDS, TwoXState } from '../store/two-x-state';
 import { arrayText, blackboardText, decisionIndexText, handoffIndexText, recordFileText } from '../store/one-x-texts';
 import { mapParallel } from '../store/parallel-io';
 import { backUpConfig, editConfigText, writeConfig } from '../store/migrate-config';
@@ -94,7 +94,7 @@ export async function migrateReverse(projectRoot: string, dryRun: boolean, warn:
         for (const suffix of ['', '-wal']) await fs.copyFile(databaseFile(dir) + suffix, databaseFile(copy) + suffix).catch(() => undefined);
         const db = openDatabase(copy, { readOnly: true });
         try {
-          await new DbSource(db, warn).load(state);
+          await new DbSource(db, warn).load(state, STATE_KINDS);
         } finally {
           db.close();
         }
@@ -107,7 +107,7 @@ export async function migrateReverse(projectRoot: string, dryRun: boolean, warn:
     const db = openDatabase(dir, { create: true });
     try {
       if (!exportOff && hasTree) await ingestRecordsTree(db, dir, warn);
-      await new DbSource(db, warn).load(state);
+      await new DbSource(db, warn).load(state, STATE_KINDS);
     } finally {
       db.close();
     }

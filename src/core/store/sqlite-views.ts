@@ -116,18 +116,21 @@ export class SqliteStorage implements Storage {
     this.decisions = this.records<DecisionRecord>('decisions');
   }
 
-  private readonly sync = () => this.twoX.sync();
+  /** The rows of `kind` read (the first time) and brought up to date. */
+  private sync(kind: StateKind): Promise<void> {
+    return this.twoX.sync(undefined, [kind]);
+  }
 
   lines<T extends object>(kind: LineKind): LineSource<T> {
     const line = kind === 'posts' ? (item: Item) => item.value as unknown as T : (item: Item) => handoffLine(item) as T | undefined;
-    return new RowLines<T>(this.state, kind, line, this.sync);
+    return new RowLines<T>(this.state, kind, line, () => this.sync(kind));
   }
 
   array(kind: ArrayKind): ArraySource {
     const rows: StateKind = kind === 'decisionIndex' ? 'decisions' : kind;
     return {
       key: async () => {
-        await this.sync();
+        await this.sync(rows);
         return `rows ${this.state.version(rows)}`;
       },
       read: () =>
@@ -143,14 +146,14 @@ export class SqliteStorage implements Storage {
   private records<T>(kind: 'handoffs' | 'decisions'): RecordSource<T> {
     return {
       key: async id => {
-        await this.sync();
+        await this.sync(kind);
         return this.state.of(kind).get(id)?.text;
       },
       read: async id => {
         // A writing operation reads the copy it writes (its own changes are stored when it ends).
         if (kind === 'decisions' && this.twoX.writing)
           return (await readDecisionFile(path.join(this.twoX.mirror.dir, 'decisions', `${id}.json`), id)) as T | undefined;
-        await this.sync();
+        await this.sync(kind);
         const item = this.state.of(kind).get(id);
         return item && copyOf<T>(item);
       },

@@ -15,6 +15,7 @@ import { mapChunked } from './parallel-io';
 import { stampOf } from './version-stamp';
 
 export type StateKind = RecordKind | 'agents';
+export const STATE_KINDS: readonly StateKind[] = [...RECORD_KINDS, 'agents'];
 
 /** One record: its place in its list (`order` sorts as text), its JSON text as stored, its value. */
 export interface Item {
@@ -92,7 +93,8 @@ export class TwoXState {
 export interface Source {
   /** Whether agents are known (they live only in the database). */
   readonly hasAgents: boolean;
-  load(state: TwoXState): Promise<void>;
+  /** Reads the records of `kinds` not read yet (records/: every kind at the first call). */
+  load(state: TwoXState, kinds: readonly StateKind[]): Promise<void>;
   /** What changed since the last look; `hints` name record files reported changed (then only those are looked at besides new rows). */
   poll(state: TwoXState, hints?: readonly { kind: RecordKind; id: string }[]): Promise<Delta[]>;
 }
@@ -149,9 +151,15 @@ export class DbSource implements Source {
     private readonly warn: (m: string) => void,
   ) {}
 
-  load(state: TwoXState): Promise<void> {
-    this.version = dataVersion(this.db);
+  /** The tables read so far: only they are polled. */
+  private readonly loaded = new Set<StateKind>();
+
+  load(state: TwoXState, kinds: readonly StateKind[]): Promise<void> {
+    // Before the rows: a commit while they are read is looked for again by the next poll.
+    if (this.version === -1) this.version = dataVersion(this.db);
     for (const t of TABLES) {
+      if (!kinds.includes(t.kind) || this.loaded.has(t.kind)) continue;
+      this.loaded.add(t.kind);
       let last = 0;
       for (const row of this.db.prepare(`${select(t)} ORDER BY ${t.seq}`).all()) {
         last = Math.max(last, Number(row.s));
@@ -182,6 +190,7 @@ export class DbSource implements Source {
       deltas.push(d);
     };
     for (const hint of hints ?? []) {
+      if (!this.loaded.has(hint.kind)) continue;
       const t = tableOf(hint.kind);
       const row = this.db.prepare(`${select(t)} WHERE ${t.key} = ?`).get(hint.id);
       const known = state.of(t.kind).get(hint.id);
@@ -199,6 +208,7 @@ export class DbSource implements Source {
     // named record files, a row updated in place is among them (or in a later report).
     const filesNamed = hints !== undefined && hints.length > 0;
     for (const t of TABLES) {
+      if (!this.loaded.has(t.kind)) continue;
       // New rows: past the last seq (rowid for entities and agents) seen, read alone.
       for (const row of this.db.prepare(`${select(t)} WHERE ${t.seq} > ? ORDER BY ${t.seq}`).all(this.lastSeq.get(t.kind) ?? 0)) {
         this.lastSeq.set(t.kind, Math.max(this.lastSeq.get(t.kind) ?? 0, Number(row.s)));
@@ -278,7 +288,11 @@ export class RecordsSource implements Source {
           this.kept.set(path.join(dir, f[0]), { key: f[1], value: f[2] });
   }
 
+  private loaded = false;
+
   async load(state: TwoXState): Promise<void> {
+    if (this.loaded) return;
+    this.loaded = true;
     for (const kind of RECORD_KINDS) {
       const seen = await listKind(this.dir, kind, this.dirKeys);
       this.files.set(kind, seen);

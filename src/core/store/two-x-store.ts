@@ -26,7 +26,7 @@ import { beginImmediate, databaseFile, hasTwiningTables, openDatabase, sqliteMis
 import { isSqliteDatabase } from './folder-format';
 import { hasDatabaseHeader, newMirrorDir } from './two-x-folder';
 import { TABLE, handoffIndexData, restore, writeRow } from './two-x-rows';
-import { DbSource, Delta, Item, RecordsSource, Source, StateKind, TwoXState, seqOrder } from './two-x-state';
+import { DbSource, Delta, Item, RecordsSource, Source, STATE_KINDS, StateKind, TwoXState, seqOrder } from './two-x-state';
 import { TwoXMirror } from './two-x-mirror';
 import { RecordKind, readRecordFile, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
 import { recordText } from './record-text';
@@ -131,9 +131,9 @@ export class TwoXStore {
    * `/`) name record files to look at; without them the database's counters (or the records
    * folders' stats, at most every 500 ms) say whether anything changed.
    */
-  sync(paths?: readonly string[]): Promise<void> {
+  sync(paths?: readonly string[], kinds: readonly StateKind[] = []): Promise<void> {
     if (this.inWrite.getStore()) return Promise.resolve();
-    return this.enqueue(() => this.pull(paths));
+    return this.enqueue(() => this.pull(paths, kinds));
   }
 
   /**
@@ -167,7 +167,6 @@ export class TwoXStore {
       }
       // records/ read with the stats a kept copy saved (a file whose stat did not change is not read again).
       this.source = this.db ? new DbSource(this.db, this.warn) : new RecordsSource(this.dir, this.warn, this.claim().slot?.readRecords());
-      await this.source.load(this.state);
       if (this.place?.slot) {
         // Saved once the first view is served (and at exit): the next open starts from it.
         setTimeout(() => {
@@ -193,9 +192,13 @@ export class TwoXStore {
     this.copyBuilt = true;
   }
 
-  private async pull(paths?: readonly string[]): Promise<void> {
-    if (!this.opened) return this.open();
-    await this.opened;
+  /**
+   * Loads the tables of `kinds` not read yet (a view reads only its own: `twining why` reads no
+   * post), then brings every table read so far up to date.
+   */
+  private async pull(paths?: readonly string[], kinds: readonly StateKind[] = STATE_KINDS): Promise<void> {
+    await this.open();
+    await this.source!.load(this.state, kinds);
     const hints = paths?.map(p => recordOfPath(p)).filter((h): h is { kind: RecordKind; id: string } => h !== undefined);
     if (!this.db && !hints?.length) {
       // records/ without hints: the folders' stats, at most twice a second.
@@ -362,7 +365,7 @@ export class TwoXStore {
     this.db = db;
     this.source = new DbSource(db, this.warn);
     this.state.clear();
-    await this.source.load(this.state);
+    await this.source.load(this.state, STATE_KINDS);
     if (this.copyBuilt) await this.mirror.build(this.state);
   }
 
