@@ -8,9 +8,8 @@
  *  1. `BEGIN IMMEDIATE` on twining.db (SQLite's write lock, waiting up to its 5 s busy timeout), so
  *     the operation reads and writes as one step against every other writer, twining-mcp included;
  *  2. what other processes committed meanwhile is brought in, then the operation runs;
- *  3. a journal (`twining.db-twining-write-<pid>.json`) lists each record file to change with its
- *     bytes before and after and the row it goes with; the record files are written in
- *     twining-mcp's bytes and paths (records-dir.ts), then the rows, then `COMMIT`, then the
+ *  3. a journal (`twining.db-twining-write-<pid>.json`) lists each record file to change (bytes
+ *     before and after, its row); the record files (records-dir.ts), the rows, `COMMIT`, and the
  *     journal is removed.
  *
  * A writer killed between 3 and the commit leaves a journal: the next writable open puts back each
@@ -84,7 +83,6 @@ export class TwoXStore {
   get copyDir(): string {
     return this.mirror.dir;
   }
-
   /** Saves the kept copy's manifest, and the records/ files read when they changed since the last save. */
   private saveSlot(): void {
     const slot = this.place?.slot;
@@ -184,7 +182,6 @@ export class TwoXStore {
 
   /** Whether the write copy is laid out (at the first write: reads come from the rows, store/sqlite-views.ts). */
   private copyBuilt = false;
-
   /** Lays the write copy out from the rows, the first time a write runs. */
   private async buildCopy(): Promise<void> {
     if (this.copyBuilt) return;
