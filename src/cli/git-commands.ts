@@ -46,7 +46,12 @@ export async function runGitCommand(name: keyof typeof GIT_COMMANDS, args: strin
     if (json) out.write(JSON.stringify(result, null, 2) + '\n');
     else {
       const lines = result.changed.length ? result.changed.map(c => `- ${c}`) : ['Already set up: nothing changed.'];
-      out.write([`git merges of .twining/ in ${result.repository}:`, ...lines, `Driver: ${result.driver}`, LOCAL_CONFIG_NOTE].join('\n') + '\n');
+      const bare = result.bare
+        ? [
+            `This is a bare repository: its own record (${path.join(result.repository, '.twining')}) is outside every branch and git never merges it; the driver is for the .twining/ its worktrees check out.`,
+          ]
+        : [];
+      out.write([`git merges of .twining/ in ${result.repository}:`, ...lines, ...bare, `Driver: ${result.driver}`, LOCAL_CONFIG_NOTE].join('\n') + '\n');
     }
     return 0;
   } catch (error) {
