@@ -4,7 +4,10 @@
  * the parts this process pushed lately, else one `cat-file --batch` for all that are missing). A
  * long-lived engine syncs every 30 s; each of these would otherwise be a git process per sync.
  */
-import { Repo, TreeEntry, listTree, readBlobs } from './record-tree';
+import { Repo, TreeEntry, blobId, listTree, readBlobs } from './record-tree';
+import { PARTS_SUFFIX, isJsonl, partName, treeEntriesOf } from './record-files';
+import type { Part } from './parts-cache';
+import { gitText } from './sync-git';
 
 /** A commit's tree listing, listed once per process (a commit's tree never changes; the remote's tip and the base are often the same commit). */
 export type Listing = TreeEntry[] & { folders?: Map<string, string> };
@@ -63,3 +66,26 @@ export class BlobSource {
     return new Map(need.map(rel => [rel, Buffer.concat(files.get(rel)!.ids.map(id => blobs.get(id)!))]));
   }
 }
+
+/** The commits of sync's own refs (refs/twining/…), in one `for-each-ref`. */
+export async function readRefs(repo: Repo): Promise<Map<string, string>> {
+  const out = await gitText(repo.cwd, ['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', 'refs/twining/']);
+  const refs = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const [name, id, type] = line.split(' ');
+    if (name && type === 'commit') refs.set(name, id);
+  }
+  return refs;
+}
+
+export const treePathOf = (rel: string, i: number) => (isJsonl(rel) ? `${rel}${PARTS_SUFFIX}/${partName(i)}` : rel);
+
+export const partsCache = new WeakMap<Buffer, Part[]>();
+/** A file's parts as they lie in the tree, with their blob ids (kept per buffer). */
+export function partsOf(rel: string, content: Buffer, repo: Repo): Part[] {
+  let parts = partsCache.get(content);
+  if (!parts) partsCache.set(content, (parts = treeEntriesOf(rel, content).map(([, bytes]) => ({ id: blobId(bytes, repo.objectFormat), bytes }))));
+  return parts;
+}
+
+export const sameIds = (a?: readonly string[], b?: readonly string[]) => a === b || (!!a && !!b && a.length === b.length && a.every((x, i) => x === b[i]));

@@ -25,10 +25,13 @@ import { claimClock } from '../operations/claim-ops';
 import { gitText, runGit } from './sync-git';
 import { applyLocally } from './sync-apply';
 import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
-import { MARKER, PARTS_SUFFIX, SyncLayout, isJsonl, listLocalRecords, partName, removable, treeEntriesOf } from './record-files';
-import { Part, PartsWork, readWithParts } from './parts-cache';
+import { MARKER, SyncLayout, listLocalRecords, removable } from './record-files';
+import { PartsWork, readWithParts } from './parts-cache';
 import { Repo, blobId, buildTree, writeBlobs, writeTree } from './record-tree';
-import { BlobSource, listTreeOnce, remember, seedListing } from './sync-reads';
+import { BlobSource, listTreeOnce, partsCache, partsOf, readRefs, remember, sameIds, seedListing, treePathOf } from './sync-reads';
+import { SESSIONS_TREE, ownSnapshot, receiveSessions, snapshotBytes } from './clone-sessions';
+import { attributeIncoming } from './origins';
+import { claimsInLogText } from '../store/claim-log';
 import { pushUrlOf, setLocal } from './sync-config';
 import { checkIncoming, filesOfRemoteTree, refused } from './remote-checks';
 import { settleClaims } from './claim-settle';
@@ -86,33 +89,10 @@ export async function repoOfStore(ctx: FolderStore): Promise<Repo> {
   return repo;
 }
 
-/** The commits of sync's own refs (refs/twining/…), in one `for-each-ref`. */
-async function readRefs(repo: Repo): Promise<Map<string, string>> {
-  const out = await gitText(repo.cwd, ['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', 'refs/twining/']);
-  const refs = new Map<string, string>();
-  for (const line of out.split('\n')) {
-    const [name, id, type] = line.split(' ');
-    if (name && type === 'commit') refs.set(name, id);
-  }
-  return refs;
-}
-
 /** A commit's record files (their part ids), its tree checked first. */
 async function filesOfCommit(repo: Repo, commit: string, where: string) {
   return filesOfRemoteTree(await listTreeOnce(repo, commit), where);
 }
-
-const treePathOf = (rel: string, i: number) => (isJsonl(rel) ? `${rel}${PARTS_SUFFIX}/${partName(i)}` : rel);
-
-const partsCache = new WeakMap<Buffer, Part[]>();
-/** A file's parts as they lie in the tree, with their blob ids (kept per buffer). */
-function partsOf(rel: string, content: Buffer, repo: Repo): Part[] {
-  let parts = partsCache.get(content);
-  if (!parts) partsCache.set(content, (parts = treeEntriesOf(rel, content).map(([, bytes]) => ({ id: blobId(bytes, repo.objectFormat), bytes }))));
-  return parts;
-}
-
-const sameIds = (a?: readonly string[], b?: readonly string[]) => a === b || (!!a && !!b && a.length === b.length && a.every((x, i) => x === b[i]));
 
 /**
  * Syncs the engine's folder with its repository's remote. Throws a TwiningError naming the remote
@@ -266,10 +246,17 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     const marker = Buffer.from(`${JSON.stringify({ format: 1, layout })}\n`);
     put(MARKER, blobId(marker, repo.objectFormat), marker);
     for (const e of remoteListing ?? [])
-      if (e.path.startsWith('clones/')) {
+      if (e.path.startsWith('clones/') || e.path.startsWith(`${SESSIONS_TREE}/`)) {
         treeFiles.set(e.path, e.id);
         sizes.set(e.path, e.size);
       }
+    // Who is where: this clone's sessions go out as its snapshot; the others' stay as the remote has them (clone-sessions.ts).
+    const snapshot = await ownSnapshot(ctx.layout.dir, clone, ctx.now());
+    const mine = `${SESSIONS_TREE}/${clone.id}.json`;
+    if (snapshot.sessions.length > 0 || remotePaths.has(mine)) {
+      const bytes = snapshotBytes(snapshot);
+      put(mine, blobId(bytes, repo.objectFormat), bytes);
+    }
     const card = `clones/${clone.id}.json`;
     if (!treeFiles.has(card)) {
       const bytes = Buffer.from(`${JSON.stringify({ clone: clone.id, label: clone.label })}\n`);
@@ -321,22 +308,10 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       refsWritten = gitText(repo.cwd, ['update-ref', '--stdin'], { input: `update ${REMOTE_REF} ${commit}\nupdate ${BASE_REF} ${commit}\n` });
       refsWritten.catch(() => undefined);
     }
-    // Keep this clone's state before the sync changes it (refs/twining/before-sync), then write what came in.
-    if ([...merged].some(([rel, content]) => !local.get(rel)?.equals(content)) || [...local.keys()].some(rel => !merged.has(rel))) {
-      const before = await buildTree(
-        repo,
-        new Map([...local].flatMap(([rel, content]) => partsOf(rel, content, repo).map((part, i) => [treePathOf(rel, i), part] as const))),
-      );
-      const beforeCommit = (
-        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', before.tree, '-m', 'twining: this clone before a sync'], { env: identity(clone) })
-      ).trim();
-      await gitText(repo.cwd, ['update-ref', BEFORE_REF, beforeCommit]);
-      await applyLocally(ctx, local, merged, notes);
-    }
-    if (commit && !pushed && commit !== base) await gitText(repo.cwd, ['update-ref', BASE_REF, commit]);
     const incoming = emptyCounts();
     const outgoing = emptyCounts();
     const incomingEntries: IncomingEntry[] = [];
+    const incomingClaims: IncomingEntry[] = [];
     // Counted on the parts that differ only: an append to a large file reads one part, not the file.
     const remoteOnly = new Map<string, string[]>();
     for (const [rel, after] of merged) {
@@ -358,7 +333,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
         Buffer.concat(localOnly.map(p => p.bytes)),
         Buffer.concat(afterParts.filter(p => !localPartIds.has(p.id)).map(p => p.bytes)),
         incoming,
-        rel === 'blackboard.jsonl' || rel.startsWith('records/posts/') ? incomingEntries : undefined,
+        rel === 'blackboard.jsonl' || rel.startsWith('records/posts/') ? incomingEntries : rel === claimsRel ? incomingClaims : undefined,
       );
       const gone = remoteOnly.get(rel);
       if (gone === undefined) continue;
@@ -370,6 +345,28 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
         outgoing,
       );
     }
+    // Which clone the records that came in were written on (origins.ts), for the views: known before they are written here.
+    const localClaims = new Set(claimsInLogText(local.get(claimsRel)?.toString('utf8') ?? '').map(c => (c as { id?: string }).id));
+    const arrived = new Set([...incomingEntries.map(e => e.id), ...incomingClaims.map(c => c.id).filter(id => !localClaims.has(id))]);
+    if (remoteTip && arrived.size > 0)
+      await attributeIncoming(repo, base, remoteTip, arrived, clone.id).catch(error =>
+        notes.push(`could not tell which clone the new records came from: ${(error as Error).message}`),
+      );
+    // Keep this clone's state before the sync changes it (refs/twining/before-sync), then write what came in.
+    if ([...merged].some(([rel, content]) => !local.get(rel)?.equals(content)) || [...local.keys()].some(rel => !merged.has(rel))) {
+      const before = await buildTree(
+        repo,
+        new Map([...local].flatMap(([rel, content]) => partsOf(rel, content, repo).map((part, i) => [treePathOf(rel, i), part] as const))),
+      );
+      const beforeCommit = (
+        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', before.tree, '-m', 'twining: this clone before a sync'], { env: identity(clone) })
+      ).trim();
+      await gitText(repo.cwd, ['update-ref', BEFORE_REF, beforeCommit]);
+      await applyLocally(ctx, local, merged, notes);
+    }
+    if (commit && !pushed && commit !== base) await gitText(repo.cwd, ['update-ref', BASE_REF, commit]);
+    if (remoteListing)
+      await receiveSessions(ctx.layout.dir, remoteListing, base ? await listTreeOnce(repo, base) : [], clone.id, ids => source.blobs(ids), notes);
     await refsWritten;
     return {
       remote,
