@@ -6,8 +6,9 @@
  * changed since is read again, and the others are not read again whatever else changed.
  *
  * A long-lived engine (the extension's, `twining mcp`'s: `keepRecordsWarm`) also reads, after a
- * briefing, the records of the other active and provisional decisions in the background, 64 at a
- * time, once per version of the index: the next briefing of any scope then reads no record file.
+ * briefing, the records of the other decisions in the background (active and provisional first,
+ * then the retired ones `why` lists), 64 at a time, once per version of the index: the next
+ * briefing or `why` of any scope then reads no record file.
  * One-shot processes (the CLI, hooks) do not, so they exit as soon as they have answered.
  */
 import type { FolderStore } from '../engine/folder-store';
@@ -26,7 +27,13 @@ interface Cache {
 const caches = new WeakMap<FolderStore, Cache>();
 const BATCH = 64;
 
-const keyOf = (d: DecisionIndexEntry) => JSON.stringify(d);
+/** An index entry's fields as one string, kept with the entry (entries are new objects when the index is read again). */
+const keys = new WeakMap<DecisionIndexEntry, string>();
+function keyOf(d: DecisionIndexEntry): string {
+  let key = keys.get(d);
+  if (key === undefined) keys.set(d, (key = JSON.stringify(d)));
+  return key;
+}
 
 function cacheOf(ctx: FolderStore): Cache {
   let cache = caches.get(ctx);
@@ -63,7 +70,8 @@ export function warmDecisionRecords(ctx: FolderStore, index: readonly DecisionIn
   const warm = async () => {
     const ids = new Set(index.map(d => d.id));
     for (const id of [...cache.records.keys()]) if (!ids.has(id)) cache.records.delete(id);
-    const wanted = index.filter(d => d.status === 'active' || d.status === 'provisional');
+    const current = (d: DecisionIndexEntry) => d.status === 'active' || d.status === 'provisional';
+    const wanted = [...index.filter(current), ...index.filter(d => !current(d))];
     for (let at = 0; at < wanted.length; at += BATCH) {
       // Another version of the index meanwhile: the next briefing starts over from it.
       if (ctx.decisionIndex.version !== version) return;
