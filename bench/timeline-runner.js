@@ -55,7 +55,7 @@ async function measure() {
   result.loadMs = first.loadMs;
   result.marks = (first.marks || []).map(([name, at]) => [name, Math.round((at - wall0) * 10) / 10]);
   // Where the page has marks: the frame after the drawing, when it is on the screen (before its report travels back).
-  result.frameMs = result.marks.find(([name]) => name === 'next frame')?.[1];
+  result.frameMs = result.marks.find(([name]) => name === 'page: next frame')?.[1];
   // Wait until the relations (handoff records) have been sent too, so that appends are measured alone.
   await new Promise(r => setTimeout(r, 3000));
   const now = Date.parse(process.env.TWINING_NOW);

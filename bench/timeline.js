@@ -71,7 +71,18 @@ function summarize(entries, results) {
     readMs: median(results.map(r => r.readMs ?? NaN)),
     loadMs: median(results.map(r => r.loadMs ?? NaN)),
     appendDrawMs: median(results.flatMap(r => r.appendDrawMs)),
+    frameMs: median(results.map(r => r.frameMs ?? NaN)),
+    marks: medianMarks(results),
   };
+}
+
+/** Each mark's median time since the command, in the order of those medians (builds that report marks). */
+function medianMarks(results) {
+  const names = [...new Set(results.flatMap(r => (r.marks || []).map(([name]) => name)))];
+  return names
+    .map(name => [name, median(results.flatMap(r => (r.marks || []).filter(([n]) => n === name).map(([, ms]) => ms)))])
+    .filter(([, ms]) => !Number.isNaN(ms))
+    .sort((a, b) => a[1] - b[1]);
 }
 
 function print(label, summary) {
@@ -80,6 +91,11 @@ function print(label, summary) {
     `    Open Timeline -> first paint       ${summary.openToPaintMs.toFixed(0)} ms (of which the page: ${summary.pagePaintMs.toFixed(0)} ms, drawing ${summary.firstDrawMs.toFixed(0)} ms)`,
   );
   console.log(`      of which in the extension: reading the folder ${summary.readMs.toFixed(0)} ms, with the items laid out ${summary.loadMs.toFixed(0)} ms`);
+  if (!Number.isNaN(summary.frameMs)) console.log(`    Open Timeline -> the frame after the drawing, on the page's clock: ${summary.frameMs.toFixed(0)} ms`);
+  if (summary.marks.length) {
+    console.log("    on the way (median ms since the command; the page's marks say so, the others are the extension's):");
+    for (const [name, ms] of summary.marks) console.log(`      ${ms.toFixed(0).padStart(6)}  ${name}`);
+  }
   console.log(
     `    one append by the CLI -> update    ${summary.appendToPaintMs.toFixed(0)} ms (of which the page: ${summary.pageAppendMs.toFixed(1)} ms, drawing ${summary.appendDrawMs.toFixed(1)} ms)`,
   );

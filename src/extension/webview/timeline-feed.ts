@@ -165,6 +165,8 @@ export class TimelineFeed {
     lazy.layOut(FIRST_PIECE);
     this.mark('first piece laid out');
     this.laying = undefined;
+    // All of it in the first piece (a folder of fewer entries): nothing is left to lay out, and every answer is whole at once.
+    if (lazy.done) this.lazy = undefined;
   }
 
   /** The pieces after the first (started once, by the first answer or by what needs every item); resolves when all are laid out. */

@@ -7,9 +7,10 @@
 import type { TimelineMark } from '../shared/timeline-messages';
 
 const wall = (ms: number) => performance.timeOrigin + ms;
-let marks: TimelineMark[] | undefined = [['script', wall(performance.now())]];
+let marks: TimelineMark[] | undefined = [['page: script runs', wall(performance.now())]];
+/** Marks a moment of the page's start (named "page: ..." beside the extension's marks). */
 export function mark(name: string): void {
-  marks?.push([name, wall(performance.now())]);
+  marks?.push([`page: ${name}`, wall(performance.now())]);
 }
 /** The marks so far with the browser's own timings of the page and its files (then no more marks are kept). */
 export function takeMarks(): TimelineMark[] | undefined {
@@ -17,13 +18,13 @@ export function takeMarks(): TimelineMark[] | undefined {
   marks = undefined;
   if (!taken) return undefined;
   const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
-  if (nav) taken.push(['page fetch', wall(nav.fetchStart)], ['page fetched', wall(nav.responseEnd)], ['page parsed', wall(nav.domInteractive)]);
+  if (nav) taken.push(['page: fetch', wall(nav.fetchStart)], ['page: fetched', wall(nav.responseEnd)], ['page: parsed', wall(nav.domInteractive)]);
   for (const r of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
     const file = r.name
       .replace(/[?#].*$/, '')
       .split('/')
       .pop();
-    taken.push([`${file} fetch`, wall(r.startTime)], [`${file} fetched`, wall(r.responseEnd)]);
+    taken.push([`page: ${file} fetch`, wall(r.startTime)], [`page: ${file} fetched`, wall(r.responseEnd)]);
   }
   return taken.sort((a, b) => a[1] - b[1]);
 }
