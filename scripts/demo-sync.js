@@ -3,7 +3,10 @@
 // for a teammate's machine. The demo folder becomes a git repository, syncs once (so the editor
 // syncs it in the background), and the teammate's clone receives the record. `teammatePosts`
 // then writes in the teammate's clone and syncs it, as another machine would: the window shows
-// it without anyone touching it.
+// it without anyone touching it. Who is where: the teammate's clone is labelled `cloud-box:…`, its
+// agent runs a hooked session there (the hook bundle, JSON on standard input, as Claude Code runs
+// it) and claims a file, so the window's session board, the claim's row and tooltip and the
+// Context view's entries name the teammate's clone.
 'use strict';
 
 const fs = require('fs');
@@ -12,6 +15,7 @@ const { execFileSync } = require('child_process');
 
 const REPO = path.resolve(__dirname, '..');
 const CLI = path.join(REPO, 'dist', 'cli.js');
+const HOOK = path.join(REPO, 'dist', 'hook.js');
 
 function git(cwd, ...args) {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }).trim();
@@ -45,6 +49,7 @@ function prepareSyncDemo(folder) {
   twining(folder, 'sync');
   git(path.dirname(folder), 'clone', '-q', remote, teammate);
   identity(teammate, 'teammate');
+  git(teammate, 'config', 'twining.sync.label', `cloud-box:${path.basename(folder)}`);
   twining(teammate, 'sync');
   return teammate;
 }
@@ -55,9 +60,34 @@ const POSTS = [
   ['status', 'Load test on the cloud box: 1,200 rps on GET /users, p95 41 ms', 'src/api/users.ts'],
 ];
 
-/** The teammate's agent writes its next post and syncs, as another machine would. */
+/** One hook call in the teammate's clone, as its agent's host makes it (a process with the event's JSON on standard input). */
+function teammateHook(teammate, event, extra) {
+  const input = {
+    session_id: 'cloud-agent-session',
+    transcript_path: path.join(teammate, 'transcript.jsonl'),
+    cwd: teammate,
+    hook_event_name: event,
+    ...extra,
+  };
+  execFileSync(process.execPath, [HOOK, event, '--agent', 'cloud-agent', '--host', 'claude-code'], {
+    cwd: teammate,
+    input: JSON.stringify(input),
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+}
+
+/** The teammate's agent works (a hooked session that edits a file, a claim on it the first time) and writes its next post, then syncs, as another machine would. */
 function teammatePosts(teammate, n) {
   const [entry_type, summary, scope] = POSTS[n % POSTS.length];
+  if (n === 0) teammateHook(teammate, 'SessionStart', { source: 'startup' });
+  const file = scope.endsWith('/') ? `${scope}index.ts` : scope;
+  teammateHook(teammate, 'PostToolUse', {
+    tool_name: 'Edit',
+    tool_input: { file_path: path.join(teammate, file) },
+    tool_response: {},
+    tool_use_id: `edit-${n}`,
+  });
+  if (n === 0) twining(teammate, 'claim', '--paths', 'src/api/', '--agent-id', 'cloud-agent', '--reason', 'Retry-After fix on the staging box');
   twining(teammate, 'post', '--entry-type', entry_type, '--summary', summary, '--scope', scope, '--agent-id', 'cloud-agent');
   return twining(teammate, 'sync');
 }

@@ -14,7 +14,6 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { SessionState } from '../records';
 import type { TreeEntry } from './record-tree';
-import { KEEP_UNRECORDED_MS } from '../rules/session-board';
 import { ensureSessionsDir, fileSafe, listSessions, readJsonFile, sessionsDir, writeJsonFile } from '../store/session-files';
 
 /** The tree folder of the snapshots. */
@@ -33,12 +32,13 @@ export interface SessionSnapshot {
   sessions: SessionState[];
 }
 
-/** This clone's own sessions worth showing elsewhere (on the board: seen in the last days), newest first, bounded. */
-export async function ownSnapshot(twiningDir: string, clone: { id: string; label: string }, now: Date): Promise<SessionSnapshot> {
+/** This clone's own sessions, newest first, at most MAX_SESSIONS. */
+export async function ownSnapshot(twiningDir: string, clone: { id: string; label: string }): Promise<SessionSnapshot> {
   const names = new Set((await fs.readdir(sessionsDir(twiningDir)).catch(() => [] as string[])).filter(n => !isRemoteFile(n)));
   const own = (await listSessions(twiningDir)).filter(s => names.has(`session-${fileSafe(s.session_id)}.json`) && s.clone === undefined);
+  // Which of them the board shows is the receiving board's to say (by its own clock, as for its own sessions).
   const recent = own
-    .filter(s => typeof s.last_seen === 'string' && now.getTime() - Date.parse(s.last_seen) < KEEP_UNRECORDED_MS)
+    .filter(s => typeof s.last_seen === 'string')
     .sort((a, b) => (a.last_seen < b.last_seen ? 1 : -1))
     .slice(0, MAX_SESSIONS)
     .map(s => clean(s))

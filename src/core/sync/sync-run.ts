@@ -251,7 +251,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
         sizes.set(e.path, e.size);
       }
     // Who is where: this clone's sessions go out as its snapshot; the others' stay as the remote has them (clone-sessions.ts).
-    const snapshot = await ownSnapshot(ctx.layout.dir, clone, ctx.now());
+    const snapshot = await ownSnapshot(ctx.layout.dir, clone);
     const mine = `${SESSIONS_TREE}/${clone.id}.json`;
     if (snapshot.sessions.length > 0 || remotePaths.has(mine)) {
       const bytes = snapshotBytes(snapshot);
