@@ -16,8 +16,9 @@
  * `BENCH_SYNC_JSON {...}`.
  *
  * `--baseline DIR` (a `dist/` built from another commit, e.g. copied aside before a change) adds
- * the same incremental sync by that build's CLI to every round, interleaved: before and after in
- * one run, on the same clone, with their ratio.
+ * the same incremental sync by that build's CLI, and by that build's own warm engine (its
+ * core.js, opened on the same clone), to every round, interleaved: before and after in one run,
+ * on the same clone, with their ratio.
  */
 'use strict';
 const { arg, median, now } = require('./measure');
@@ -63,6 +64,7 @@ async function main() {
   const baselineDir = arg('--baseline', undefined);
   const baselineCli = baselineDir ? path.resolve(baselineDir, 'cli.js') : undefined;
   if (baselineCli && !fs.existsSync(baselineCli)) throw new Error(`${baselineCli} is missing`);
+  const baselineCore = baselineDir ? path.resolve(baselineDir, 'core.js') : undefined;
   const top = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-sync-'));
   try {
     const remote = path.join(top, 'remote.git');
@@ -93,6 +95,8 @@ async function main() {
     git(a, 'worktree', 'add', '-q', '-b', 'bench-plain', path.join(top, 'plain'));
     const plain = path.join(top, 'plain');
     git(plain, 'push', '-q', 'origin', 'bench-plain');
+    const baseWs = baselineCore ? await require(baselineCore).openWorkspace(a, { warn: () => undefined }) : undefined;
+    const baselineLibraryMs = [];
     const syncMs = [];
     const libraryMs = [];
     const baselineMs = [];
@@ -118,6 +122,10 @@ async function main() {
         const b = spawnSync(process.execPath, [baselineCli, 'sync', '--json'], { cwd: a, encoding: 'utf8', maxBuffer: 1 << 26 });
         baselineMs.push(now() - t);
         if (b.status !== 0) throw new Error(b.stderr);
+        await post10(rep, ' (baseline library)');
+        t = now();
+        await baseWs.sync();
+        baselineLibraryMs.push(now() - t);
       }
       await post10(rep, ' (library)');
       let before = objectsIn(remote);
@@ -152,7 +160,14 @@ async function main() {
       bare_fetch_push_ms: median(bareMs),
       library_ratio: +(median(libraryMs) / median(bareMs)).toFixed(2),
       ratio: +(median(syncMs) / median(bareMs)).toFixed(2),
-      ...(baselineCli ? { baseline_sync_ms: median(baselineMs), baseline_ratio: +(median(baselineMs) / median(bareMs)).toFixed(2) } : {}),
+      ...(baselineCli
+        ? {
+            baseline_sync_ms: median(baselineMs),
+            baseline_ratio: +(median(baselineMs) / median(bareMs)).toFixed(2),
+            baseline_library_sync_ms: median(baselineLibraryMs),
+            baseline_library_ratio: +(median(baselineLibraryMs) / median(bareMs)).toFixed(2),
+          }
+        : {}),
       added_to_remote: added,
       loadavg: os.loadavg().map(x => +x.toFixed(2)),
     };
@@ -161,7 +176,10 @@ async function main() {
     console.log(`  bare git fetch + push of the same 10 entries: ${result.bare_fetch_push_ms} ms`);
     console.log(`  incremental engine.sync() after 10 posts:     ${result.library_sync_ms} ms (${result.library_ratio}x bare; target at most 2x)`);
     console.log(`  incremental \`twining sync\` after 10 posts:  ${result.sync_ms} ms (${result.ratio}x bare)`);
-    if (baselineCli) console.log(`  the same by the --baseline build's CLI:       ${result.baseline_sync_ms} ms (${result.baseline_ratio}x bare)`);
+    if (baselineCli) {
+      console.log(`  the same by the --baseline build's engine:    ${result.baseline_library_sync_ms} ms (${result.baseline_library_ratio}x bare)`);
+      console.log(`  the same by the --baseline build's CLI:       ${result.baseline_sync_ms} ms (${result.baseline_ratio}x bare)`);
+    }
     console.log(`  added to the remote per sync: ${added.map(x => `${x.by} ${x.objects} objects / ${x.kib} KiB`).join(', ')}`);
     console.log(`BENCH_SYNC_JSON ${JSON.stringify(result)}`);
   } finally {

@@ -24,7 +24,7 @@ export function listTreeOnce(repo: Repo, commit: string): Promise<Listing> {
 }
 
 /** The listing of a commit this process just made: what `ls-tree` would print for it. */
-export function seedListing(repo: Repo, commit: string, files: Map<string, string>, sizes: Map<string, number>, folders: Map<string, string>): void {
+export function seedListing(repo: Repo, commit: string, files: Map<string, string>, sizes: Map<string, number>, folders = new Map<string, string>()): void {
   const entries: Listing = [...files].map(([p, id]) => ({ path: p, mode: '100644', type: 'blob', id, size: sizes.get(p) ?? 0 }));
   entries.folders = new Map([...folders].filter(([f]) => f !== ''));
   if (listings.size > 64) listings.clear();

@@ -27,7 +27,8 @@ import { applyLocally } from './sync-apply';
 import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
 import { MARKER, SyncLayout, listLocalRecords, removable } from './record-files';
 import { PartsWork, readWithParts } from './parts-cache';
-import { Repo, blobId, buildTree, writeBlobs, writeTree } from './record-tree';
+import { Repo, blobId, buildTree } from './record-tree';
+import { identityEnv, importCommit, syncIdentity } from './record-commit';
 import { BlobSource, listTreeOnce, partsCache, partsOf, readRefs, remember, sameIds, seedListing, treePathOf } from './sync-reads';
 import { SESSIONS_TREE, ownSnapshot, receiveSessions, snapshotBytes } from './clone-sessions';
 import { attributeIncoming } from './origins';
@@ -267,27 +268,38 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     let pushed = false;
     let refsWritten: Promise<unknown> = Promise.resolve();
     if (!unchanged) {
-      // Only the blobs the remote's tree does not hold are written, and only the folders that changed.
-      // The blobs and the trees are written at once (mktree told not to look for the blobs yet); the commit waits for both.
-      const [built] = await Promise.all([
-        writeTree(repo, treeFiles, { folders: remoteListing?.folders ?? new Map<string, string>(), files: remotePaths }),
-        writeBlobs(repo, newBlobs),
-      ]);
+      // The new blobs, the folders they are in and the commit, in one `git fast-import` kept open while the push runs (record-commit.ts).
       const parent = remoteTip ?? base;
-      const message = `twining sync from ${clone.label} (${options.reason ?? 'manual'})`;
-      commit = (
-        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', built.tree, ...(parent ? ['-p', parent] : []), '-m', message], { env: identity(clone) })
-      ).trim();
-      // Pushed to the remote's URL rather than its name, so git does not move the user's remote-tracking refs (refs/remotes/…).
-      const pushUrl = await pushUrlOf(repo, remote);
-      const push = await runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', pushUrl, `${commit}:refs/heads/${BRANCH}`], {
-        // A first sync of a large record sends it all: its time limit grows with what is new (5 s a MB).
-        timeoutMs: timeoutMs + [...newBlobs.values()].reduce((n, b) => n + b.length, 0) / 200,
+      const changedFiles = new Map([...treeFiles].filter(([p, id]) => remotePaths.get(p) !== id));
+      const pushUrl = pushUrlOf(repo, remote); // read while fast-import runs
+      pushUrl.catch(() => undefined);
+      const made = await importCommit(repo, {
+        parent,
+        fromScratch: !remoteTip && parent !== undefined, // without the remote's record: the merged files alone, whatever the base held
+        files: remoteTip ? changedFiles : treeFiles,
+        removed: remoteTip ? [...remotePaths.keys()].filter(p => !treeFiles.has(p)) : [],
+        blobs: newBlobs,
+        message: `twining sync from ${clone.label} (${options.reason ?? 'manual'})`,
+        who: syncIdentity(clone),
       });
+      commit = made.commit;
+      // Pushed to the remote's URL rather than its name, so git does not move the user's remote-tracking refs (refs/remotes/…).
+      const push = await pushUrl
+        .then(url =>
+          runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', url, `${commit}:refs/heads/${BRANCH}`], {
+            // A first sync of a large record sends it all: its time limit grows with what is new (5 s a MB).
+            timeoutMs: timeoutMs + [...newBlobs.values()].reduce((n, b) => n + b.length, 0) / 200,
+          }),
+        )
+        .catch(async (error: unknown) => {
+          await made.finish([]).catch(() => undefined); // fast-import ends without moving a ref
+          throw error;
+        });
       const rejected =
         /\[rejected\]|\[remote rejected\].*(fetch first|non-fast-forward|stale|failed to update ref|cannot lock ref)|non-fast-forward|fetch first/.test(
           push.stdout.toString('utf8') + push.stderr,
         );
+      if (push.code !== 0) await made.finish([]); // not accepted: no local ref moves
       if (push.code !== 0 && rejected && attempt < MAX_ATTEMPTS) {
         await new Promise(resolve => setTimeout(resolve, 20 + Math.floor(Math.random() * 80 * attempt)));
         continue; // another clone synced meanwhile: fetch, merge, try again
@@ -302,10 +314,10 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       pushed = true;
       newBlobCount = newBlobs.size;
       // The new commit's tree is known: the next sync lists it from here, not from git; its new blobs are held for the next sync's counts.
-      seedListing(repo, commit, treeFiles, sizes, built.folders);
+      seedListing(repo, commit, treeFiles, sizes);
       for (const [id, bytes] of newBlobs) remember(id, bytes);
-      // Both refs in one transaction, written while the counts are made (awaited before the report).
-      refsWritten = gitText(repo.cwd, ['update-ref', '--stdin'], { input: `update ${REMOTE_REF} ${commit}\nupdate ${BASE_REF} ${commit}\n` });
+      // Accepted: both refs are written by fast-import as its stream ends, while the counts are made (awaited before the report).
+      refsWritten = made.finish([REMOTE_REF, BASE_REF]);
       refsWritten.catch(() => undefined);
     }
     const incoming = emptyCounts();
@@ -359,7 +371,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
         new Map([...local].flatMap(([rel, content]) => partsOf(rel, content, repo).map((part, i) => [treePathOf(rel, i), part] as const))),
       );
       const beforeCommit = (
-        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', before.tree, '-m', 'twining: this clone before a sync'], { env: identity(clone) })
+        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', before.tree, '-m', 'twining: this clone before a sync'], { env: identityEnv(clone) })
       ).trim();
       await gitText(repo.cwd, ['update-ref', BEFORE_REF, beforeCommit]);
       await applyLocally(ctx, local, merged, notes);
@@ -385,13 +397,4 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       notes,
     };
   }
-}
-
-function identity(clone: { id: string; label: string }): Record<string, string> {
-  return {
-    GIT_AUTHOR_NAME: `Twining sync (${clone.label})`,
-    GIT_AUTHOR_EMAIL: `twining-sync@${clone.id}.invalid`,
-    GIT_COMMITTER_NAME: `Twining sync (${clone.label})`,
-    GIT_COMMITTER_EMAIL: `twining-sync@${clone.id}.invalid`,
-  };
 }
