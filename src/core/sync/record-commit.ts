@@ -15,7 +15,7 @@
  * The commit is kept on a private scratch ref, `refs/twining/outgoing` (fast-import writes every
  * commit onto a ref): the last commit this clone made to push, never a branch of the user's.
  */
-import { spawn } from 'child_process';
+import { ChildProcessWithoutNullStreams, spawn } from 'child_process';
 import { noPromptEnv } from './sync-git';
 import type { Repo } from './record-tree';
 
@@ -70,12 +70,14 @@ function quoted(p: string): string {
 /** A name or address as git's ident accepts it: no angle brackets, no line breaks. */
 const identPart = (s: string) => s.replace(/[<>\n\r\0]/g, '').trim();
 
-/**
- * Writes the blobs of `change`, the trees that changed and the commit, in one `git fast-import`;
- * resolves once they are readable by other git processes, with the commit's id. Every blob's id is
- * read back from git and checked against the one this side computed.
- */
-export function importCommit(repo: Repo, change: RecordChange): Promise<PendingCommit> {
+/** A `git fast-import` started ahead of its commit (so its start overlaps the fetch); ended unused by `cancel`. */
+export interface Importer {
+  commit(change: RecordChange): Promise<PendingCommit>;
+  /** Ends the process without a commit (nothing is written). */
+  cancel(): void;
+}
+
+export function startImport(repo: Repo): Importer {
   const child = spawn(
     'git',
     // unpackLimit 0: the objects stay in fast-import's pack (a small import would otherwise run `unpack-objects`, one more process).
@@ -83,21 +85,78 @@ export function importCommit(repo: Repo, change: RecordChange): Promise<PendingC
     { cwd: repo.cwd, env: noPromptEnv(), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true },
   );
   let stderr = '';
-  let stdout = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
   child.stdout.setEncoding('utf8');
   child.stdin.on('error', () => undefined);
+  let spawnError: Error | undefined;
+  child.on('error', error => (spawnError = new Error(`cannot run git (${error.message}); is git installed and on PATH?`)));
   const closed = new Promise<number>(resolve => child.on('close', code => resolve(code ?? -1)));
-  const failed = (what: string) => new Error(`git fast-import ${what}: ${stderr.trim() || 'no message'}; the record was not committed and nothing was pushed`);
+  let used = false;
+  return {
+    cancel() {
+      if (!used) child.stdin.end('done\n');
+      used = true;
+    },
+    commit(change) {
+      if (used) return Promise.reject(new Error('this git fast-import was already used'));
+      used = true;
+      return commitWith(child, change, closed, () => spawnError ?? stderr);
+    },
+  };
+}
 
+/** A fast-import started ahead (while the fetch runs), taken by the commit, else ended unused when the sync is over. */
+export class SpareImport {
+  private importer?: Importer;
+  private closed = false;
+  constructor(private readonly repo: Repo) {}
+  start(): void {
+    if (!this.closed && !this.importer) this.importer = startImport(this.repo);
+  }
+  take(): Importer {
+    const importer = this.importer ?? startImport(this.repo);
+    this.importer = undefined;
+    return importer;
+  }
+  close(): void {
+    this.closed = true;
+    this.importer?.cancel();
+    this.importer = undefined;
+  }
+}
+
+/**
+ * Writes the blobs of `change`, the trees that changed and the commit, in one `git fast-import`;
+ * resolves once they are readable by other git processes, with the commit's id. Every blob's id is
+ * read back from git and checked against the one this side computed.
+ */
+export function importCommit(repo: Repo, change: RecordChange): Promise<PendingCommit> {
+  return startImport(repo).commit(change);
+}
+
+function commitWith(
+  child: ChildProcessWithoutNullStreams,
+  change: RecordChange,
+  closed: Promise<number>,
+  problem: () => Error | string,
+): Promise<PendingCommit> {
+  let stdout = '';
+  const failed = (what: string) => {
+    const p = problem();
+    return p instanceof Error ? p : new Error(`git fast-import ${what}: ${p.trim() || 'no message'}; the record was not committed and nothing was pushed`);
+  };
+  const missing = [...change.files.values()].find(id => !change.blobs.has(id));
+  if (missing) {
+    child.stdin.end();
+    return Promise.reject(new Error(`no bytes for blob ${missing}; the record was not committed and nothing was pushed`));
+  }
   const ids = [...new Set(change.files.values())];
   const mark = new Map(ids.map((id, i) => [id, i + 1] as const));
   const commitMark = ids.length + 1;
   const chunks: (string | Buffer)[] = ['feature done\n'];
   for (const id of ids) {
-    const bytes = change.blobs.get(id);
-    if (!bytes) throw new Error(`no bytes for blob ${id}`);
+    const bytes = change.blobs.get(id)!;
     chunks.push(`blob\nmark :${mark.get(id)}\ndata ${bytes.length}\n`, bytes, `\nget-mark :${mark.get(id)}\n`);
   }
   const message = Buffer.from(`${change.message}\n`, 'utf8');
@@ -118,7 +177,6 @@ export function importCommit(repo: Repo, change: RecordChange): Promise<PendingC
       child.stdin.end();
       reject(error);
     };
-    child.on('error', error => fail(new Error(`cannot run git (${error.message}); is git installed and on PATH?`)));
     closed.then(code => fail(failed(`stopped (exit ${code})`))).catch(() => undefined);
     child.stdout.on('data', (chunk: string) => {
       stdout += chunk;

@@ -28,7 +28,7 @@ import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
 import { MARKER, SyncLayout, listLocalRecords, removable } from './record-files';
 import { PartsWork, readWithParts } from './parts-cache';
 import { Repo, blobId, buildTree } from './record-tree';
-import { identityEnv, importCommit, syncIdentity } from './record-commit';
+import { SpareImport, identityEnv, syncIdentity } from './record-commit';
 import { BlobSource, listTreeOnce, partsCache, partsOf, readRefs, remember, sameIds, seedListing, treePathOf } from './sync-reads';
 import { SESSIONS_TREE, ownSnapshot, receiveSessions, snapshotBytes } from './clone-sessions';
 import { attributeIncoming } from './origins';
@@ -109,11 +109,12 @@ export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): P
   const state = await readState(repo);
   const attemptAt = ctx.timestamp();
   let remote = options.remote;
+  const spare = new SpareImport(repo);
   try {
     // One sync at a time per clone (the extension, twining mcp and a claim may all want one).
     const report = await withLock(lockTarget, '', async () => {
       remote = await chooseRemote(repo, options.remote);
-      return runSync(ctx, repo, remote, options);
+      return runSync(ctx, repo, remote, options, spare).finally(() => spare.close()); // a fast-import started and not used ends here
     });
     await setLocal(repo, 'twining.sync.enabled', 'true');
     await setLocal(repo, 'twining.sync.remote', report.remote);
@@ -134,7 +135,7 @@ export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): P
   }
 }
 
-async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: SyncOptions): Promise<SyncReport> {
+async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: SyncOptions, spare: SpareImport): Promise<SyncReport> {
   const timeoutMs = options.networkTimeoutMs ?? 30_000;
   const layout = layoutOf(ctx);
   const where = `the record on ${remote} (${BRANCH})`;
@@ -147,7 +148,8 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     const refsBefore = readRefs(repo);
     const reading = listLocalRecords(ctx.layout.dir, layout).then(files => readWithParts(repo, files));
     refsBefore.catch(() => undefined);
-    reading.catch(() => undefined);
+    // A local file changed since the parts cache saw it: there is likely a commit to make, so fast-import starts now, while the fetch runs.
+    reading.then(r => r.work.hashedBytes > 0 && spare.start()).catch(() => undefined);
     const fetched = await fetchRecord(repo, remote, timeoutMs);
     // A ref git says is up to date is as it was; one that moved is read again.
     const refs = fetched === 'moved' ? await readRefs(repo) : await refsBefore;
@@ -183,10 +185,8 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     const source = new BlobSource(repo);
     for (const [rel, content] of local) {
       const parts = partsOf(rel, content, repo);
-      localIds.set(
-        rel,
-        parts.map(p => p.id),
-      );
+      const ids = parts.map(p => p.id);
+      localIds.set(rel, ids);
       for (const p of parts) source.hold(p.id, p.bytes);
     }
     // Which files changed on which side since the base.
@@ -273,7 +273,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       const changedFiles = new Map([...treeFiles].filter(([p, id]) => remotePaths.get(p) !== id));
       const pushUrl = pushUrlOf(repo, remote); // read while fast-import runs
       pushUrl.catch(() => undefined);
-      const made = await importCommit(repo, {
+      const made = await spare.take().commit({
         parent,
         fromScratch: !remoteTip && parent !== undefined, // without the remote's record: the merged files alone, whatever the base held
         files: remoteTip ? changedFiles : treeFiles,

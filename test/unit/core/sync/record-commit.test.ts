@@ -3,14 +3,15 @@
  * real repository: only the changed files are written on top of the parent's tree, names that
  * would break fast-import's line format are written exactly, the refs named move only when the
  * caller says (after an accepted push) and none when it does not, and bytes that are not the blob
- * the caller named are refused before anything is committed.
+ * the caller named are refused before anything is committed. A fast-import started ahead of the
+ * commit (while the fetch runs) ends when the sync is over, and none starts after.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
-import { git, newRepo } from '../../../support/git-repo';
-import { OUTGOING_REF, importCommit } from '../../../../src/core/sync/record-commit';
+import { git, newRepo, run } from '../../../support/git-repo';
+import { OUTGOING_REF, SpareImport, importCommit } from '../../../../src/core/sync/record-commit';
 import { repoOf } from '../../../../src/core/sync/sync-state';
 import { blobId } from '../../../../src/core/sync/record-tree';
 
@@ -96,4 +97,26 @@ test('fast-import writes the changed files on the parent, moves the named refs o
     /git stored a blob as [0-9a-f]+, expected/,
   );
   assert.equal(git(root, 'rev-parse', 'refs/twining/synced'), first.commit);
+});
+
+/** This process's child processes running fast-import (their command lines, from ps). */
+const importers = () =>
+  run(process.cwd(), 'ps', ['-o', 'args=', '--ppid', String(process.pid)], true)
+    .stdout.split('\n')
+    .filter(l => l.includes('fast-import'));
+
+test('a fast-import started ahead and not used ends when the sync is over, and none starts after', { skip: process.platform !== 'linux' }, async () => {
+  const root = newRepo();
+  const repo = (await repoOf(root))!;
+  const spare = new SpareImport(repo);
+  spare.start();
+  spare.start(); // one at most
+  assert.equal(importers().length, 1, 'one fast-import runs');
+  spare.close();
+  for (let i = 0; i < 100 && importers().length > 0; i++) await new Promise(resolve => setTimeout(resolve, 50));
+  assert.deepEqual(importers(), [], 'it ended');
+  spare.start(); // the local record was read after the sync failed: nothing starts
+  assert.deepEqual(importers(), []);
+  const before = git(root, 'for-each-ref');
+  assert.equal(before, '', 'no ref was written');
 });
