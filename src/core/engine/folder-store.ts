@@ -24,10 +24,14 @@ import { isWritableDate } from '../timestamps';
 import { OperationName, ParsedInputOf, parseInput } from '../schemas/schemas';
 import { writes } from '../operations/operation-writes';
 import { writeRefusal } from './write-trust';
-import type { AgentRecord, DecisionIndexEntry } from '../records';
+import type { AgentRecord, BlackboardEntry, DecisionIndexEntry } from '../records';
 import type { SearchIndex } from '../search/search-index';
 import type { TextIndex } from '../search/text-index';
 import { stampOf } from '../store/version-stamp';
+import { DerivedData, type DerivedName } from './derived-data';
+import { ClaimLog } from '../store/claim-log';
+import { claimsFileOf } from '../store/claims-file';
+import { type GraphFiles, type GraphQueue, graphFiles } from '../store/graph-files';
 
 export interface WorkspaceOptions {
   /** The clock; every timestamp, liveness and expiry is computed from it. */
@@ -97,6 +101,18 @@ export class FolderStore {
   readonly archive: ArchiveIndex;
   /** Handoff records read or written, by id, each with the stat it had then. */
   readonly handoffRecords: HandoffRecords;
+  /** The claims log (store/claim-log.ts), read incrementally: as this engine last read or wrote it. */
+  readonly claimLog: ClaimLog;
+  /** The knowledge graph's two files (operations/graph-ops.ts), kept by version stamp like the other array files. */
+  readonly graph: GraphFiles;
+  /** The graph's changes queued to be written together (operations/graph-ops.ts changeGraphSoon). */
+  graphQueue?: GraphQueue;
+  /** Blackboard entries appended by the operation running, whose graph steps follow it (operations/graph-populate-ops.ts). */
+  posted: BlackboardEntry[] = [];
+  /** What runs after every operation that posted (the engine's auto-archive, operations/auto-archive-ops.ts). */
+  afterPosting?: () => Promise<void>;
+  /** Everything worked out from the record and kept, by the version stamp of its source (engine/derived-data.ts). */
+  readonly derived: DerivedData;
   /** The search index, made by the first search (operations/search-ops.ts) and kept current by each one after. */
   searchIndex?: SearchIndex;
   readonly textIndex?: () => TextIndex;
@@ -159,6 +175,14 @@ export class FolderStore {
     this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(this.layout.decisionIndex, 'The decision index', this.beforeRead);
     this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
     this.handoffRecords = new HandoffRecords(this.layout);
+    this.claimLog = new ClaimLog(claimsFileOf(this.layout.dir), this.warn);
+    this.graph = graphFiles(this.layout, this.beforeRead);
+    this.derived = new DerivedData(source => (source === 'blackboard' ? this.blackboard.file.origin : source === 'decisions' ? this.decisionIndex.stamp : ''));
+  }
+
+  /** A value derived from the decision index as last read (`decisionIndex.get()` first), kept until its stamp moves. */
+  fromDecisions<R>(name: DerivedName, compute: (items: readonly DecisionIndexEntry[]) => R, part?: string): R {
+    return this.derived.of(name, () => compute(this.decisionIndex.lastRead), part);
   }
 
   now(): Date {

@@ -60,13 +60,9 @@ export interface ScopeContext {
   totals: { decisions: number; warnings: number; findings: number; delegations: number; handoffs: number; resolved: number };
 }
 
-const relations = new WeakMap<FolderStore, DecisionRelations>();
-
-/** The engine's kept knowledge of decision records (supersessions, snapshots naming a decision). */
+/** What this engine knows from decision records (supersessions, snapshots naming a decision). */
 export function relationsOf(ctx: FolderStore): DecisionRelations {
-  let r = relations.get(ctx);
-  if (!r) relations.set(ctx, (r = new DecisionRelations(ctx)));
-  return r;
+  return ctx.derived.of('decision relations', () => new DecisionRelations(ctx));
 }
 
 const isCurrent = (status: unknown) => status === 'active' || status === 'provisional';
@@ -83,8 +79,10 @@ export async function scopeContext(ctx: FolderStore, scope: string | undefined, 
 
   // Decisions: current ones first, newest first within each group.
   // Kept with the index until it changes: switching back to a file filters nothing again.
-  const matching = ctx.decisionIndex.derived(`context:${scope ?? ''}`, items =>
-    items.filter(d => typeof d.id === 'string' && (!scope || decisionAffects(d, scope))),
+  const matching = ctx.fromDecisions(
+    'decisions affecting scope',
+    items => items.filter(d => typeof d.id === 'string' && (!scope || decisionAffects(d, scope))),
+    scope ?? '',
   );
   const current = matching.filter(d => isCurrent(d.status)).sort(newestFirst);
   const past = matching.filter(d => !isCurrent(d.status)).sort(newestFirst);

@@ -11,7 +11,7 @@ import { overlaps } from '../scope';
 import { ScopePositions } from './scope-positions';
 import type { BlackboardEntry, HandoffIndexLine } from '../records';
 import { isResolved } from '../rules/resolution';
-import { stampOf } from './version-stamp';
+import { MISSING, stampOf } from './version-stamp';
 
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
 export class Blackboard {
@@ -245,16 +245,15 @@ export class JsonArrayFile<T> {
     private readonly before?: () => Promise<void>,
   ) {}
 
-  /** Values derived from the items of one version (at most 64: one per scope asked about, say). */
-  private memo = { version: -1, values: new Map<string, unknown>() };
+  /** Which parse `get()` gives: the file's version stamp (version-stamp.ts) when read, and a count of parses (`fresh` parses again). */
+  get stamp(): string {
+    return `${this.parses}:${this.key}`;
+  }
+  private parses = 0;
 
-  /** A value computed from the items of the last `get()`, kept until the file changes. */
-  derived<R>(name: string, compute: (items: readonly T[]) => R): R {
-    if (this.memo.version !== this.version || this.memo.values.size >= 64) this.memo = { version: this.version, values: new Map() };
-    if (this.memo.values.has(name)) return this.memo.values.get(name) as R;
-    const value = compute(this.value);
-    this.memo.values.set(name, value);
-    return value;
+  /** The object items as last read by `get()` (no stat). */
+  get lastRead(): readonly T[] {
+    return this.value;
   }
 
   private async statKey(): Promise<string> {
@@ -262,7 +261,7 @@ export class JsonArrayFile<T> {
       return stampOf(await fs.stat(this.path));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      return 'missing';
+      return MISSING;
     }
   }
 
@@ -275,13 +274,13 @@ export class JsonArrayFile<T> {
     await this.before?.();
     const key = await this.statKey();
     if (key !== this.key) {
-      this.raw = key === 'missing' ? [] : await readJsonArray(this.path, this.what);
+      this.raw = key === MISSING ? [] : await readJsonArray(this.path, this.what);
       this.value = this.raw.filter(isRecord) as T[];
       this.key = key;
+      this.parses++;
       // The first read is where the counter starts, not a change.
       if (this.loaded) this.version++;
       this.loaded = true;
-      this.memo = { version: -1, values: new Map() };
     }
     return this.value;
   }
