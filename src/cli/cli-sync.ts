@@ -4,7 +4,7 @@
  */
 import * as path from 'path';
 import { openWorkspace } from '../core/engine/engine';
-import { TwiningError, isTwiningError } from '../core/errors';
+import { parseFlags, failure } from './command-flags';
 import type { SyncReport } from '../core/sync/sync-run';
 import type { SyncCounts } from '../core/sync/sync-counts';
 
@@ -44,31 +44,17 @@ export function syncReportText(r: SyncReport): string {
 }
 
 export async function syncCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
-  let dir = '.';
-  let remote: string | undefined;
-  let json = false;
-  let status = false;
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new TwiningError('INVALID_INPUT', `${flag} needs a value`);
-      return v;
-    };
-    try {
-      if (flag === '--help' || flag === '-h') {
-        out.write(SYNC_HELP + '\n');
-        return 0;
-      } else if (flag === '--json') json = true;
-      else if (flag === '--status') status = true;
-      else if (flag === '--dir') dir = value();
-      else if (flag === '--remote') remote = value();
-      else throw new TwiningError('INVALID_INPUT', `unknown option ${argv[i]}; see \`twining sync --help\``);
-    } catch (error) {
-      err.write(`twining: sync: ${(error as Error).message}\n`);
-      return 1;
-    }
+  let flags;
+  try {
+    flags = parseFlags('sync', argv, { json: {}, status: {}, dir: { value: true }, remote: { value: true } });
+  } catch (error) {
+    return failure('sync', error, err);
   }
+  if (flags.help) {
+    out.write(SYNC_HELP + '\n');
+    return 0;
+  }
+  const { dir = '.', remote, json = false, status = false } = flags;
   try {
     const engine = await openWorkspace(path.resolve(dir), { warn: m => err.write(`twining: warning: ${m}\n`) });
     if (status) {
@@ -80,10 +66,6 @@ export async function syncCommand(argv: string[], out: NodeJS.WritableStream, er
     out.write((json ? JSON.stringify(report, null, 2) : syncReportText(report)) + '\n');
     return 0;
   } catch (error) {
-    err.write(`twining: sync: ${(error as Error).message}\n`);
-    if (isTwiningError(error, 'INVALID_INPUT')) return 1;
-    if (isTwiningError(error, 'NOT_FOUND')) return 2;
-    if (!(error instanceof TwiningError)) err.write(`${(error as Error).stack ?? ''}\n`);
-    return 3;
+    return failure('sync', error, err);
   }
 }

@@ -8,6 +8,7 @@ import * as path from 'path';
 import { runMergeDriver } from '../core/merge/merge-driver';
 import { LOCAL_CONFIG_NOTE, driverCommand, gitSetup } from '../core/git/git-setup';
 import { isTwiningError } from '../core/errors';
+import { parseFlags, failure } from './command-flags';
 
 export const GIT_COMMANDS = {
   merge: 'Merge driver for git: twining merge BASE OURS THEIRS PATH (git passes %O %A %B %P)',
@@ -30,23 +31,24 @@ export async function runGitCommand(name: keyof typeof GIT_COMMANDS, args: strin
     return 0;
   }
   if (name === 'merge') return runMergeDriver(args, err);
-  let dir = '.';
-  let json = false;
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--json') json = true;
-    else if (args[i] === '--dir' && i + 1 < args.length) dir = args[++i];
-    else if (args[i].startsWith('--dir=')) dir = args[i].slice(6);
-    else {
-      err.write(`twining: git-setup: unexpected argument "${args[i]}"; see \`twining git-setup --help\`\n`);
-      return 1;
-    }
+  let flags;
+  try {
+    flags = parseFlags('git-setup', args, { dir: { value: true }, json: {} });
+  } catch (error) {
+    return failure('git-setup', error, err);
   }
+  const { dir = '.', json = false } = flags;
   try {
     const result = await gitSetup(path.resolve(dir), driverCommand(ownCliPath()));
     if (json) out.write(JSON.stringify(result, null, 2) + '\n');
     else {
       const lines = result.changed.length ? result.changed.map(c => `- ${c}`) : ['Already set up: nothing changed.'];
-      out.write([`git merges of .twining/ in ${result.repository}:`, ...lines, `Driver: ${result.driver}`, LOCAL_CONFIG_NOTE].join('\n') + '\n');
+      const bare = result.bare
+        ? [
+            `This is a bare repository: its own record (${path.join(result.repository, '.twining')}) is outside every branch and git never merges it; the driver is for the .twining/ its worktrees check out.`,
+          ]
+        : [];
+      out.write([`git merges of .twining/ in ${result.repository}:`, ...lines, ...bare, `Driver: ${result.driver}`, LOCAL_CONFIG_NOTE].join('\n') + '\n');
     }
     return 0;
   } catch (error) {

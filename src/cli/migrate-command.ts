@@ -8,7 +8,7 @@
 import * as path from 'path';
 import { migrate } from '../core/migrate/migrate-ops';
 import type { MigrateReport } from '../core/migrate/migrate-common';
-import { TwiningError, isTwiningError } from '../core/errors';
+import { parseFlags, failure } from './command-flags';
 
 export const MIGRATE_HELP = [
   'twining migrate [--reverse] [--dry-run] [--dir <folder>] [--json]',
@@ -65,40 +65,22 @@ export function migrateReportText(r: MigrateReport): string {
 }
 
 export async function migrateCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
-  let dir = '.';
-  let reverse = false;
-  let dryRun = false;
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    if (flag === '--help' || flag === '-h') {
-      out.write(MIGRATE_HELP + '\n');
-      return 0;
-    }
-    if (flag === '--reverse') reverse = true;
-    else if (flag === '--dry-run') dryRun = true;
-    else if (flag === '--json') json = true;
-    else if (flag === '--dir') {
-      const value = inline ?? argv[++i];
-      if (value === undefined) {
-        err.write('twining: --dir needs a value\n');
-        return 1;
-      }
-      dir = value;
-    } else {
-      err.write(`twining: migrate: unknown option ${argv[i]}; see \`twining migrate --help\`\n`);
-      return 1;
-    }
+  let flags;
+  try {
+    flags = parseFlags('migrate', argv, { reverse: {}, 'dry-run': {}, json: {}, dir: { value: true } });
+  } catch (error) {
+    return failure('migrate', error, err);
   }
+  if (flags.help) {
+    out.write(MIGRATE_HELP + '\n');
+    return 0;
+  }
+  const { dir = '.', reverse = false, 'dry-run': dryRun = false, json = false } = flags;
   try {
     const report = await migrate(path.resolve(dir), { reverse, dry_run: dryRun }, m => err.write(`twining: warning: ${m}\n`));
     out.write((json ? JSON.stringify(report, null, 2) : migrateReportText(report)) + '\n');
     return report.dry_run || report.finalized ? 0 : 1;
   } catch (error) {
-    err.write(`twining: migrate: ${(error as Error).message}\n`);
-    if (isTwiningError(error, 'INVALID_INPUT')) return 1;
-    if (isTwiningError(error, 'NOT_FOUND')) return 2;
-    if (!(error instanceof TwiningError)) err.write(`${(error as Error).stack ?? ''}\n`);
-    return 3;
+    return failure('migrate', error, err);
   }
 }

@@ -12,6 +12,7 @@ import * as path from 'path';
 import * as readline from 'readline';
 import { applyHooks, lineDiff } from '../agents/setup/hooks-config';
 import { openWorkspace } from '../core/engine/engine';
+import { parseFlags, failure } from './command-flags';
 import { AGENT_HOSTS, AgentHost, DEFAULT_HOSTS, HOST_LABELS, changes, detectHosts, planSetup } from '../agents/setup/setup-plan';
 import { checkSetup, renderCheck } from '../agents/setup/setup-check';
 import { engineFile, keepEngineCurrent } from '../agents/setup/launcher';
@@ -42,42 +43,36 @@ function ask(question: string): Promise<boolean> {
 }
 
 export async function setupCommand(argv: string[], distDir: string, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
-  let dir = '.';
-  let yes = false;
-  let remove = false;
-  let check = false;
+  let flags;
+  try {
+    flags = parseFlags('setup', argv, { dir: { value: true }, yes: { short: 'y' }, remove: {}, check: {}, host: { value: true }, 'on-stop': { value: true } });
+  } catch (error) {
+    return failure('setup', error, err);
+  }
+  if (flags.help) {
+    out.write(HELP);
+    return 0;
+  }
+  const { dir = '.', yes = false, remove = false, check = false } = flags;
   let hosts: AgentHost[] | undefined;
   const extra: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    const value = () => inline ?? argv[++i];
-    if (flag === '--help' || flag === '-h') {
-      out.write(HELP);
-      return 0;
-    } else if (flag === '--dir') dir = value() ?? '.';
-    else if (flag === '--yes' || flag === '-y') yes = true;
-    else if (flag === '--remove') remove = true;
-    else if (flag === '--check') check = true;
-    else if (flag === '--host') {
-      const names = (value() ?? '').split(',').map(s => s.trim());
-      const all = names.includes('all');
-      const bad = names.filter(n => n !== 'all' && !(AGENT_HOSTS as readonly string[]).includes(n));
-      if (bad.length || names.length === 0) {
-        err.write(`twining: setup: unknown host(s) ${bad.join(', ') || '(none)'}; hosts are ${AGENT_HOSTS.join(', ')} or all\n`);
-        return 1;
-      }
-      hosts = all ? [...AGENT_HOSTS] : (names as AgentHost[]);
-    } else if (flag === '--on-stop') {
-      const mode = value();
-      if (mode !== 'block' && mode !== 'remind' && mode !== 'off') {
-        err.write(`twining: setup: --on-stop must be block, remind or off\n`);
-        return 1;
-      }
-      if (mode !== 'block') extra.push('--on-stop', mode);
-    } else {
-      err.write(`twining: setup: unknown option ${argv[i]}; usage: ${USAGE}\n`);
+  if (flags.host !== undefined) {
+    const names = flags.host.split(',').map(s => s.trim());
+    const all = names.includes('all');
+    const bad = names.filter(n => n !== 'all' && !(AGENT_HOSTS as readonly string[]).includes(n));
+    if (bad.length || names.length === 0) {
+      err.write(`twining: setup: unknown host(s) ${bad.join(', ') || '(none)'}; hosts are ${AGENT_HOSTS.join(', ')} or all\n`);
       return 1;
     }
+    hosts = all ? [...AGENT_HOSTS] : (names as AgentHost[]);
+  }
+  if (flags['on-stop'] !== undefined) {
+    const mode = flags['on-stop'];
+    if (mode !== 'block' && mode !== 'remind' && mode !== 'off') {
+      err.write(`twining: setup: --on-stop must be block, remind or off\n`);
+      return 1;
+    }
+    if (mode !== 'block') extra.push('--on-stop', mode);
   }
   const root = path.resolve(dir);
   try {

@@ -98,6 +98,10 @@ async function main(): Promise<void> {
       console.log(`    screenshot: ${await screenshot(page(), 'walkthrough-set-up-agents-question')}`);
       await box.getByRole('button', { name: 'Set Up' }).click();
       await waitDone('Set up your agents');
+      // The preview was a read-only document: once answered it is closed, and nothing is left dirty to save or discard.
+      const tabs = await page().locator('.tabs-container .tab').allInnerTexts();
+      if (tabs.some(t => /set-up-agents\.diff|Untitled/.test(t))) throw new Error(`the preview is still open: ${tabs.join(' | ')}`);
+      if ((await page().locator('.tabs-container .tab.dirty').count()) > 0) throw new Error(`a dirty editor is left: ${tabs.join(' | ')}`);
       const hooks = fs.readFileSync(path.join(folder, '.github', 'hooks', 'twining.json'), 'utf8');
       if (hooks.includes(folder) || !hooks.includes('node .agents/twining/hook.js SessionStart --host vscode')) throw new Error(`hook file: ${hooks}`);
     },

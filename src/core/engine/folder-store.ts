@@ -205,8 +205,15 @@ export class FolderStore {
     this.checkClock(op);
     // From a linked worktree, an absolute scope names a file of that worktree: kept as the project path
     // the primary's agents use for the same file, so the two meet (the hooks do the same).
-    const fields = parsed as { scope?: unknown };
-    if (this.route?.linked && typeof fields.scope === 'string' && path.isAbsolute(fields.scope)) fields.scope = this.projectPath(fields.scope);
+    // The same for a decision's files (decide, amend): `twining why` on the file finds it from either side.
+    const fields = parsed as { scope?: unknown; affected_files?: unknown; add_affected_files?: unknown };
+    if (this.route?.linked) {
+      if (typeof fields.scope === 'string' && path.isAbsolute(fields.scope)) fields.scope = this.projectPath(fields.scope);
+      for (const key of ['affected_files', 'add_affected_files'] as const) {
+        const list = fields[key];
+        if (Array.isArray(list)) fields[key] = (list as unknown[]).map(f => (typeof f === 'string' && path.isAbsolute(f) ? this.projectPath(f) : f));
+      }
+    }
     return parsed;
   }
 
@@ -215,10 +222,14 @@ export class FolderStore {
    * engine was opened from is made relative to that worktree (as the hooks make an edited file's
    * path, agents/hooks/hook-events.ts projectPath), so it matches claims and scopes made from the
    * primary; another absolute path is made relative to the project root (it starts with `..` when
-   * it is outside). Relative paths are returned as given.
+   * it is outside). Relative paths are returned as given; a trailing `/` (a folder scope) is kept.
    */
   projectPath(given: string): string {
     if (!path.isAbsolute(given)) return given;
+    if (/[\\/]$/.test(given) && given.length > 1) {
+      const folder = this.projectPath(given.replace(/[\\/]+$/, ''));
+      return folder === '' ? folder : `${folder}/`;
+    }
     const bases = this.route?.linked && this.route.worktree ? [this.route.worktree, this.root] : [this.root];
     for (const spelling of [path.resolve(given), realSpelling(given)]) {
       for (const base of bases) {

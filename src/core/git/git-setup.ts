@@ -120,11 +120,56 @@ export interface GitSetupResult {
   changed: string[];
   /** The driver command now configured. */
   driver: string;
+  /** A bare repository: its own record is outside every branch; the driver serves its worktrees' checked-out `.twining/`. */
+  bare?: boolean;
+}
+
+/** Whether `dir` is (inside) a bare repository: it has no work tree of its own. */
+async function isBare(dir: string): Promise<boolean> {
+  const r = await git(dir, ['rev-parse', '--is-bare-repository']).catch(() => undefined);
+  return r !== undefined && r.code === 0 && r.stdout.trim() === 'true';
+}
+
+/**
+ * A bare repository's record lives in the repository itself (record-location.ts), outside every
+ * branch: git never merges it. The `.twining/` folders its worktrees may check out (a branch that
+ * has one committed) are merged by their worktrees, which all read the repository's config and
+ * `info/attributes`: the driver goes there, for `.twining/` at the top of any worktree.
+ */
+async function gitSetupBare(bare: string, command: string): Promise<GitSetupResult> {
+  const changed: string[] = [];
+  const common = (await commonDir(bare)) ?? bare;
+  const sharedAttributesFile = path.join(common, 'info', 'attributes');
+  const added = await writeSharedAttributes(
+    sharedAttributesFile,
+    ATTRIBUTE_LINES.map(l => `.twining/${l}`),
+  );
+  if (added) changed.push(added);
+  changed.push(...(await configureDriver(bare, command, changed)));
+  return { repository: bare, attributesFile: sharedAttributesFile, sharedAttributesFile, changed, driver: command, bare: true };
+}
+
+/** Sets the driver in the repository's local config (shared by every worktree); returns what changed. */
+async function configureDriver(dir: string, command: string, before: readonly string[]): Promise<string[]> {
+  const changed: string[] = [];
+  for (const [key, value] of [
+    [`merge.${DRIVER_NAME}.name`, 'Twining: merge .twining/ records by id'],
+    [`merge.${DRIVER_NAME}.driver`, command],
+  ]) {
+    const now = await git(dir, ['config', '--local', '--get', key]);
+    if (now.code === 0 && now.stdout.trim() === value) continue;
+    const set = await git(dir, ['config', '--local', key, value]);
+    const done = [...before, ...changed];
+    if (set.code !== 0) throw new Error(`git config ${key} failed: ${set.stderr.trim()}; ${done.length ? done.join('; ') : 'nothing was changed'}`);
+    changed.push(now.code === 0 ? `set ${key} (was: ${now.stdout.trim()})` : `set ${key} in the repository's local git config`);
+  }
+  return changed;
 }
 
 export async function gitSetup(start: string, command: string): Promise<GitSetupResult> {
   const projectDir = recordRootOf(start);
   const repository = await repositoryRoot(projectDir);
+  if (!repository && (await isBare(projectDir))) return gitSetupBare(projectDir, command);
   if (!repository) throw new TwiningError('NOT_FOUND', `${projectDir} is not inside a git repository; nothing was changed`);
   const folder = path.join(projectDir, '.twining');
   if (!(await fs.stat(folder).catch(() => undefined))?.isDirectory()) {
@@ -158,16 +203,7 @@ export async function gitSetup(start: string, command: string): Promise<GitSetup
     );
     if (added) changed.push(added);
   }
-  for (const [key, value] of [
-    [`merge.${DRIVER_NAME}.name`, 'Twining: merge .twining/ records by id'],
-    [`merge.${DRIVER_NAME}.driver`, command],
-  ]) {
-    const now = await git(projectDir, ['config', '--local', '--get', key]);
-    if (now.code === 0 && now.stdout.trim() === value) continue;
-    const set = await git(projectDir, ['config', '--local', key, value]);
-    if (set.code !== 0) throw new Error(`git config ${key} failed: ${set.stderr.trim()}; ${changed.length ? changed.join('; ') : 'nothing was changed'}`);
-    changed.push(now.code === 0 ? `set ${key} (was: ${now.stdout.trim()})` : `set ${key} in the repository's local git config`);
-  }
+  changed.push(...(await configureDriver(projectDir, command, changed)));
   return { repository, attributesFile, ...(sharedAttributesFile && { sharedAttributesFile }), changed, driver: command };
 }
 

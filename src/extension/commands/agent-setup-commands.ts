@@ -120,6 +120,27 @@ export async function writeWhole(change: FileChange): Promise<void> {
   }
 }
 
+/**
+ * Opens `text` as a read-only document (`twining-proposed:/<folder>/<name>`) in the diff language:
+ * a preview the person reads and never has to save or discard. Returns a function that closes its
+ * tab (once the question it illustrates is answered).
+ */
+export async function showPreview(folder: TwiningFolder, name: string, text: string): Promise<() => Promise<void>> {
+  const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${folder.name}/${name}` });
+  proposed.set(uri.path, text);
+  proposedChanged.fire(uri);
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.languages.setTextDocumentLanguage(document, 'diff');
+  await vscode.window.showTextDocument(document, { preview: true });
+  return async () => {
+    const tabs = vscode.window.tabGroups.all
+      .flatMap(g => g.tabs)
+      .filter(t => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString());
+    if (tabs.length) await vscode.window.tabGroups.close(tabs);
+    proposed.delete(uri.path);
+  };
+}
+
 /** Shows each change as a diff of the file (or nothing) against the proposed text. */
 export async function showDiffs(folder: TwiningFolder, changes: FileChange[]): Promise<void> {
   for (const change of changes) {

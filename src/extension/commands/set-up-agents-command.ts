@@ -12,7 +12,7 @@ import { applyHooks, lineDiff } from '../../agents/setup/hooks-config';
 import type { TwiningSession } from '../session';
 import { log, setContext } from '../log';
 import { Cancelled, Invocation, quietly } from './command-runner';
-import { folderOf } from './agent-setup-commands';
+import { folderOf, showPreview } from './agent-setup-commands';
 
 export const AGENTS_WIRED_CONTEXT = 'twining.walkthrough.agentsWired';
 
@@ -65,7 +65,8 @@ export async function setUpAgents(inv: Invocation, ctx: TwiningSession) {
         ].join('\n');
       })
       .join('\n');
-    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ content: preview + '\n', language: 'diff' }), { preview: true });
+    // A read-only document, closed once the question is answered: nothing is left to save or discard.
+    const closePreview = await showPreview(folder, 'set-up-agents.diff', preview + '\n');
     const choice = await vscode.window.showInformationMessage(
       `${remove ? 'Take Twining out of' : 'Set up'} ${names} in ${folder.name}? ${changing.length} file(s) change.`,
       {
@@ -75,6 +76,7 @@ export async function setUpAgents(inv: Invocation, ctx: TwiningSession) {
       },
       remove ? 'Remove' : 'Set Up',
     );
+    await closePreview();
     if (choice === undefined) throw new Cancelled();
   }
   // These files are outside .twining/: no engine writes them, so the rule is asked here.

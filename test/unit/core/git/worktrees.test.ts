@@ -122,6 +122,14 @@ describe('the record a folder uses (resolveRecord)', () => {
     assert.equal(cli(wt, 'post', '--entry-type', 'warning', '--summary', 'bare and shared', '--agent-id', 'a').status, 0);
     assert.ok(parseJsonl(path.join(bare, '.twining', 'blackboard.jsonl')).some(e => e.summary === 'bare and shared'));
     assert.equal(twiningStatus(wt), '');
+    // git-setup from the worktree or the bare repository: the driver goes where every worktree reads it.
+    const setup = cli(wt, 'git-setup');
+    assert.equal(setup.status, 0, setup.stderr);
+    assert.match(setup.stdout, /bare repository: its own record .* is outside every branch/);
+    assert.match(fs.readFileSync(path.join(bare, 'info', 'attributes'), 'utf8'), /^\.twining\/blackboard\.jsonl merge=twining$/m);
+    assert.match(git(bare, 'config', '--get', 'merge.twining.driver'), / merge %O %A %B/);
+    assert.match(cli(bare, 'git-setup').stdout, /Already set up: nothing changed/);
+    assert.equal(git(wt, 'check-attr', 'merge', '--', '.twining/decisions/x.json').trim(), '.twining/decisions/x.json: merge: twining');
   });
 
   test('a moved or removed primary: a clear error naming the .git file and what to run; nothing written', () => {
@@ -395,6 +403,33 @@ describe('absolute paths given in a linked worktree', () => {
     const outside = cli(beside, 'claim', '--agent-id', 'bob', '--paths', path.join(path.dirname(primary), 'elsewhere.ts'), '--reason', 'x');
     assert.notEqual(outside.status, 0);
     assert.match(outside.stderr + outside.stdout, /is outside the project/);
+    // A decision's affected files given as absolute paths of the worktree: `why` from the primary finds it.
+    json(
+      beside,
+      'decide',
+      '--agent-id',
+      'bob',
+      '--domain',
+      'auth',
+      '--scope',
+      path.join(beside, 'src', 'auth') + '/',
+      '--summary',
+      'Tokens carry a kid header',
+      '--rationale',
+      'key rotation',
+      '--context',
+      'rotation',
+      '--affected-files',
+      jwt,
+    );
+    const why = json(primary, 'why', 'src/auth/jwt.ts');
+    assert.ok(JSON.stringify(why).includes('Tokens carry a kid header'), JSON.stringify(why).slice(0, 400));
+    const decisionsDir = path.join(primary, '.twining', 'decisions');
+    const stored = fs
+      .readdirSync(decisionsDir)
+      .map(f => JSON.parse(fs.readFileSync(path.join(decisionsDir, f), 'utf8')) as { summary: string; scope: string; affected_files: string[] });
+    const kid = stored.find(d => d.summary === 'Tokens carry a kid header');
+    assert.deepEqual([kid?.scope, kid?.affected_files], ['src/auth/', ['src/auth/jwt.ts']]);
     json(beside, 'release', '--agent-id', 'bob', '--paths', jwt);
     assert.equal(cli(primary, 'claim', '--agent-id', 'alice', '--paths', 'src/auth/jwt.ts', '--reason', 'now free').status, 0);
     assert.equal(twiningStatus(beside), '');
