@@ -6,9 +6,9 @@
  */
 
 /**
- * Files read at once by `mapBounded`: enough to keep the thread pool busy (32 made a warm `why` of
- * 200 decisions 1.8 times slower than all at once; 128 costs about a millisecond), well under any
- * usual limit (Node raises its soft limit to the hard one, rarely under 4,096).
+ * Files read at once by `mapBounded`: enough to keep the thread pool busy (fewer made a warm `why`
+ * slower: the README's Benchmarks, "Figures behind choices in the code"), well under any usual limit
+ * (Node raises its soft limit to the hard one, rarely under 4,096).
  */
 export const READS_AT_ONCE = 128;
 

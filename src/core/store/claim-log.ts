@@ -4,7 +4,7 @@
  * log and not one JSON array (the first version) or one file per claim (store/claims-file.ts says
  * why claims need one lock anyway): a claim is then one small append under the lock instead of
  * a rewrite of every claim, so claim and release cost the same at 10 claims and at 1,000 (the
- * rewrite of a 300 KB array was most of the 13 ms a claim took at 1,000); readers keep up by
+ * README's Benchmarks, "Figures behind choices in the code"); readers keep up by
  * reading only the bytes appended since their last read (store/jsonl.ts).
  *
  * The log is compacted under the same lock once its lines outnumber its claims by far: rewritten

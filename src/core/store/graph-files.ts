@@ -1,7 +1,7 @@
 /**
- * The knowledge graph's two files (`graph/entities.json`, `graph/relations.json`, docs/format.md
- * §Knowledge graph), each an array file re-parsed when its version stamp moves, with the lock each
- * is rewritten under (operations/graph-ops.ts).
+ * The knowledge graph's two files, `graph/entities.json` and `graph/relations.json` (docs/format.md §Knowledge graph),
+ * each an array file re-parsed when its version stamp moves, with the lock each is rewritten
+ * under (operations/graph-ops.ts).
  */
 import * as path from 'path';
 import type { Layout } from './layout';
