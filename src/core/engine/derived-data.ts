@@ -1,7 +1,7 @@
 /**
  * What the engine works out from a folder's record and keeps between operations, in one place:
  * the folder's store owns it (FolderStore.derived), and `DERIVED` below says what each value is
- * derived from. A value is kept with the version stamp of its source when it was made
+ * derived from. A value is cached with the version stamp of its source when it was made
  * (store/version-stamp.ts is the one definition of "this file changed"; the store re-reads a file
  * when its stamp moves, and the source's stamp here moves with that read); asked for again after the
  * stamp moved, it is made again. Nothing here reads a file: the callers read (refresh, `get()`)
@@ -11,20 +11,21 @@
  * are derived too, but on disk, for processes that never load the engine: they keep the same
  * version stamps of the files they were made from in their own files.
  */
+import type { DecisionIndexEntry } from '../records';
 
 /**
- * The sources a derived value is kept by:
+ * The sources a derived value is cached by:
  *  - `blackboard`: blackboard.jsonl as last read from its start. Appended lines leave the stamp as
  *    it is (each value extends itself with them); a rewrite (dismiss, archive, another writer)
  *    moves it.
  *  - `decisions`: decisions/index.json as last parsed (its version stamp).
- *  - `records`: decision records, each kept by its own index entry (every writer rewrites a
+ *  - `records`: decision records, each cached by its own index entry (every writer rewrites a
  *    decision's index entry with its record): the value checks each record itself, and is never
  *    dropped whole.
  */
 export type DerivedSource = 'blackboard' | 'decisions' | 'records';
 
-/** Every value derived from the record and kept, by name, with its source and who makes it. */
+/** Every value derived from the record and cached, by name, with its source and who makes it. */
 export const DERIVED = {
   /** Per entry: kind, time, token costs, project relevance, resolved (operations/assemble-candidates.ts). */
   'entry facts': 'blackboard',
@@ -58,7 +59,7 @@ export const DERIVED = {
 
 export type DerivedName = keyof typeof DERIVED;
 
-/** How many values of one per-scope name are kept for one stamp (one per scope asked about). */
+/** How many values of one per-scope name are cached for one stamp (one per scope asked about). */
 const PER_NAME = 64;
 
 interface Slot {
@@ -71,8 +72,19 @@ export class DerivedData {
   /** How many values were made (tests and benchmarks look at it). */
   made = 0;
 
-  /** `stampOf(source)`: the current stamp of a source, from the store's in-memory view (no file is read). */
-  constructor(private readonly stampOf: (source: DerivedSource) => string) {}
+  /**
+   * `stampOf(source)`: the current stamp of a source, from the store's loaded files (no file is
+   * read); `decisions()`: the decision index as last read.
+   */
+  constructor(
+    private readonly stampOf: (source: DerivedSource) => string,
+    private readonly decisions: () => readonly DecisionIndexEntry[] = () => [],
+  ) {}
+
+  /** A value derived from the decision index as last read (`decisionIndex.get()` first), made again when its stamp moves. */
+  fromDecisions<R>(name: DerivedName, compute: (items: readonly DecisionIndexEntry[]) => R, part?: string): R {
+    return this.of(name, () => compute(this.decisions()), part);
+  }
 
   /**
    * The value `name` (for `part`, a scope, when the name has one per scope), made by `make` when
@@ -89,7 +101,7 @@ export class DerivedData {
     return value;
   }
 
-  /** The value `name` (of `part`) if one is kept for its source's current stamp; nothing is made. */
+  /** The value `name` (of `part`) if one is cached for its source's current stamp; nothing is made. */
   peek<T>(name: DerivedName, part = ''): T | undefined {
     const slot = this.slots.get(name);
     return slot && slot.stamp === this.stampOf(DERIVED[name]) ? (slot.values.get(part) as T | undefined) : undefined;

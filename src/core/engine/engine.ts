@@ -349,7 +349,7 @@ export class TwiningEngine {
   }
   /**
    * What bears on a file, folder or symbol (undefined: the whole project): its decisions, warnings,
-   * findings, open delegations and unacknowledged handoffs, from the kept state (the Context view).
+   * findings, open delegations and unacknowledged handoffs, from the loaded state (the Context view).
    */
   scopeContext(scope: string | undefined, options: { limit?: number } = {}): Promise<ScopeContext> {
     return scopeContext(this.ctx, scope, options);

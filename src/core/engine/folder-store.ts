@@ -13,7 +13,7 @@ import { Layout, assertWritesStayInside, ensureFolder } from '../store/layout';
 import { withLocks } from '../store/lock';
 import { readTextIfExists, sweepTemporaryFiles } from '../store/files';
 import { Config, parseConfig } from './config';
-import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../store/kept-files';
+import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../store/loaded-files';
 import { HandoffRecords } from '../store/handoff-records';
 import { FolderFormat, detectFolderFormat } from '../store/folder-format';
 import { TwoXStore } from '../store/two-x-store';
@@ -28,7 +28,7 @@ import type { AgentRecord, BlackboardEntry, DecisionIndexEntry } from '../record
 import type { SearchIndex } from '../search/search-index';
 import type { TextIndex } from '../search/text-index';
 import { stampOf } from '../store/version-stamp';
-import { DerivedData, type DerivedName } from './derived-data';
+import { DerivedData, type DerivedSource } from './derived-data';
 import { ClaimLog } from '../store/claim-log';
 import { claimsFileOf } from '../store/claims-file';
 import { type GraphFiles, type GraphQueue, graphFiles } from '../store/graph-files';
@@ -101,17 +101,14 @@ export class FolderStore {
   readonly archive: ArchiveIndex;
   /** Handoff records read or written, by id, each with the stat it had then. */
   readonly handoffRecords: HandoffRecords;
-  /** The claims log (store/claim-log.ts), read incrementally: as this engine last read or wrote it. */
-  readonly claimLog: ClaimLog;
-  /** The knowledge graph's two files (operations/graph-ops.ts), kept by version stamp like the other array files. */
+  readonly claimLog: ClaimLog; // claims/claims.jsonl as this engine last read or wrote it (store/claim-log.ts)
+  /** The knowledge graph's two files (store/graph-files.ts), re-read by version stamp like the other array files. */
   readonly graph: GraphFiles;
   /** The graph's changes queued to be written together (operations/graph-ops.ts changeGraphSoon). */
   graphQueue?: GraphQueue;
-  /** Blackboard entries appended by the operation running, whose graph steps follow it (operations/graph-populate-ops.ts). */
-  posted: BlackboardEntry[] = [];
-  /** What runs after every operation that posted (the engine's auto-archive, operations/auto-archive-ops.ts). */
-  afterPosting?: () => Promise<void>;
-  /** Everything worked out from the record and kept, by the version stamp of its source (engine/derived-data.ts). */
+  /** Entries appended by the operation running, whose graph steps follow it, then `after` (the auto-archive): operations/graph-populate-ops.ts. */
+  readonly posting: { entries: BlackboardEntry[]; after?: () => Promise<void> } = { entries: [] };
+  /** Everything worked out from the record and cached, by the version stamp of its source (engine/derived-data.ts). */
   readonly derived: DerivedData;
   /** The search index, made by the first search (operations/search-ops.ts) and kept current by each one after. */
   searchIndex?: SearchIndex;
@@ -129,7 +126,7 @@ export class FolderStore {
    * laid out in `layout.data` for every operation to read, and its writes (store/two-x-store.ts).
    */
   readonly twoX?: TwoXStore;
-  /** What every kept file runs before it is read: a 2.x folder's records brought up to date (undefined for a 1.x folder). */
+  /** What every loaded file runs before it is read: a 2.x folder's records brought up to date (undefined for a 1.x folder). */
   readonly beforeRead?: () => Promise<void>;
   /** Set once the handoff records without an index line have been looked for. */
   orphansChecked = false;
@@ -177,12 +174,8 @@ export class FolderStore {
     this.handoffRecords = new HandoffRecords(this.layout);
     this.claimLog = new ClaimLog(claimsFileOf(this.layout.dir), this.warn);
     this.graph = graphFiles(this.layout, this.beforeRead);
-    this.derived = new DerivedData(source => (source === 'blackboard' ? this.blackboard.file.origin : source === 'decisions' ? this.decisionIndex.stamp : ''));
-  }
-
-  /** A value derived from the decision index as last read (`decisionIndex.get()` first), kept until its stamp moves. */
-  fromDecisions<R>(name: DerivedName, compute: (items: readonly DecisionIndexEntry[]) => R, part?: string): R {
-    return this.derived.of(name, () => compute(this.decisionIndex.lastRead), part);
+    const stampOf = (source: DerivedSource) => (source === 'blackboard' ? this.blackboard.file.origin : source === 'decisions' ? this.decisionIndex.stamp : '');
+    this.derived = new DerivedData(stampOf, () => this.decisionIndex.lastRead);
   }
 
   now(): Date {

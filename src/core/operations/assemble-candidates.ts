@@ -1,7 +1,7 @@
 /**
  * The blackboard's side of a briefing's candidates (assemble-ops.ts): the open warnings, needs,
  * questions and findings in a scope, scored, as flat pools (rules/budget-select.ts) that become
- * items only when their turn may come. What does not change between briefings is kept per folder
+ * items only when their turn may come. What does not change between briefings is cached per folder
  * and extended as lines are appended: each entry's parsed time and token costs, the resolved ids,
  * and the questions by scope. A project-wide briefing at 100,000 entries so costs a loop of
  * arithmetic, not 100,000 objects, date parses and string joins.
@@ -27,7 +27,7 @@ const FINDING = 3;
 
 /**
  * Per entry of the blackboard (by position): its kind, time, tokens whole and by summary, its relevance project-wide,
- * and whether it is resolved; kept by the store (FolderStore.derived 'entry facts') and extended as
+ * and whether it is resolved; cached by the store (FolderStore.derived 'entry facts') and extended as
  * lines are appended (a rewritten blackboard starts them again).
  */
 interface Facts {
@@ -234,7 +234,7 @@ export function candidatePools(
   // One candidate object, reused: scoring the entries in scope makes no garbage.
   const c: Candidate = { kind: 'finding', id: '', scope: '', timestamp: '', at: 0, reachability: graphOn ? 0 : undefined };
   if (scope === 'project') {
-    // Every entry, from the kept facts by position: no entry object is looked into.
+    // Every entry, from the cached facts by position: no entry object is looked into.
     const scorers = KIND_NAME.map(kind => (kind ? entryScorer(kind, nowMs, weights, graphOn) : undefined));
     for (let i = 0; i < entries.length; i++) {
       const k = f.kind[i];

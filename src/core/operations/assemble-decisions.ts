@@ -3,7 +3,7 @@
  * decisions bearing on a scope, scored, as flat arrays that become items only when their turn may
  * come. A project-wide briefing at 10,000 decisions has every one of them as a candidate; what does
  * not change between briefings (which decisions are in the scope and why, their times, their scope
- * proximity) is kept with the index's version (JsonArrayFile.derived), so a briefing costs a loop
+ * proximity) is cached with the index's version stamp (FolderStore.derived), so a briefing costs a loop
  * of arithmetic over them, not 10,000 objects and strings made again.
  */
 import type { FolderStore } from '../engine/folder-store';
@@ -22,13 +22,13 @@ export interface DecisionsInScope {
   relevance: Float64Array;
 }
 
-/** The paths the decisions of the index as last read name (kept until the index's version stamp moves). */
+/** The paths the decisions of the index as last read name (cached until the index's version stamp moves). */
 export function decisionPathsOf(ctx: FolderStore): DecisionPaths {
-  return ctx.fromDecisions('decision paths', decisionPaths);
+  return ctx.derived.fromDecisions('decision paths', decisionPaths);
 }
 
 export function decisionsInScope(ctx: FolderStore, scope: string): DecisionsInScope {
-  return ctx.fromDecisions(
+  return ctx.derived.fromDecisions(
     'decisions in scope',
     index => {
       const list: DecisionIndexEntry[] = [];

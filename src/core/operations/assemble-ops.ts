@@ -305,7 +305,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, opt
     const shown = new Set<string>([...fill.selected, ...recent_handoffs.map(h => h.id), ...active_claims.map(c => c.id)]);
     const changed: ChangedItem[] = [];
     // No decision newer than the previous briefing (the index's newest time, kept with its version): no need to look at each.
-    const newest = ctx.fromDecisions('newest decision time', newestTimestamp);
+    const newest = ctx.derived.fromDecisions('newest decision time', newestTimestamp);
     if (newest === undefined || newest > previous.assembled_at)
       for (const d of index) {
         if (d.timestamp > previous.assembled_at && decisionInScope(d, scope))

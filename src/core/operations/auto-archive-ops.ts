@@ -38,5 +38,5 @@ export async function archiveWhenDue(ctx: FolderStore): Promise<ArchiveResult | 
 
 /** Turns automatic archiving on for an engine's folder: checked after every operation that posted. */
 export function archiveAutomatically(ctx: FolderStore): void {
-  ctx.afterPosting = () => archiveWhenDue(ctx).then(() => undefined);
+  ctx.posting.after = () => archiveWhenDue(ctx).then(() => undefined);
 }

@@ -1,7 +1,7 @@
 /**
  * The decision records this engine has read, in one cache (FolderStore.derived 'decision records'):
  * briefings need each candidate's rationale for its cost (assemble-ops.ts), why and the Context
- * view their text (why-ops.ts, decision-relations.ts). A record is kept by id and stays valid while its decision's index entry is the same:
+ * view their text (why-ops.ts, decision-relations.ts). A record is cached by id and stays valid while its decision's index entry is the same:
  * every change twining-mcp or this engine makes to a record changes the copy of its fields in the
  * index too (status, superseded_by, commit_hashes: docs/format.md §Timestamps), so a decision written or
  * changed since is read again, and the others are not read again whatever else changed.
@@ -30,7 +30,7 @@ const cacheOf = (ctx: FolderStore): RecordCache => ctx.derived.of('decision reco
 
 /** The decision index's entries by id, as last read (`decisionIndex.get()` first). */
 export function decisionsById(ctx: FolderStore): ReadonlyMap<string, DecisionIndexEntry> {
-  return ctx.fromDecisions('decisions by id', items => new Map(items.map(d => [d.id, d] as const)));
+  return ctx.derived.fromDecisions('decisions by id', items => new Map(items.map(d => [d.id, d] as const)));
 }
 
 /**

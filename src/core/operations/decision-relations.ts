@@ -1,5 +1,5 @@
 /**
- * What only decision records say, kept per engine without re-reading history: each record as last
+ * What only decision records say, cached per engine without re-reading history: each record as last
  * read (the engine's one cache of them, decision-record-cache.ts), which decision superseded which (a record's `supersedes` is written
  * once, when it is created), and which handoffs' snapshots name a decision (a snapshot is written
  * once, with its handoff). The last two are built on first use and then extended with only the

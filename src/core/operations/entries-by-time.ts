@@ -93,7 +93,7 @@ export function entriesSince(ctx: FolderStore, since: string): BlackboardEntry[]
 /** The decision index's entries whose timestamp is `>= since`, in index order (ordered once per version of the index). */
 export async function decisionsSince(ctx: FolderStore, since: string): Promise<DecisionIndexEntry[]> {
   await ctx.decisionIndex.get();
-  const byTime = ctx.fromDecisions('decisions by time', items => {
+  const byTime = ctx.derived.fromDecisions('decisions by time', items => {
     const timed = items.map((d, at) => ({ d, at })).filter(x => typeof x.d.timestamp === 'string');
     timed.sort((a, b) => (a.d.timestamp < b.d.timestamp ? -1 : a.d.timestamp > b.d.timestamp ? 1 : a.at - b.at));
     return { timed, times: timed.map(x => x.d.timestamp) };

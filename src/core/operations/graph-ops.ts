@@ -258,11 +258,11 @@ export async function pruneGraph(ctx: FolderStore, input: InputOf<'prune_graph'>
   return changeGraph(ctx, (entities, relations) => {
     const { all, orphans } = find(entities, relations);
     const ids = new Set(orphans.map(e => e.id));
-    const keptEntities = entities.filter(e => !isEntity(e) || !ids.has(e.id));
-    const keptRelations = relations.filter(r => !isRelation(r) || (!ids.has(r.source) && !ids.has(r.target)));
-    const result = summary(orphans, all.length, entities.length - keptEntities.length, relations.length - keptRelations.length);
-    entities.splice(0, entities.length, ...keptEntities);
-    relations.splice(0, relations.length, ...keptRelations);
+    const remainingEntities = entities.filter(e => !isEntity(e) || !ids.has(e.id));
+    const remainingRelations = relations.filter(r => !isRelation(r) || (!ids.has(r.source) && !ids.has(r.target)));
+    const result = summary(orphans, all.length, entities.length - remainingEntities.length, relations.length - remainingRelations.length);
+    entities.splice(0, entities.length, ...remainingEntities);
+    relations.splice(0, relations.length, ...remainingRelations);
     return result;
   });
 }

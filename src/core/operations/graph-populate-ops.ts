@@ -14,9 +14,9 @@ import type { FolderStore } from '../engine/folder-store';
 import type { BlackboardEntry, GraphEntity, GraphRelation } from '../records';
 import { appendRelation, changeGraph, changeGraphSoon, upsertEntity } from './graph-ops';
 
-/** Called for every appended blackboard line (blackboard-ops.ts appendEntryLocked): its graph steps follow when the operation succeeds (FolderStore.posted). */
+/** Called for every appended blackboard line (blackboard-ops.ts appendEntryLocked): its graph steps follow when the operation succeeds (FolderStore.posting). */
 export function notePosted(ctx: FolderStore, entry: BlackboardEntry): void {
-  ctx.posted.push(entry);
+  ctx.posting.entries.push(entry);
 }
 
 /**
@@ -29,14 +29,14 @@ export async function withGraph<T>(ctx: FolderStore, run: () => Promise<T>, afte
   try {
     result = await run();
   } catch (error) {
-    ctx.posted = [];
+    ctx.posting.entries = [];
     throw error;
   }
-  const entries = ctx.posted;
-  ctx.posted = [];
+  const entries = ctx.posting.entries;
+  ctx.posting.entries = [];
   for (const entry of entries) await onPost(ctx, entry);
   if (after) await after(result);
-  if (entries.length) await ctx.afterPosting?.();
+  if (entries.length) await ctx.posting.after?.();
   return result;
 }
 

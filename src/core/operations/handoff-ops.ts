@@ -43,7 +43,7 @@ export async function snapshotCounts(
 
 /** Active decisions in scope, computed once per version of the index and scope. */
 function activeDecisionsIn(ctx: FolderStore, scope: string | undefined) {
-  return ctx.fromDecisions('active decisions in scope', items => snapshotSources(items, [], [], scope || undefined).decisions, scope ?? '');
+  return ctx.derived.fromDecisions('active decisions in scope', items => snapshotSources(items, [], [], scope || undefined).decisions, scope ?? '');
 }
 
 /**

@@ -2,7 +2,7 @@
  * The context of a file, folder or the whole project, as an editor shows it beside the code: the
  * decisions behind it (matched as `why` matches them), the warnings and findings whose scope
  * overlaps it, the open delegations and the unacknowledged handoffs about it. Everything comes from
- * the engine's kept state (the blackboard and handoff index read incrementally, the decision index
+ * the engine's loaded state (the blackboard and handoff index read incrementally, the decision index
  * re-parsed only when it changed, records read once per index version), so asking again after an
  * editor switch costs no re-read.
  */
@@ -79,7 +79,7 @@ export async function scopeContext(ctx: FolderStore, scope: string | undefined, 
 
   // Decisions: current ones first, newest first within each group.
   // Kept with the index until it changes: switching back to a file filters nothing again.
-  const matching = ctx.fromDecisions(
+  const matching = ctx.derived.fromDecisions(
     'decisions affecting scope',
     items => items.filter(d => typeof d.id === 'string' && (!scope || decisionAffects(d, scope))),
     scope ?? '',

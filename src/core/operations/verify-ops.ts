@@ -4,7 +4,7 @@
  * cost does not grow with the history before it.
  */
 import type { FolderStore } from '../engine/folder-store';
-import { byTime, firstAfter } from '../store/kept-files';
+import { byTime, firstAfter } from '../store/loaded-files';
 import { TwiningError } from '../errors';
 import { InputOf, isUlid } from '../schemas/schemas';
 import { normaliseSnapshot, snapshotIntegrity } from '../rules/snapshot';
@@ -31,7 +31,7 @@ async function verifyHandoff(ctx: FolderStore, handoff_id: string): Promise<Veri
   await ctx.decisionIndex.get();
   const missing = missingEntries(snapshot, id => ctx.blackboard.get(id) !== undefined);
   const createdAt = String(handoff.created_at);
-  const activeByTime = ctx.fromDecisions('active decisions by time', items => byTime(items.filter(d => d.status === 'active')));
+  const activeByTime = ctx.derived.fromDecisions('active decisions by time', items => byTime(items.filter(d => d.status === 'active')));
   const { drift, drifted } = driftOf({
     snapshot,
     scope: handoff.scope,

@@ -133,13 +133,13 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   const exclude = args.include_superseded === false;
   // Without max_tokens the library and the CLI answer in full; a model's call gets twining-mcp's 4000 (schemas/model-defaults.ts).
   const budget = args.max_tokens ?? Infinity;
-  // Found through the paths the decisions name (rules/decision-paths.ts, kept per version of the index), not by asking each.
+  // Found through the paths the decisions name (rules/decision-paths.ts, cached per version of the index), not by asking each.
   const index = await ctx.decisionIndex.get();
   const inScope = decisionsTouching(decisionPathsOf(ctx), scope)
     .map(at => index[at])
     .filter(d => decisionAffects(d, scope));
   // Queries load the records of the matching index entries; an entry whose file is missing is skipped (docs/format.md §Decision index).
-  // Each record is kept while its index entry is unchanged (decision-record-cache.ts): every writer changes both.
+  // Each record is cached while its index entry is unchanged (decision-record-cache.ts): every writer changes both.
   const all = (await mapBounded(inScope, d => cachedDecisionRecord(ctx, d))).filter((r): r is DecisionRecord => r !== undefined);
   const matches = exclude ? all.filter(d => !RETIRED.has(d.status)) : args.include_superseded ? all : all.filter(d => d.status !== 'archived');
   matches.sort((a, b) => specificity(b, scope) - specificity(a, scope) || (STATUS_RANK[b.status] ?? 0) - (STATUS_RANK[a.status] ?? 0) || newestFirst(a, b));

@@ -5,7 +5,7 @@
  */
 import * as path from 'path';
 import type { Layout } from './layout';
-import { JsonArrayFile } from './kept-files';
+import { JsonArrayFile } from './loaded-files';
 import type { GraphEntity, GraphRelation } from '../records';
 
 export interface GraphFiles {

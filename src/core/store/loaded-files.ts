@@ -1,7 +1,8 @@
 /**
- * The folder's files kept in memory (the blackboard, the handoff index, the JSON array files and
- * the archive's ids): in-memory views of the folder's files, kept current cheaply: the JSONL files are read
- * incrementally (jsonl.ts) and the JSON arrays are re-parsed only when their stat changes.
+ * The loaded files (docs/glossary.md): the folder's files as the store last read them into memory
+ * (the blackboard, the handoff index, the JSON array files and the archive's ids), brought up to
+ * date cheaply: the JSONL files are read on from where they stopped (jsonl.ts) and the JSON arrays
+ * are parsed again only when their version stamp (version-stamp.ts) moves.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
