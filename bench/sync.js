@@ -2,12 +2,18 @@
 /**
  * Benchmark of `twining sync` (dist/cli.js and dist/core.js; build first): a clone whose record
  * holds --entries blackboard entries (default 100,000, about 40 MB) syncs with a bare remote on
- * this machine; then, --reps times (default 5), 10 new entries are posted and the clone syncs,
- * interleaved with the same-size bare git exchange: a commit of those 10 entries' bytes on a plain
- * branch of the same clone, then `git fetch` + `git push` of it to the same remote. Medians of
- * each, their ratio (target: sync at most 2x), and what each incremental sync added to the remote
- * (objects and bytes: only the new part, its tree and the commit). Prints os.loadavg() with the
- * figures (the machine is shared) and one line `BENCH_SYNC_JSON {...}`.
+ * this machine; then, --reps times (default 5), each of these in turn, interleaved:
+ *
+ *   - bare git: a commit of 10 entries' bytes on a plain branch of the same clone (not timed), then
+ *     `git fetch` + `git push` of it to the same remote (timed);
+ *   - library: 10 posts, then `engine.sync()` on the warm engine that posted them (the automatic
+ *     sync a user gets from the extension and `twining mcp`);
+ *   - CLI: 10 posts, then `twining sync` as a new process.
+ *
+ * Medians of each, their ratios to bare git (target: at most 2x), and what each incremental sync
+ * added to the remote (objects and bytes: only the new part, its tree, the root tree and the
+ * commit). Prints os.loadavg() with the figures (the machine is shared) and one line
+ * `BENCH_SYNC_JSON {...}`.
  *
  * `--baseline DIR` (a `dist/` built from another commit, e.g. copied aside before a change) adds
  * the same incremental sync by that build's CLI to every round, interleaved: before and after in
@@ -88,6 +94,7 @@ async function main() {
     const plain = path.join(top, 'plain');
     git(plain, 'push', '-q', 'origin', 'bench-plain');
     const syncMs = [];
+    const libraryMs = [];
     const baselineMs = [];
     const bareMs = [];
     const added = [];
@@ -112,14 +119,21 @@ async function main() {
         baselineMs.push(now() - t);
         if (b.status !== 0) throw new Error(b.stderr);
       }
+      await post10(rep, ' (library)');
+      let before = objectsIn(remote);
+      t = now();
+      const lib = await ws.sync();
+      libraryMs.push(now() - t);
+      let after = objectsIn(remote);
+      added.push({ by: 'library', objects: after.objects - before.objects, kib: after.kib - before.kib, new_blobs: lib.new_blobs });
       const fresh = await post10(rep, '');
-      const before = objectsIn(remote);
+      before = objectsIn(remote);
       t = now();
       const r = spawnSync(process.execPath, [CLI, 'sync', '--json'], { cwd: a, encoding: 'utf8', maxBuffer: 1 << 26 });
       syncMs.push(now() - t);
       if (r.status !== 0) throw new Error(r.stderr);
-      const after = objectsIn(remote);
-      added.push({ objects: after.objects - before.objects, kib: after.kib - before.kib, new_blobs: JSON.parse(r.stdout).new_blobs });
+      after = objectsIn(remote);
+      added.push({ by: 'cli', objects: after.objects - before.objects, kib: after.kib - before.kib, new_blobs: JSON.parse(r.stdout).new_blobs });
       // The same bytes through plain git: a commit (not timed), then fetch + push (timed).
       fs.writeFileSync(path.join(plain, `rep-${rep}.jsonl`), fresh.join('\n') + '\n');
       git(plain, 'add', '-A');
@@ -133,8 +147,10 @@ async function main() {
       entries,
       blackboard_mb: +(size / 1e6).toFixed(1),
       first_sync_ms: Math.round(firstMs),
+      library_sync_ms: median(libraryMs),
       sync_ms: median(syncMs),
       bare_fetch_push_ms: median(bareMs),
+      library_ratio: +(median(libraryMs) / median(bareMs)).toFixed(2),
       ratio: +(median(syncMs) / median(bareMs)).toFixed(2),
       ...(baselineCli ? { baseline_sync_ms: median(baselineMs), baseline_ratio: +(median(baselineMs) / median(bareMs)).toFixed(2) } : {}),
       added_to_remote: added,
@@ -142,11 +158,11 @@ async function main() {
     };
     console.log(`sync at ${entries} entries (${result.blackboard_mb} MB blackboard), medians of ${reps}, load average ${result.loadavg.join(' ')}`);
     console.log(`  first sync (everything out):                 ${result.first_sync_ms} ms`);
-    console.log(`  incremental sync after 10 posts (CLI):       ${result.sync_ms} ms`);
-    if (baselineCli) console.log(`  the same by the --baseline build:            ${result.baseline_sync_ms} ms (${result.baseline_ratio}x bare)`);
     console.log(`  bare git fetch + push of the same 10 entries: ${result.bare_fetch_push_ms} ms`);
-    console.log(`  ratio:                                        ${result.ratio}x (target at most 2x)`);
-    console.log(`  added to the remote per sync: ${added.map(x => `${x.objects} objects / ${x.kib} KiB`).join(', ')}`);
+    console.log(`  incremental engine.sync() after 10 posts:     ${result.library_sync_ms} ms (${result.library_ratio}x bare; target at most 2x)`);
+    console.log(`  incremental \`twining sync\` after 10 posts:  ${result.sync_ms} ms (${result.ratio}x bare)`);
+    if (baselineCli) console.log(`  the same by the --baseline build's CLI:       ${result.baseline_sync_ms} ms (${result.baseline_ratio}x bare)`);
+    console.log(`  added to the remote per sync: ${added.map(x => `${x.by} ${x.objects} objects / ${x.kib} KiB`).join(', ')}`);
     console.log(`BENCH_SYNC_JSON ${JSON.stringify(result)}`);
   } finally {
     if (!process.env.TWINING_KEEP_TMP) fs.rmSync(top, { recursive: true, force: true });

@@ -2,8 +2,8 @@
 /**
  * Timeline benchmark in a real VS Code extension host (the VS Code server inside code-server, with
  * headless Chromium as the window; see scripts/host-server.js): a blackboard of 100,000 entries
- * (8 agents, every entry type, 30 days up to the pinned clock) plus 300 handoffs, then
- * Twining: Open Timeline. bench/timeline-runner.js measures the time to the page's first paint
+ * (8 agents, every entry type, 30 days up to the pinned clock; archiving off) plus 300 handoffs,
+ * then Twining: Open Timeline. bench/timeline-runner.js measures the time to the page's first paint
  * and to its update after one append by another process (the CLI). Needs dist/ built first.
  *
  *   node bench/timeline.js [--runs N] [--entries N] [--before DIR]   (default 3 runs, 100,000 entries)
@@ -19,74 +19,9 @@ const fs = require('fs');
 const path = require('path');
 const { ensureHost } = require('../scripts/setup-host');
 const { startServer, openWorkbench, waitForExit } = require('../scripts/host-server');
-const { REPO, TWINING_NOW, makeWorkspace, tempDir } = require('../scripts/workspace');
+const { REPO, TWINING_NOW, fillBlackboard, makeWorkspace, tempDir } = require('../scripts/workspace');
 
 const RUNNER = path.join(__dirname, 'timeline-runner.js');
-const TYPES = ['status', 'finding', 'warning', 'need', 'question', 'answer', 'offer', 'artifact', 'constraint', 'decision'];
-const SCOPES = ['src/auth/', 'src/auth/jwt.ts', 'src/api/', 'src/api/users.ts', 'src/db/', 'project', 'README.md'];
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-function ulid(ms, n) {
-  let time = '';
-  for (let t = ms, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = CROCKFORD[t % 32] + time;
-  let rest = '';
-  for (let r = n, i = 0; i < 16; i++, r = Math.floor(r / 32)) rest = CROCKFORD[r % 32] + rest;
-  return time + rest;
-}
-
-/** Replaces the workspace's blackboard with `count` entries and adds `handoffs` handoff lines and records. */
-function fill(folder, count, handoffs) {
-  const dir = path.join(folder, '.twining');
-  const end = Date.parse(TWINING_NOW);
-  const start = end - 30 * 86400e3;
-  const lines = [];
-  for (let i = 0; i < count; i++) {
-    const ms = Math.floor(start + ((end - start) * i) / count);
-    const type = TYPES[i % TYPES.length];
-    lines.push(
-      JSON.stringify({
-        entry_type: type,
-        summary: `${type} number ${i} about the ${SCOPES[i % SCOPES.length]} work`,
-        detail: '',
-        tags: [],
-        scope: SCOPES[(i * 7) % SCOPES.length],
-        agent_id: `agent-${i % 8}`,
-        id: ulid(ms, i),
-        timestamp: new Date(ms).toISOString(),
-      }),
-    );
-  }
-  fs.writeFileSync(path.join(dir, 'blackboard.jsonl'), `${lines.join('\n')}\n`);
-  const index = [];
-  for (let i = 0; i < handoffs; i++) {
-    const ms = Math.floor(start + ((end - start) * (i + 0.5)) / handoffs);
-    const id = ulid(ms, 900000 + i);
-    const record = {
-      source_agent: `agent-${i % 8}`,
-      target_agent: `agent-${(i + 1) % 8}`,
-      scope: SCOPES[i % SCOPES.length],
-      summary: `handoff ${i}`,
-      results: [{ description: 'done', status: 'completed' }],
-      context_snapshot: { decision_ids: [], warning_ids: [], finding_ids: [], summaries: [] },
-      id,
-      created_at: new Date(ms).toISOString(),
-      ...(i > 0 && i % 3 ? { continues: index[i - 1].id } : {}),
-    };
-    fs.writeFileSync(path.join(dir, 'handoffs', `${id}.json`), JSON.stringify(record, null, 2));
-    index.push({
-      id,
-      created_at: record.created_at,
-      source_agent: record.source_agent,
-      target_agent: record.target_agent,
-      scope: record.scope,
-      summary: record.summary,
-      result_status: 'completed',
-      acknowledged: false,
-    });
-  }
-  fs.appendFileSync(path.join(dir, 'handoffs', 'index.jsonl'), index.map(l => JSON.stringify(l)).join('\n') + '\n');
-}
-
 const median = xs => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
@@ -95,7 +30,7 @@ const median = xs => {
 async function runOne(index, host, entries, extension = REPO) {
   const root = tempDir('twining-bench-tl-');
   const ws = makeWorkspace(root, 'folder');
-  fill(ws.folders[0], entries, 300);
+  fillBlackboard(ws.folders[0], entries, 300);
   const outFile = path.join(root, 'timeline.json');
   let server;
   let wb;
@@ -136,7 +71,18 @@ function summarize(entries, results) {
     readMs: median(results.map(r => r.readMs ?? NaN)),
     loadMs: median(results.map(r => r.loadMs ?? NaN)),
     appendDrawMs: median(results.flatMap(r => r.appendDrawMs)),
+    frameMs: median(results.map(r => r.frameMs ?? NaN)),
+    marks: medianMarks(results),
   };
+}
+
+/** Each mark's median time since the command, in the order of those medians (builds that report marks). */
+function medianMarks(results) {
+  const names = [...new Set(results.flatMap(r => (r.marks || []).map(([name]) => name)))];
+  return names
+    .map(name => [name, median(results.flatMap(r => (r.marks || []).filter(([n]) => n === name).map(([, ms]) => ms)))])
+    .filter(([, ms]) => !Number.isNaN(ms))
+    .sort((a, b) => a[1] - b[1]);
 }
 
 function print(label, summary) {
@@ -145,6 +91,11 @@ function print(label, summary) {
     `    Open Timeline -> first paint       ${summary.openToPaintMs.toFixed(0)} ms (of which the page: ${summary.pagePaintMs.toFixed(0)} ms, drawing ${summary.firstDrawMs.toFixed(0)} ms)`,
   );
   console.log(`      of which in the extension: reading the folder ${summary.readMs.toFixed(0)} ms, with the items laid out ${summary.loadMs.toFixed(0)} ms`);
+  if (!Number.isNaN(summary.frameMs)) console.log(`    Open Timeline -> the frame after the drawing, on the page's clock: ${summary.frameMs.toFixed(0)} ms`);
+  if (summary.marks.length) {
+    console.log("    on the way (median ms since the command; the page's marks say so, the others are the extension's):");
+    for (const [name, ms] of summary.marks) console.log(`      ${ms.toFixed(0).padStart(6)}  ${name}`);
+  }
   console.log(
     `    one append by the CLI -> update    ${summary.appendToPaintMs.toFixed(0)} ms (of which the page: ${summary.pageAppendMs.toFixed(1)} ms, drawing ${summary.appendDrawMs.toFixed(1)} ms)`,
   );
@@ -173,6 +124,7 @@ async function main() {
             `append -> update ${r.appendToPaintMs.map(x => x.toFixed(0)).join(', ')} ms (page ${r.pageAppendMs.map(x => x.toFixed(1)).join(', ')} ms; drawing ${r.appendDrawMs.map(x => x.toFixed(1)).join(', ')} ms)` +
             (r.appendError ? `; appends: ${r.appendError}` : ''),
         );
+        if (r.marks?.length) console.log(`  on the way: ${r.marks.map(([name, ms]) => `${name} ${ms.toFixed(0)}`).join(', ')}`);
         if (r.appendError) process.exitCode = 1;
       } catch (error) {
         console.log(`run ${i} (${label}) failed: ${error.stack || error}`);

@@ -145,4 +145,79 @@ function makeWorktreeWorkspace(root) {
   return { open: agentB, folders: [agentB] };
 }
 
-module.exports = { REPO, FIXTURE, TWINING_NOW, WORKTREE_COPY_LINE, makeProject, makeWorkspace, makeWorktreeWorkspace, tempDir };
+/** fillBlackboard's kinds and scopes, taken in turn. */
+const BIG_TYPES = ['status', 'finding', 'warning', 'need', 'question', 'answer', 'offer', 'artifact', 'constraint', 'decision'];
+const BIG_SCOPES = ['src/auth/', 'src/auth/jwt.ts', 'src/api/', 'src/api/users.ts', 'src/db/', 'project', 'README.md'];
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+function ulid(ms, n) {
+  let time = '';
+  for (let t = ms, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = CROCKFORD[t % 32] + time;
+  let rest = '';
+  for (let r = n, i = 0; i < 16; i++, r = Math.floor(r / 32)) rest = CROCKFORD[r % 32] + rest;
+  return time + rest;
+}
+
+/**
+ * A big history for the timeline's benchmark and UI test: replaces the workspace folder's blackboard
+ * with `count` entries (8 agents, every entry type in turn, evenly over the 30 days up to
+ * TWINING_NOW; entry i says "number i" in its summary), adds `handoffs` handoff lines and records,
+ * and turns archiving off (with the default, 500, the first post would archive them all).
+ */
+function fillBlackboard(folder, count, handoffs) {
+  const dir = path.join(folder, '.twining');
+  const end = Date.parse(TWINING_NOW);
+  const start = end - 30 * 86400e3;
+  const lines = [];
+  for (let i = 0; i < count; i++) {
+    const ms = Math.floor(start + ((end - start) * i) / count);
+    const type = BIG_TYPES[i % BIG_TYPES.length];
+    lines.push(
+      JSON.stringify({
+        entry_type: type,
+        summary: `${type} number ${i} about the ${BIG_SCOPES[i % BIG_SCOPES.length]} work`,
+        detail: '',
+        tags: [],
+        scope: BIG_SCOPES[(i * 7) % BIG_SCOPES.length],
+        agent_id: `agent-${i % 8}`,
+        id: ulid(ms, i),
+        timestamp: new Date(ms).toISOString(),
+      }),
+    );
+  }
+  fs.writeFileSync(path.join(dir, 'blackboard.jsonl'), `${lines.join('\n')}\n`);
+  // As on a team that keeps its history on the blackboard (bench/run.js does the same): otherwise the
+  // CLI's first post archives the lot, and the timeline reads a rewritten blackboard, not an append.
+  const config = path.join(dir, 'config.yml');
+  fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace(/max_blackboard_entries_before_archive: \d+/, 'max_blackboard_entries_before_archive: 0'));
+  const index = [];
+  for (let i = 0; i < handoffs; i++) {
+    const ms = Math.floor(start + ((end - start) * (i + 0.5)) / handoffs);
+    const id = ulid(ms, 900000 + i);
+    const record = {
+      source_agent: `agent-${i % 8}`,
+      target_agent: `agent-${(i + 1) % 8}`,
+      scope: BIG_SCOPES[i % BIG_SCOPES.length],
+      summary: `handoff ${i}`,
+      results: [{ description: 'done', status: 'completed' }],
+      context_snapshot: { decision_ids: [], warning_ids: [], finding_ids: [], summaries: [] },
+      id,
+      created_at: new Date(ms).toISOString(),
+      ...(i > 0 && i % 3 ? { continues: index[i - 1].id } : {}),
+    };
+    fs.writeFileSync(path.join(dir, 'handoffs', `${id}.json`), JSON.stringify(record, null, 2));
+    index.push({
+      id,
+      created_at: record.created_at,
+      source_agent: record.source_agent,
+      target_agent: record.target_agent,
+      scope: record.scope,
+      summary: record.summary,
+      result_status: 'completed',
+      acknowledged: false,
+    });
+  }
+  fs.appendFileSync(path.join(dir, 'handoffs', 'index.jsonl'), index.map(l => JSON.stringify(l)).join('\n') + '\n');
+}
+
+module.exports = { REPO, FIXTURE, TWINING_NOW, WORKTREE_COPY_LINE, fillBlackboard, makeProject, makeWorkspace, makeWorktreeWorkspace, tempDir };

@@ -276,4 +276,6 @@ export interface SessionState {
   worktree?: string;
   /** The branch checked out where the session runs. */
   branch?: string;
+  /** The clone it runs on ("host:folder"), for a session another clone's sync brought (sync/clone-sessions.ts); absent for this clone's own. */
+  clone?: string;
 }

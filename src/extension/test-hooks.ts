@@ -51,7 +51,8 @@ export interface TestHooks {
   /** The MCP server definition provider (undefined where the host has no MCP API). */
   readonly mcpProvider: TwiningMcpProvider | undefined;
   /** The first paints and updates the open timeline's page reported (newest last), if a timeline is open. */
-  timelinePaints(): { items: number; ms: number; drawMs: number; reason: string; at: number; readMs?: number; loadMs?: number }[] | undefined;
+  timelinePaints():
+    { items: number; ms: number; drawMs: number; reason: string; at: number; readMs?: number; loadMs?: number; marks?: [string, number][] }[] | undefined;
   /** Re-reads every folder (incrementally); the views redraw for what changed. */
   refresh(): Promise<void>;
   /** Resolves when pending watcher refreshes, drift checks and status bar counts are done. */

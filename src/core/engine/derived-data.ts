@@ -37,6 +37,8 @@ export const DERIVED = {
   'decision paths': 'decisions',
   /** Index entries by id. */
   'decisions by id': 'decisions',
+  /** Each index entry's fields as one string: a cached record is valid while its entry's is the same (operations/decision-record-cache.ts). */
+  'decision entry keys': 'decisions',
   /** Index entries ordered by timestamp (operations/entries-by-time.ts). */
   'decisions by time': 'decisions',
   /** Active decisions oldest first (operations/verify-ops.ts). */

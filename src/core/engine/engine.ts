@@ -22,6 +22,7 @@ import { ScopeContext, scopeContext } from '../operations/scope-context-ops';
 import { DecisionStory, decisionStory } from '../operations/decision-story-ops';
 import { type ClaimResult, releaseCovered } from '../operations/claim-ops';
 import { confirmClaim } from '../sync/claim-confirm';
+import { originsOf } from '../sync/origins';
 import { type SyncOptions, type SyncReport, syncFolder } from '../sync/sync-run';
 import { type SyncStatus, syncStatus } from '../sync/sync-state';
 import { DATA_KINDS, DataKind, Versions, changedKinds, handoffIdOfPath, kindOfPath } from './data-kinds';
@@ -314,6 +315,10 @@ export class TwiningEngine {
    */
   sync(options: SyncOptions = {}): Promise<SyncReport> {
     return syncFolder(this.ctx, options);
+  }
+  /** Which clone the entries and claims another clone's sync brought were written on (id → "host:folder"), and this clone's label (sync/origins.ts). */
+  origins(): Promise<{ self?: string; records: Record<string, string> }> {
+    return originsOf(this.ctx.layout.dir);
   }
   /** Whether this clone syncs, with which remote, when it last did, what is pending, the last error (sync/sync-state.ts). */
   syncStatus(): Promise<SyncStatus> {

@@ -7,8 +7,9 @@
  * changed since is read again, and the others are not read again whatever else changed.
  *
  * A long-lived engine (the extension's, `twining mcp`'s: `keepRecordsWarm`) also reads, after a
- * briefing, the records of the other active and provisional decisions in the background, 64 at a
- * time, once per version of the index: the next briefing of any scope then reads no record file.
+ * briefing, the records of the other decisions in the background (active and provisional first,
+ * then the retired ones `why` lists), 64 at a time, once per version of the index: the next
+ * briefing or `why` of any scope then reads no record file.
  * One-shot processes (the CLI, hooks) do not, so they exit as soon as they have answered.
  */
 import type { FolderStore } from '../engine/folder-store';
@@ -24,7 +25,14 @@ interface RecordCache {
 }
 const BATCH = 64;
 
-const entryKey = (d: DecisionIndexEntry | undefined) => (d ? JSON.stringify(d) : 'none');
+/** An index entry's fields as one string ('none': no entry), cached per entry of the index as last parsed. */
+function entryKey(ctx: FolderStore, d: DecisionIndexEntry | undefined): string {
+  if (!d) return 'none';
+  const keys = ctx.derived.fromDecisions('decision entry keys', () => new WeakMap<DecisionIndexEntry, string>());
+  let key = keys.get(d);
+  if (key === undefined) keys.set(d, (key = JSON.stringify(d)));
+  return key;
+}
 
 const cacheOf = (ctx: FolderStore): RecordCache => ctx.derived.of('decision records', () => ({ records: new Map(), warmStamp: '', warming: false }));
 
@@ -39,7 +47,7 @@ export function decisionsById(ctx: FolderStore): ReadonlyMap<string, DecisionInd
  */
 export async function cachedRecordOf(ctx: FolderStore, id: string, entry: DecisionIndexEntry | undefined): Promise<DecisionRecord | undefined> {
   const cache = cacheOf(ctx);
-  const key = entryKey(entry);
+  const key = entryKey(ctx, entry);
   const had = cache.records.get(id);
   if (had && had.entry === key) return had.record ?? undefined;
   const record = (await readDecisionRecord(ctx, id).catch(() => undefined)) ?? null;
@@ -60,11 +68,12 @@ export function warmDecisionRecords(ctx: FolderStore, index: readonly DecisionIn
   const warm = async () => {
     const ids = new Set(index.map(d => d.id));
     for (const id of [...cache.records.keys()]) if (!ids.has(id)) cache.records.delete(id);
-    const wanted = index.filter(d => d.status === 'active' || d.status === 'provisional');
+    const current = (d: DecisionIndexEntry) => d.status === 'active' || d.status === 'provisional';
+    const wanted = [...index.filter(current), ...index.filter(d => !current(d))];
     for (let at = 0; at < wanted.length; at += BATCH) {
       // Another version of the index meanwhile: the next briefing starts over from it.
       if (ctx.decisionIndex.stamp !== stamp) return;
-      const batch = wanted.slice(at, at + BATCH).filter(d => cache.records.get(d.id)?.entry !== entryKey(d));
+      const batch = wanted.slice(at, at + BATCH).filter(d => cache.records.get(d.id)?.entry !== entryKey(ctx, d));
       await Promise.all(batch.map(d => cachedDecisionRecord(ctx, d)));
       await new Promise(resolve => setImmediate(resolve));
     }

@@ -29,11 +29,11 @@ import type { InputOf } from '../schemas/schemas';
 import { isUlid } from '../schemas/schemas';
 import { mapBounded } from '../store/bounded';
 import { decisionAffects, newestFirst } from '../rules/why';
-import { estimateTokens } from '../rules/assembly';
+import { estimateTokens, tokensForLength } from '../rules/assembly';
 import { readDecisionRecord } from './decision-ops';
 import { decisionsTouching } from '../rules/decision-paths';
 import { decisionPathsOf } from './assemble-decisions';
-import { cachedDecisionRecord } from './decision-record-cache';
+import { cachedDecisionRecord, warmDecisionRecords } from './decision-record-cache';
 import type { DecisionRecord } from '../records';
 
 /** twining-mcp's cap on one-liners (WHY_MAX_COMPACT). */
@@ -123,8 +123,27 @@ function full(d: DecisionRecord, detail: boolean): WhyDecision {
 
 const compact = (d: DecisionRecord): WhyCompact => ({ id: d.id, summary: d.summary, status: d.status, confidence: d.confidence, timestamp: d.timestamp });
 
-/** The size of the answer as the token estimate used for every budget here (rules/assembly.ts). */
-const tokensOf = (result: WhyResult) => estimateTokens(JSON.stringify(result));
+/** The JSON length of each list item of an answer, taken once per item (items are not changed once listed). */
+const itemLengths = new WeakMap<object, number>();
+function itemLength(item: object): number {
+  let n = itemLengths.get(item);
+  if (n === undefined) itemLengths.set(item, (n = JSON.stringify(item).length));
+  return n;
+}
+/** The JSON length of a list: its brackets, its items and the commas between them. */
+const listLength = (items: readonly object[] | undefined) => (items?.length ? items.reduce((n, item) => n + itemLength(item), 0) + items.length - 1 : 0);
+
+/**
+ * The size of the answer as the token estimate used for every budget here (rules/assembly.ts):
+ * the length of `JSON.stringify(result)`, taken as the length of the answer with its lists empty
+ * plus each list's items (measured once each), so that cutting an answer down costs what is cut,
+ * not the whole answer again at every step.
+ */
+export function tokensOf(result: WhyResult): number {
+  const lists = { decisions: [], ...(result.more && { more: [] }), ...(result.superseded_excluded && { superseded_excluded: [] }) };
+  const frame = JSON.stringify({ ...result, ...lists }).length;
+  return tokensForLength(frame + listLength(result.decisions) + listLength(result.more) + listLength(result.superseded_excluded));
+}
 
 export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyResult> {
   const args = ctx.validate('why', input);
@@ -141,6 +160,8 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   // Queries load the records of the matching index entries; an entry whose file is missing is skipped (docs/format.md §Decision index).
   // Each record is cached while its index entry is unchanged (decision-record-cache.ts): every writer changes both.
   const all = (await mapBounded(inScope, d => cachedDecisionRecord(ctx, d))).filter((r): r is DecisionRecord => r !== undefined);
+  // A long-lived engine reads the other records in the background, so the next `why` of any scope reads none.
+  warmDecisionRecords(ctx, index);
   const matches = exclude ? all.filter(d => !RETIRED.has(d.status)) : args.include_superseded ? all : all.filter(d => d.status !== 'archived');
   matches.sort((a, b) => specificity(b, scope) - specificity(a, scope) || (STATUS_RANK[b.status] ?? 0) - (STATUS_RANK[a.status] ?? 0) || newestFirst(a, b));
 
@@ -171,13 +192,20 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   const more: WhyCompact[] = [];
   let omitted = 0;
   for (const d of matches) {
-    const item = full(d, false);
-    if (args.lineage && (d.status === 'superseded' || d.status === 'overridden')) Object.assign(item, await lineageHead(ctx, d.id));
-    const cost = estimateTokens(JSON.stringify(item));
-    if (more.length === 0 && omitted === 0 && used + cost <= budget) {
-      result.decisions.push(item);
-      used += cost;
-    } else if (more.length < MAX_COMPACT) more.push(compact(d));
+    // Once one decision did not fit, the rest are one-liners: none is made in full.
+    if (more.length === 0 && omitted === 0) {
+      const item = full(d, false);
+      if (args.lineage && (d.status === 'superseded' || d.status === 'overridden')) Object.assign(item, await lineageHead(ctx, d.id));
+      const length = JSON.stringify(item).length;
+      itemLengths.set(item, length);
+      const cost = tokensForLength(length);
+      if (used + cost <= budget) {
+        result.decisions.push(item);
+        used += cost;
+        continue;
+      }
+    }
+    if (more.length < MAX_COMPACT) more.push(compact(d));
     else omitted++;
   }
   if (more.length) result.more = more;

@@ -43,7 +43,9 @@ export interface Weights {
   graph_reachability: number;
 }
 
-export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
+export const estimateTokens = (text: string): number => tokensForLength(text.length);
+/** The same estimate for a text of `length` characters (an answer measured in parts). */
+export const tokensForLength = (length: number): number => Math.ceil(length / 4);
 
 export function recencyScore(timestamp: string, nowMs: number): number {
   return recencyAt(Date.parse(timestamp), nowMs);

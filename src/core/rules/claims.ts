@@ -28,6 +28,8 @@ export interface ClaimView extends ClaimRecord {
   state: ClaimState;
   /** For a lapsed claim: "expired" or "holder gone". */
   lapsed_because?: 'expired' | 'holder gone';
+  /** The clone its holder claimed it on, when another clone's sync brought it (sync/origins.ts; the views fill it). */
+  clone?: string;
 }
 
 /** The liveness threshold claims use (config.yml `agents.liveness.gone_after_ms`, default 30 min). */

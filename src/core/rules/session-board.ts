@@ -36,6 +36,7 @@ export interface SessionView extends Pick<
   | 'recorded_at'
   | 'worktree'
   | 'branch'
+  | 'clone'
 > {
   liveness: Liveness;
   /** Edited files after its last record and stopped: the person should ask for a record or a handoff. */
@@ -85,6 +86,7 @@ export function sessionBoard(
       ...(recorded ? { recorded_at: recorded } : {}),
       ...(typeof s.worktree === 'string' ? { worktree: s.worktree } : {}),
       ...(typeof s.branch === 'string' ? { branch: s.branch } : {}),
+      ...(typeof s.clone === 'string' ? { clone: s.clone } : {}),
     });
   }
   return views.sort((a, b) => order[a.liveness] - order[b.liveness] || (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0));

@@ -8,6 +8,7 @@
 import { TwiningError } from '../errors';
 import { JSONL_FILES, LIMITS, MARKER, SAFE_ID, SyncLayout, fileOfTreePath, isJsonl, isSyncedFile } from './record-files';
 import type { TreeEntry } from './record-tree';
+import { SESSIONS_TREE, SNAPSHOT_LIMIT } from './clone-sessions';
 
 export interface RemoteFile {
   /** Blob ids of its parts in order (one for a whole file). */
@@ -35,6 +36,10 @@ export function filesOfRemoteTree(entries: readonly TreeEntry[], where: string):
       throw refused(where, `${e.path} is ${MODES[e.mode] ?? `of mode ${e.mode}`}; a record holds regular files only`);
     if (e.path === MARKER) {
       if (e.size > 4096) throw refused(where, `${MARKER} is ${e.size} bytes`);
+      continue;
+    }
+    if (e.path.startsWith(`${SESSIONS_TREE}/`)) {
+      if (!/^sessions\/[0-9a-f]{1,64}\.json$/.test(e.path) || e.size > SNAPSHOT_LIMIT) throw refused(where, `${e.path} is not a clone's sessions snapshot`);
       continue;
     }
     if (e.path.startsWith('clones/')) {

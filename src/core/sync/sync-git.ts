@@ -1,6 +1,6 @@
 /**
- * git for `twining sync`. Sync uses git's own plumbing (hash-object, update-index on a temporary
- * index, write-tree, commit-tree, fetch, push, update-ref): git is the well-kept library for
+ * git for `twining sync`. Sync uses git's own plumbing (fetch, for-each-ref, ls-tree, cat-file,
+ * hash-object, mktree, commit-tree, push, update-ref): git is the well-kept library for
  * objects, packs, transports and credentials, and every clone already has it.
  *
  * Every call runs without a terminal prompt, ever: a background sync has nobody to answer one,

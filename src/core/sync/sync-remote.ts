@@ -4,20 +4,22 @@
  * the person reading the error (unreachable, or no credentials that work without a prompt).
  */
 import { TwiningError } from '../errors';
-import { configGet, gitText, runGit } from './sync-git';
+import { gitText, runGit } from './sync-git';
+import { syncConfig } from './sync-config';
 import type { Repo } from './record-tree';
 import { BRANCH, REMOTE_REF } from './sync-state';
 
 /** The remote to use: asked for, remembered, the current branch's upstream remote, else origin. */
 export async function chooseRemote(repo: Repo, asked?: string): Promise<string> {
-  const remembered = await configGet(repo.cwd, 'twining.sync.remote');
-  let remote = asked ?? remembered;
+  const config = await syncConfig(repo);
+  let remote = asked ?? config.get('twining.sync.remote');
   if (!remote) {
     const branch = (await runGit(repo.cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD'])).stdout.toString('utf8').trim();
-    remote = (branch && (await configGet(repo.cwd, `branch.${branch}.remote`))) || 'origin';
+    remote = (branch && config.get(`branch.${branch}.remote`)) || 'origin';
     if (remote === '.') remote = 'origin';
   }
-  const remotes = (await gitText(repo.cwd, ['remote'])).split('\n').filter(Boolean);
+  // A remote configured the old way (.git/remotes/, .git/branches/) is not in the config: git is asked then.
+  const remotes = config.remotes.includes(remote) ? config.remotes : (await gitText(repo.cwd, ['remote'])).split('\n').filter(Boolean);
   if (!remotes.includes(remote))
     throw new TwiningError(
       'NOT_FOUND',
@@ -39,18 +41,21 @@ export function networkFailure(step: string, remote: string, stderr: string): Tw
   return new TwiningError('IO', `sync: git ${step} ${remote} failed: ${stderr.split('\n').filter(Boolean).slice(-2).join(' ')} (fix: ${fix})`, { fix });
 }
 
-export async function fetchRecord(repo: Repo, remote: string, timeoutMs: number): Promise<string | undefined> {
+/**
+ * Fetches the remote's record into REMOTE_REF. Says `missing` when the remote has none yet
+ * (REMOTE_REF is then stale: the caller drops it), `same` when git reports the ref up to date (so
+ * REMOTE_REF is what it was: no process is needed to read it again), else `moved`.
+ */
+export async function fetchRecord(repo: Repo, remote: string, timeoutMs: number): Promise<'missing' | 'same' | 'moved'> {
   const r = await runGit(
     repo.cwd,
-    ['fetch', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--refmap=', '--quiet', remote, `+refs/heads/${BRANCH}:${REMOTE_REF}`],
+    // --verbose: git then names an unchanged ref "[up to date]" (messages are in the C locale, sync-git.ts).
+    ['fetch', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--refmap=', '--verbose', remote, `+refs/heads/${BRANCH}:${REMOTE_REF}`],
     { timeoutMs },
   );
   if (r.code !== 0) {
-    if (/couldn't find remote ref/i.test(r.stderr)) {
-      await runGit(repo.cwd, ['update-ref', '-d', REMOTE_REF]);
-      return undefined; // no record there yet: this sync makes it
-    }
+    if (/couldn't find remote ref/i.test(r.stderr)) return 'missing'; // no record there yet: this sync makes it
     throw networkFailure('fetch', remote, r.stderr);
   }
-  return (await gitText(repo.cwd, ['rev-parse', '--verify', REMOTE_REF])).trim();
+  return new RegExp(`^ = \\[up to date\\]\\s+\\S+\\s+->\\s+${REMOTE_REF}$`, 'm').test(r.stderr) ? 'same' : 'moved';
 }

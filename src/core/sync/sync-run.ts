@@ -25,9 +25,14 @@ import { claimClock } from '../operations/claim-ops';
 import { gitText, runGit } from './sync-git';
 import { applyLocally } from './sync-apply';
 import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
-import { MARKER, PARTS_SUFFIX, SyncLayout, isJsonl, listLocalRecords, partName, removable, treeEntriesOf } from './record-files';
-import { Part, PartsWork, readWithParts } from './parts-cache';
-import { Repo, TreeEntry, blobId, buildTree, listTree, readBlobs, treeOf } from './record-tree';
+import { MARKER, SyncLayout, listLocalRecords, removable } from './record-files';
+import { PartsWork, readWithParts } from './parts-cache';
+import { Repo, blobId, buildTree, writeBlobs, writeTree } from './record-tree';
+import { BlobSource, listTreeOnce, partsCache, partsOf, readRefs, remember, sameIds, seedListing, treePathOf } from './sync-reads';
+import { SESSIONS_TREE, ownSnapshot, receiveSessions, snapshotBytes } from './clone-sessions';
+import { attributeIncoming } from './origins';
+import { claimsInLogText } from '../store/claim-log';
+import { pushUrlOf, setLocal } from './sync-config';
 import { checkIncoming, filesOfRemoteTree, refused } from './remote-checks';
 import { settleClaims } from './claim-settle';
 import { BASE_REF, BEFORE_REF, BRANCH, REMOTE_REF, cloneIdentity, readState, repoOf, signatureOf, writeState } from './sync-state';
@@ -84,51 +89,10 @@ export async function repoOfStore(ctx: FolderStore): Promise<Repo> {
   return repo;
 }
 
-async function refOf(repo: Repo, ref: string): Promise<string | undefined> {
-  const r = await runGit(repo.cwd, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
-  return r.code === 0 ? r.stdout.toString('utf8').trim() : undefined;
-}
-
 /** A commit's record files (their part ids), its tree checked first. */
 async function filesOfCommit(repo: Repo, commit: string, where: string) {
   return filesOfRemoteTree(await listTreeOnce(repo, commit), where);
 }
-
-/** A commit's tree listing, listed once per process (a commit's tree never changes; the remote's tip and the base are often the same commit). */
-const listings = new Map<string, Promise<TreeEntry[]>>();
-function listTreeOnce(repo: Repo, commit: string): Promise<TreeEntry[]> {
-  const key = `${repo.gitDir}\0${commit}`;
-  let listing = listings.get(key);
-  if (!listing) {
-    if (listings.size > 64) listings.clear();
-    listings.set(key, (listing = listTree(repo, commit)));
-    listing.catch(() => listings.delete(key));
-  }
-  return listing;
-}
-
-const treePathOf = (rel: string, i: number) => (isJsonl(rel) ? `${rel}${PARTS_SUFFIX}/${partName(i)}` : rel);
-
-const partsCache = new WeakMap<Buffer, Part[]>();
-/** A file's parts as they lie in the tree, with their blob ids (kept per buffer). */
-function partsOf(rel: string, content: Buffer, repo: Repo): Part[] {
-  let parts = partsCache.get(content);
-  if (!parts) partsCache.set(content, (parts = treeEntriesOf(rel, content).map(([, bytes]) => ({ id: blobId(bytes, repo.objectFormat), bytes }))));
-  return parts;
-}
-
-async function contents(repo: Repo, files: Map<string, { ids: string[] }>, wanted: Iterable<string>): Promise<Map<string, Buffer>> {
-  const need = [...wanted].filter(rel => files.has(rel));
-  const blobs = await readBlobs(
-    repo,
-    need.flatMap(rel => files.get(rel)!.ids),
-  );
-  const out = new Map<string, Buffer>();
-  for (const rel of need) out.set(rel, Buffer.concat(files.get(rel)!.ids.map(id => blobs.get(id)!)));
-  return out;
-}
-
-const sameIds = (a?: readonly string[], b?: readonly string[]) => a === b || (!!a && !!b && a.length === b.length && a.every((x, i) => x === b[i]));
 
 /**
  * Syncs the engine's folder with its repository's remote. Throws a TwiningError naming the remote
@@ -150,8 +114,8 @@ export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): P
       remote = await chooseRemote(repo, options.remote);
       return runSync(ctx, repo, remote, options);
     });
-    await gitText(repo.cwd, ['config', '--local', 'twining.sync.enabled', 'true']);
-    await gitText(repo.cwd, ['config', '--local', 'twining.sync.remote', report.remote]);
+    await setLocal(repo, 'twining.sync.enabled', 'true');
+    await setLocal(repo, 'twining.sync.remote', report.remote);
     await writeState(repo, {
       last_sync_at: report.at,
       last_attempt_at: attemptAt,
@@ -176,9 +140,20 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
   const clone = await cloneIdentity(repo);
   const notes: string[] = [];
   let work: PartsWork = { reused: 0, hashedBytes: 0 };
+  let newBlobCount = 0;
   for (let attempt = 1; ; attempt++) {
-    const remoteTip = await fetchRecord(repo, remote, timeoutMs);
-    const base = await refOf(repo, BASE_REF);
+    // The fetch, sync's refs as they were and the local record are read at once: none needs another.
+    const refsBefore = readRefs(repo);
+    const reading = listLocalRecords(ctx.layout.dir, layout).then(files => readWithParts(repo, files));
+    refsBefore.catch(() => undefined);
+    reading.catch(() => undefined);
+    const fetched = await fetchRecord(repo, remote, timeoutMs);
+    // A ref git says is up to date is as it was; one that moved is read again.
+    const refs = fetched === 'moved' ? await readRefs(repo) : await refsBefore;
+    if (fetched === 'missing' && refs.has(REMOTE_REF)) await runGit(repo.cwd, ['update-ref', '-d', REMOTE_REF]); // no record there yet: this sync makes it
+    const remoteTip = fetched === 'missing' ? undefined : refs.get(REMOTE_REF);
+    if (fetched !== 'missing' && !remoteTip) throw refused(where, `git fetched it but ${REMOTE_REF} is not a commit`);
+    const base = refs.get(BASE_REF);
     if (base && remoteTip && base !== remoteTip) {
       const r = await runGit(repo.cwd, ['merge-base', '--is-ancestor', base, remoteTip]);
       if (r.code !== 0)
@@ -188,7 +163,8 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
         );
     }
     // The remote's tree is checked before anything of it is read.
-    const remoteTree = remoteTip ? await filesOfCommit(repo, remoteTip, where) : { layout: undefined, files: new Map<string, { ids: string[] }>() };
+    const remoteListing = remoteTip ? await listTreeOnce(repo, remoteTip) : undefined;
+    const remoteTree = remoteListing ? filesOfRemoteTree(remoteListing, where) : { layout: undefined, files: new Map<string, { ids: string[] }>() };
     if (remoteTree.layout && remoteTree.layout !== layout)
       throw refused(
         where,
@@ -198,20 +174,27 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       );
     const baseTree = base ? await filesOfCommit(repo, base, `this clone's last synced record (${BASE_REF})`) : { files: new Map<string, { ids: string[] }>() };
     // Read with each file's parts, cut and hashed only where the file changed since the last sync (parts-cache.ts).
-    const read = await readWithParts(repo, await listLocalRecords(ctx.layout.dir, layout));
+    const read = await reading;
     const local = read.contents;
     for (const [rel, parts] of read.parts) partsCache.set(local.get(rel)!, parts);
     work = read.work;
     const localIds = new Map<string, string[]>();
-    for (const [rel, content] of local)
+    const source = new BlobSource(repo);
+    for (const [rel, content] of local) {
+      const parts = partsOf(rel, content, repo);
       localIds.set(
         rel,
-        partsOf(rel, content, repo).map(p => p.id),
+        parts.map(p => p.id),
       );
+      for (const p of parts) source.hold(p.id, p.bytes);
+    }
     // Which files changed on which side since the base.
     const rels = new Set<string>([...local.keys(), ...remoteTree.files.keys()]);
     const remoteChanged = [...rels].filter(rel => !sameIds(remoteTree.files.get(rel)?.ids, baseTree.files.get(rel)?.ids));
-    const remoteBytes = await contents(repo, remoteTree.files, remoteChanged);
+    // Everything of the remote's this sync may read (what changed there, what it replaces here, its claims), in one `cat-file --batch`.
+    const localChanged = [...rels].filter(rel => !sameIds(remoteTree.files.get(rel)?.ids, localIds.get(rel)));
+    await source.fetch([...new Set([...remoteChanged, ...localChanged, 'claims/claims.jsonl'])].flatMap(rel => remoteTree.files.get(rel)?.ids ?? []));
+    const remoteBytes = await source.files(remoteTree.files, remoteChanged);
     for (const [rel, bytes] of remoteBytes) checkIncoming(rel, bytes, where);
     const merged = new Map<string, Buffer>(local);
     const bothChanged: string[] = [];
@@ -226,7 +209,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       } else if (r && !sameIds(l, remoteTree.files.get(rel)?.ids)) bothChanged.push(rel);
     }
     if (bothChanged.length) {
-      const baseBytes = await contents(repo, baseTree.files, bothChanged);
+      const baseBytes = await source.files(baseTree.files, bothChanged);
       for (const rel of bothChanged) {
         const outcome = mergeTwiningTexts(rel, {
           base: (baseBytes.get(rel) ?? Buffer.alloc(0)).toString('utf8'),
@@ -244,40 +227,62 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     let lost: SyncReport['claims_lost'] = [];
     if (merged.has(claimsRel)) {
       const remoteClaims =
-        remoteBytes.get(claimsRel) ??
-        (remoteTree.files.has(claimsRel) ? (await contents(repo, remoteTree.files, [claimsRel])).get(claimsRel)! : Buffer.alloc(0));
+        remoteBytes.get(claimsRel) ?? (remoteTree.files.has(claimsRel) ? (await source.files(remoteTree.files, [claimsRel])).get(claimsRel)! : Buffer.alloc(0));
       const settled = settleClaims(merged.get(claimsRel)!.toString('utf8'), remoteClaims.toString('utf8'), await claimClock(ctx), ctx.timestamp(), remote);
       lost = settled.lost;
       if (lost.length) merged.set(claimsRel, Buffer.from(settled.text, 'utf8'));
     }
-    // The tree to push: the merged files, the marker, and this clone's card.
-    const treeEntries = new Map<string, Buffer | Part>();
-    for (const [rel, content] of merged) partsOf(rel, content, repo).forEach((part, i) => treeEntries.set(treePathOf(rel, i), part));
-    treeEntries.set(MARKER, Buffer.from(`${JSON.stringify({ format: 1, layout })}\n`));
-    const cards = (await listTreeOnce(repo, remoteTip ?? base ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904').catch(() => [])).filter(e =>
-      e.path.startsWith('clones/'),
-    );
-    const cardBlobs = await readBlobs(
-      repo,
-      cards.map(e => e.id),
-    ).catch(() => new Map<string, Buffer>());
-    for (const c of cards) if (cardBlobs.has(c.id)) treeEntries.set(c.path, cardBlobs.get(c.id)!);
-    if (!cards.some(c => c.path === `clones/${clone.id}.json`))
-      treeEntries.set(`clones/${clone.id}.json`, Buffer.from(`${JSON.stringify({ clone: clone.id, label: clone.label })}\n`));
-    const { tree, newBlobs, newBytes } = await buildTree(repo, treeEntries);
+    // The tree to push: the merged files, the marker, and this clone's card (the other clones' as the remote has them).
+    const remotePaths = new Map((remoteListing ?? []).map(e => [e.path, e.id] as const));
+    const treeFiles = new Map<string, string>();
+    const sizes = new Map<string, number>();
+    const newBlobs = new Map<string, Buffer>();
+    const put = (treePath: string, id: string, bytes: Buffer) => {
+      treeFiles.set(treePath, id);
+      sizes.set(treePath, bytes.length);
+      if (remotePaths.get(treePath) !== id) newBlobs.set(id, bytes);
+    };
+    for (const [rel, content] of merged) partsOf(rel, content, repo).forEach((part, i) => put(treePathOf(rel, i), part.id, part.bytes));
+    const marker = Buffer.from(`${JSON.stringify({ format: 1, layout })}\n`);
+    put(MARKER, blobId(marker, repo.objectFormat), marker);
+    for (const e of remoteListing ?? [])
+      if (e.path.startsWith('clones/') || e.path.startsWith(`${SESSIONS_TREE}/`)) {
+        treeFiles.set(e.path, e.id);
+        sizes.set(e.path, e.size);
+      }
+    // Who is where: this clone's sessions go out as its snapshot; the others' stay as the remote has them (clone-sessions.ts).
+    const snapshot = await ownSnapshot(ctx.layout.dir, clone, ctx.now());
+    const mine = `${SESSIONS_TREE}/${clone.id}.json`;
+    if (snapshot.sessions.length > 0 || remotePaths.has(mine)) {
+      const bytes = snapshotBytes(snapshot);
+      put(mine, blobId(bytes, repo.objectFormat), bytes);
+    }
+    const card = `clones/${clone.id}.json`;
+    if (!treeFiles.has(card)) {
+      const bytes = Buffer.from(`${JSON.stringify({ clone: clone.id, label: clone.label })}\n`);
+      put(card, blobId(bytes, repo.objectFormat), bytes);
+    }
+    const unchanged = remoteListing !== undefined && treeFiles.size === remotePaths.size && [...treeFiles].every(([p, id]) => remotePaths.get(p) === id);
     let commit = remoteTip;
     let pushed = false;
-    if (!remoteTip || (await treeOf(repo, remoteTip)) !== tree) {
+    let refsWritten: Promise<unknown> = Promise.resolve();
+    if (!unchanged) {
+      // Only the blobs the remote's tree does not hold are written, and only the folders that changed.
+      // The blobs and the trees are written at once (mktree told not to look for the blobs yet); the commit waits for both.
+      const [built] = await Promise.all([
+        writeTree(repo, treeFiles, { folders: remoteListing?.folders ?? new Map<string, string>(), files: remotePaths }),
+        writeBlobs(repo, newBlobs),
+      ]);
       const parent = remoteTip ?? base;
       const message = `twining sync from ${clone.label} (${options.reason ?? 'manual'})`;
       commit = (
-        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', tree, ...(parent ? ['-p', parent] : []), '-m', message], { env: identity(clone) })
+        await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', built.tree, ...(parent ? ['-p', parent] : []), '-m', message], { env: identity(clone) })
       ).trim();
       // Pushed to the remote's URL rather than its name, so git does not move the user's remote-tracking refs (refs/remotes/…).
-      const pushUrl = (await gitText(repo.cwd, ['remote', 'get-url', '--push', remote])).trim();
+      const pushUrl = await pushUrlOf(repo, remote);
       const push = await runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', pushUrl, `${commit}:refs/heads/${BRANCH}`], {
         // A first sync of a large record sends it all: its time limit grows with what is new (5 s a MB).
-        timeoutMs: timeoutMs + newBytes / 200,
+        timeoutMs: timeoutMs + [...newBlobs.values()].reduce((n, b) => n + b.length, 0) / 200,
       });
       const rejected =
         /\[rejected\]|\[remote rejected\].*(fetch first|non-fast-forward|stale|failed to update ref|cannot lock ref)|non-fast-forward|fetch first/.test(
@@ -295,8 +300,58 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
         throw failure;
       }
       pushed = true;
-      await gitText(repo.cwd, ['update-ref', REMOTE_REF, commit]);
+      newBlobCount = newBlobs.size;
+      // The new commit's tree is known: the next sync lists it from here, not from git; its new blobs are held for the next sync's counts.
+      seedListing(repo, commit, treeFiles, sizes, built.folders);
+      for (const [id, bytes] of newBlobs) remember(id, bytes);
+      // Both refs in one transaction, written while the counts are made (awaited before the report).
+      refsWritten = gitText(repo.cwd, ['update-ref', '--stdin'], { input: `update ${REMOTE_REF} ${commit}\nupdate ${BASE_REF} ${commit}\n` });
+      refsWritten.catch(() => undefined);
     }
+    const incoming = emptyCounts();
+    const outgoing = emptyCounts();
+    const incomingEntries: IncomingEntry[] = [];
+    const incomingClaims: IncomingEntry[] = [];
+    // Counted on the parts that differ only: an append to a large file reads one part, not the file.
+    const remoteOnly = new Map<string, string[]>();
+    for (const [rel, after] of merged) {
+      const afterIds = new Set(partsOf(rel, after, repo).map(p => p.id));
+      const theirs = remoteTree.files.get(rel)?.ids ?? [];
+      if (!sameIds(theirs, [...afterIds]))
+        remoteOnly.set(
+          rel,
+          theirs.filter(id => !afterIds.has(id)),
+        );
+    }
+    const remoteParts = await source.blobs([...remoteOnly.values()].flat());
+    for (const [rel, after] of merged) {
+      const afterParts = partsOf(rel, after, repo);
+      const localPartIds = new Set(local.has(rel) ? partsOf(rel, local.get(rel)!, repo).map(p => p.id) : []);
+      const localOnly = local.has(rel) ? partsOf(rel, local.get(rel)!, repo).filter(p => !afterParts.some(a => a.id === p.id)) : [];
+      countChanges(
+        rel,
+        Buffer.concat(localOnly.map(p => p.bytes)),
+        Buffer.concat(afterParts.filter(p => !localPartIds.has(p.id)).map(p => p.bytes)),
+        incoming,
+        rel === 'blackboard.jsonl' || rel.startsWith('records/posts/') ? incomingEntries : rel === claimsRel ? incomingClaims : undefined,
+      );
+      const gone = remoteOnly.get(rel);
+      if (gone === undefined) continue;
+      const theirIds = new Set(remoteTree.files.get(rel)?.ids ?? []);
+      countChanges(
+        rel,
+        Buffer.concat(gone.map(id => remoteParts.get(id)!)),
+        Buffer.concat(afterParts.filter(p => !theirIds.has(p.id)).map(p => p.bytes)),
+        outgoing,
+      );
+    }
+    // Which clone the records that came in were written on (origins.ts), for the views: known before they are written here.
+    const localClaims = new Set(claimsInLogText(local.get(claimsRel)?.toString('utf8') ?? '').map(c => (c as { id?: string }).id));
+    const arrived = new Set([...incomingEntries.map(e => e.id), ...incomingClaims.map(c => c.id).filter(id => !localClaims.has(id))]);
+    if (remoteTip && arrived.size > 0)
+      await attributeIncoming(repo, base, remoteTip, arrived, clone.id).catch(error =>
+        notes.push(`could not tell which clone the new records came from: ${(error as Error).message}`),
+      );
     // Keep this clone's state before the sync changes it (refs/twining/before-sync), then write what came in.
     if ([...merged].some(([rel, content]) => !local.get(rel)?.equals(content)) || [...local.keys()].some(rel => !merged.has(rel))) {
       const before = await buildTree(
@@ -309,43 +364,10 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       await gitText(repo.cwd, ['update-ref', BEFORE_REF, beforeCommit]);
       await applyLocally(ctx, local, merged, notes);
     }
-    if (commit) await gitText(repo.cwd, ['update-ref', BASE_REF, commit]);
-    const incoming = emptyCounts();
-    const outgoing = emptyCounts();
-    const incomingEntries: IncomingEntry[] = [];
-    // Counted on the parts that differ only: an append to a large file reads one part, not the file.
-    const remoteOnly = new Map<string, string[]>();
-    for (const [rel, after] of merged) {
-      const afterIds = new Set(partsOf(rel, after, repo).map(p => p.id));
-      const theirs = remoteTree.files.get(rel)?.ids ?? [];
-      if (!sameIds(theirs, [...afterIds]))
-        remoteOnly.set(
-          rel,
-          theirs.filter(id => !afterIds.has(id)),
-        );
-    }
-    const remoteParts = await readBlobs(repo, [...remoteOnly.values()].flat());
-    for (const [rel, after] of merged) {
-      const afterParts = partsOf(rel, after, repo);
-      const localPartIds = new Set(local.has(rel) ? partsOf(rel, local.get(rel)!, repo).map(p => p.id) : []);
-      const localOnly = local.has(rel) ? partsOf(rel, local.get(rel)!, repo).filter(p => !afterParts.some(a => a.id === p.id)) : [];
-      countChanges(
-        rel,
-        Buffer.concat(localOnly.map(p => p.bytes)),
-        Buffer.concat(afterParts.filter(p => !localPartIds.has(p.id)).map(p => p.bytes)),
-        incoming,
-        rel === 'blackboard.jsonl' || rel.startsWith('records/posts/') ? incomingEntries : undefined,
-      );
-      const gone = remoteOnly.get(rel);
-      if (gone === undefined) continue;
-      const theirIds = new Set(remoteTree.files.get(rel)?.ids ?? []);
-      countChanges(
-        rel,
-        Buffer.concat(gone.map(id => remoteParts.get(id)!)),
-        Buffer.concat(afterParts.filter(p => !theirIds.has(p.id)).map(p => p.bytes)),
-        outgoing,
-      );
-    }
+    if (commit && !pushed && commit !== base) await gitText(repo.cwd, ['update-ref', BASE_REF, commit]);
+    if (remoteListing)
+      await receiveSessions(ctx.layout.dir, remoteListing, base ? await listTreeOnce(repo, base) : [], clone.id, ids => source.blobs(ids), notes);
+    await refsWritten;
     return {
       remote,
       ref: BRANCH,
@@ -358,7 +380,7 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
       attempts: attempt,
       at: ctx.timestamp(),
       clone: clone.label,
-      new_blobs: newBlobs,
+      new_blobs: newBlobCount,
       parts_work: work,
       notes,
     };

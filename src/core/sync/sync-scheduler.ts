@@ -2,8 +2,10 @@
  * Background sync for a long-lived engine (the extension's, `twining mcp`'s): once a clone has
  * synced (its local git config says `twining.sync.enabled`), it syncs every interval and soon
  * after a local write, one sync at a time, never prompting (sync-git.ts) and time-boxed. A clone
- * that has not synced is only looked at (one `git config` read per interval), so a first
- * `twining sync` in a terminal turns the background sync of a running window on.
+ * that has not synced is only looked at (one `git config` read per interval, never after a write:
+ * looking runs git, and a process spawned from a long-lived engine holds up the calls it serves),
+ * so a first `twining sync` in a terminal turns the background sync of a running window on at the
+ * next interval, and writes sync soon after from then on.
  */
 import type { SyncOptions, SyncReport } from './sync-run';
 import type { SyncStatus } from './sync-state';
@@ -32,6 +34,8 @@ export class SyncScheduler {
   private running?: Promise<void>;
   private again = false;
   private stopped = false;
+  /** Whether the last look found sync on (undefined: not looked yet). */
+  private enabled?: boolean;
   private readonly intervalMs: number;
 
   constructor(
@@ -46,9 +50,9 @@ export class SyncScheduler {
     return this;
   }
 
-  /** A local write happened: sync soon (when sync is on). */
+  /** A local write happened: sync soon (when sync is on; while the last look found it off, the next interval looks again). */
   poke(): void {
-    if (this.stopped || this.soon) return;
+    if (this.stopped || this.soon || this.enabled === false) return;
     this.soon = setTimeout(() => {
       this.soon = undefined;
       this.run('write').catch(() => undefined);
@@ -75,6 +79,7 @@ export class SyncScheduler {
 
   private async once(reason: string): Promise<void> {
     let status = await this.engine.syncStatus().catch(() => undefined);
+    this.enabled = status?.enabled;
     if (!status?.enabled) {
       if (status) this.options.onState?.(status);
       return;

@@ -9,7 +9,8 @@ import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
-import { configGet, gitText, runGit } from './sync-git';
+import { runGit } from './sync-git';
+import { setLocal, syncConfig } from './sync-config';
 import { JSONL_FILES, SyncLayout, listLocalRecords, stampsOf } from './record-files';
 import type { Repo } from './record-tree';
 import { isTwoXFolder } from '../store/two-x-folder';
@@ -58,11 +59,17 @@ export interface SyncStatus {
 export async function repoOf(dir: string): Promise<Repo | undefined> {
   // A clone whose .twining/ is not made yet (it was never committed) is asked from its parent.
   const cwd = (await fs.stat(dir).catch(() => undefined))?.isDirectory() ? dir : path.dirname(dir);
+  // Asked once per folder and process while its git directory stays (a long-lived engine syncs every 30 s).
+  const known = repos.get(cwd);
+  if (known && (await fs.stat(known.gitDir).catch(() => undefined))?.isDirectory()) return known;
   const r = await runGit(cwd, ['rev-parse', '--git-common-dir', '--show-object-format']).catch(() => undefined);
   if (!r || r.code !== 0) return undefined;
   const [common, format] = r.stdout.toString('utf8').trim().split('\n');
-  return { cwd, gitDir: path.resolve(cwd, common), objectFormat: format || 'sha1' };
+  const repo = { cwd, gitDir: path.resolve(cwd, common), objectFormat: format || 'sha1' };
+  repos.set(cwd, repo);
+  return repo;
 }
+const repos = new Map<string, Repo>();
 
 export const stateFile = (repo: Repo) => path.join(repo.gitDir, 'twining', 'sync-state.json');
 
@@ -83,21 +90,22 @@ export async function writeState(repo: Repo, state: SyncState): Promise<void> {
 }
 
 export async function syncEnabled(repo: Repo): Promise<boolean> {
-  return (await configGet(repo.cwd, 'twining.sync.enabled')) === 'true';
+  return (await syncConfig(repo)).get('twining.sync.enabled') === 'true';
 }
 
 /** This clone's id and label ("host:folder"), made and kept in the local config at its first sync. */
 export async function cloneIdentity(repo: Repo): Promise<{ id: string; label: string }> {
-  let id = await configGet(repo.cwd, 'twining.sync.clone');
-  let label = await configGet(repo.cwd, 'twining.sync.label');
+  const config = await syncConfig(repo);
+  let id = config.get('twining.sync.clone');
+  let label = config.get('twining.sync.label');
   if (!id) {
     id = randomBytes(6).toString('hex');
-    await gitText(repo.cwd, ['config', '--local', 'twining.sync.clone', id]);
+    await setLocal(repo, 'twining.sync.clone', id);
   }
   if (!label) {
     const top = (await runGit(repo.cwd, ['rev-parse', '--show-toplevel'])).stdout.toString('utf8').trim();
     label = `${os.hostname()}:${path.basename(top)}`;
-    await gitText(repo.cwd, ['config', '--local', 'twining.sync.label', label]);
+    await setLocal(repo, 'twining.sync.label', label);
   }
   return { id, label };
 }
@@ -124,12 +132,10 @@ export async function pendingFiles(dir: string, layout: SyncLayout, state: SyncS
 export async function syncStatus(dir: string): Promise<SyncStatus> {
   const repo = await repoOf(dir);
   if (!repo) return { enabled: false, ref: BRANCH, pending: 0, message: `${dir} is not in a git repository, so sync is not set up` };
-  const [enabled, remote, clone, state] = await Promise.all([
-    syncEnabled(repo),
-    configGet(repo.cwd, 'twining.sync.remote'),
-    configGet(repo.cwd, 'twining.sync.label'),
-    readState(repo),
-  ]);
+  const [config, state] = await Promise.all([syncConfig(repo), readState(repo)]);
+  const enabled = config.get('twining.sync.enabled') === 'true';
+  const remote = config.get('twining.sync.remote');
+  const clone = config.get('twining.sync.label');
   if (!enabled) return { enabled, ref: BRANCH, pending: 0, message: 'sync is not set up: run `twining sync` (or Twining: Sync) once in this clone' };
   const layout: SyncLayout = isTwoXFolder(dir) ? 'sqlite' : 'files';
   const pending = (await pendingFiles(dir, layout, state).catch(() => [])).length;

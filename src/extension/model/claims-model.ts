@@ -73,9 +73,12 @@ export class ClaimsModel extends FamilyModel {
           return undefined;
         });
       if (!listed) continue; // the last good list stays
-      const signature = listed.claims.map(c => `${c.id} ${c.state} ${c.renewed_at} ${c.expires_at}`).join('\n');
+      // A claim another clone's sync brought names that clone (its tooltip says where its holder works).
+      const origins: { records: Record<string, string> } = await folder.run(engine => engine.origins()).catch(() => ({ records: {} }));
+      const claims = listed.claims.map(c => (origins.records[c.id] ? { ...c, clone: origins.records[c.id] } : c));
+      const signature = claims.map(c => `${c.id} ${c.state} ${c.renewed_at} ${c.expires_at} ${c.clone ?? ''}`).join('\n');
       if (this.byFolder.get(folder.key)?.signature === signature) continue;
-      this.byFolder.set(folder.key, { claims: listed.claims, signature });
+      this.byFolder.set(folder.key, { claims, signature });
       changed = true;
     }
     for (const key of [...this.byFolder.keys()])

@@ -60,13 +60,16 @@ export function claimItem(node: ClaimNode, now: Date): vscode.TreeItem {
   item.iconPath = lapsed
     ? new vscode.ThemeIcon('unlock', new vscode.ThemeColor('disabledForeground'))
     : new vscode.ThemeIcon('lock', node.isMine ? undefined : new vscode.ThemeColor('list.warningForeground'));
-  item.description = node.place === 'context' ? `${claimTarget(claim)} · ${claimDescription(claim, now)}` : claimDescription(claim, now);
+  item.description = [node.place === 'context' ? claimTarget(claim) : '', claimDescription(claim, now), claim.clone ? `on ${claim.clone}` : '']
+    .filter(Boolean)
+    .join(' · ');
   item.contextValue = `twining.claim.${lapsed ? 'lapsed' : 'live'}${node.isMine ? '.mine' : ''}`;
   item.command = { command: 'twining.openClaim', title: 'Open Claim', arguments: [node] };
   item.accessibilityInformation = { label: `${label}, ${item.description}` };
   const tip = new vscode.MarkdownString(undefined, true);
   tip.appendMarkdown(`$(${lapsed ? 'unlock' : 'lock'}) **${md(claimTarget(claim))}** — claimed by ${md(claim.agent_id)}${node.isMine ? ' (you)' : ''}\n\n`);
   tip.appendMarkdown(`${md(claim.reason)}\n\n`);
+  if (claim.clone) tip.appendMarkdown(`On another clone: ${md(claim.clone)} (brought by sync)\n\n`);
   tip.appendMarkdown(`Since ${md(when(claim.claimed_at, now))}  \n`);
   if (claim.renewed_at !== claim.claimed_at) tip.appendMarkdown(`Renewed ${md(when(claim.renewed_at, now))}  \n`);
   tip.appendMarkdown(`${lapsed ? 'Was held until' : 'Until'} ${md(when(claim.expires_at, now))}`);

@@ -153,7 +153,10 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
         }),
       );
     }
-    const entryNodes = (entries: ScopeContext['warnings']) => entries.map(entry => makeNode<ContextEntryNode>({ kind: 'contextEntry', folder, entry }));
+    // An entry another clone's sync brought says which clone it was written on (sync/origins.ts).
+    const origins: { records: Record<string, string> } = await folder.run(engine => engine.origins()).catch(() => ({ records: {} }));
+    const entryNodes = (entries: ScopeContext['warnings']) =>
+      entries.map(entry => makeNode<ContextEntryNode>({ kind: 'contextEntry', folder, entry, clone: origins.records[entry.id] }));
     const t = context.totals;
     const lists: [ContextGroup, ContextNode[], number][] = [
       // The count is of the current decisions; the past ones count in their own group.
@@ -247,7 +250,7 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
             .filter(Boolean)
             .join(' · ');
           item.contextValue = 'twining.contextEntry.resolved';
-          item.tooltip = `${e.entry_type} by ${e.agent_id}, ${when(e.timestamp, now)}\nScope: ${e.scope}\n\n${e.summary}${e.detail ? `\n\n${e.detail}` : ''}\n\n${resolutionSentence(resolution)}`;
+          item.tooltip = `${e.entry_type} by ${e.agent_id}${onClone(element.clone)}, ${when(e.timestamp, now)}\nScope: ${e.scope}\n\n${e.summary}${e.detail ? `\n\n${e.detail}` : ''}\n\n${resolutionSentence(resolution)}`;
           item.command = { command: 'twining.openRecord', title: 'Open', arguments: [{ type: 'entry', id: e.id, folder: element.folder.root }] };
           return item;
         }
@@ -255,9 +258,9 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
         const item = new vscode.TreeItem(oneLine(String(e.summary ?? '')), vscode.TreeItemCollapsibleState.None);
         item.id = `${base}entry:${e.id}`;
         item.iconPath = warning ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon('lightbulb');
-        item.description = [e.agent_id, relative(e.timestamp, now), e.scope].filter(Boolean).join(' · ');
+        item.description = [e.agent_id, relative(e.timestamp, now), e.scope, element.clone ? `on ${element.clone}` : ''].filter(Boolean).join(' · ');
         item.contextValue = `twining.contextEntry.${warning ? 'warning' : 'finding'}`;
-        item.tooltip = `${warning ? 'Warning' : 'Finding'} by ${e.agent_id}, ${when(e.timestamp, now)}\nScope: ${e.scope}\n\n${e.summary}${e.detail ? `\n\n${e.detail}` : ''}`;
+        item.tooltip = `${warning ? 'Warning' : 'Finding'} by ${e.agent_id}${onClone(element.clone)}, ${when(e.timestamp, now)}\nScope: ${e.scope}\n\n${e.summary}${e.detail ? `\n\n${e.detail}` : ''}`;
         item.command = { command: 'twining.openRecord', title: 'Open', arguments: [{ type: 'entry', id: e.id, folder: element.folder.root }] };
         return item;
       }
@@ -317,3 +320,6 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
     for (const d of this.disposables) d.dispose();
   }
 }
+
+/** " on host:folder (another clone)" for an entry another clone's sync brought. */
+const onClone = (clone: string | undefined) => (clone ? ` on ${clone} (another clone)` : '');

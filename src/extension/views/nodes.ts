@@ -167,6 +167,8 @@ export interface ContextDecisionNode extends Base {
 export interface ContextEntryNode extends Base {
   kind: 'contextEntry';
   entry: BlackboardEntry;
+  /** The clone it was written on, when another clone's sync brought it. */
+  clone?: string;
 }
 export interface ContextDelegationNode extends Base {
   kind: 'contextDelegation';

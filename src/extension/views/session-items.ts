@@ -54,7 +54,7 @@ export function sessionItem(element: Node, now: Date): vscode.TreeItem | undefin
       const item = new vscode.TreeItem(s.agent_id, files ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
       item.id = `${base}${element.kind}:${s.session_id}`;
       item.iconPath = sessionIcon(s);
-      item.description = sessionDescription(s, now);
+      item.description = s.clone ? `${sessionDescription(s, now)} · on ${s.clone}` : sessionDescription(s, now);
       item.contextValue = s.unrecorded ? 'twining.session.unrecorded' : 'twining.session';
       item.accessibilityInformation = { label: `${s.agent_id}, ${item.description}` };
       item.tooltip = sessionTooltip(s, now);
@@ -77,6 +77,7 @@ export function sessionItem(element: Node, now: Date): vscode.TreeItem | undefin
 export function sessionTooltip(s: SessionView, now: Date): vscode.MarkdownString {
   const tip = new vscode.MarkdownString(undefined, true);
   tip.appendMarkdown(`**${md(s.agent_id)}** — ${md(toolName(s.tool))} session, ${md(sessionState(s))}\n\n`);
+  if (s.clone) tip.appendMarkdown(`On another clone: ${md(s.clone)} (brought by sync)\n\n`);
   tip.appendMarkdown(`Session: ${md(s.session_id)}  \nStarted: ${md(when(s.started_at, now))}  \nLast hook call: ${md(when(s.last_seen, now))}`);
   if (s.last_tool) tip.appendMarkdown(` (${md(s.last_tool)})`);
   tip.appendMarkdown('\n\n');

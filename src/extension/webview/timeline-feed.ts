@@ -35,6 +35,8 @@ import { LazyLayout } from '../../webview/shared/timeline-lazy';
 /** Entries laid out before the first window is answered, and then per piece between other work (newest first). */
 const FIRST_PIECE = 4096;
 const PIECE = 8192;
+/** The pieces after the first wait for the page's first frame, or this long. */
+const REST_AFTER_MS = 1000;
 
 /** At most this many superseded decisions are followed to their replacement (one record read each). */
 const SUPERSESSION_LIMIT = 5000;
@@ -67,13 +69,25 @@ export class TimelineFeed {
   private owesWhole = false;
   /** The last full read: the engine's refresh, and all of it with the first piece of items laid out (the benchmark reports them). */
   readonly timings = { readMs: NaN, loadMs: NaN };
+  /** Resolved when the page says it drew its first frame (the panel calls firstFrame). */
+  private painted: Promise<void>;
+  private paintedNow: () => void = () => {};
   /** How many windows were sent in part (after appends): the host test reads it. */
   partials = 0;
 
   constructor(
     readonly folder: TwiningFolder,
     private readonly user: () => string,
-  ) {}
+    /** Marks the steps of the first read (the panel's marks of the way to the first paint). */
+    private readonly mark: (name: string) => void = () => {},
+  ) {
+    this.painted = new Promise(resolve => (this.paintedNow = resolve));
+  }
+
+  /** The page drew its first frame: the rest of the items may be laid out now. */
+  firstFrame(): void {
+    this.paintedNow();
+  }
 
   /** Reads the folder (the whole blackboard once) and says who is who and where the history starts. */
   reset(): Promise<Msg<'reset'>> {
@@ -81,12 +95,14 @@ export class TimelineFeed {
       const t0 = performance.now();
       await engine.refresh();
       this.timings.readMs = performance.now() - t0;
+      this.mark('engine refreshed');
       // A 2.x folder read from records/ has no agents to show (NOT_FOUND says why): the timeline goes on without their lanes' names.
       const noAgents = (error: unknown) => {
         if ((error as { code?: unknown }).code === 'NOT_FOUND') return { agents: [] };
         throw error;
       };
       const [decisions, agents, handoffs] = await Promise.all([this.decisionIndex(engine), engine.agents({}).catch(noAgents), this.handoffLines(engine)]);
+      this.mark('records listed');
       this.lookup = decisionLookup(decisions);
       this.agents = agents.agents;
       const entries = engine.blackboard.entries;
@@ -104,6 +120,7 @@ export class TimelineFeed {
         item => this.remember(item),
       );
       this.lazy = lazy;
+      this.mark('entries counted');
       this.lanes = lanesOf(this.user(), this.agents, lazy.laneFirsts, this.arrows);
       this.layRest(lazy);
       this.loaded = true;
@@ -139,17 +156,36 @@ export class TimelineFeed {
     return this.lazy ? this.lazy.first : this.index.first;
   }
 
-  /** Lays out the first piece now and the rest a piece at a time, letting other work (the page's first question) in between. */
+  /**
+   * Lays out the first piece now; the rest a piece at a time once the first window is answered
+   * (layingRest), letting other work in between: until then the extension host stays free for the
+   * messages of the page's start.
+   */
   private layRest(lazy: LazyLayout): void {
     lazy.layOut(FIRST_PIECE);
-    const laying = (async () => {
+    this.mark('first piece laid out');
+    this.laying = undefined;
+    // All of it in the first piece (a folder of fewer entries): nothing is left to lay out, and every answer is whole at once.
+    if (lazy.done) this.lazy = undefined;
+  }
+
+  /** The pieces after the first (started once, by the first answer or by what needs every item); resolves when all are laid out. */
+  private layingRest(): Promise<void> | undefined {
+    const lazy = this.lazy;
+    if (!lazy || this.laying) return this.laying;
+    this.laying = (async () => {
+      // Not before the page has drawn its first frame (or a second has passed): its report, and what the
+      // person does first, are not kept waiting behind the pieces.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.painted, new Promise(resolve => (timer = setTimeout(resolve, REST_AFTER_MS)))]);
+      clearTimeout(timer);
       while (this.lazy === lazy && !lazy.done) {
         await new Promise(resolve => setImmediate(resolve));
         if (this.lazy === lazy) lazy.layOut(PIECE);
       }
       if (this.lazy === lazy) this.lazy = undefined;
     })();
-    this.laying = laying;
+    return this.laying;
   }
 
   /** Everything laid out now (before what needs the whole index: a filtered density, a keyboard move, an append). */
@@ -162,7 +198,7 @@ export class TimelineFeed {
   /** After a first window answered in part: the whole window once every item is laid out (the panel posts it). */
   async rest(): Promise<Msg<'window'> | undefined> {
     if (!this.owesWhole) return undefined;
-    await this.laying;
+    await this.layingRest();
     this.owesWhole = false;
     // As the answer to the same question (the page shows it as such, not as an update after an append).
     return this.query && !this.lazy ? this.window(this.query) : undefined;
@@ -178,9 +214,11 @@ export class TimelineFeed {
     const density = this.lazy?.density(query.filter, now);
     if (!density) this.finishLayout();
     const w = this.index.window(query, now, reason === 'change' ? from : -Infinity, this.lazy?.pendingUpTo);
-    // Answered while laying out: the whole window (and every kind of entry) follows.
-    if (this.lazy) this.owesWhole = true;
-    else if (w.start > query.start) this.partials++;
+    // Answered while laying out: the whole window (and every kind of entry) follows, once the rest is laid out.
+    if (this.lazy) {
+      this.owesWhole = true;
+      this.layingRest()?.catch(() => undefined);
+    } else if (w.start > query.start) this.partials++;
     return {
       type: 'window',
       seq: query.seq,
@@ -284,7 +322,7 @@ export class TimelineFeed {
   relations(): Promise<Msg<'relations'>> {
     return this.folder.run(async engine => {
       // The linked decisions are looked up among all items: wait for the pieces (they let other work in).
-      await this.laying;
+      await this.layingRest();
       const lines = latestHandoffLines(await this.handoffLines(engine));
       const stale = lines.filter(l => !this.handoffExtras.has(l.id) || (l.acknowledged === true && !this.handoffExtras.get(l.id)?.acknowledged_by));
       await mapBounded(stale, async line => {

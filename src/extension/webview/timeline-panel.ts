@@ -14,7 +14,7 @@ import { inBackground, log, messageOf } from '../log';
 import { TimelineFeed } from './timeline-feed';
 import { onFolderChange } from './folder-changes';
 import { webviewHtml, webviewOptions } from './webview-html';
-import type { FromWebview, TimelineState, ToWebview } from '../../webview/shared/timeline-messages';
+import type { FromWebview, TimelineMark, TimelineState, ToWebview } from '../../webview/shared/timeline-messages';
 
 export const TIMELINE_VIEW_TYPE = 'twining.timeline';
 
@@ -28,7 +28,12 @@ export interface PaintReport {
   /** The extension's part of a first paint: reading the folder (the engine's refresh), and that with the items laid out. */
   readMs?: number;
   loadMs?: number;
+  /** With the panel's first paint: the extension's and the page's marks of the way there, in time order (see TimelineMark). */
+  marks?: TimelineMark[];
 }
+
+/** Now as a wall-clock time with the precision of performance.now() (the page's marks use the same clock). */
+const wall = () => performance.timeOrigin + performance.now();
 
 export class TimelinePanel implements vscode.Disposable {
   private static current: TimelinePanel | undefined;
@@ -41,9 +46,12 @@ export class TimelinePanel implements vscode.Disposable {
   private ready = false;
   /** Whether the page still waits for the arrows and links (sent after its first window). */
   private relationsDue = false;
+  /** The way to the first paint (a few array pushes; dropped with it): the benchmark reads them with the paint. */
+  private startMarks: TimelineMark[] | undefined;
 
   /** Opens the timeline (or shows the open one) for `folder`, or the first folder with `.twining/`. */
   static async show(ctx: TwiningSession, folder?: TwiningFolder): Promise<TimelinePanel> {
+    const asked = wall();
     await ctx.folders.ready();
     const target = folder ?? ctx.folders.withTwiningDir()[0];
     if (TimelinePanel.current) {
@@ -51,8 +59,13 @@ export class TimelinePanel implements vscode.Disposable {
       if (target && TimelinePanel.current.feed?.folder.key !== target.key) TimelinePanel.current.use(target);
       return TimelinePanel.current;
     }
+    const created = wall();
     const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, 'Twining Timeline', vscode.ViewColumn.Active, webviewOptions(ctx.extensionUri));
-    return (TimelinePanel.current = new TimelinePanel(panel, ctx, target));
+    return (TimelinePanel.current = new TimelinePanel(panel, ctx, target, [
+      ['command', asked],
+      ['panel asked', created],
+      ['panel created', wall()],
+    ]));
   }
 
   /** Brings back a panel VS Code restored after a reload (the serializer), with the page's saved state. */
@@ -72,14 +85,24 @@ export class TimelinePanel implements vscode.Disposable {
     readonly panel: vscode.WebviewPanel,
     private readonly ctx: TwiningSession,
     folder: TwiningFolder | undefined,
+    marks: TimelineMark[] = [],
   ) {
+    this.startMarks = marks;
     panel.iconPath = vscode.Uri.joinPath(ctx.extensionUri, 'media', 'twining.svg');
     panel.webview.html = webviewHtml(panel.webview, ctx.extensionUri, {
       title: 'Twining Timeline',
       script: 'timeline',
       body: '<div id="app" aria-busy="true">Loading the timeline…</div>',
     });
+    this.mark('html set');
     if (folder) this.use(folder);
+    // The page's start is posted now, not when the page says it is ready: VS Code keeps the messages
+    // posted to a webview whose page is still loading and hands them over once it has loaded (its
+    // webview host page, pre/index.html, queues them), so the page's first question leaves as soon as
+    // its script has run, without the round trip of saying so. Its 'ready' gets the start once more
+    // (a page that was loaded again, after a reload or a hide, or lost what was queued, needs it).
+    this.ready = true;
+    this.sendAll();
     this.disposables.push(
       panel.webview.onDidReceiveMessage((message: FromWebview) => this.received(message)),
       onFolderChange(
@@ -100,14 +123,26 @@ export class TimelinePanel implements vscode.Disposable {
 
   /** Shows `folder` (a new feed: everything is sent again). */
   private use(folder: TwiningFolder): void {
-    this.feed = new TimelineFeed(folder, () => this.ctx.agentId());
+    this.feed = new TimelineFeed(
+      folder,
+      () => this.ctx.agentId(),
+      name => this.mark(name),
+    );
     // The folder is read while the page loads: the page's first question finds it ready.
-    inBackground('Timeline: reading the folder', this.feed.load());
+    inBackground(
+      'Timeline: reading the folder',
+      this.feed.load().then(() => this.mark('folder read')),
+    );
     this.panel.title = this.ctx.folders.all().length > 1 ? `Twining Timeline: ${folder.name}` : 'Twining Timeline';
     if (this.ready) this.sendAll();
   }
 
+  private mark(name: string): void {
+    this.startMarks?.push([name, wall()]);
+  }
+
   private received(message: FromWebview): void {
+    if (message.type !== 'painted') this.mark(`${message.type} in`);
     switch (message.type) {
       case 'ready':
         this.ready = true;
@@ -141,7 +176,10 @@ export class TimelinePanel implements vscode.Disposable {
       case 'showGraph':
         void vscode.commands.executeCommand('twining.showGraph', { id: message.decisionId, folder: this.feed?.folder.root });
         break;
-      case 'painted':
+      case 'painted': {
+        if (message.reason === 'first paint') this.feed?.firstFrame();
+        const first = message.reason === 'first paint' && this.startMarks && message.marks;
+        if (first) this.mark('painted in');
         this.paints.push({
           items: message.items,
           ms: message.ms,
@@ -149,10 +187,13 @@ export class TimelinePanel implements vscode.Disposable {
           reason: message.reason,
           at: Date.now(),
           ...(message.reason === 'first paint' && this.feed ? this.feed.timings : {}),
+          ...(first ? { marks: [...this.startMarks!, ...message.marks!].sort((a, b) => a[1] - b[1]) } : {}),
         });
+        if (first) this.startMarks = undefined;
         if (this.paints.length > 100) this.paints.shift();
         log.info(`Timeline: ${message.reason} painted ${message.items} entries in ${message.ms.toFixed(1)} ms.`);
         break;
+      }
     }
   }
 
@@ -177,8 +218,14 @@ export class TimelinePanel implements vscode.Disposable {
   private enqueue(work: () => Promise<ToWebview[]>): void {
     this.queue = this.queue
       .then(work)
-      .then(async messages => {
-        for (const m of messages) if (this.ready) await this.post(m);
+      .then(messages => {
+        // Posted in order without waiting for each to arrive (VS Code delivers them in the order posted):
+        // the next piece of work (the answer to the page's question) need not wait for the round trip.
+        for (const m of messages) {
+          if (!this.ready) continue;
+          this.mark(`${m.type} posted`);
+          this.post(m).then(undefined, error => log.warn(`Timeline: a message to the page was not delivered: ${messageOf(error)}`));
+        }
       })
       .catch(error => {
         log.warn(`Timeline: ${messageOf(error)}`);

@@ -10,6 +10,7 @@
 import './timeline.css';
 import { arrowVisible, firstAtOrAfter, type TimelineArrow, type TimelineItem, type TimelineLane, type TimelineLink } from '../shared/timeline-layout';
 import type { FromWebview, TimelineState, ToWebview } from '../shared/timeline-messages';
+import { mark, takeMarks } from './timeline-marks';
 import type { Density, TimelineBar } from '../shared/timeline-window';
 import { AXIS, LANE_H, arrowEnds, draw, drawDensity, readTheme, type Scene } from './timeline-draw';
 import { describe, hitTest } from './timeline-hit';
@@ -145,6 +146,7 @@ function askIfNeeded(s: Scene): void {
   const columns = Math.ceil((end - start) / column);
   asked = { seq: ++seq, start, end, column: (end - start) / columns, key };
   inFlight = true;
+  mark('query sent');
   vscode.postMessage({ type: 'query', seq: asked.seq, start, end, columns, filter: filter(), ...(focus ? { focus: focus.id } : {}) });
 }
 
@@ -166,6 +168,7 @@ function render(): void {
     const d0 = performance.now();
     const drawn = draw(g, s, theme);
     const drawMs = performance.now() - d0;
+    if (pending && win) mark('drawn');
     if (win) drawDensity(og, chrome.overview, win.density, s, theme);
     chrome.setHandoffs(s.arrows.map(a => ({ arrow: a, ends: arrowEnds(s, a) })).filter(a => a.ends && a.ends.x2 >= 0 && a.ends.x1 <= s.width) as never);
     let inView = 0;
@@ -178,7 +181,11 @@ function render(): void {
       const p = pending;
       pending = undefined;
       // The frame after this one is when the drawing is on the screen.
-      requestAnimationFrame(() => vscode.postMessage({ type: 'painted', items: total, ms: performance.now() - p.since, drawMs, reason: p.reason }));
+      requestAnimationFrame(() => {
+        if (p.reason === 'first paint') mark('next frame');
+        const taken = p.reason === 'first paint' ? takeMarks() : undefined;
+        vscode.postMessage({ type: 'painted', items: total, ms: performance.now() - p.since, drawMs, reason: p.reason, ...(taken ? { marks: taken } : {}) });
+      });
     }
   });
 }
@@ -302,6 +309,7 @@ function stepped(item: TimelineItem | undefined): void {
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const m = event.data;
   const since = performance.now();
+  mark(`${m.type} in`);
   switch (m.type) {
     case 'reset':
       user = m.user;
@@ -382,4 +390,5 @@ setInterval(() => {
   now += 15000;
   if (state.view?.follow !== false) render();
 }, 15000);
+mark('ready sent');
 vscode.postMessage({ type: 'ready' });

@@ -96,7 +96,41 @@ export interface TimelineInput {
   user: string;
 }
 
-const time = (value: unknown): number => (typeof value === 'string' ? Date.parse(value) : NaN);
+const time = (value: unknown): number => (typeof value === 'string' ? isoTime(value) : NaN);
+
+/** The last day isoTime saw ("2026-11-22") and its first millisecond: entries come mostly in time order. */
+let lastDay = '';
+let lastDayStart = NaN;
+
+const digit = (s: string, i: number): number => {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : NaN;
+};
+
+/**
+ * Date.parse(s), several times faster on the form every store writes (toISOString's,
+ * "2026-11-22T02:33:00.000Z"): the day's start is parsed once per day and the time of day added
+ * digit by digit; anything else (another form, an offset, a bad value) goes to Date.parse itself.
+ * At 100,000 entries parsing the times is most of the first pass over the blackboard (timeline-lazy.ts).
+ */
+export function isoTime(s: string): number {
+  if (s.length === 24 && s.charCodeAt(10) === 84 && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58 && s.charCodeAt(19) === 46 && s.charCodeAt(23) === 90) {
+    const h = digit(s, 11) * 10 + digit(s, 12);
+    const m = digit(s, 14) * 10 + digit(s, 15);
+    const sec = digit(s, 17) * 10 + digit(s, 18);
+    const ms = digit(s, 20) * 100 + digit(s, 21) * 10 + digit(s, 22);
+    // NaN (a character not a digit) fails every test and falls through.
+    if (h < 24 && m < 60 && sec < 60 && ms >= 0) {
+      if (!s.startsWith(lastDay) || !lastDay) {
+        const day = s.slice(0, 10);
+        lastDayStart = /^\d{4}-\d{2}-\d{2}$/.test(day) ? Date.parse(`${day}T00:00:00.000Z`) : NaN;
+        lastDay = day;
+      }
+      if (!Number.isNaN(lastDayStart)) return lastDayStart + h * 3600e3 + m * 60e3 + sec * 1000 + ms;
+    }
+  }
+  return Date.parse(s);
+}
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** Key of a decision as its blackboard entry and its index entry both say it: scope and summary. */

@@ -12,7 +12,7 @@
  * it against buildTimeline). Pure, no I/O; timeline-feed.ts drives it.
  */
 import type { BlackboardEntry, DecisionIndexEntry } from '../../core/records';
-import { entryItem, type TimelineFilter, type TimelineItem } from './timeline-layout';
+import { entryItem, isoTime, type TimelineFilter, type TimelineItem } from './timeline-layout';
 import { DENSITY_SLICES, type Density, type TimelineIndex } from './timeline-window';
 
 export class LazyLayout {
@@ -49,12 +49,12 @@ export class LazyLayout {
     let max = -Infinity;
     for (let i = 0; i < n; i++) {
       const e = entries[i];
-      const t = typeof e.timestamp === 'string' && typeof e.id === 'string' ? Date.parse(e.timestamp) : NaN;
+      const t = typeof e.timestamp === 'string' && typeof e.id === 'string' ? isoTime(e.timestamp) : NaN;
       // The same test as entryItem's: a line without id or time, or a handoff notice, is no item.
       const item = !Number.isNaN(t) && !(e.entry_type === 'status' && Array.isArray(e.tags) && e.tags.includes('handoff'));
       this.times[i] = item ? t : NaN;
       if (Array.isArray(e.relates_to)) {
-        const at = typeof e.timestamp === 'string' ? Date.parse(e.timestamp) : NaN;
+        const at = typeof e.timestamp === 'string' ? isoTime(e.timestamp) : NaN;
         for (const id of e.relates_to) if (typeof id === 'string') (this.relations.get(id) ?? this.relations.set(id, []).get(id)!).push(at);
       }
       if (item) {

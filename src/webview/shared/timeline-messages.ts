@@ -52,7 +52,14 @@ export type FromWebview =
   | { type: 'open'; ref: RecordRef }
   | { type: 'showGraph'; decisionId: string }
   /** The first frame with data is on the screen (the benchmark reads it): `ms` since the message came, `drawMs` of it in drawing. */
-  | { type: 'painted'; items: number; ms: number; drawMs: number; reason: string };
+  | { type: 'painted'; items: number; ms: number; drawMs: number; reason: string; marks?: TimelineMark[] };
+
+/**
+ * A moment of the page's start, as a wall-clock time in milliseconds (performance.timeOrigin +
+ * performance.now(), comparable with the extension's own marks): the benchmark lays the two sides
+ * end to end to say where the time to the first frame goes.
+ */
+export type TimelineMark = [name: string, at: number];
 
 /** What the webview keeps with setState (and the serializer gets back after a reload). */
 export interface TimelineState {

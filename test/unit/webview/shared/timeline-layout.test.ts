@@ -15,6 +15,7 @@ import {
   mergeByTime,
   entryItem,
   decisionLookup,
+  isoTime,
   type HandoffExtra,
   type DecisionExtra,
   type TimelineInput,
@@ -156,4 +157,36 @@ test('items packed for the webview (typed arrays, shared tables) unpack to the s
   assert.equal(packed.refs.length, 4, 'only the decisions carry a reference of their own');
   assert.deepEqual(unpackItems(packItems(items)), items);
   assert.deepEqual(unpackItems(packItems([])), []);
+});
+
+test("isoTime is Date.parse: the stores' form read digit by digit, every other string left to Date.parse", () => {
+  const samples = [
+    '2026-11-22T02:33:00.000Z',
+    '2026-11-22T23:59:59.999Z',
+    '2026-11-23T00:00:00.000Z',
+    '2026-11-22T02:33:00.000Z', // the same day again, then an older one: the day kept is replaced
+    '2024-02-29T12:00:00.500Z',
+    '1970-01-01T00:00:00.000Z',
+    '2026-11-22T24:00:00.000Z', // hour 24: Date.parse's own answer
+    '2026-11-22T02:60:00.000Z',
+    '2026-11-22T02:33:61.000Z',
+    '2026-02-30T02:33:00.000Z',
+    '2026-1x-22T02:33:00.000Z',
+    '2026-11-22T0a:33:00.000Z',
+    '2026-11-22T02:33:00.00xZ',
+    '+02026-11-22T02:33:00Z',
+    '2026-11-22T02:33:00+02:00',
+    '2026-11-22T02:33:00.000+0',
+    '2026-11-22',
+    'yesterday',
+    '',
+    '2026-11-22T02:33:00.000z',
+  ];
+  for (const s of samples) assert.deepEqual(isoTime(s), Date.parse(s), s);
+  // A run of times across days, in and out of order.
+  for (let i = 0; i < 2000; i++) {
+    const ms = Date.UTC(2026, 0, 1) + ((i * 7919) % 400) * 86400e3 + ((i * 104729) % 86400e3);
+    const s = new Date(ms).toISOString();
+    assert.equal(isoTime(s), ms, s);
+  }
 });

@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+/**
+ * Benchmark of every agent hook event the product handles, as Claude Code runs them: the command
+ * `twining setup` writes into .claude/settings.json (`node <project>/.agents/twining/hook.js
+ * <Event> --host claude-code`), a new process with the event's JSON on standard input (docs/hooks.md,
+ * "Claude Code input"), on a folder of 100k blackboard entries and 10k decisions (bench/run.js's
+ * generator), each timed from spawn to exit against `node -e 0` started just before it (A/B pairs
+ * in one loop, so a busy moment of a shared machine weighs on both).
+ *
+ * One session runs through every event each repetition (SessionStart on a folder nobody wrote to
+ * since its last briefing, UserPromptSubmit, PreToolUse on an edit of a file with decisions and
+ * warnings, PostToolUse of that edit, Notification, SubagentStop, Stop); target: each within 1.5x
+ * of `node -e 0`. Then "SessionStart after another agent's write, no engine running": before each
+ * repetition another process (the CLI, as another agent's hook or shell would) posts or decides,
+ * then the session starts; target within 3x.
+ * Prints the events the settings name, a table, the load average and `BENCH_HOOKS_JSON {...}`.
+ * Options: --size N (default 100000), --reps N (default 15).
+ */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { buildFolder } = require('./run');
+const { arg, median, now } = require('./measure');
+
+const DIST = path.resolve(__dirname, '../dist');
+
+/** One process, timed from spawn to exit (what a host waits for); fails loudly on a hook error. */
+function run(args, input, cwd, env) {
+  const t = now();
+  const r = spawnSync(process.execPath, args, { input, cwd, env, encoding: 'utf8' });
+  const ms = now() - t;
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return { ms, stdout: r.stdout };
+}
+
+/** The hook commands `twining setup` wrote for Claude Code, by event: node's arguments, the project in place of $CLAUDE_PROJECT_DIR. */
+function hookCommands(root) {
+  const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
+  const out = {};
+  for (const [event, groups] of Object.entries(settings.hooks)) {
+    const command = groups.flatMap(g => g.hooks).find(h => h.type === 'command' && h.command.includes('.agents/twining/hook.js')).command;
+    const words = command.replace('"${CLAUDE_PROJECT_DIR:-.}"', root).split(' ');
+    if (words[0] !== 'node') throw new Error(`unexpected hook command for ${event}: ${command}`);
+    out[event] = words.slice(1);
+  }
+  return out;
+}
+
+async function main() {
+  const size = Number(arg('--size', 100000));
+  const reps = Number(arg('--reps', 15));
+  const decisions = Math.min(size, 10000);
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-hooks-'));
+  try {
+    const root = path.join(parent, 'project');
+    fs.mkdirSync(root);
+    // The per-user pointer to the installation the launcher follows, in the bench's own config folder.
+    const env = { ...process.env, XDG_CONFIG_HOME: path.join(parent, 'config'), APPDATA: path.join(parent, 'config') };
+    delete env.TWINING_AGENT_ID;
+    delete env.TWINING_NOW;
+    const cli = (...a) => {
+      const r = spawnSync(process.execPath, [path.join(DIST, 'cli.js'), ...a], { cwd: root, env, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`twining ${a.join(' ')}: ${r.stderr}`);
+    };
+    cli('setup', '--yes', '--host', 'claude-code');
+    buildFolder(root, size, decisions, 1000);
+    const commands = hookCommands(root);
+    const file = path.join(root, 'src', 'mod3', 'file3.ts');
+    const common = { session_id: 'a1b2c3d4-bench', transcript_path: path.join(parent, 'transcript.jsonl'), cwd: root, permission_mode: 'default' };
+    const edit = { tool_name: 'Edit', tool_input: { file_path: file, old_string: 'a', new_string: 'b' }, tool_use_id: 'toolu_1' };
+    const inputs = {
+      SessionStart: { ...common, hook_event_name: 'SessionStart', source: 'startup' },
+      UserPromptSubmit: { ...common, hook_event_name: 'UserPromptSubmit', prompt: 'change the cache retry' },
+      PreToolUse: { ...common, hook_event_name: 'PreToolUse', ...edit },
+      PostToolUse: { ...common, hook_event_name: 'PostToolUse', ...edit, tool_response: { filePath: file, success: true } },
+      Notification: { ...common, hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt' },
+      SubagentStop: { ...common, hook_event_name: 'SubagentStop', stop_hook_active: false },
+      Stop: { ...common, hook_event_name: 'Stop', stop_hook_active: false },
+    };
+    const events = Object.keys(inputs).filter(e => commands[e]);
+    const unmeasured = Object.keys(commands).filter(e => !inputs[e]);
+    if (unmeasured.length) throw new Error(`the settings name hook events this bench has no input for: ${unmeasured.join(', ')}`);
+    const hook = (event, input) => run(commands[event], JSON.stringify(input ?? inputs[event]), root, env);
+
+    // The session's first start assembles its briefing (and writes the hook index and the briefing cache).
+    hook('SessionStart');
+    const bare = [];
+    const times = Object.fromEntries(events.map(e => [e, []]));
+    const answers = {};
+    for (let r = 0; r < reps + 1; r++) {
+      for (const event of events) {
+        const b = run(['-e', '0'], '', root, env).ms;
+        const { ms, stdout } = hook(event);
+        if (r === 0) continue; // warm-up: the file system cache, the session's state files
+        bare.push(b);
+        times[event].push(ms);
+        answers[event] = stdout;
+      }
+    }
+    if (!/DECISION/.test(answers.PreToolUse)) throw new Error(`PreToolUse named no decision for ${file}: ${answers.PreToolUse}`);
+
+    // Another agent writes (a post, or a decision every third time), then this session starts again: no engine runs.
+    const afterBare = [];
+    const after = [];
+    for (let r = 0; r < reps; r++) {
+      if (r % 3 === 2)
+        cli(
+          'decide',
+          '--agent-id',
+          'other-agent',
+          '--domain',
+          'api',
+          '--scope',
+          `src/mod${r % 50}/`,
+          '--summary',
+          `Other decision ${r}`,
+          '--context',
+          'c',
+          '--rationale',
+          'r',
+        );
+      else cli('post', '--agent-id', 'other-agent', '--entry-type', 'finding', '--scope', `src/mod${r % 50}/file1.ts`, '--summary', `Other finding ${r}`);
+      afterBare.push(run(['-e', '0'], '', root, env).ms);
+      const { ms, stdout } = hook('SessionStart');
+      if (!stdout.includes(`Other ${r % 3 === 2 ? 'decision' : 'finding'} ${r}`) && !stdout.includes('additionalContext'))
+        throw new Error(`SessionStart after a write gave no briefing: ${stdout.slice(0, 300)}`);
+      after.push(ms);
+    }
+
+    const bareMs = median(bare);
+    const result = { size, decisions, reps, node: process.version, loadavg: os.loadavg().map(x => +x.toFixed(2)), node_e_0_ms: +bareMs.toFixed(1), events: {} };
+    for (const event of events) {
+      const ms = median(times[event]);
+      result.events[event] = { ms: +ms.toFixed(1), ratio: +(ms / bareMs).toFixed(2), target: 1.5 };
+    }
+    const afterBareMs = median(afterBare);
+    result.events.SessionStartAfterWrite = {
+      ms: +median(after).toFixed(1),
+      ratio: +(median(after) / afterBareMs).toFixed(2),
+      target: 3,
+      node_e_0_ms: +afterBareMs.toFixed(1),
+    };
+
+    console.log(
+      `Hooks as Claude Code runs them (.claude/settings.json: ${Object.keys(commands).join(', ')}): node ${process.version}, ${os.cpus().length} CPU(s), load average ${result.loadavg.join(' ')}, ${size.toLocaleString('en')} entries, ${decisions.toLocaleString('en')} decisions, medians of ${reps}`,
+    );
+    console.log('| event | ms | node -e 0 (ms) | ratio | target | |');
+    console.log('|---|--:|--:|--:|--:|---|');
+    for (const [event, m] of Object.entries(result.events))
+      console.log(`| ${event} | ${m.ms} | ${m.node_e_0_ms ?? result.node_e_0_ms} | ${m.ratio}x | ${m.target}x | ${m.ratio <= m.target ? 'MET' : 'MISSED'} |`);
+    console.log(`BENCH_HOOKS_JSON ${JSON.stringify(result)}`);
+  } finally {
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
+}
+
+main().catch(error => {
+  console.error(error.stack || error);
+  process.exit(1);
+});

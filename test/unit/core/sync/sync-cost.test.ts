@@ -1,0 +1,89 @@
+/**
+ * What an incremental `twining sync` sends (issue 28 part 7): after new entries on a large record,
+ * only what is new reaches the remote. Counted on a real bare remote as the objects it gained
+ * (a small push is unpacked there into loose objects), compared with what git itself says the new
+ * commit adds to the old one (`rev-list --objects old..new`), for the automatic sync of a
+ * long-lived engine (warm: its parts, listings and recent blobs held between syncs) and for the
+ * CLI (cold). The record on the remote is the local file byte for byte after each.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { tempProject } from '../../../support/tmp';
+import { cliOk as ok, git, syncTeam } from '../../../support/git-repo';
+import { openWorkspace } from '../../../../src/core/engine/engine';
+
+/** Every object id in a bare repository (loose and packed). */
+function objectsOf(repo: string): Set<string> {
+  const ids = new Set<string>();
+  const objects = path.join(repo, 'objects');
+  for (const dir of fs.readdirSync(objects)) if (/^[0-9a-f]{2}$/.test(dir)) for (const f of fs.readdirSync(path.join(objects, dir))) ids.add(dir + f);
+  for (const f of fs.readdirSync(path.join(objects, 'pack')))
+    if (f.endsWith('.idx'))
+      for (const line of git(repo, 'verify-pack', '-v', path.join(objects, 'pack', f)).split('\n')) if (/^[0-9a-f]{40} /.test(line)) ids.add(line.slice(0, 40));
+  return ids;
+}
+
+const entry = (i: number) =>
+  JSON.stringify({
+    id: `01M8${String(i).padStart(22, '0')}`,
+    entry_type: 'finding',
+    summary: `entry ${i}: the handler in src/mod${i % 40}.ts retries without a backoff`,
+    scope: `src/mod${i % 40}.ts`,
+    agent_id: `agent-${i % 7}`,
+    timestamp: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 1000).toISOString(),
+  });
+
+/** The remote record's blackboard, its parts joined in order. */
+const remoteBoard = (remote: string) =>
+  git(remote, 'ls-tree', '--name-only', 'refs/heads/twining/record', 'blackboard.jsonl.parts/')
+    .split('\n')
+    .filter(Boolean)
+    .map(p => git(remote, 'cat-file', 'blob', `refs/heads/twining/record:${p}`) + '\n')
+    .join('');
+
+test('an incremental sync after 10 new entries on a large record sends only the new part, its trees and the commit', { timeout: 180_000 }, async () => {
+  const { remote, a } = syncTeam(tempProject('sync-cost'), { path: 'src/app.ts', text: 'export {};\n' });
+  const board = path.join(a, '.twining', 'blackboard.jsonl');
+  fs.writeFileSync(board, Array.from({ length: 20_000 }, (_, i) => entry(i)).join('\n') + '\n');
+  ok(a, 'sync');
+  const parts = git(remote, 'ls-tree', '--name-only', 'refs/heads/twining/record', 'blackboard.jsonl.parts/').split('\n').length;
+  assert.ok(parts > 20, `the record is cut into many parts (${parts})`);
+
+  const engine = await openWorkspace(a, { warn: () => undefined });
+  const round = async (how: string, sync: () => Promise<unknown>) => {
+    const old = git(remote, 'rev-parse', 'refs/heads/twining/record');
+    const before = objectsOf(remote);
+    await sync();
+    const now = git(remote, 'rev-parse', 'refs/heads/twining/record');
+    assert.notEqual(now, old, `${how}: a new commit was pushed`);
+    const sent = [...objectsOf(remote)].filter(id => !before.has(id)).sort();
+    const added = git(remote, 'rev-list', '--objects', `${old}..${now}`)
+      .split('\n')
+      .map(l => l.slice(0, 40))
+      .sort();
+    assert.deepEqual(sent, added, `${how}: the remote gained exactly the objects the new commit adds`);
+    const blobs = git(remote, 'diff-tree', '-r', '--no-renames', '--diff-filter=AM', old, now).split('\n').filter(Boolean);
+    assert.ok(blobs.length >= 1 && blobs.length <= 3, `${how}: 1 to 3 files changed (the blackboard's last part, the agents): ${blobs.join('; ')}`);
+    assert.ok(blobs.some(l => l.includes('blackboard.jsonl.parts/')));
+    // A blob, its folder's tree and the root's tree per changed file at most, and the commit: nothing of the thousands of entries already there.
+    assert.ok(sent.length <= 2 * blobs.length + 2, `${how}: ${sent.length} objects sent for ${blobs.length} changed file(s)`);
+    assert.equal(remoteBoard(remote), fs.readFileSync(board, 'utf8'), `${how}: the remote's blackboard is the local file byte for byte`);
+  };
+  for (let r = 0; r < 2; r++)
+    await round(`engine.sync() #${r + 1}`, async () => {
+      for (let i = 0; i < 10; i++) await engine.post({ entry_type: 'finding', summary: `round ${r} entry ${i}`, scope: 'src/', agent_id: 'bench' });
+      await engine.sync();
+    });
+  await round('twining sync (CLI)', () => {
+    for (let i = 0; i < 10; i++) ok(a, 'post', '--entry-type', 'finding', '--summary', `cli entry ${i}`, '--scope', 'src/', '--agent-id', 'bench');
+    ok(a, 'sync');
+    return Promise.resolve();
+  });
+  // Nothing new on either side: nothing is pushed.
+  const tip = git(remote, 'rev-parse', 'refs/heads/twining/record');
+  const report = await engine.sync();
+  assert.equal(report.pushed, false);
+  assert.equal(git(remote, 'rev-parse', 'refs/heads/twining/record'), tip);
+});
