@@ -13,7 +13,7 @@
  * from dist/core.js beside this bundle: the events on every tool call stay a small program.
  */
 import * as path from 'path';
-import { SessionState, readSession, writeSession } from '../../core/store/session-files';
+import { SessionState, readSessionState, writeSessionState } from '../../core/store/session-files';
 import { decisionInScope } from '../../core/rules/assembly';
 import { overlaps } from '../../core/scope';
 import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, permissionAnswer, recordsWork, reminderAnswer } from './hook-protocol';
@@ -74,10 +74,10 @@ async function quickStart(input: HookInput, o: HookOptions, twiningDir: string):
 
 /** The session's state at its start (a resumed session keeps what it had), registered now. */
 async function startState(input: HookInput, o: HookOptions, twiningDir: string, offset: () => number | Promise<number>): Promise<void> {
-  const state = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await offset());
+  const state = (await readSessionState(twiningDir, input.sessionId)) ?? newState(input, o, await offset());
   resumed(state, o.now().toISOString());
   state.registered_at = o.now().toISOString();
-  await writeSession(twiningDir, state);
+  await writeSessionState(twiningDir, state);
 }
 
 const roleOf = (input: HookInput) => (input.host === 'vscode' ? 'VS Code agent session' : 'Claude Code session');
@@ -159,7 +159,7 @@ function decisionRecord(twiningDir: string, id: string): { rationale?: unknown }
 export async function postToolUse(input: HookInput, o: HookOptions): Promise<HookOutput | undefined> {
   const twiningDir = path.join(o.root, '.twining');
   const now = o.now().toISOString();
-  const state = (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
+  const state = (await readSessionState(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
   resumed(state, now);
   state.last_tool = input.toolName;
   const files = editedFiles(input.toolName, input.toolInput).map(f => projectPath(o.worktree, f));
@@ -173,7 +173,7 @@ export async function postToolUse(input: HookInput, o: HookOptions): Promise<Hoo
     await engine.register({ agent_id: o.agentId });
     state.registered_at = now;
   }
-  await writeSession(twiningDir, state);
+  await writeSessionState(twiningDir, state);
   return undefined;
 }
 
@@ -189,7 +189,7 @@ async function recordedSince(twiningDir: string, state: SessionState, since: str
 
 export async function stop(input: HookInput, o: HookOptions): Promise<HookOutput | undefined> {
   const twiningDir = path.join(o.root, '.twining');
-  const state = await readSession(twiningDir, input.sessionId);
+  const state = await readSessionState(twiningDir, input.sessionId);
   if (!state) return undefined;
   const now = o.now().toISOString();
   state.last_seen = now;
@@ -208,6 +208,6 @@ export async function stop(input: HookInput, o: HookOptions): Promise<HookOutput
     if (recorded) state.recorded_at = state.recorded_at && state.recorded_at > lastEdit ? state.recorded_at : now;
   }
   if (!answer && input.event === 'Stop') state.ended_at = now;
-  await writeSession(twiningDir, state);
+  await writeSessionState(twiningDir, state);
   return answer;
 }

@@ -4,12 +4,12 @@
  *  - Notification (Claude Code only, code.claude.com/docs/en/hooks, "Notification": input adds
  *    `message` and `notification_type`, one of `permission_prompt`, `idle_prompt`,
  *    `elicitation_dialog`, `auth_success`): the session waits for the person.
- * Each reads and writes the session's small state file; neither loads the engine. A session the
+ * Each reads and writes the session state (a small file); neither loads the engine. A session the
  * hooks have not seen start yet (hooks set up mid-session) gets its state here as PostToolUse does.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { SessionState, readSession, writeSession } from '../../core/store/session-files';
+import { SessionState, readSessionState, writeSessionState } from '../../core/store/session-files';
 import type { HookInput } from './hook-protocol';
 
 /** What these events need of the hook's options (hook-events.ts's HookOptions). */
@@ -28,7 +28,7 @@ const WAITING: Record<string, string> = {
 };
 
 async function stateOf(input: HookInput, o: SessionStartOptions, twiningDir: string): Promise<SessionState> {
-  return (await readSession(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
+  return (await readSessionState(twiningDir, input.sessionId)) ?? newState(input, o, await blackboardSize(twiningDir));
 }
 
 /** The blackboard's size now: where a new session starts reading what was posted since. */
@@ -64,7 +64,7 @@ export async function userPromptSubmit(input: HookInput, o: SessionStartOptions)
   const twiningDir = path.join(o.root, '.twining');
   const state = await stateOf(input, o, twiningDir);
   resumed(state, o.now().toISOString());
-  await writeSession(twiningDir, state);
+  await writeSessionState(twiningDir, state);
   return undefined;
 }
 
@@ -77,6 +77,6 @@ export async function notification(input: HookInput, o: SessionStartOptions): Pr
   state.last_seen = at;
   state.waiting_since = at;
   state.waiting_reason = waiting;
-  await writeSession(twiningDir, state);
+  await writeSessionState(twiningDir, state);
   return undefined;
 }

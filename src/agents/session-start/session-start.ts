@@ -14,7 +14,7 @@ import type { TwiningEngine } from '../../core/engine/engine';
 import { briefingText } from '../../core/text/briefing-text';
 import { fingerprint, keepBriefing } from '../../core/store/briefing-cache';
 import { hookIndexUsable, indexDecisions, writeHookIndex } from '../../core/store/hook-index';
-import { stampOf } from '../../core/store/version-stamp';
+import { identityOf, stampOf } from '../../core/store/version-stamp';
 
 export interface SessionStartRequest {
   agent_id: string;
@@ -67,7 +67,7 @@ export async function startSession(
       const decisions = (await engine.decisions({ status: ['active', 'provisional'] })).decisions;
       await writeHookIndex(twiningDir, {
         decisionsStat: stampOf(st),
-        blackboard: { identity: `${bst.dev}:${bst.ino}`, offset },
+        blackboard: { identity: identityOf(bst), offset },
         decisions: indexDecisions(decisions),
         entries: engine.blackboard.entries,
       }).catch(error => warn(`the hook index was not written (${(error as Error).message}); the first edit will build it`));

@@ -20,7 +20,7 @@ import * as decisionOps from '../operations/decision-ops';
 import type { ScopeVerifyResult } from '../operations/scope-verify-ops';
 import { ScopeContext, scopeContext } from '../operations/scope-context-ops';
 import { DecisionStory, decisionStory } from '../operations/decision-story-ops';
-import { type ClaimResult, claimLogOf, releaseCovered } from '../operations/claim-ops';
+import { type ClaimResult, releaseCovered } from '../operations/claim-ops';
 import { confirmClaim } from '../sync/claim-confirm';
 import { originsOf } from '../sync/origins';
 import { type SyncOptions, type SyncReport, syncFolder } from '../sync/sync-run';
@@ -206,7 +206,7 @@ export class TwiningEngine {
       case 'handoffRecords':
         return ctx.handoffRecords.isCurrent(handoffIdOfPath(p) ?? '');
       case 'claims':
-        return claimLogOf(ctx).isCurrent();
+        return ctx.claimLog.isCurrent();
       case 'presence':
         return this.exists(); // the folder itself: current while it is there
       case 'sessions':
@@ -255,7 +255,7 @@ export class TwiningEngine {
             ctx.decisionIndex.get(),
             ctx.config(),
             records ? ctx.handoffRecords.recheck(records) : ctx.handoffRecords.recheckAll(),
-            claimLogOf(ctx).refresh(),
+            ctx.claimLog.refresh(),
           ]);
         }
       } catch (caught) {
@@ -287,7 +287,7 @@ export class TwiningEngine {
       decisions: ctx.decisionIndex.version,
       config: ctx.configVersion,
       sessions: this.sessionWatch.version,
-      claims: claimLogOf(ctx).version,
+      claims: ctx.claimLog.version,
       drift: ctx.decisionIndex.version + ctx.blackboard.driftVersion,
     };
   }
@@ -354,7 +354,7 @@ export class TwiningEngine {
   }
   /**
    * What bears on a file, folder or symbol (undefined: the whole project): its decisions, warnings,
-   * findings, open delegations and unacknowledged handoffs, from the kept state (the Context view).
+   * findings, open delegations and unacknowledged handoffs, from the loaded state (the Context view).
    */
   scopeContext(scope: string | undefined, options: { limit?: number } = {}): Promise<ScopeContext> {
     return scopeContext(this.ctx, scope, options);

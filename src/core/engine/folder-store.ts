@@ -13,7 +13,7 @@ import { Layout, assertWritesStayInside, ensureFolder } from '../store/layout';
 import { withLocks } from '../store/lock';
 import { readTextIfExists, sweepTemporaryFiles } from '../store/files';
 import { Config, parseConfig } from './config';
-import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../store/kept-files';
+import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../store/loaded-files';
 import { HandoffRecords, readHandoffRecord } from '../store/handoff-records';
 import { FilesStorage, Storage } from '../store/storage';
 import { SqliteStorage } from '../store/sqlite-views';
@@ -26,10 +26,14 @@ import { isWritableDate } from '../timestamps';
 import { OperationName, ParsedInputOf, parseInput } from '../schemas/schemas';
 import { writes } from '../operations/operation-writes';
 import { writeRefusal } from './write-trust';
-import type { AgentRecord, DecisionIndexEntry } from '../records';
+import type { AgentRecord, BlackboardEntry, DecisionIndexEntry } from '../records';
 import type { SearchIndex } from '../search/search-index';
 import type { TextIndex } from '../search/text-index';
 import { stampOf } from '../store/version-stamp';
+import { DerivedData, type DerivedSource } from './derived-data';
+import { ClaimLog } from '../store/claim-log';
+import { claimsFileOf } from '../store/claims-file';
+import { type GraphFiles, type GraphQueue, graphFiles } from '../store/graph-files';
 
 export interface WorkspaceOptions {
   /** The clock; every timestamp, liveness and expiry is computed from it. */
@@ -104,6 +108,15 @@ export class FolderStore {
    * the `sqlite` backend (a twining-mcp 2.x folder's rows).
    */
   readonly storage: Storage;
+  readonly claimLog: ClaimLog; // claims/claims.jsonl as this engine last read or wrote it (store/claim-log.ts)
+  /** The knowledge graph's two files (store/graph-files.ts), re-read by version stamp like the other array files. */
+  readonly graph: GraphFiles;
+  /** The graph's changes queued to be written together (operations/graph-ops.ts changeGraphSoon). */
+  graphQueue?: GraphQueue;
+  /** Entries appended by the operation running, whose graph steps follow it, then `after` (the auto-archive): operations/graph-populate-ops.ts. */
+  readonly posting: { entries: BlackboardEntry[]; after?: () => Promise<void> } = { entries: [] };
+  /** Everything worked out from the record and cached, by the version stamp of its source (engine/derived-data.ts). */
+  readonly derived: DerivedData;
   /** The search index, made by the first search (operations/search-ops.ts) and kept current by each one after. */
   searchIndex?: SearchIndex;
   readonly textIndex?: () => TextIndex;
@@ -164,6 +177,10 @@ export class FolderStore {
     this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(storage.array('decisionIndex'));
     this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
     this.handoffRecords = new HandoffRecords(this.layout, storage.handoffs);
+    this.claimLog = new ClaimLog(claimsFileOf(this.layout.dir), this.warn);
+    this.graph = graphFiles(this.layout, storage);
+    const stampOf = (source: DerivedSource) => (source === 'blackboard' ? this.blackboard.file.origin : source === 'decisions' ? this.decisionIndex.stamp : '');
+    this.derived = new DerivedData(stampOf, () => this.decisionIndex.lastRead);
   }
 
   now(): Date {

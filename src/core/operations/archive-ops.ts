@@ -12,7 +12,7 @@
  * The automatic archive keeps 1.9's sweep (auto-archive-ops.ts). Unlike twining-mcp,
  * a line that does not parse stays on the blackboard rather than being lost.
  *
- * Archived entries stay findable: verify tells archived from dismissed (store/kept-files.ts
+ * Archived entries stay findable: verify tells archived from dismissed (store/loaded-files.ts
  * ArchiveIndex), and decisions are never archived (their records are separate files).
  */
 import { promises as fs } from 'fs';

@@ -1,7 +1,7 @@
 /**
  * The blackboard's side of a briefing's candidates (assemble-ops.ts): the open warnings, needs,
  * questions and findings in a scope, scored, as flat pools (rules/budget-select.ts) that become
- * items only when their turn may come. What does not change between briefings is kept per folder
+ * items only when their turn may come. What does not change between briefings is cached per folder
  * and extended as lines are appended: each entry's parsed time and token costs, the resolved ids,
  * and the questions by scope. A project-wide briefing at 100,000 entries so costs a loop of
  * arithmetic, not 100,000 objects, date parses and string joins.
@@ -27,11 +27,10 @@ const FINDING = 3;
 
 /**
  * Per entry of the blackboard (by position): its kind, time, tokens whole and by summary, its relevance project-wide,
- * and whether it is resolved; kept per folder and extended as lines are appended (a rewritten
- * blackboard is a new array, and starts them again).
+ * and whether it is resolved; cached by the store (FolderStore.derived 'entry facts') and extended as
+ * lines are appended (a rewritten blackboard starts them again).
  */
 interface Facts {
-  entries: readonly BlackboardEntry[];
   length: number;
   kind: Uint8Array<ArrayBuffer>;
   resolvedFlag: Uint8Array<ArrayBuffer>;
@@ -45,7 +44,6 @@ interface Facts {
   /** Positions by id (an id written twice has two). */
   positions: Map<string, number | number[]>;
 }
-const factsCache = new WeakMap<FolderStore, Facts>();
 
 function grow(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
   if (a.length >= n) return a;
@@ -69,23 +67,18 @@ function flag(f: Facts, id: string): void {
 
 function factsOf(ctx: FolderStore): Facts {
   const entries = ctx.blackboard.entries;
-  let f = factsCache.get(ctx);
-  if (!f || f.entries !== entries || f.length > entries.length) {
-    const none = new Float64Array(0);
-    f = {
-      entries,
-      length: 0,
-      kind: new Uint8Array(0),
-      resolvedFlag: new Uint8Array(0),
-      at: none,
-      cost: none,
-      summaryCost: none,
-      projectRelevance: none,
-      resolved: new Set(),
-      positions: new Map(),
-    };
-    factsCache.set(ctx, f);
-  }
+  const none = new Float64Array(0);
+  const f = ctx.derived.of('entry facts', (): Facts => ({
+    length: 0,
+    kind: new Uint8Array(0),
+    resolvedFlag: new Uint8Array(0),
+    at: none,
+    cost: none,
+    summaryCost: none,
+    projectRelevance: none,
+    resolved: new Set(),
+    positions: new Map(),
+  }));
   if (f.length === entries.length) return f;
   const n = entries.length;
   f.kind = growBytes(f.kind, n);
@@ -132,11 +125,9 @@ function scopedEntries(ctx: FolderStore, scope: string): BlackboardEntry[] {
 }
 
 /** Questions by scope (the blackboard keeps warnings, findings and needs so, not questions), extended as lines are appended. */
-const questionCache = new WeakMap<FolderStore, { entries: readonly BlackboardEntry[]; length: number; byScope: Map<string, BlackboardEntry[]> }>();
 function questionsByScope(ctx: FolderStore): Map<string, BlackboardEntry[]> {
   const entries = ctx.blackboard.entries;
-  let cached = questionCache.get(ctx);
-  if (!cached || cached.entries !== entries || cached.length > entries.length) questionCache.set(ctx, (cached = { entries, length: 0, byScope: new Map() }));
+  const cached = ctx.derived.of('questions by scope', () => ({ length: 0, byScope: new Map<string, BlackboardEntry[]>() }));
   for (let i = cached.length; i < entries.length; i++) {
     const e = entries[i];
     if (e.entry_type !== 'question' || typeof e.scope !== 'string') continue;
@@ -243,7 +234,7 @@ export function candidatePools(
   // One candidate object, reused: scoring the entries in scope makes no garbage.
   const c: Candidate = { kind: 'finding', id: '', scope: '', timestamp: '', at: 0, reachability: graphOn ? 0 : undefined };
   if (scope === 'project') {
-    // Every entry, from the kept facts by position: no entry object is looked into.
+    // Every entry, from the cached facts by position: no entry object is looked into.
     const scorers = KIND_NAME.map(kind => (kind ? entryScorer(kind, nowMs, weights, graphOn) : undefined));
     for (let i = 0; i < entries.length; i++) {
       const k = f.kind[i];

@@ -3,14 +3,13 @@
  * decisions bearing on a scope, scored, as flat arrays that become items only when their turn may
  * come. A project-wide briefing at 10,000 decisions has every one of them as a candidate; what does
  * not change between briefings (which decisions are in the scope and why, their times, their scope
- * proximity) is kept with the index's version (JsonArrayFile.derived), so a briefing costs a loop
+ * proximity) is cached with the index's version stamp (FolderStore.derived), so a briefing costs a loop
  * of arithmetic over them, not 10,000 objects and strings made again.
  */
 import type { FolderStore } from '../engine/folder-store';
 import type { DecisionIndexEntry } from '../records';
 import { byScore, decisionInScope, scopeProximity, scoreAt, type Weights } from '../rules/assembly';
 import type { Scored } from './assemble-candidates';
-import { timeOf } from './decision-record-cache';
 import { type DecisionPaths, decisionPaths, decisionsTouching } from '../rules/decision-paths';
 
 /** The decisions in one scope, by the index's version. */
@@ -23,31 +22,32 @@ export interface DecisionsInScope {
   relevance: Float64Array;
 }
 
-/** The paths the decisions of one version of the index name (kept by the index's array: a new version is a new array). */
-const pathsCache = new WeakMap<readonly DecisionIndexEntry[], DecisionPaths>();
-export function pathsOf(index: readonly DecisionIndexEntry[]): DecisionPaths {
-  let paths = pathsCache.get(index);
-  if (!paths) pathsCache.set(index, (paths = decisionPaths(index)));
-  return paths;
+/** The paths the decisions of the index as last read name (cached until the index's version stamp moves). */
+export function decisionPathsOf(ctx: FolderStore): DecisionPaths {
+  return ctx.derived.fromDecisions('decision paths', decisionPaths);
 }
 
 export function decisionsInScope(ctx: FolderStore, scope: string): DecisionsInScope {
-  return ctx.decisionIndex.derived(`assemble decisions in ${scope}`, index => {
-    const list: DecisionIndexEntry[] = [];
-    const reasons: string[] = [];
-    // Project-wide every decision is in scope; elsewhere only those naming a path that overlaps it can be.
-    const candidates = scope === 'project' ? index : decisionsTouching(pathsOf(index), scope).map(at => index[at]);
-    for (const d of candidates) {
-      if (d.status !== 'active' && d.status !== 'provisional') continue;
-      const reason = decisionInScope(d, scope);
-      if (!reason) continue;
-      list.push(d);
-      reasons.push(`${d.status} decision: ${reason}`);
-    }
-    const at = Float64Array.from(list, timeOf);
-    const relevance = Float64Array.from(list, d => 0.5 * scopeProximity(scope, d.scope));
-    return { list, reasons, at, relevance };
-  });
+  return ctx.derived.fromDecisions(
+    'decisions in scope',
+    index => {
+      const list: DecisionIndexEntry[] = [];
+      const reasons: string[] = [];
+      // Project-wide every decision is in scope; elsewhere only those naming a path that overlaps it can be.
+      const candidates = scope === 'project' ? index : decisionsTouching(decisionPathsOf(ctx), scope).map(at => index[at]);
+      for (const d of candidates) {
+        if (d.status !== 'active' && d.status !== 'provisional') continue;
+        const reason = decisionInScope(d, scope);
+        if (!reason) continue;
+        list.push(d);
+        reasons.push(`${d.status} decision: ${reason}`);
+      }
+      const at = Float64Array.from(list, d => Date.parse(d.timestamp));
+      const relevance = Float64Array.from(list, d => 0.5 * scopeProximity(scope, d.scope));
+      return { list, reasons, at, relevance };
+    },
+    scope,
+  );
 }
 
 /** The scores of the decisions in scope now (scoreOf's, with the graph's reach when it reaches any). */

@@ -18,7 +18,7 @@ import { overlaps } from '../scope';
 import { byScore, decisionInScope, estimateTokens } from '../rules/assembly';
 import { fillBudgetRanked, kthBest } from '../rules/budget-select';
 import { candidatePools } from './assemble-candidates';
-import { keptDecisionRecord, warmDecisionRecords } from './decision-record-cache';
+import { cachedDecisionRecord, warmDecisionRecords } from './decision-record-cache';
 import { decisionItems, decisionScores, decisionsInScope } from './assemble-decisions';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
@@ -239,7 +239,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, opt
     }
     const batch = ordered.slice(at, at + RECORD_BATCH);
     if (!batch.length) break;
-    const read = await Promise.all(batch.map(item => keptDecisionRecord(ctx, item.decision!)));
+    const read = await Promise.all(batch.map(item => cachedDecisionRecord(ctx, item.decision!)));
     batch.forEach((item, i) => {
       const record = read[i];
       if (!record || room <= 0) return;
@@ -305,7 +305,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, opt
     const shown = new Set<string>([...fill.selected, ...recent_handoffs.map(h => h.id), ...active_claims.map(c => c.id)]);
     const changed: ChangedItem[] = [];
     // No decision newer than the previous briefing (the index's newest time, kept with its version): no need to look at each.
-    const newest = ctx.decisionIndex.derived('newest timestamp', newestTimestamp);
+    const newest = ctx.derived.fromDecisions('newest decision time', newestTimestamp);
     if (newest === undefined || newest > previous.assembled_at)
       for (const d of index) {
         if (d.timestamp > previous.assembled_at && decisionInScope(d, scope))

@@ -13,7 +13,7 @@
  */
 import type { FolderStore } from '../engine/folder-store';
 import { archive, type ArchiveResult } from './archive-ops';
-import { afterPosting, withGraph } from './graph-populate-ops';
+import { withGraph } from './graph-populate-ops';
 
 /** Archives the blackboard when it has reached the configured size; undefined when it has not (or archiving is off). */
 export async function archiveWhenDue(ctx: FolderStore): Promise<ArchiveResult | undefined> {
@@ -38,5 +38,5 @@ export async function archiveWhenDue(ctx: FolderStore): Promise<ArchiveResult | 
 
 /** Turns automatic archiving on for an engine's folder: checked after every operation that posted. */
 export function archiveAutomatically(ctx: FolderStore): void {
-  afterPosting(ctx, () => archiveWhenDue(ctx).then(() => undefined));
+  ctx.posting.after = () => archiveWhenDue(ctx).then(() => undefined);
 }

@@ -2,7 +2,7 @@
  * Catching up, as twining-mcp 1.9 answers it (src/engine/context-assembler.ts summarize and
  * whatChanged, src/storage/blackboard-store.ts recent, at commit
  * 4846d7048cd84fe6771ff8c51aac1a29cc96d02b): what changed since a time, a scope in counts, and
- * the latest entries. All read the kept blackboard and decision index; only overridden decisions
+ * the latest entries. All read the loaded blackboard and decision index; only overridden decisions
  * are read from their records (for the reason).
  */
 import type { FolderStore } from '../engine/folder-store';
@@ -29,7 +29,7 @@ export async function whatChanged(ctx: FolderStore, input: InputOf<'what_changed
   const since = canonicalTimestamp(args.since)!;
   await Promise.all([ctx.blackboard.refresh(), indexOrphanDecisions(ctx)]);
   const inScope = scoped(args.scope);
-  // From the entries and decisions kept in time order: the cost is what changed, not the history (entries-by-time.ts).
+  // From the entries and decisions cached in time order: the cost is what changed, not the history (entries-by-time.ts).
   const new_entries = entriesSince(ctx, since)
     .filter(inScope)
     .map(e => ({ id: e.id, entry_type: e.entry_type, summary: e.summary }));

@@ -11,23 +11,11 @@ import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
 import type { InputOf } from '../schemas/schemas';
 import { TwiningError } from '../errors';
-import { ClaimLog } from '../store/claim-log';
-import { claimsFileOf } from '../store/claims-file';
 import { ClaimClock, ClaimRecord, ClaimView, claimConflicts, describeHolder, isClaim, viewOf } from '../rules/claims';
 import { DELEGATION_PREFIX, normaliseTarget, targetsOverlap } from '../rules/claim-paths';
 import { delegationOf, isExpired } from '../rules/delegation-detail';
 
 export const DEFAULT_TTL_MS = 30 * 60 * 1000;
-
-/** Per engine, its claims log (store/claim-log.ts), read incrementally. */
-const logs = new WeakMap<FolderStore, ClaimLog>();
-
-/** The claims log of an engine's folder, as this engine last read or wrote it. */
-export function claimLogOf(ctx: FolderStore): ClaimLog {
-  let log = logs.get(ctx);
-  if (!log) logs.set(ctx, (log = new ClaimLog(claimsFileOf(ctx.layout.dir), ctx.warn)));
-  return log;
-}
 
 /**
  * Every item of the claims log (the last line of each claim, and whatever else is there), after
@@ -35,7 +23,7 @@ export function claimLogOf(ctx: FolderStore): ClaimLog {
  * log's own: callers copy before changing it.
  */
 export async function claimItems(ctx: FolderStore): Promise<readonly unknown[]> {
-  const log = claimLogOf(ctx);
+  const log = ctx.claimLog;
   await log.refresh();
   return log.items;
 }
@@ -113,7 +101,7 @@ async function claimsFolder(ctx: FolderStore, file: string): Promise<void> {
  * `items` that are no longer the objects it was given) when it returns `items`.
  */
 async function rewrite<T>(ctx: FolderStore, work: (items: unknown[], clock: ClaimClock) => { items?: unknown[]; result: T }): Promise<T> {
-  const log = claimLogOf(ctx);
+  const log = ctx.claimLog;
   if (!log.found) await claimsFolder(ctx, log.file);
   const clock = await claimClock(ctx);
   return ctx.lock([[log.file, '']], async () => {

@@ -1,6 +1,7 @@
 /**
- * Decision records kept for briefings (assemble-ops.ts needs each candidate's rationale for its
- * cost). A record is kept by id and stays valid while its decision's index entry is the same:
+ * The decision records this engine has read, in one cache (FolderStore.derived 'decision records'):
+ * briefings need each candidate's rationale for its cost (assemble-ops.ts), why and the Context
+ * view their text (why-ops.ts, decision-relations.ts). A record is cached by id and stays valid while its decision's index entry is the same:
  * every change twining-mcp or this engine makes to a record changes the copy of its fields in the
  * index too (status, superseded_by, commit_hashes: docs/format.md §Timestamps), so a decision written or
  * changed since is read again, and the others are not read again whatever else changed.
@@ -15,57 +16,54 @@ import type { FolderStore } from '../engine/folder-store';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
 import { readDecisionRecord } from './decision-ops';
 
-interface Kept {
-  key: string;
-  record: DecisionRecord | null;
-}
-interface Cache {
-  records: Map<string, Kept>;
-  warmVersion: number;
+/** The records read so far, by id, each with its index entry then (JSON text; 'none': it had none). */
+interface RecordCache {
+  records: Map<string, { entry: string; record: DecisionRecord | null }>;
+  /** The index's stamp whose records have all been read in the background. */
+  warmStamp: string;
   warming: boolean;
 }
-const caches = new WeakMap<FolderStore, Cache>();
 const BATCH = 64;
 
-/** An index entry's fields as one string, kept with the entry (entries are new objects when the index is read again). */
-const keys = new WeakMap<DecisionIndexEntry, string>();
-function keyOf(d: DecisionIndexEntry): string {
+/** An index entry's fields as one string ('none': no entry), cached per entry of the index as last parsed. */
+function entryKey(ctx: FolderStore, d: DecisionIndexEntry | undefined): string {
+  if (!d) return 'none';
+  const keys = ctx.derived.fromDecisions('decision entry keys', () => new WeakMap<DecisionIndexEntry, string>());
   let key = keys.get(d);
   if (key === undefined) keys.set(d, (key = JSON.stringify(d)));
   return key;
 }
 
-function cacheOf(ctx: FolderStore): Cache {
-  let cache = caches.get(ctx);
-  if (!cache) caches.set(ctx, (cache = { records: new Map(), warmVersion: -1, warming: false }));
-  return cache;
+const cacheOf = (ctx: FolderStore): RecordCache => ctx.derived.of('decision records', () => ({ records: new Map(), warmStamp: '', warming: false }));
+
+/** The decision index's entries by id, as last read (`decisionIndex.get()` first). */
+export function decisionsById(ctx: FolderStore): ReadonlyMap<string, DecisionIndexEntry> {
+  return ctx.derived.fromDecisions('decisions by id', items => new Map(items.map(d => [d.id, d] as const)));
 }
 
-/** `Date.parse` of each decision's time, kept with its index entry (entries are new objects when the index is read again). */
-const times = new WeakMap<DecisionIndexEntry, number>();
-export function timeOf(d: DecisionIndexEntry): number {
-  let at = times.get(d);
-  if (at === undefined) times.set(d, (at = Date.parse(d.timestamp)));
-  return at;
-}
-
-/** A decision's record (undefined when it cannot be read), from what is kept when its index entry is unchanged. */
-export async function keptDecisionRecord(ctx: FolderStore, d: DecisionIndexEntry): Promise<DecisionRecord | undefined> {
+/**
+ * Decision `id`'s record (undefined when it cannot be read), as read before when its index entry
+ * (`entry`; undefined: it has none) is the same as then, else read now.
+ */
+export async function cachedRecordOf(ctx: FolderStore, id: string, entry: DecisionIndexEntry | undefined): Promise<DecisionRecord | undefined> {
   const cache = cacheOf(ctx);
-  const key = keyOf(d);
-  const kept = cache.records.get(d.id);
-  if (kept && kept.key === key) return kept.record ?? undefined;
-  const record = (await readDecisionRecord(ctx, d.id).catch(() => undefined)) ?? null;
-  cache.records.set(d.id, { key, record });
+  const key = entryKey(ctx, entry);
+  const had = cache.records.get(id);
+  if (had && had.entry === key) return had.record ?? undefined;
+  const record = (await readDecisionRecord(ctx, id).catch(() => undefined)) ?? null;
+  cache.records.set(id, { entry: key, record });
   return record ?? undefined;
 }
+
+/** The record of an indexed decision, as `cachedRecordOf` gives it. */
+export const cachedDecisionRecord = (ctx: FolderStore, d: DecisionIndexEntry) => cachedRecordOf(ctx, d.id, d);
 
 /** In a long-lived engine, after a briefing: the other records read in the background (see above). */
 export function warmDecisionRecords(ctx: FolderStore, index: readonly DecisionIndexEntry[]): void {
   if (!ctx.keepRecordsWarm) return;
   const cache = cacheOf(ctx);
-  const version = ctx.decisionIndex.version;
-  if (cache.warming || cache.warmVersion === version) return;
+  const stamp = ctx.decisionIndex.stamp;
+  if (cache.warming || cache.warmStamp === stamp) return;
   cache.warming = true;
   const warm = async () => {
     const ids = new Set(index.map(d => d.id));
@@ -74,12 +72,12 @@ export function warmDecisionRecords(ctx: FolderStore, index: readonly DecisionIn
     const wanted = [...index.filter(current), ...index.filter(d => !current(d))];
     for (let at = 0; at < wanted.length; at += BATCH) {
       // Another version of the index meanwhile: the next briefing starts over from it.
-      if (ctx.decisionIndex.version !== version) return;
-      const batch = wanted.slice(at, at + BATCH).filter(d => cache.records.get(d.id)?.key !== keyOf(d));
-      await Promise.all(batch.map(d => keptDecisionRecord(ctx, d)));
+      if (ctx.decisionIndex.stamp !== stamp) return;
+      const batch = wanted.slice(at, at + BATCH).filter(d => cache.records.get(d.id)?.entry !== entryKey(ctx, d));
+      await Promise.all(batch.map(d => cachedDecisionRecord(ctx, d)));
       await new Promise(resolve => setImmediate(resolve));
     }
-    cache.warmVersion = version;
+    cache.warmStamp = stamp;
   };
   warm()
     .catch(() => undefined)

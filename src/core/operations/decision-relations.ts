@@ -1,23 +1,21 @@
 /**
- * What only decision records say, kept per engine without re-reading history: each record as last
- * read (valid while its index entry is unchanged: every writer, twining-mcp included, rewrites the
- * index entry with the record), which decision superseded which (a record's `supersedes` is written
+ * What only decision records say, cached per engine without re-reading history: each record as last
+ * read (the engine's one cache of them, decision-record-cache.ts), which decision superseded which (a record's `supersedes` is written
  * once, when it is created), and which handoffs' snapshots name a decision (a snapshot is written
  * once, with its handoff). The last two are built on first use and then extended with only the
  * decisions and handoffs added since.
  */
 import type { FolderStore } from '../engine/folder-store';
-import { readDecisionRecord } from './decision-ops';
+import { cachedRecordOf, decisionsById } from './decision-record-cache';
 import { mapBounded } from '../store/bounded';
 import type { DecisionRecord, HandoffIndexLine } from '../records';
 
 export class DecisionRelations {
-  private records = new Map<string, { signature: string; record: DecisionRecord | undefined }>();
   /** Superseded id -> id of the decision that superseded it. */
   private supersededBy = new Map<string, string>();
   private seenDecisions = new Set<string>();
-  /** The decision index version whose every record has been looked at for `supersedes`. */
-  private scannedVersion = -1;
+  /** The decision index's stamp whose every record has been looked at for `supersedes`. */
+  private scannedStamp = '';
   /** Decision id -> handoff index lines whose snapshot names it. */
   private handoffsOf = new Map<string, HandoffIndexLine[]>();
   private seenHandoffs = new Set<string>();
@@ -36,16 +34,8 @@ export class DecisionRelations {
   /** The records of `ids`, in order, as `record` gives each: the index is looked at once for all. */
   async recordsOf(ids: readonly string[]): Promise<(DecisionRecord | undefined)[]> {
     await this.ctx.decisionIndex.get();
-    const entries = this.ctx.decisionIndex.derived('relations:byId', items => new Map(items.map(d => [d.id, d] as const)));
-    return mapBounded(ids, async id => {
-      const entry = entries.get(id);
-      const signature = entry ? JSON.stringify(entry) : 'none';
-      const kept = this.records.get(id);
-      if (kept && kept.signature === signature) return kept.record;
-      const record = await readDecisionRecord(this.ctx, id).catch(() => undefined);
-      this.records.set(id, { signature, record });
-      return record;
-    });
+    const entries = decisionsById(this.ctx);
+    return mapBounded(ids, id => cachedRecordOf(this.ctx, id, entries.get(id)));
   }
 
   /** The id of the decision known to have superseded `id` (from records read so far; reads nothing). */
@@ -62,11 +52,11 @@ export class DecisionRelations {
     const known = this.supersededBy.get(id);
     if (known) return known;
     const index = await this.ctx.decisionIndex.get();
-    if (this.scannedVersion === this.ctx.decisionIndex.version) return undefined;
+    if (this.scannedStamp === this.ctx.decisionIndex.stamp) return undefined;
     const unseen = index.map(entry => entry.id).filter((x): x is string => typeof x === 'string' && !this.seenDecisions.has(x));
     for (const record of await this.recordsOf(unseen)) if (record) this.noteRecord(record);
     for (const x of unseen) this.seenDecisions.add(x);
-    this.scannedVersion = this.ctx.decisionIndex.version;
+    this.scannedStamp = this.ctx.decisionIndex.stamp;
     return this.supersededBy.get(id);
   }
 

@@ -1,7 +1,7 @@
 /**
  * A decision's whole story, for the document that opens for it: its record, what it superseded
  * (back to the first), what superseded it (up to the current one), and every handoff whose context
- * snapshot carried it. From the engine's kept state (operations/decision-relations.ts).
+ * snapshot carried it. From the engine's loaded state (operations/decision-relations.ts).
  */
 import type { FolderStore } from '../engine/folder-store';
 import { checkUlid } from '../schemas/schemas';

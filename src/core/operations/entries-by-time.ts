@@ -82,12 +82,9 @@ export class EntriesByTime {
   }
 }
 
-const kept = new WeakMap<FolderStore, EntriesByTime>();
-
 /** The blackboard entries (as last refreshed) whose timestamp is `>= since`, in file order. */
 export function entriesSince(ctx: FolderStore, since: string): BlackboardEntry[] {
-  let byTime = kept.get(ctx);
-  if (!byTime) kept.set(ctx, (byTime = new EntriesByTime()));
+  const byTime = ctx.derived.of('entries by time', () => new EntriesByTime());
   const entries = ctx.blackboard.entries;
   byTime.update(entries);
   return byTime.since(since).map(i => entries[i]);
@@ -96,7 +93,7 @@ export function entriesSince(ctx: FolderStore, since: string): BlackboardEntry[]
 /** The decision index's entries whose timestamp is `>= since`, in index order (ordered once per version of the index). */
 export async function decisionsSince(ctx: FolderStore, since: string): Promise<DecisionIndexEntry[]> {
   await ctx.decisionIndex.get();
-  const byTime = ctx.decisionIndex.derived('decisions by time', items => {
+  const byTime = ctx.derived.fromDecisions('decisions by time', items => {
     const timed = items.map((d, at) => ({ d, at })).filter(x => typeof x.d.timestamp === 'string');
     timed.sort((a, b) => (a.d.timestamp < b.d.timestamp ? -1 : a.d.timestamp > b.d.timestamp ? 1 : a.at - b.at));
     return { timed, times: timed.map(x => x.d.timestamp) };

@@ -8,46 +8,16 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import type { FolderStore, LockTarget } from '../engine/folder-store';
-import { JsonArrayFile } from '../store/kept-files';
+import type { FolderStore } from '../engine/folder-store';
 import { toJsonText, writeAtomic } from '../store/files';
 import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas/schemas';
 import type { GraphEntity, GraphRelation } from '../records';
 
-interface GraphFiles {
-  entities: JsonArrayFile<GraphEntity>;
-  relations: JsonArrayFile<GraphRelation>;
-  entitiesLock: LockTarget;
-  relationsLock: LockTarget;
-}
-
-const files = new WeakMap<FolderStore, GraphFiles>();
-
-/** The two graph files of this engine, kept by stat like the other array files. */
-export function graphFiles(ctx: FolderStore): GraphFiles {
-  let found = files.get(ctx);
-  if (!found) {
-    found = {
-      entities: new JsonArrayFile<GraphEntity>(ctx.storage.array('entities')),
-      relations: new JsonArrayFile<GraphRelation>(ctx.storage.array('relations')),
-      // Asked for by a write only (a 2.x folder's write copy is made then).
-      get entitiesLock(): LockTarget {
-        return [path.join(ctx.layout.graphDir, 'entities.json'), '[]'];
-      },
-      get relationsLock(): LockTarget {
-        return [path.join(ctx.layout.graphDir, 'relations.json'), '[]'];
-      },
-    };
-    files.set(ctx, found);
-  }
-  return found;
-}
-
 /** Entities and relations as they are on disk now, with the changes still queued applied (missing files: empty). */
 export async function readGraph(ctx: FolderStore): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }> {
   await settleGraph(ctx);
-  const g = graphFiles(ctx);
+  const g = ctx.graph;
   const [entities, relations] = await Promise.all([g.entities.get(), g.relations.get()]);
   return { entities: entities.filter(isEntity), relations: relations.filter(isRelation) };
 }
@@ -66,15 +36,6 @@ export async function changeGraph<T>(ctx: FolderStore, work: (entities: GraphEnt
   return changeGraphNow(ctx, work);
 }
 
-/** Changes queued by `changeGraphSoon`, not yet written. */
-interface Queued {
-  steps: { work: (entities: GraphEntity[], relations: GraphRelation[]) => void; failed: (error: Error) => void }[];
-  timer?: NodeJS.Timeout;
-  /** The last batch's write. */
-  writing: Promise<void>;
-}
-const queued = new WeakMap<FolderStore, Queued>();
-
 /** How long the graph's upkeep waits for more of it: the next call of an agent, and its own steps, usually come within it. */
 export const GRAPH_BATCH_MS = 25;
 
@@ -85,8 +46,7 @@ export const GRAPH_BATCH_MS = 25;
  * A post then takes one lock (the blackboard's), and its graph steps cost a share of one rewrite.
  */
 export function changeGraphSoon(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => void, failed: (error: Error) => void): void {
-  let q = queued.get(ctx);
-  if (!q) queued.set(ctx, (q = { steps: [], writing: Promise.resolve() }));
+  const q = (ctx.graphQueue ??= { steps: [], writing: Promise.resolve() });
   q.steps.push({ work, failed });
   // Ref'd: a process that is about to end waits for it.
   q.timer ??= setTimeout(() => {
@@ -96,7 +56,7 @@ export function changeGraphSoon(ctx: FolderStore, work: (entities: GraphEntity[]
 
 /** Applies the queued changes to the graph now; resolves when they are written (or their failure reported). */
 export function settleGraph(ctx: FolderStore): Promise<void> {
-  const q = queued.get(ctx);
+  const q = ctx.graphQueue;
   if (!q) return Promise.resolve();
   clearTimeout(q.timer);
   q.timer = undefined;
@@ -115,7 +75,7 @@ export function settleGraph(ctx: FolderStore): Promise<void> {
 
 async function changeGraphNow<T>(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {
   await ctx.ready();
-  const g = graphFiles(ctx);
+  const g = ctx.graph;
   await fs.mkdir(path.dirname(g.entitiesLock[0]), { recursive: true });
   return ctx.lock([g.entitiesLock, g.relationsLock], async () => {
     // Copies: the cached arrays stay as on disk if a write fails.
@@ -298,11 +258,11 @@ export async function pruneGraph(ctx: FolderStore, input: InputOf<'prune_graph'>
   return changeGraph(ctx, (entities, relations) => {
     const { all, orphans } = find(entities, relations);
     const ids = new Set(orphans.map(e => e.id));
-    const keptEntities = entities.filter(e => !isEntity(e) || !ids.has(e.id));
-    const keptRelations = relations.filter(r => !isRelation(r) || (!ids.has(r.source) && !ids.has(r.target)));
-    const result = summary(orphans, all.length, entities.length - keptEntities.length, relations.length - keptRelations.length);
-    entities.splice(0, entities.length, ...keptEntities);
-    relations.splice(0, relations.length, ...keptRelations);
+    const remainingEntities = entities.filter(e => !isEntity(e) || !ids.has(e.id));
+    const remainingRelations = relations.filter(r => !isRelation(r) || (!ids.has(r.source) && !ids.has(r.target)));
+    const result = summary(orphans, all.length, entities.length - remainingEntities.length, relations.length - remainingRelations.length);
+    entities.splice(0, entities.length, ...remainingEntities);
+    relations.splice(0, relations.length, ...remainingRelations);
     return result;
   });
 }

@@ -14,12 +14,9 @@ import type { FolderStore } from '../engine/folder-store';
 import type { BlackboardEntry, GraphEntity, GraphRelation } from '../records';
 import { appendRelation, changeGraph, changeGraphSoon, upsertEntity } from './graph-ops';
 
-/** Blackboard entries appended by operations still running, whose graph steps follow when they succeed. */
-const posted = new WeakMap<FolderStore, BlackboardEntry[]>();
-
-/** Called for every appended blackboard line (blackboard-ops.ts appendEntryLocked). */
+/** Called for every appended blackboard line (blackboard-ops.ts appendEntryLocked): its graph steps follow when the operation succeeds (FolderStore.posting). */
 export function notePosted(ctx: FolderStore, entry: BlackboardEntry): void {
-  (posted.get(ctx) ?? posted.set(ctx, []).get(ctx)!).push(entry);
+  ctx.posting.entries.push(entry);
 }
 
 /**
@@ -32,23 +29,15 @@ export async function withGraph<T>(ctx: FolderStore, run: () => Promise<T>, afte
   try {
     result = await run();
   } catch (error) {
-    posted.delete(ctx);
+    ctx.posting.entries = [];
     throw error;
   }
-  const entries = posted.get(ctx) ?? [];
-  posted.delete(ctx);
+  const entries = ctx.posting.entries;
+  ctx.posting.entries = [];
   for (const entry of entries) await onPost(ctx, entry);
   if (after) await after(result);
-  if (entries.length) await settled.get(ctx)?.();
+  if (entries.length) await ctx.posting.after?.();
   return result;
-}
-
-/** What runs once an operation's posts and their graph steps are done (the engine's auto-archive, auto-archive-ops.ts). */
-const settled = new WeakMap<FolderStore, () => Promise<void>>();
-
-/** Sets what runs after every operation that posted (one hook per folder). */
-export function afterPosting(ctx: FolderStore, hook: () => Promise<void>): void {
-  settled.set(ctx, hook);
 }
 
 /** A scope with a "/" and an extension is a file; with a "/" and none, a module (directory). */

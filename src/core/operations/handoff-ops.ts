@@ -18,6 +18,7 @@ import { describeSnapshotChanges, snapshotChanges, SnapshotItemKind } from '../r
 import type { HandoffSnapshot, HandoffIndexLine, HandoffRecord, HandoffResult } from '../records';
 import { canonicalTimestamp } from '../timestamps';
 import { indexLineOf } from '../store/index-lines';
+import { decisionsById } from './decision-record-cache';
 
 /** Handoff files older than this with no index line are taken as left by a crash and indexed. */
 const ORPHAN_AGE_MS = 30_000;
@@ -42,7 +43,7 @@ export async function snapshotCounts(
 
 /** Active decisions in scope, computed once per version of the index and scope. */
 function activeDecisionsIn(ctx: FolderStore, scope: string | undefined) {
-  return ctx.decisionIndex.derived(`active in ${scope ?? ''}`, items => snapshotSources(items, [], [], scope || undefined).decisions);
+  return ctx.derived.fromDecisions('active decisions in scope', items => snapshotSources(items, [], [], scope || undefined).decisions, scope ?? '');
 }
 
 /**
@@ -141,10 +142,7 @@ export async function writeHandoffLocked(ctx: FolderStore, created: HandoffRecor
 
 /** The summary of a decision (from the index) or a blackboard entry as read last. */
 function summaryNow(ctx: FolderStore, item: SnapshotItemKind, id: string): string | undefined {
-  const summary =
-    item === 'decision'
-      ? ctx.decisionIndex.derived('decisions by id', items => new Map(items.map(d => [d.id, d] as const))).get(id)?.summary
-      : ctx.blackboard.get(id)?.summary;
+  const summary = item === 'decision' ? decisionsById(ctx).get(id)?.summary : ctx.blackboard.get(id)?.summary;
   return typeof summary === 'string' ? summary : undefined;
 }
 

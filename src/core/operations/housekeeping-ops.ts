@@ -183,12 +183,12 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
     const metrics = path.join(ctx.layout.dir, 'metrics.jsonl');
     const metricLines = ((await readTextIfExists(metrics)) ?? '').split('\n').filter(l => l.trim() !== '');
     const metricCutoff = new Date(nowMs - retentionDays * DAY).toISOString();
-    const keptMetrics = metricLines.filter(l => {
+    const remainingMetrics = metricLines.filter(l => {
       const m = parseObject<{ timestamp?: unknown }>(l);
       return !(m && typeof m.timestamp === 'string' && m.timestamp < metricCutoff);
     });
-    out.metrics_rotated.removed = metricLines.length - keptMetrics.length;
-    if (out.metrics_rotated.removed) await tx.replace(metrics, keptMetrics.map(l => l + '\n').join(''));
+    out.metrics_rotated.removed = metricLines.length - remainingMetrics.length;
+    if (out.metrics_rotated.removed) await tx.replace(metrics, remainingMetrics.map(l => l + '\n').join(''));
     return out;
   };
   // A preview takes no lock and writes nothing; execute plans again under the locks, then applies.

@@ -2,7 +2,7 @@
  * The context of a file, folder or the whole project, as an editor shows it beside the code: the
  * decisions behind it (matched as `why` matches them), the warnings and findings whose scope
  * overlaps it, the open delegations and the unacknowledged handoffs about it. Everything comes from
- * the engine's kept state (the blackboard and handoff index read incrementally, the decision index
+ * the engine's loaded state (the blackboard and handoff index read incrementally, the decision index
  * re-parsed only when it changed, records read once per index version), so asking again after an
  * editor switch costs no re-read.
  */
@@ -60,13 +60,9 @@ export interface ScopeContext {
   totals: { decisions: number; warnings: number; findings: number; delegations: number; handoffs: number; resolved: number };
 }
 
-const relations = new WeakMap<FolderStore, DecisionRelations>();
-
-/** The engine's kept knowledge of decision records (supersessions, snapshots naming a decision). */
+/** What this engine knows from decision records (supersessions, snapshots naming a decision). */
 export function relationsOf(ctx: FolderStore): DecisionRelations {
-  let r = relations.get(ctx);
-  if (!r) relations.set(ctx, (r = new DecisionRelations(ctx)));
-  return r;
+  return ctx.derived.of('decision relations', () => new DecisionRelations(ctx));
 }
 
 const isCurrent = (status: unknown) => status === 'active' || status === 'provisional';
@@ -83,8 +79,10 @@ export async function scopeContext(ctx: FolderStore, scope: string | undefined, 
 
   // Decisions: current ones first, newest first within each group.
   // Kept with the index until it changes: switching back to a file filters nothing again.
-  const matching = ctx.decisionIndex.derived(`context:${scope ?? ''}`, items =>
-    items.filter(d => typeof d.id === 'string' && (!scope || decisionAffects(d, scope))),
+  const matching = ctx.derived.fromDecisions(
+    'decisions affecting scope',
+    items => items.filter(d => typeof d.id === 'string' && (!scope || decisionAffects(d, scope))),
+    scope ?? '',
   );
   const current = matching.filter(d => isCurrent(d.status)).sort(newestFirst);
   const past = matching.filter(d => !isCurrent(d.status)).sort(newestFirst);

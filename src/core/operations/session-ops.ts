@@ -1,10 +1,10 @@
 /**
- * The session board of a folder (rules/session-board.ts): every hooked session's state file
- * (`.twining/sessions/`, written by `twining hook`), with liveness by the configured thresholds
+ * The session board of a folder (rules/session-board.ts): the session state of every hooked
+ * session (`.twining/sessions/`, written by `twining hook`), with liveness by the configured thresholds
  * and whether its agent recorded its work, which also counts the agent's latest blackboard entry.
  */
 import type { FolderStore } from '../engine/folder-store';
-import { listSessions } from '../store/session-files';
+import { listSessionStates } from '../store/session-files';
 import { SessionView, nextBoardChange, sessionBoard } from '../rules/session-board';
 
 export interface SessionBoard {
@@ -14,7 +14,7 @@ export interface SessionBoard {
 }
 
 export async function sessions(ctx: FolderStore): Promise<SessionBoard> {
-  const [states, config] = await Promise.all([listSessions(ctx.layout.dir), ctx.config(), ctx.blackboard.refresh()]);
+  const [states, config] = await Promise.all([listSessionStates(ctx.layout.dir), ctx.config(), ctx.blackboard.refresh()]);
   const now = ctx.now();
   const thresholds = config.agents.liveness;
   const board = sessionBoard(states, now, thresholds, agent => ctx.blackboard.lastEntryBy(agent)?.timestamp);

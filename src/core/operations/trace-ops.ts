@@ -48,17 +48,15 @@ export async function trace(ctx: FolderStore, input: InputOf<'trace'>): Promise<
 /**
  * Each decision's `depends_on`, read from its record once: it is set when the decision is made and
  * no writer changes it after (twining-mcp writes it only in decide, and neither do we), so a trace
- * reads only the records made since the last one, where reading every record cost 1.5 s at 5k.
+ * reads only the records made since the last one instead of every record (the README's Benchmarks,
+ * "Figures behind choices in the code").
  */
-const dependencies = new WeakMap<FolderStore, Map<string, string[]>>();
 
 /** Every indexed decision as a trace needs it: summary and status from the index, `depends_on` from its record (read once). */
 async function dependencyView(ctx: FolderStore): Promise<Map<string, Traceable>> {
   await indexOrphanDecisions(ctx);
   const index = await ctx.decisionIndex.get();
-  let deps = dependencies.get(ctx);
-  if (!deps) dependencies.set(ctx, (deps = new Map<string, string[]>()));
-  const known = deps;
+  const known = ctx.derived.of('decision dependencies', () => new Map<string, string[]>());
   const missing = index.filter(d => !known.has(d.id));
   const records = await mapBounded(missing, d =>
     readDecisionRecord(ctx, d.id).catch(error => {

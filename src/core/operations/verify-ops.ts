@@ -4,7 +4,7 @@
  * cost does not grow with the history before it.
  */
 import type { FolderStore } from '../engine/folder-store';
-import { byTime, firstAfter } from '../store/kept-files';
+import { byTime, firstAfter } from '../store/loaded-files';
 import { TwiningError } from '../errors';
 import { InputOf, isUlid } from '../schemas/schemas';
 import { normaliseSnapshot, snapshotIntegrity } from '../rules/snapshot';
@@ -13,6 +13,7 @@ import { isResolved } from '../rules/resolution';
 import type { BlackboardEntry } from '../records';
 import type { VerifyResult } from '../records';
 import { ScopeVerifyResult, verifyScope } from './scope-verify-ops';
+import { decisionsById } from './decision-record-cache';
 
 /** verify by its input's shape: a handoff's snapshot and drift (handoff_id), or twining-mcp's checks of a scope (scope). */
 export async function verify(ctx: FolderStore, input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult> {
@@ -30,11 +31,11 @@ async function verifyHandoff(ctx: FolderStore, handoff_id: string): Promise<Veri
   await ctx.decisionIndex.get();
   const missing = missingEntries(snapshot, id => ctx.blackboard.get(id) !== undefined);
   const createdAt = String(handoff.created_at);
-  const activeByTime = ctx.decisionIndex.derived('activeByTime', items => byTime(items.filter(d => d.status === 'active')));
+  const activeByTime = ctx.derived.fromDecisions('active decisions by time', items => byTime(items.filter(d => d.status === 'active')));
   const { drift, drifted } = driftOf({
     snapshot,
     scope: handoff.scope,
-    decisionsById: ctx.decisionIndex.derived('byId', items => new Map(items.map(d => [d.id, d]))),
+    decisionsById: decisionsById(ctx),
     missing,
     archived: missing.length ? await ctx.archive.find(missing) : new Map(),
     decisionsAfter: activeByTime.slice(firstAfter(activeByTime, createdAt)),

@@ -32,8 +32,8 @@ import { decisionAffects, newestFirst } from '../rules/why';
 import { estimateTokens, tokensForLength } from '../rules/assembly';
 import { readDecisionRecord } from './decision-ops';
 import { decisionsTouching } from '../rules/decision-paths';
-import { pathsOf } from './assemble-decisions';
-import { keptDecisionRecord, warmDecisionRecords } from './decision-record-cache';
+import { decisionPathsOf } from './assemble-decisions';
+import { cachedDecisionRecord, warmDecisionRecords } from './decision-record-cache';
 import type { DecisionRecord } from '../records';
 
 /** twining-mcp's cap on one-liners (WHY_MAX_COMPACT). */
@@ -152,14 +152,14 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   const exclude = args.include_superseded === false;
   // Without max_tokens the library and the CLI answer in full; a model's call gets twining-mcp's 4000 (schemas/model-defaults.ts).
   const budget = args.max_tokens ?? Infinity;
-  // Found through the paths the decisions name (rules/decision-paths.ts, kept per version of the index), not by asking each.
+  // Found through the paths the decisions name (rules/decision-paths.ts, cached per version of the index), not by asking each.
   const index = await ctx.decisionIndex.get();
-  const inScope = decisionsTouching(pathsOf(index), scope)
+  const inScope = decisionsTouching(decisionPathsOf(ctx), scope)
     .map(at => index[at])
     .filter(d => decisionAffects(d, scope));
   // Queries load the records of the matching index entries; an entry whose file is missing is skipped (docs/format.md §Decision index).
-  // Each record is kept while its index entry is unchanged (decision-record-cache.ts): every writer changes both.
-  const all = (await mapBounded(inScope, d => keptDecisionRecord(ctx, d))).filter((r): r is DecisionRecord => r !== undefined);
+  // Each record is cached while its index entry is unchanged (decision-record-cache.ts): every writer changes both.
+  const all = (await mapBounded(inScope, d => cachedDecisionRecord(ctx, d))).filter((r): r is DecisionRecord => r !== undefined);
   // A long-lived engine reads the other records in the background, so the next `why` of any scope reads none.
   warmDecisionRecords(ctx, index);
   const matches = exclude ? all.filter(d => !RETIRED.has(d.status)) : args.include_superseded ? all : all.filter(d => d.status !== 'archived');

@@ -1,6 +1,6 @@
 /**
  * The session board (issue 18, item 5): what the hooked agent sessions of a folder look like to
- * the person coordinating them, from each session's state file (`.twining/sessions/`, written by
+ * the person coordinating them, from each session state (`.twining/sessions/`, written by
  * `twining hook`) and the time of asking. Pure: the caller reads the files and the clock.
  *
  * - liveness: the session's last hook call, with the agents' liveness thresholds (docs/format.md §Liveness);
@@ -14,11 +14,11 @@
 import type { Liveness, SessionState } from '../records';
 import { LivenessThresholds, livenessOf, nextLivenessChange } from './scoring';
 
-/** The fields of a session's state file the board reads (the hook's own bookkeeping left out). */
-export type SessionLike = Omit<SessionState, 'registered_at' | 'blackboard_offset'>;
+/** The fields of a session state the board reads (the hook's own bookkeeping left out). */
+export type BoardSessionState = Omit<SessionState, 'registered_at' | 'blackboard_offset'>;
 
 /**
- * A session as the board shows it: the state file's fields it reads (`waiting_since` and `waiting_reason`
+ * A session as the board shows it: the session state's fields it reads (`waiting_since` and `waiting_reason`
  * also when its turn ended: "turn ended"), with its liveness and whether it owes a record.
  */
 export interface SessionView extends Pick<
@@ -54,7 +54,7 @@ const later = (a: string | undefined, b: string | undefined) => (a === undefined
  * posts, decisions and handoffs), which counts as a record of the session's edits before it.
  */
 export function sessionBoard(
-  states: readonly SessionLike[],
+  states: readonly BoardSessionState[],
   now: Date,
   thresholds: LivenessThresholds,
   lastWorkOf: (agentId: string) => string | undefined = () => undefined,
@@ -93,7 +93,7 @@ export function sessionBoard(
 }
 
 /** When the board next changes by time alone (a session's liveness, or a marked one leaving it). */
-export function nextBoardChange(states: readonly SessionLike[], now: Date, thresholds: LivenessThresholds): number | undefined {
+export function nextBoardChange(states: readonly BoardSessionState[], now: Date, thresholds: LivenessThresholds): number | undefined {
   let next: number | undefined;
   for (const s of states) {
     const t = nextLivenessChange(s.last_seen, now, thresholds);

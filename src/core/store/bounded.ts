@@ -6,22 +6,32 @@
  */
 
 /**
- * Files read at once by `mapBounded`: enough to keep the thread pool busy (32 made a warm `why` of
- * 200 decisions 1.8 times slower than all at once; 128 costs about a millisecond), well under any
- * usual limit (Node raises its soft limit to the hard one, rarely under 4,096).
+ * Files read at once by `mapBounded`: enough to keep the thread pool busy (fewer made a warm `why`
+ * slower: the README's Benchmarks, "Figures behind choices in the code"), well under any usual limit
+ * (Node raises its soft limit to the hard one, rarely under 4,096).
  */
 export const READS_AT_ONCE = 128;
 
-/** `fn` of each item, in order, with at most `limit` calls running at a time. */
+/**
+ * `fn` of each item, in order, with at most `limit` calls running at a time: the one bounded pool
+ * of the project (parallel-io.ts's mapParallel is it with fewer at once). The first failure is
+ * thrown once every call has settled, so nothing is still running when the caller hears of it.
+ */
 export async function mapBounded<T, R>(items: readonly T[], fn: (item: T, index: number) => Promise<R>, limit = READS_AT_ONCE): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
     while (next < items.length) {
       const i = next++;
-      results[i] = await fn(items[i], i);
+      try {
+        results[i] = await fn(items[i], i);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
   return results;
 }

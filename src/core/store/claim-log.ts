@@ -4,7 +4,7 @@
  * log and not one JSON array (the first version) or one file per claim (store/claims-file.ts says
  * why claims need one lock anyway): a claim is then one small append under the lock instead of
  * a rewrite of every claim, so claim and release cost the same at 10 claims and at 1,000 (the
- * rewrite of a 300 KB array was most of the 13 ms a claim took at 1,000); readers keep up by
+ * README's Benchmarks, "Figures behind choices in the code"); readers keep up by
  * reading only the bytes appended since their last read (store/jsonl.ts).
  *
  * The log is compacted under the same lock once its lines outnumber its claims by far: rewritten
@@ -18,6 +18,7 @@ import { Stats, promises as fs } from 'fs';
 import { readBytes, readTextSync } from './read-file';
 import { ioError, toJsonlLine, withoutBom, writeAtomic } from './files';
 import { prune } from '../rules/claims';
+import { type VersionStamp, identityOf, stampOf } from './version-stamp';
 
 /** Compaction when the log has this many more lines than claims, and twice as many. */
 const SLACK_LINES = 256;
@@ -62,14 +63,14 @@ export function readClaimLogSync(file: string): object[] {
   }
 }
 
-/** What a reader knows of the file it read: same identity, size and time means unchanged. */
+/** What a reader knows of the file it read: its identity and size (to tell an append), and its version stamp (the same: unchanged). */
 interface Seen {
   identity: string;
   size: number;
-  mtimeMs: number;
+  stamp: VersionStamp;
 }
 
-const seenOf = (st: Stats): Seen => ({ identity: `${st.dev}:${st.ino}`, size: st.size, mtimeMs: st.mtimeMs });
+const seenOf = (st: Stats): Seen => ({ identity: identityOf(st), size: st.size, stamp: stampOf(st) });
 
 /** How many bytes before the end of what was read are compared again before reading on from there. */
 const TAIL_CHECK = 256;
@@ -235,7 +236,7 @@ export class ClaimLog {
 }
 
 function sameAs(a: Seen | undefined, b: Seen): boolean {
-  return a !== undefined && a.identity === b.identity && a.size === b.size && a.mtimeMs === b.mtimeMs;
+  return a !== undefined && a.stamp === b.stamp;
 }
 
 /** The bytes of `file` in [start, end) (fewer if it is shorter now). */

@@ -23,7 +23,7 @@ import { ensureSessionsDir, fileSafe, readJsonFile, sessionsDir, writeJsonFile }
 import { isTwoXFolder } from './two-x-folder';
 import { readBytes, readText } from './read-file';
 import { readForHookIndex, sqliteFolderStamp } from './sqlite-hook-read';
-import { stampOf } from './version-stamp';
+import { identityOf, stampOf } from './version-stamp';
 
 /** A record's field as text: a string as it is, anything else (a malformed record) as JSON. */
 const textOf = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : (JSON.stringify(v) ?? ''));
@@ -133,7 +133,7 @@ export async function hookIndexUsable(twiningDir: string): Promise<boolean> {
     readJsonFile<Meta>(path.join(dirOf(twiningDir), 'meta.json')),
     fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined),
   ]);
-  return meta?.version === 2 && !!bst && meta.blackboard.identity === `${bst.dev}:${bst.ino}` && bst.size >= meta.blackboard.offset;
+  return meta?.version === 2 && !!bst && meta.blackboard.identity === identityOf(bst) && bst.size >= meta.blackboard.offset;
 }
 
 /** Writes the whole index (SessionStart, from the engine's state). */
@@ -194,7 +194,7 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
     fs.stat(decisionsFile).catch(() => undefined),
     fs.stat(blackboardFile).catch(() => undefined),
   ]);
-  const identity = bst ? `${bst.dev}:${bst.ino}` : 'missing';
+  const identity = bst ? identityOf(bst) : 'missing';
   const size = bst?.size ?? 0;
   let meta = kept?.version === 2 ? kept : undefined;
   if (!meta || identity !== meta.blackboard.identity || size < meta.blackboard.offset) {

@@ -13,6 +13,7 @@
  */
 import { promises as fs } from 'fs';
 import { openRegular, withoutBom } from './files';
+import { MISSING, identityOf, stampOf } from './version-stamp';
 
 const HEAD_SAMPLE = 4096;
 const TAIL_SAMPLE = 512;
@@ -37,7 +38,11 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
   private records: T[] = [];
   private offset = 0;
   private identity = '';
-  private mtimeMs = -1;
+  /** The version stamp (version-stamp.ts) of the file as last read: the same stamp, nothing to read. */
+  private stamp = '';
+  /** Reads from the start so far, and the stamp of the file at the last: see `origin`. */
+  private starts = 0;
+  private startStamp = '';
   private head = Buffer.alloc(0);
   private tail = Buffer.alloc(0);
   private lineNumber = 0;
@@ -69,11 +74,20 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
     return this.offset;
   }
 
+  /**
+   * Which reading from the start `all` holds: it moves when the file was read again from its start
+   * (rewritten, replaced, gone), not when lines were appended. What is derived from the records
+   * and extended as they are appended is kept by it (engine/derived-data.ts).
+   */
+  get origin(): string {
+    return `${this.starts}:${this.startStamp}`;
+  }
+
   /** Whether the file is as last read (one stat): a refresh would find nothing new. */
   async isCurrent(): Promise<boolean> {
     const stat = await fs.stat(this.file).catch(() => undefined);
     if (!stat) return this.offset === 0 && this.records.length === 0 && this.skipped.length === 0;
-    return `${stat.dev}:${stat.ino}` === this.identity && stat.size === this.offset && stat.mtimeMs === this.mtimeMs;
+    return stampOf(stat) === this.stamp && stat.size === this.offset;
   }
 
   private queue: Promise<unknown> = Promise.resolve();
@@ -101,19 +115,21 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
     }
     try {
       const stat = await handle.stat();
-      const identity = `${stat.dev}:${stat.ino}`;
-      if (identity === this.identity && stat.size === this.offset && stat.mtimeMs === this.mtimeMs) {
+      const identity = identityOf(stat);
+      const stamp = stampOf(stat);
+      if (stamp === this.stamp && stat.size === this.offset) {
         return { changed: false, reloaded: false, appended: [] };
       }
       if (identity === this.identity && stat.size >= this.offset && this.offset > 0 && (await this.prefixUnchanged(handle))) {
         const appended = await this.readFrom(handle, this.offset, stat.size);
-        this.mtimeMs = stat.mtimeMs;
+        this.stamp = stamp;
         return { changed: appended.length > 0 || stat.size !== this.offset, reloaded: false, appended };
       }
       this.reset();
       this.identity = identity;
+      this.startStamp = stamp;
       const appended = await this.readFrom(handle, 0, stat.size);
-      this.mtimeMs = stat.mtimeMs;
+      this.stamp = stamp;
       return { changed: true, reloaded: true, appended };
     } finally {
       await handle.close();
@@ -125,7 +141,9 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
     this.records = [];
     this.offset = 0;
     this.identity = '';
-    this.mtimeMs = -1;
+    this.stamp = '';
+    this.starts++;
+    this.startStamp = MISSING;
     this.head = Buffer.alloc(0);
     this.tail = Buffer.alloc(0);
     this.lineNumber = 0;

@@ -3,27 +3,14 @@
  * busy, where one after another leaves the process waiting on each (thousands of record files).
  */
 
+import { mapBounded } from './bounded';
+
 /** How many file operations run at once: enough to fill libuv's pool, few enough to bound open files. */
 export const IO_PARALLEL = 32;
 
-/** Runs `work` on every item with at most `limit` in flight; results in the items' order. The first failure is thrown once all have settled. */
-export async function mapParallel<T, R>(items: readonly T[], work: (item: T, index: number) => Promise<R>, limit = IO_PARALLEL): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      try {
-        results[i] = await work(items[i], i);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.error;
-  return results;
+/** Runs `work` on every item with at most `limit` in flight (bounded.ts's one pool); results in the items' order, the first failure thrown once all have settled. */
+export function mapParallel<T, R>(items: readonly T[], work: (item: T, index: number) => Promise<R>, limit = IO_PARALLEL): Promise<R[]> {
+  return mapBounded(items, work, limit);
 }
 
 /**

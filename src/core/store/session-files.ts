@@ -97,17 +97,17 @@ export type { SessionState } from '../records';
 
 export const sessionFile = (twiningDir: string, sessionId: string) => path.join(sessionsDir(twiningDir), `session-${fileSafe(sessionId)}.json`);
 
-export function readSession(twiningDir: string, sessionId: string): Promise<SessionState | undefined> {
+export function readSessionState(twiningDir: string, sessionId: string): Promise<SessionState | undefined> {
   return readJsonFile<SessionState>(sessionFile(twiningDir, sessionId));
 }
 
-export async function writeSession(twiningDir: string, state: SessionState): Promise<void> {
+export async function writeSessionState(twiningDir: string, state: SessionState): Promise<void> {
   await ensureSessionsDir(twiningDir);
   await writeJsonFile(sessionFile(twiningDir, state.session_id), state);
 }
 
-/** Every session state file (the Agents view's session board). */
-export async function listSessions(twiningDir: string): Promise<SessionState[]> {
+/** Every session state (the Agents view's session board). */
+export async function listSessionStates(twiningDir: string): Promise<SessionState[]> {
   const names = await fs.readdir(sessionsDir(twiningDir)).catch(() => [] as string[]);
   const states = await Promise.all(
     names.filter(n => n.startsWith('session-') && n.endsWith('.json')).map(n => readJsonFile<SessionState>(path.join(sessionsDir(twiningDir), n))),

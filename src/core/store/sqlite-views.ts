@@ -60,6 +60,12 @@ class RowLines<T extends object> implements LineSource<T> {
     return this.records.length;
   }
 
+  /** Moves with each read from the start (the first, and any change other than appended rows). */
+  get origin(): string {
+    return `rows:${this.starts}`;
+  }
+  private starts = 0;
+
   isCurrent(): Promise<boolean> {
     return Promise.resolve(!this.fresh && this.pending.length === 0);
   }
@@ -90,6 +96,7 @@ class RowLines<T extends object> implements LineSource<T> {
     if (!appendOnly) {
       this.ids.clear();
       this.records = [];
+      this.starts++;
     }
     for (const item of items) this.ids.add(item.id);
     if (items.length) this.lastOrder = items[items.length - 1].order;

@@ -14,7 +14,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { JsonlFile, RefreshResult } from './jsonl';
 import { readJsonArray } from './files';
-import { stampOf } from './version-stamp';
+import { MISSING, stampOf } from './version-stamp';
 import type { Layout } from './layout';
 import type { DecisionRecord, HandoffRecord } from '../records';
 
@@ -24,6 +24,12 @@ export interface LineSource<T> {
   readonly all: readonly T[];
   /** How far the source was read (the files backend: bytes; the sqlite backend: records). */
   readonly size: number;
+  /**
+   * Which reading from the start `all` holds: it moves when the list was read again from its start
+   * (rewritten, replaced, gone), not when records were appended. Derived data extended as records
+   * are appended is kept by it (engine/derived-data.ts).
+   */
+  readonly origin: string;
   /** Whether a refresh would find nothing new (the files backend: one stat). */
   isCurrent(): Promise<boolean>;
   refresh(): Promise<RefreshResult<T>>;
@@ -67,7 +73,7 @@ export function fileArray(file: string, what: string): ArraySource {
         return stampOf(await fs.stat(file));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        return 'missing';
+        return MISSING;
       }
     },
     read: () => readJsonArray(file, what),

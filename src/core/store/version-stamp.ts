@@ -15,6 +15,13 @@ export const MISSING: VersionStamp = 'missing';
 
 type StatLike = Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
 
+/**
+ * A file's identity alone (device and inode): the same identity and a larger size is the same
+ * file appended to, which the incremental readers (jsonl.ts, claim-log.ts, hook-index.ts) read on
+ * from where they stopped.
+ */
+export const identityOf = (st: Pick<Stats, 'dev' | 'ino'>): string => `${st.dev}:${st.ino}`;
+
 export const stampOf = (st: StatLike | undefined): VersionStamp => (st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : MISSING);
 
 /** The stamp of a file now (one stat); MISSING when it is not there or cannot be looked at. */

@@ -14,7 +14,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { SessionState } from '../records';
 import type { TreeEntry } from './record-tree';
-import { ensureSessionsDir, fileSafe, listSessions, readJsonFile, sessionsDir, writeJsonFile } from '../store/session-files';
+import { ensureSessionsDir, fileSafe, listSessionStates, readJsonFile, sessionsDir, writeJsonFile } from '../store/session-files';
 
 /** The tree folder of the snapshots. */
 export const SESSIONS_TREE = 'sessions';
@@ -35,7 +35,7 @@ export interface SessionSnapshot {
 /** This clone's own sessions, newest first, at most MAX_SESSIONS. */
 export async function ownSnapshot(twiningDir: string, clone: { id: string; label: string }): Promise<SessionSnapshot> {
   const names = new Set((await fs.readdir(sessionsDir(twiningDir)).catch(() => [] as string[])).filter(n => !isRemoteFile(n)));
-  const own = (await listSessions(twiningDir)).filter(s => names.has(`session-${fileSafe(s.session_id)}.json`) && s.clone === undefined);
+  const own = (await listSessionStates(twiningDir)).filter(s => names.has(`session-${fileSafe(s.session_id)}.json`) && s.clone === undefined);
   // Which of them the board shows is the receiving board's to say (by its own clock, as for its own sessions).
   const recent = own
     .filter(s => typeof s.last_seen === 'string')

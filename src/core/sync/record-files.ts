@@ -15,6 +15,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
+import { stampOf } from '../store/version-stamp';
 
 export type SyncLayout = 'files' | 'sqlite';
 
@@ -113,7 +114,7 @@ export async function readLocalRecords(dir: string, layout: SyncLayout): Promise
   return out;
 }
 
-/** The synced files of a `.twining/` folder and their stats (nothing read): relative path → [file, size:mtime]. */
+/** The synced files of a `.twining/` folder and their stats (nothing read): relative path → file (their version stamps kept for `stampsOf`). */
 export async function listLocalRecords(dir: string, layout: SyncLayout): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   const stamps = new Map<string, string>();
@@ -135,7 +136,7 @@ export async function listLocalRecords(dir: string, layout: SyncLayout): Promise
         const st = await fs.lstat(file).catch(() => undefined);
         if (!st?.isFile()) return; // missing, a link, a FIFO or a device: not read, not sent
         found.set(rel, file);
-        stamps.set(rel, `${st.size}:${st.mtimeMs}`);
+        stamps.set(rel, stampOf(st));
       }),
   );
   lastStamps.set(dir, stamps);

@@ -12,7 +12,6 @@ import { mergeTwiningTexts } from '../merge/merge-file';
 import { assertWritesStayInside } from '../store/layout';
 import { writeAtomic } from '../store/files';
 import { claimsFileOf } from '../store/claims-file';
-import { graphFiles } from '../operations/graph-ops';
 import { removable } from './record-files';
 
 /** The lock a record file is written under, as the operations take it. */
@@ -23,7 +22,7 @@ function lockFor(ctx: FolderStore, rel: string): LockTarget | undefined {
   if (rel.startsWith('handoffs/')) return ctx.locks.handoffIndex;
   if (rel === 'blackboard.jsonl') return ctx.locks.blackboard;
   if (rel === 'agents/registry.json') return ctx.locks.registry;
-  const g = graphFiles(ctx);
+  const g = ctx.graph;
   return rel === 'graph/entities.json' ? g.entitiesLock : g.relationsLock;
 }
 

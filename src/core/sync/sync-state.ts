@@ -110,7 +110,7 @@ export async function cloneIdentity(repo: Repo): Promise<{ id: string; label: st
   return { id, label };
 }
 
-/** Each synced file's size and modification time, to tell what changed since. */
+/** Each synced file's version stamp (store/version-stamp.ts), to tell what changed since. */
 export async function signatureOf(dir: string, layout: SyncLayout): Promise<Record<string, string>> {
   await listLocalRecords(dir, layout); // stats only: nothing is read
   return Object.fromEntries(stampsOf(dir));

@@ -65,7 +65,7 @@ export class ContextModel implements vscode.Disposable {
     return scopeOfUri(this.folders, vscode.window.activeTextEditor?.document.uri);
   }
 
-  /** The context of a scope in a folder (undefined scope: the whole project), from the kept state. */
+  /** The context of a scope in a folder (undefined scope: the whole project), from the loaded state. */
   get(folder: TwiningFolder, scope: string | undefined): Promise<ScopeContext> {
     const key = `${folder.key}\n${scope ?? ''}`;
     const now = Date.now();

@@ -10,7 +10,7 @@ import type { TwiningFolder } from '../model/folders';
 import { chooseFolder } from '../model/folder-choice';
 import type { TwiningSession } from '../session';
 import { OPERATIONS, toolName } from '../../core/operations/operation-info';
-import { writes } from '../../core/operations/operation-writes';
+import { writes, writtenInWords } from '../../core/operations/operation-writes';
 import { core } from '../model/engine-loader';
 import { list } from '../present/format';
 
@@ -81,7 +81,11 @@ class TwiningTool implements vscode.LanguageModelTool<Input> {
     const input = options.input ?? {};
     return {
       invocationMessage: `Twining: ${info.title}`,
-      confirmationMessages: { title: `Twining: ${info.title}?`, message: new vscode.MarkdownString(await describe(this.op, input, folder)) },
+      confirmationMessages: {
+        title: `Twining: ${info.title}?`,
+        // What it does, then every kind of data it may change (core/operations/operation-writes.ts).
+        message: new vscode.MarkdownString(`${await describe(this.op, input, folder)}\n\nIt may change ${writtenInWords(this.op)}.`),
+      },
     };
   }
 

@@ -87,4 +87,26 @@ describe('many records under a low limit of open files', { skip: process.platfor
     assert.equal(most, 4);
     assert.deepEqual(await mapBounded([], () => Promise.resolve(1)), []);
   });
+
+  test('mapBounded throws the first failure only once every call has settled', async () => {
+    let running = 0;
+    let settled = 0;
+    await assert.rejects(
+      mapBounded(
+        Array.from({ length: 20 }, (_, i) => i),
+        async i => {
+          running++;
+          await new Promise(resolve => setTimeout(resolve, i === 0 ? 0 : 5));
+          running--;
+          settled++;
+          if (i === 0 || i === 3) throw new Error(`item ${i} failed`);
+          return i;
+        },
+        4,
+      ),
+      /item 0 failed/,
+    );
+    assert.equal(running, 0, 'nothing still runs when the failure is thrown');
+    assert.equal(settled, 20, 'the items after the failure were still done');
+  });
 });

@@ -43,7 +43,7 @@ test('the post that brings the blackboard to the threshold archives all but the 
     'older entries and the two posts went, the finding says how many',
   );
   assert.deepEqual(moved.map(e => e.id).sort(), [...before.filter(e => e.entry_type !== 'decision').map(e => e.id), first.id, second.id].sort());
-  // Archived, not dismissed: a handoff's drift check tells them apart (kept-files.ts ArchiveIndex).
+  // Archived, not dismissed: a handoff's drift check tells them apart (loaded-files.ts ArchiveIndex).
   const status = await ws.status();
   assert.equal(status.blackboard_entries, left.length);
 });

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
 import { kindOfPath } from '../../../../src/core/engine/data-kinds';
-import { KEEP_UNRECORDED_MS, SessionLike, SessionView, sessionBoard, sessionsTouching } from '../../../../src/core/rules/session-board';
+import { KEEP_UNRECORDED_MS, BoardSessionState, SessionView, sessionBoard, sessionsTouching } from '../../../../src/core/rules/session-board';
 import { recordRequest, sessionDescription, sessionState } from '../../../../src/extension/present/session-text';
 import { claude, vscode } from '../../../support/hook-inputs';
 import { CLI_JS, fixtureProject } from '../../../support/tmp';
@@ -105,7 +105,7 @@ describe('the session board from real hook processes', () => {
 describe('the session board rule', () => {
   const t = { idle_after_ms: 300_000, gone_after_ms: 1_800_000 };
   const at = (ms: number) => new Date(Date.parse('2026-11-20T10:00:00.000Z') + ms).toISOString();
-  const base: SessionLike = { session_id: 's', agent_id: 'a', tool: 'claude-code', started_at: at(0), last_seen: at(0), files_touched: [] };
+  const base: BoardSessionState = { session_id: 's', agent_id: 'a', tool: 'claude-code', started_at: at(0), last_seen: at(0), files_touched: [] };
 
   test('liveness by the last hook call; gone sessions leave the board unless they owe a record, for a while', () => {
     const now = new Date(at(0));

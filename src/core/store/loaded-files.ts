@@ -1,7 +1,8 @@
 /**
- * The folder's files kept in memory (the blackboard, the handoff index, the JSON array files and
- * the archive's ids): in-memory views of the folder's files, kept current cheaply: the JSONL files are read
- * incrementally (jsonl.ts) and the JSON arrays are re-parsed only when their stat changes.
+ * The loaded files (docs/glossary.md): the folder's files as the store last read them into memory
+ * (the blackboard, the handoff index, the JSON array files and the archive's ids), brought up to
+ * date cheaply: the JSONL files are read on from where they stopped (jsonl.ts) and the JSON arrays
+ * are parsed again only when their version stamp (version-stamp.ts) moves.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
@@ -12,6 +13,7 @@ import { overlaps } from '../scope';
 import { ScopePositions } from './scope-positions';
 import type { BlackboardEntry, HandoffIndexLine } from '../records';
 import { isResolved } from '../rules/resolution';
+import { MISSING } from './version-stamp';
 
 /** The blackboard, with the lists that operations need kept up to date as lines are appended. */
 export class Blackboard {
@@ -243,16 +245,15 @@ export class JsonArrayFile<T> {
   /** `source`: where the list is read (store/storage.ts: a file, or a 2.x folder's rows). */
   constructor(private readonly source: ArraySource) {}
 
-  /** Values derived from the items of one version (at most 64: one per scope asked about, say). */
-  private memo = { version: -1, values: new Map<string, unknown>() };
+  /** Which parse `get()` gives: the file's version stamp (version-stamp.ts) when read, and a count of parses (`fresh` parses again). */
+  get stamp(): string {
+    return `${this.parses}:${this.key}`;
+  }
+  private parses = 0;
 
-  /** A value computed from the items of the last `get()`, kept until the file changes. */
-  derived<R>(name: string, compute: (items: readonly T[]) => R): R {
-    if (this.memo.version !== this.version || this.memo.values.size >= 64) this.memo = { version: this.version, values: new Map() };
-    if (this.memo.values.has(name)) return this.memo.values.get(name) as R;
-    const value = compute(this.value);
-    this.memo.values.set(name, value);
-    return value;
+  /** The object items as last read by `get()` (no stat). */
+  get lastRead(): readonly T[] {
+    return this.value;
   }
 
   /** Whether the file is as last read (one stat). */
@@ -263,13 +264,13 @@ export class JsonArrayFile<T> {
   async get(): Promise<T[]> {
     const key = await this.source.key();
     if (key !== this.key) {
-      this.raw = key === 'missing' ? [] : await this.source.read();
+      this.raw = key === MISSING ? [] : await this.source.read();
       this.value = this.raw.filter(isRecord) as T[];
       this.key = key;
+      this.parses++;
       // The first read is where the counter starts, not a change.
       if (this.loaded) this.version++;
       this.loaded = true;
-      this.memo = { version: -1, values: new Map() };
     }
     return this.value;
   }
