@@ -145,14 +145,14 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
   let newBlobCount = 0;
   for (let attempt = 1; ; attempt++) {
     // The fetch, sync's refs as they were and the local record are read at once: none needs another.
+    const fetching = fetchRecord(repo, remote, timeoutMs); // started first: the longest of the three
     const refsBefore = readRefs(repo);
     const reading = listLocalRecords(ctx.layout.dir, layout).then(files => readWithParts(repo, files));
     refsBefore.catch(() => undefined);
     // A local file changed since the parts cache saw it: there is likely a commit to make, so fast-import starts now, while the fetch runs.
     reading.then(r => r.work.hashedBytes > 0 && spare.start()).catch(() => undefined);
-    const fetched = await fetchRecord(repo, remote, timeoutMs);
-    // A ref git says is up to date is as it was; one that moved is read again.
-    const refs = fetched === 'moved' ? await readRefs(repo) : await refsBefore;
+    const fetched = await fetching;
+    const refs = fetched === 'moved' ? await readRefs(repo) : await refsBefore; // one git says is up to date is as read beside the fetch
     if (fetched === 'missing' && refs.has(REMOTE_REF)) await runGit(repo.cwd, ['update-ref', '-d', REMOTE_REF]); // no record there yet: this sync makes it
     const remoteTip = fetched === 'missing' ? undefined : refs.get(REMOTE_REF);
     if (fetched !== 'missing' && !remoteTip) throw refused(where, `git fetched it but ${REMOTE_REF} is not a commit`);
