@@ -122,7 +122,8 @@ async function main(): Promise<void> {
       if (extra.length || missing.length)
         throw new Error(`installed files: ${JSON.stringify(files)}; not expected: ${JSON.stringify(extra)}; missing: ${JSON.stringify(missing)}`);
       const main = fs.readFileSync(path.join(installed, 'dist', 'extension.js'), 'utf8');
-      if (/sourceMappingURL=/.test(main)) throw new Error('dist/extension.js in the package names a source map: not the production build');
+      // The comment esbuild writes on a line of its own (the code may hold the words: the webview pages strip that comment from their inlined script).
+      if (/^\/\/# sourceMappingURL=/m.test(main)) throw new Error('dist/extension.js in the package names a source map: not the production build');
       console.log(`    ${files.join(', ')}`);
     },
     { needs: [install] },

@@ -44,7 +44,15 @@ async function waitDone(title: string, timeout = 30000): Promise<void> {
 
 /** Brings the walkthrough back to the front (a command's editors may have covered it), as a person clicks its tab. */
 async function showWalkthrough(): Promise<void> {
-  if (await stepButton(STEPS[0]).isVisible()) return;
+  // A command that just closed its own editor (Set Up Agents' preview) brings the walkthrough back
+  // itself: give that a moment, since opening the palette meanwhile loses it to the focus change.
+  const back = await stepButton(STEPS[0])
+    .waitFor({ state: 'visible', timeout: 3000 })
+    .then(
+      () => true,
+      () => false,
+    );
+  if (back) return;
   await runCommand(page(), 'Welcome: Open Walkthrough...');
   await pickQuickItem(page(), /Get started with Twining/);
   await stepButton(STEPS[0]).waitFor({ state: 'visible', timeout: 20000 });
