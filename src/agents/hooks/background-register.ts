@@ -6,7 +6,7 @@
  * failure there is written to `.twining/sessions/register-error.log`; the next PostToolUse that is
  * due registers again.
  */
-import { openSync, closeSync } from 'fs';
+import { startDetachedHook } from './detached-hook';
 import { readTextSync } from '../../core/store/read-file';
 import * as path from 'path';
 
@@ -26,19 +26,7 @@ function registeredRecently(twiningDir: string, agentId: string, now: Date, fres
 
 export function registerInBackground(root: string, twiningDir: string, agentId: string, role: string, now: Date, freshMs: number): void {
   if (registeredRecently(twiningDir, agentId, now, freshMs)) return;
-  // Loaded only when a registration is due: `child_process` costs a hook process about 6 ms to load.
-  const { spawn } = require('child_process') as typeof import('child_process');
-  const log = openSync(path.join(twiningDir, 'sessions', 'register-error.log'), 'a');
-  try {
-    const child = spawn(process.execPath, [path.join(__dirname, 'hook.js'), REGISTER_FLAG, root, agentId, role], {
-      detached: true,
-      stdio: ['ignore', 'ignore', log],
-      env: process.env,
-    });
-    child.unref();
-  } finally {
-    closeSync(log);
-  }
+  startDetachedHook(twiningDir, 'register-error.log', [REGISTER_FLAG, root, agentId, role]);
 }
 
 /** The background process: registers the agent with the engine (dist/core.js beside this bundle). */

@@ -15,7 +15,8 @@
  * Only files are read to decide (the local git config and `.git/twining/sync-state.json`): no git
  * process and no engine are started unless a sync is due.
  */
-import { closeSync, mkdirSync, openSync } from 'fs';
+import { mkdirSync } from 'fs';
+import { startDetachedHook } from './detached-hook';
 import * as path from 'path';
 import { readTextSync } from '../../core/store/read-file';
 
@@ -45,19 +46,8 @@ export function syncDue(root: string, now: Date): boolean {
 /** Starts the detached sync when one is due; never waits for it. */
 export function syncInBackground(root: string, twiningDir: string, now: Date): boolean {
   if (!syncDue(root, now)) return false;
-  const { spawn } = require('child_process') as typeof import('child_process');
   mkdirSync(path.join(twiningDir, 'sessions'), { recursive: true });
-  const log = openSync(path.join(twiningDir, 'sessions', 'sync-error.log'), 'a');
-  try {
-    const child = spawn(process.execPath, [path.join(__dirname, 'hook.js'), SYNC_FLAG, root], {
-      detached: true,
-      stdio: ['ignore', 'ignore', log],
-      env: process.env,
-    });
-    child.unref();
-  } finally {
-    closeSync(log);
-  }
+  startDetachedHook(twiningDir, 'sync-error.log', [SYNC_FLAG, root]);
   return true;
 }
 
