@@ -18,6 +18,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { isRecord, openRegular, readTextIfExists, writeAtomic } from './files';
+import { stampOfFileSync } from './version-stamp';
 
 export type Backend = 'files' | 'sqlite';
 
@@ -143,6 +144,16 @@ export function readFormatKeys(configText: string | undefined): { version?: numb
   const storage = loaded.storage;
   const backend = isRecord(storage) && typeof storage.backend === 'string' ? storage.backend : undefined;
   return { version, backend };
+}
+
+/**
+ * The version stamps (version-stamp.ts) of what decides the format of a folder whose config.yml
+ * names its backend: config.yml itself (`version`, `storage.backend`), and the two format 3
+ * markers, `events/` and `records/RECORDS-FROZEN.md`. While they are the same, so is
+ * `detectFolderFormat`'s answer for such a folder (engine/folder-store.ts keeps it).
+ */
+export function formatStamps(dir: string): string {
+  return [path.join(dir, 'config.yml'), path.join(dir, 'events'), path.join(dir, 'records', 'RECORDS-FROZEN.md')].map(stampOfFileSync).join('|');
 }
 
 /** The format of the folder `dir` (a `.twining/` path), by twining-mcp 2.x's rules. */

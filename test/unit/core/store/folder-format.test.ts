@@ -204,6 +204,52 @@ describe('what is not written', () => {
   });
 });
 
+describe('one engine, the folder changing between its writes', () => {
+  // The engine keeps a format config.yml names while config.yml and the format 3 markers keep
+  // their version stamps (engine/folder-store.ts folderFormat): each change below is a new stamp.
+  test('config.yml, records/RECORDS-FROZEN.md or events/ changed after a post: the next post is refused; put back, it goes through', async () => {
+    const root = fixtureProject();
+    const config = 'version: 1\nstorage:\n  backend: files\n';
+    fs.writeFileSync(tw(root, 'config.yml'), config);
+    const ws = await openWorkspace(root, { warn: () => undefined });
+    const write = () => ws.post({ entry_type: 'finding', summary: 'seen', agent_id: 'me' });
+    await write();
+    const changes: [string, () => void, () => void, RegExp][] = [
+      // The same size as before: the stamp's times tell the rewrite.
+      [
+        'version 3',
+        () => fs.writeFileSync(tw(root, 'config.yml'), config.replace('1', '3')),
+        () => fs.writeFileSync(tw(root, 'config.yml'), config),
+        /says version 3/,
+      ],
+      [
+        'sqlite',
+        () => fs.writeFileSync(tw(root, 'config.yml'), config.replace('files', 'sqlite')),
+        () => fs.writeFileSync(tw(root, 'config.yml'), config),
+        /SQLite layout/,
+      ],
+      ['frozen', () => put(root, 'records/RECORDS-FROZEN.md', '# frozen\n'), () => fs.rmSync(tw(root, 'records'), { recursive: true }), /RECORDS-FROZEN\.md/],
+      ['events', () => fs.mkdirSync(tw(root, 'events')), () => fs.rmdirSync(tw(root, 'events')), /an events\/ folder/],
+    ];
+    for (const [what, change, undo, pattern] of changes) {
+      change();
+      const before = fs.readFileSync(tw(root, 'blackboard.jsonl'), 'utf8');
+      await rejectsWith(write(), 'INVALID_INPUT', pattern);
+      assert.equal(fs.readFileSync(tw(root, 'blackboard.jsonl'), 'utf8'), before, `${what}: nothing was written`);
+      undo();
+      await write();
+    }
+  });
+
+  test('a folder whose config.yml names no backend: a twining.db that appears between two posts refuses the second', async () => {
+    const root = emptyFolder();
+    const ws = await openWorkspace(root, { warn: () => undefined });
+    await ws.post({ entry_type: 'finding', summary: 'first', agent_id: 'me' });
+    put(root, 'twining.db', SQLITE_HEADER);
+    await rejectsWith(ws.post({ entry_type: 'finding', summary: 'second', agent_id: 'me' }), 'INVALID_INPUT', /SQLite layout/);
+  });
+});
+
 describe('init says storage.backend: files', () => {
   test('a new folder: config.yml has it, so twining-mcp 2.x reads the same files', async () => {
     const root = tempProject();
