@@ -1,7 +1,7 @@
 /** Blackboard operations: post, read, dismiss, one entry by id, and the append every writer uses. */
 import type { FolderStore } from '../engine/folder-store';
 import { touchAgentLocked } from './agent-touch';
-import { appendLineSafely, readTextIfExists, toJsonlLine } from '../store/files';
+import { appendLinesNow, readTextIfExists, toJsonlLine } from '../store/files';
 import { Transaction, allOrNothing } from '../store/transaction';
 import { parseObject } from '../store/jsonl';
 import { dismissalEntry } from '../rules/why';
@@ -50,8 +50,13 @@ export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?:
   entry.agent_id = fields.agent_id;
   entry.id = ctx.id();
   entry.timestamp = ctx.timestamp();
-  if (tx) await tx.append(ctx.layout.blackboard, toJsonlLine(entry));
-  else await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
+  const line = toJsonlLine(entry);
+  if (tx) await tx.append(ctx.layout.blackboard, line);
+  else {
+    // One append, and the engine's copy takes the line in as written: nothing is read back.
+    const { before, after, mended } = appendLinesNow(ctx.layout.blackboard, line);
+    if (!mended) ctx.blackboard.appendedHere(before, after, line);
+  }
   // A twining-mcp 2.x folder: every post registers its agent (operations/agent-touch.ts).
   await touchAgentLocked(ctx, typeof fields.agent_id === 'string' ? fields.agent_id : undefined, tx);
   if (populate) notePosted(ctx, entry as BlackboardEntry);

@@ -10,7 +10,7 @@
  * in either backend. Writes still run on the 1.x files (for a 2.x folder: the write copy that
  * store/two-x-store.ts stores back into rows and `records/`).
  */
-import { promises as fs } from 'fs';
+import { promises as fs, type Stats } from 'fs';
 import * as path from 'path';
 import { JsonlFile, RefreshResult } from './jsonl';
 import { readJsonArray } from './files';
@@ -33,6 +33,8 @@ export interface LineSource<T> {
   /** Whether a refresh would find nothing new (the files backend: one stat). */
   isCurrent(): Promise<boolean>;
   refresh(): Promise<RefreshResult<T>>;
+  /** Lines this process just appended, taken in without reading them back (the files backend: jsonl.ts); undefined: left for the next refresh. */
+  takeAppended?(before: Stats, after: Stats, text: string): RefreshResult<T> | undefined;
 }
 
 /** A list read whole when its key changes (the registry, the decision index, the graph). */
