@@ -68,3 +68,22 @@ test('a blackboard rewritten by another engine (a dismissal) between two posts: 
   assert.deepEqual(seen, await summaries(root));
   assert.ok(!seen.includes('to go') && seen.at(-1) === 'stays');
 });
+
+test("an engine that releases its locks after answering (`twining mcp`'s): writes in a row and at once all land, and settled() leaves no lock behind", async () => {
+  const root = withoutArchiving(referenceProject());
+  const engine = await openWorkspace(root, { warn: () => undefined, releaseAfterAnswer: true, batchGraph: true });
+  const other = await openWorkspace(root, { warn: () => undefined });
+  for (let i = 0; i < 5; i++) await engine.post({ entry_type: 'finding', summary: `in a row ${i}`, agent_id: 'me' });
+  await Promise.all(Array.from({ length: 5 }, (_, i) => engine.post({ entry_type: 'finding', summary: `at once ${i}`, agent_id: 'me' })));
+  await other.post({ entry_type: 'finding', summary: 'another engine', agent_id: 'other' });
+  await engine.settled();
+  const leftovers = fs.readdirSync(tw(root)).filter(name => name.includes('.lock'));
+  assert.deepEqual(leftovers, [], 'no lock directory or owner record is left');
+  const seen = await summaries(root);
+  for (let i = 0; i < 5; i++) assert.ok(seen.includes(`in a row ${i}`) && seen.includes(`at once ${i}`));
+  assert.ok(seen.includes('another engine'));
+  assert.deepEqual(
+    (await engine.read({ limit: 0 })).entries.map(e => e.summary),
+    seen,
+  );
+});
