@@ -193,7 +193,7 @@ export class FolderStore {
     this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
     this.handoffRecords = new HandoffRecords(this.layout, storage.handoffs);
     this.claimLog = new ClaimLog(claimsFileOf(this.layout.dir), this.warn);
-    this.graph = graphFiles(this.layout, storage);
+    this.graph = graphFiles(storage, kind => this.graphLock(kind));
     const stampOf = (source: DerivedSource) => (source === 'blackboard' ? this.blackboard.file.origin : source === 'decisions' ? this.decisionIndex.stamp : '');
     this.derived = new DerivedData(stampOf, () => this.decisionIndex.lastRead);
   }
@@ -380,8 +380,18 @@ export class FolderStore {
     this.folderReady = undefined;
   }
 
-  /** The lock targets, in the order they are taken: decision index, handoff index, blackboard, registry. */
+  /**
+   * The lock targets, in the order they are taken: decision index, handoff index, blackboard, registry.
+   * A 2.x folder's stand for its records of that kind (`recordsLock`): no file is locked for them.
+   */
   get locks(): { decisionIndex: LockTarget; handoffIndex: LockTarget; blackboard: LockTarget; registry: LockTarget } {
+    if (this.twoX)
+      return {
+        decisionIndex: this.recordsLock('decisions'),
+        handoffIndex: this.recordsLock('handoffs'),
+        blackboard: this.recordsLock('blackboard'),
+        registry: this.recordsLock('agents'),
+      };
     return {
       decisionIndex: [this.layout.decisionIndex, '[]'],
       handoffIndex: [this.layout.handoffIndex, ''],
@@ -390,18 +400,39 @@ export class FolderStore {
     };
   }
 
-  /** Holds the locks of these files (in the order of `locks`) while `work` runs. */
-  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
+  /**
+   * A 2.x folder's records of one kind as a lock target: their write is one database write
+   * transaction (store/two-x-store.ts), which excludes every other writer, twining-mcp included.
+   */
+  private recordsLock(kind: string): LockTarget {
+    return [`${path.join(this.layout.dir, 'twining.db')}#${kind}`, ''];
+  }
+
+  private isRecordsLock(file: string): boolean {
+    return this.twoX !== undefined && file.startsWith(`${path.join(this.layout.dir, 'twining.db')}#`);
+  }
+
+  /**
+   * Holds the locks of these files (in the order of `locks`) while `work` runs. On a 2.x folder,
+   * `work` on its records runs inside one database write transaction; `direct`: every step of it
+   * stores its records through `storage` (no step writes the 1.x write copy, which is not laid out for it).
+   */
+  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>, { direct = false } = {}): Promise<T> {
     await this.gate();
+    const records = files.some(([file]) => this.isRecordsLock(file));
+    const own = files.filter(([file]) => !this.isRecordsLock(file));
     // The files written under these locks live in the locked files' folders: none may lead out of .twining/.
-    // (A 2.x folder's records are in this process's write copy, `layout.data`, outside `.twining/`;
-    // its claims stay in `.twining/`. The copy is asked for only when a locked file is in it.)
-    const inRecords = (file: string) => (this.twoX ? !file.startsWith(this.layout.dir + path.sep) : file.startsWith(this.layout.data + path.sep));
-    await Promise.all(files.map(([file]) => assertWritesStayInside(inRecords(file) ? this.layout.data : this.layout.dir, file)));
+    await Promise.all(own.map(([file]) => assertWritesStayInside(this.layout.dir, file)));
     const locked = () =>
-      withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`), this.later);
-    // A 2.x folder: a locked step on its records is one database write transaction (store/two-x-store.ts).
-    return this.twoX && files.some(([file]) => inRecords(file)) ? this.twoX.write(locked) : locked();
+      own.length
+        ? withLocks(own, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`), this.later)
+        : work();
+    return records ? this.twoX!.write(locked, direct) : locked();
+  }
+
+  /** The graph's lock targets (store/graph-files.ts): a 2.x folder's stand for its rows. */
+  private graphLock(kind: 'entities' | 'relations'): LockTarget {
+    return this.twoX ? this.recordsLock(kind) : [path.join(this.layout.graphDir, `${kind}.json`), '[]'];
   }
 
   /** Whether config.yml is as last read (one stat). */

@@ -7,7 +7,9 @@
  *    (or, without a database, its `records/` files), held once in memory (store/two-x-state.ts)
  *    and kept current by the database's seq and data_version (store/sqlite-views.ts).
  * A view asks its source what changed since it last looked; the same records give the same views
- * in either backend. Writes still run on the 1.x files (for a 2.x folder: the write copy that
+ * in either backend. The writes below go to each backend's own place: the 1.x files, or the rows
+ * (and `records/` files) inside the running write's transaction (store/two-x-store.ts `change`).
+ * Writes not yet moved here run on the 1.x files (for a 2.x folder: a write copy that
  * store/two-x-store.ts stores back into rows and `records/`).
  */
 import { promises as fs, type Stats } from 'fs';
@@ -16,6 +18,8 @@ import { JsonlFile, RefreshResult } from './jsonl';
 import { readJsonArray } from './files';
 import { currentStamp, stampOf } from './version-stamp';
 import type { Layout } from './layout';
+import { appendLinesNow, toJsonText, toJsonlLine, writeAtomic } from './files';
+import type { Transaction } from './transaction';
 import type { DecisionRecord, HandoffRecord } from '../records';
 
 /** A list of records read as lines are appended (the blackboard, the handoff index). */
@@ -56,6 +60,8 @@ export interface RecordSource<T> {
 }
 
 export type ArrayKind = 'agents' | 'decisionIndex' | 'entities' | 'relations';
+/** The lists written whole (each item an object with its id; agents by `agent_id`). */
+export type WrittenArrayKind = 'agents' | 'entities' | 'relations';
 export type LineKind = 'posts' | 'handoffs';
 
 export interface Storage {
@@ -65,6 +71,22 @@ export interface Storage {
   array(kind: ArrayKind): ArraySource;
   readonly handoffs: RecordSource<HandoffRecord>;
   readonly decisions: RecordSource<DecisionRecord>;
+  /**
+   * Appends blackboard entries (as a step of `tx` when given: undone if the transaction fails);
+   * the caller holds the blackboard's lock (FolderStore.lock).
+   */
+  appendEntries(entries: readonly object[], tx?: Transaction): Promise<AppendedLines | undefined>;
+  /** Writes the list of `kind` as `items` (as a step of `tx` when given); the caller holds its lock. */
+  writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void>;
+}
+
+/** Lines appended to the blackboard file outside a transaction: the text, and the file's stat around the append (files.ts appendLinesNow). */
+export interface AppendedLines {
+  text: string;
+  before: Stats;
+  after: Stats;
+  /** A torn last line was ended first: more than `text` was written. */
+  mended: boolean;
 }
 
 /** A JSON array file's source: its stat, then the whole file. */
@@ -115,5 +137,17 @@ export class FilesStorage implements Storage {
     const l = this.layout;
     const [file, what] = ARRAY_FILES[kind];
     return fileArray(file(l), what);
+  }
+
+  async appendEntries(entries: readonly object[], tx?: Transaction): Promise<AppendedLines | undefined> {
+    const text = entries.map(toJsonlLine).join('');
+    if (tx) return void (await tx.append(this.layout.blackboard, text));
+    return { text, ...appendLinesNow(this.layout.blackboard, text) };
+  }
+
+  async writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void> {
+    const file = ARRAY_FILES[kind][0](this.layout);
+    if (tx) await tx.replace(file, toJsonText(items));
+    else await writeAtomic(file, toJsonText(items));
   }
 }

@@ -12,6 +12,7 @@ import * as yaml from 'js-yaml';
 import { execFileSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
 import { detectFolderFormat } from '../../../../src/core/store/folder-format';
+import { isTwoXFolder } from '../../../../src/core/store/two-x-folder';
 import { changedFiles, fixtureProject, rejectsWith, snapshotTree, tempProject, tw } from '../../../support/tmp';
 
 const hasNodeSqlite = (() => {
@@ -129,6 +130,34 @@ describe('config.yml decides', () => {
     put(root, 'twining.db', SQLITE_HEADER);
     assert.deepEqual(await detectFolderFormat(tw(root)), { backend: 'sqlite', reason: 'sqlite-state', configured: 'auto', version: 2 });
   });
+});
+
+describe('the synchronous look the hooks take (two-x-folder.ts)', () => {
+  // It parses config.yml only when the text could name the backend that overturns the files' answer;
+  // every spelling YAML allows must still be read as detectFolderFormat reads it.
+  const configs = [
+    undefined,
+    'project_name: demo\n',
+    'storage:\n  backend: files\n',
+    'storage:\n  backend: sqlite\n',
+    'storage: {backend: "sqlite"}\n',
+    'storage:\n  backend: "sq\\x6cite"\n',
+    'storage:\n  backend: "fi\\x6ces"\n',
+    "storage:\n  'backend': 'files'\n",
+    'storage:\n  backend: auto\n',
+    '# not sqlite, not files\nproject_name: demo\n',
+  ];
+  for (const config of configs)
+    for (const state of ['none', 'database', 'record'] as const)
+      test(`${JSON.stringify(config)} with ${state === 'none' ? 'no state' : `a ${state}`}: as detectFolderFormat decides`, async () => {
+        const root = emptyFolder(config ?? '');
+        if (config === undefined) fs.rmSync(tw(root, 'config.yml'));
+        if (state === 'database') put(root, 'twining.db', SQLITE_HEADER);
+        if (state === 'record') put(root, 'records/decisions/01KAYQ3W1Z8Q0S7V4XJ2N5M6PB.json', '{}\n');
+        // A fresh folder (nothing in it yet) is read in the files layout until something says otherwise.
+        const format = await detectFolderFormat(tw(root));
+        assert.equal(isTwoXFolder(tw(root)), format.backend === 'sqlite' && format.reason !== 'fresh');
+      });
 });
 
 describe('what is not written', () => {
