@@ -24,7 +24,7 @@ import { gitText, runGit } from './sync-git';
 import { syncEnded } from './git-launcher';
 import { applyLocally } from './sync-apply';
 import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
-import { SyncLayout, listLocalRecords } from './record-files';
+import { SyncLayout, listLocalRecords, stampsOf } from './record-files';
 import { PartsWork, readWithParts } from './parts-cache';
 import { Repo, buildTree } from './record-tree';
 import { SpareImport, identityEnv } from './record-commit';
@@ -34,7 +34,7 @@ import { attributeIncoming } from './origins';
 import { claimsInLogText } from '../store/claim-log';
 import { pushUrlOf, setLocal } from './sync-config';
 import { refused } from './remote-checks';
-import { BASE_REF, BEFORE_REF, BRANCH, REMOTE_REF, cloneIdentity, readState, repoOf, signatureOf, writeState } from './sync-state';
+import { BASE_REF, BEFORE_REF, BRANCH, REMOTE_REF, SyncState, cloneIdentity, readState, repoOf, signatureOf, writeState } from './sync-state';
 import { SyncCounts, IncomingEntry } from './sync-counts';
 import { LocalRead, LostClaim, Round, RoundInput, mergeRound } from './sync-merge';
 
@@ -108,7 +108,7 @@ export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): P
     // One sync at a time per clone (the extension, twining mcp and a claim may all want one).
     const report = await withLock(lockTarget, '', async () => {
       remote = await chooseRemote(repo, options.remote);
-      return runSync(ctx, repo, remote, options, spare).finally(() => spare.close()); // a fast-import started and not used ends here
+      return runSync(ctx, repo, remote, options, spare, state.signature).finally(() => spare.close()); // a fast-import started and not used ends here
     });
     await setLocal(repo, 'twining.sync.enabled', 'true');
     await setLocal(repo, 'twining.sync.remote', report.remote);
@@ -131,7 +131,14 @@ export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): P
   }
 }
 
-async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: SyncOptions, spare: SpareImport): Promise<SyncReport> {
+async function runSync(
+  ctx: FolderStore,
+  repo: Repo,
+  remote: string,
+  options: SyncOptions,
+  spare: SpareImport,
+  lastSignature: SyncState['signature'],
+): Promise<SyncReport> {
   const timeoutMs = options.networkTimeoutMs ?? 30_000;
   const layout = layoutOf(ctx);
   const where = `the record on ${remote} (${BRANCH})`;
@@ -144,9 +151,15 @@ async function runSync(ctx: FolderStore, repo: Repo, remote: string, options: Sy
     // The fetch, sync's refs as they were and the local record are read at once: none needs another.
     const fetching = fetchRecord(repo, remote, timeoutMs); // started first: the longest of the three
     const refsBefore = readRefs(repo);
-    const reading = listLocalRecords(ctx.layout.dir, layout).then(files => readWithParts(repo, files));
+    const reading = listLocalRecords(ctx.layout.dir, layout).then(files => {
+      // A file's stamp is not the one the last sync left: there is likely a commit to make, so fast-import starts now, while the record is read and the fetch runs.
+      const stamps = stampsOf(ctx.layout.dir);
+      if (!lastSignature || stamps.size !== Object.keys(lastSignature).length || [...stamps].some(([rel, stamp]) => lastSignature[rel] !== stamp))
+        spare.start();
+      return readWithParts(repo, files);
+    });
     refsBefore.catch(() => undefined);
-    // A local file changed since the parts cache saw it: there is likely a commit to make, so fast-import starts now, while the fetch runs.
+    // A local file changed since the parts cache saw it (the state may be older): fast-import starts then at the latest.
     reading.then(r => r.work.hashedBytes > 0 && spare.start()).catch(() => undefined);
     const input = { ctx, repo, remote, where, layout, clone, reason: options.reason, spare };
     // While the fetch runs, the round is made on the remote's record as this clone last fetched it, when its
