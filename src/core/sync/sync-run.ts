@@ -8,7 +8,9 @@
  *      with the state this clone last synced (`refs/twining/synced`) as the base
  *   3. settle claims made on both sides: the one the remote already had wins (claim-settle.ts)
  *   4. commit the merged tree on top of the remote's and push it as a plain fast-forward; a
- *      rejection means another clone synced meanwhile: fetch, merge and try again
+ *      rejection means another clone synced meanwhile: fetch, merge and try again. Steps 2 to 4
+ *      are first made while the fetch runs, on the remote's record as last fetched, and that
+ *      commit is pushed at once when the fetch finds the record unchanged (guessRound)
  *   5. write what changed into `.twining/` under the same locks the operations take, merging in
  *      anything written here while the sync ran
  *
