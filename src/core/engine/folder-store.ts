@@ -5,7 +5,6 @@
  * functions of this store; the engine (engine.ts) is their facade.
  */
 import type { RecordRoute } from '../git/record-location';
-import { promises as fs } from 'fs';
 import { realpathSync } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
@@ -18,7 +17,7 @@ import { HandoffRecords, readHandoffRecord } from '../store/handoff-records';
 import { FilesStorage, Storage } from '../store/storage';
 import { SqliteStorage } from '../store/sqlite-views';
 import { readDecisionFile } from '../store/decision-file';
-import { FolderFormat, detectFolderFormat } from '../store/folder-format';
+import { FolderFormat, detectFolderFormat, formatStamps } from '../store/folder-format';
 import { TwoXStore } from '../store/two-x-store';
 import { isTwoXFolder } from '../store/two-x-folder';
 import { TwiningError } from '../errors';
@@ -29,7 +28,7 @@ import { writeRefusal } from './write-trust';
 import type { AgentRecord, BlackboardEntry, DecisionIndexEntry } from '../records';
 import type { SearchIndex } from '../search/search-index';
 import type { TextIndex } from '../search/text-index';
-import { stampOf } from '../store/version-stamp';
+import { stampOf, stampOfFileSync, statNow } from '../store/version-stamp';
 import { DerivedData, type DerivedSource } from './derived-data';
 import { ClaimLog } from '../store/claim-log';
 import { claimsFileOf } from '../store/claims-file';
@@ -148,6 +147,7 @@ export class FolderStore {
   /** Which record this is and why, when the engine was opened through routing (git/record-location.ts). */
   route?: RecordRoute;
   private configCache?: { key: string; config: Config };
+  private formatCache?: { stamps: string; format: FolderFormat };
 
   constructor(
     readonly root: string,
@@ -178,7 +178,7 @@ export class FolderStore {
     this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
     this.handoffRecords = new HandoffRecords(this.layout, storage.handoffs);
     this.claimLog = new ClaimLog(claimsFileOf(this.layout.dir), this.warn);
-    this.graph = graphFiles(this.layout, storage);
+    this.graph = graphFiles(storage, kind => this.graphLock(kind));
     const stampOf = (source: DerivedSource) => (source === 'blackboard' ? this.blackboard.file.origin : source === 'decisions' ? this.decisionIndex.stamp : '');
     this.derived = new DerivedData(stampOf, () => this.decisionIndex.lastRead);
   }
@@ -295,9 +295,20 @@ export class FolderStore {
     return this.folderReady;
   }
 
-  /** Which of twining-mcp's layouts the folder is in (store/folder-format.ts), looked at afresh. */
-  folderFormat(): Promise<FolderFormat> {
-    return detectFolderFormat(this.layout.dir);
+  /**
+   * Which of twining-mcp's layouts the folder is in (store/folder-format.ts). A layout config.yml
+   * names is kept while the files it was decided from keep their version stamps (store/folder-format.ts
+   * `formatStamps`: config.yml, `events/`, `records/RECORDS-FROZEN.md`, three synchronous stats), so
+   * a write does not read and parse config.yml again; a folder whose config.yml names none (`auto`)
+   * is looked at afresh each time, as its layout follows its content.
+   */
+  async folderFormat(): Promise<FolderFormat> {
+    const stamps = formatStamps(this.layout.dir);
+    const kept = this.formatCache;
+    if (kept && kept.stamps === stamps) return { ...kept.format };
+    const format = await detectFolderFormat(this.layout.dir);
+    this.formatCache = format.reason === 'configured' ? { stamps, format: { ...format } } : undefined;
+    return format;
   }
 
   /**
@@ -354,8 +365,18 @@ export class FolderStore {
     this.folderReady = undefined;
   }
 
-  /** The lock targets, in the order they are taken: decision index, handoff index, blackboard, registry. */
+  /**
+   * The lock targets, in the order they are taken: decision index, handoff index, blackboard, registry.
+   * A 2.x folder's stand for its records of that kind (`recordsLock`): no file is locked for them.
+   */
   get locks(): { decisionIndex: LockTarget; handoffIndex: LockTarget; blackboard: LockTarget; registry: LockTarget } {
+    if (this.twoX)
+      return {
+        decisionIndex: this.recordsLock('decisions'),
+        handoffIndex: this.recordsLock('handoffs'),
+        blackboard: this.recordsLock('blackboard'),
+        registry: this.recordsLock('agents'),
+      };
     return {
       decisionIndex: [this.layout.decisionIndex, '[]'],
       handoffIndex: [this.layout.handoffIndex, ''],
@@ -364,29 +385,49 @@ export class FolderStore {
     };
   }
 
-  /** Holds the locks of these files (in the order of `locks`) while `work` runs. */
-  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
+  /**
+   * A 2.x folder's records of one kind as a lock target: their write is one database write
+   * transaction (store/two-x-store.ts), which excludes every other writer, twining-mcp included.
+   */
+  private recordsLock(kind: string): LockTarget {
+    return [`${path.join(this.layout.dir, 'twining.db')}#${kind}`, ''];
+  }
+
+  private isRecordsLock(file: string): boolean {
+    return this.twoX !== undefined && file.startsWith(`${path.join(this.layout.dir, 'twining.db')}#`);
+  }
+
+  /**
+   * Holds the locks of these files (in the order of `locks`) while `work` runs. On a 2.x folder,
+   * `work` on its records runs inside one database write transaction; `direct`: every step of it
+   * stores its records through `storage` (no step writes the 1.x write copy, which is not laid out for it).
+   */
+  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>, { direct = false } = {}): Promise<T> {
     await this.gate();
+    const records = files.some(([file]) => this.isRecordsLock(file));
+    const own = files.filter(([file]) => !this.isRecordsLock(file));
     // The files written under these locks live in the locked files' folders: none may lead out of .twining/.
-    // (A 2.x folder's records are in this process's write copy, `layout.data`, outside `.twining/`;
-    // its claims stay in `.twining/`. The copy is asked for only when a locked file is in it.)
-    const inRecords = (file: string) => (this.twoX ? !file.startsWith(this.layout.dir + path.sep) : file.startsWith(this.layout.data + path.sep));
-    await Promise.all(files.map(([file]) => assertWritesStayInside(inRecords(file) ? this.layout.data : this.layout.dir, file)));
+    await Promise.all(own.map(([file]) => assertWritesStayInside(this.layout.dir, file)));
     const locked = () =>
-      withLocks(files, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`));
-    // A 2.x folder: a locked step on its records is one database write transaction (store/two-x-store.ts).
-    return this.twoX && files.some(([file]) => inRecords(file)) ? this.twoX.write(locked) : locked();
+      own.length
+        ? withLocks(own, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`))
+        : work();
+    return records ? this.twoX!.write(locked, direct) : locked();
+  }
+
+  /** The graph's lock targets (store/graph-files.ts): a 2.x folder's stand for its rows. */
+  private graphLock(kind: 'entities' | 'relations'): LockTarget {
+    return this.twoX ? this.recordsLock(kind) : [path.join(this.layout.graphDir, `${kind}.json`), '[]'];
   }
 
   /** Whether config.yml is as last read (one stat). */
-  async configIsCurrent(): Promise<boolean> {
-    const st = await fs.stat(this.layout.config).catch(() => undefined);
-    return this.configCache?.key === stampOf(st);
+  configIsCurrent(): boolean {
+    return this.configCache?.key === stampOfFileSync(this.layout.config);
   }
 
-  /** The configuration, re-read whenever config.yml changes. */
+  /** The configuration, re-read whenever config.yml changes (one synchronous stat when it has not: store/version-stamp.ts currentStamp). */
   async config(): Promise<Config> {
-    const st = await fs.stat(this.layout.config).catch(() => undefined);
+    const st = statNow(this.layout.config);
     const key = stampOf(st);
     if (this.configCache?.key !== key) {
       // A config.yml that cannot be read (a directory, a FIFO, no permission) means the defaults, with a warning.

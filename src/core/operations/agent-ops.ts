@@ -5,7 +5,6 @@
  */
 import type { FolderStore } from '../engine/folder-store';
 import { TwiningError } from '../errors';
-import { toJsonText, writeAtomic } from '../store/files';
 import type { InputOf } from '../schemas/schemas';
 import { LivenessThresholds, livenessOf, mergeRegistration, rankAgents } from '../rules/scoring';
 import type { AgentRecord, AgentScore, AgentWithLiveness, Liveness } from '../records';
@@ -13,13 +12,17 @@ import type { AgentRecord, AgentScore, AgentWithLiveness, Liveness } from '../re
 export async function register(ctx: FolderStore, input: InputOf<'register'>): Promise<AgentRecord> {
   const args = ctx.validate('register', input);
   await ctx.ready();
-  return ctx.lock([ctx.locks.registry], async () => {
-    // Read inside the lock (docs/format.md §Registry read outside the lock); an unparseable registry is an error, never "empty".
-    const { raw } = await ctx.registry.fresh();
-    const { registry: next, record } = mergeRegistration(raw, args, ctx.timestamp());
-    await writeAtomic(ctx.layout.registry, toJsonText(next));
-    return record;
-  });
+  return ctx.lock(
+    [ctx.locks.registry],
+    async () => {
+      // Read inside the lock (docs/format.md §Registry read outside the lock); an unparseable registry is an error, never "empty".
+      const { raw } = await ctx.registry.fresh();
+      const { registry: next, record } = mergeRegistration(raw, args, ctx.timestamp());
+      await ctx.storage.writeArray('agents', next);
+      return record;
+    },
+    { direct: true },
+  );
 }
 
 export async function agents(

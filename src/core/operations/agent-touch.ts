@@ -12,7 +12,7 @@
  */
 import type { FolderStore } from '../engine/folder-store';
 import type { Transaction } from '../store/transaction';
-import { isRecord, toJsonText, writeAtomic } from '../store/files';
+import { isRecord } from '../store/files';
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** On a 2.x folder: registers `agentId` (or refreshes its `last_active`), inside the caller's write. */
@@ -22,17 +22,19 @@ export async function touchAgentLocked(ctx: FolderStore, agentId: string | undef
   if (!id || id === 'unknown') return;
   try {
     // A 2.x folder's write is one database transaction; this lock is the registry's place in the lock order.
-    await ctx.lock([ctx.locks.registry], async () => {
-      const { raw } = await ctx.registry.fresh();
-      const now = ctx.timestamp();
-      const next = raw.slice();
-      const at = next.findIndex(a => isRecord(a) && a.agent_id === id);
-      if (at >= 0) next[at] = { ...(next[at] as Record<string, unknown>), last_active: now };
-      else next.push({ agent_id: id, capabilities: [], registered_at: now, last_active: now });
-      const text = toJsonText(next);
-      if (tx) await tx.replace(ctx.layout.registry, text);
-      else await writeAtomic(ctx.layout.registry, text);
-    });
+    await ctx.lock(
+      [ctx.locks.registry],
+      async () => {
+        const { raw } = await ctx.registry.fresh();
+        const now = ctx.timestamp();
+        const next = raw.slice();
+        const at = next.findIndex(a => isRecord(a) && a.agent_id === id);
+        if (at >= 0) next[at] = { ...(next[at] as Record<string, unknown>), last_active: now };
+        else next.push({ agent_id: id, capabilities: [], registered_at: now, last_active: now });
+        await ctx.storage.writeArray('agents', next, tx);
+      },
+      { direct: true },
+    );
   } catch (error) {
     // As twining-mcp: the registry is observability, never a reason to fail the write.
     ctx.warn(`could not mark agent ${id} active in the registry of ${ctx.layout.dir}: ${messageOf(error)}; the write itself was kept`);

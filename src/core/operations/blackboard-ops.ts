@@ -1,7 +1,7 @@
 /** Blackboard operations: post, read, dismiss, one entry by id, and the append every writer uses. */
 import type { FolderStore } from '../engine/folder-store';
 import { touchAgentLocked } from './agent-touch';
-import { appendLineSafely, readTextIfExists, toJsonlLine } from '../store/files';
+import { readTextIfExists } from '../store/files';
 import { Transaction, allOrNothing } from '../store/transaction';
 import { parseObject } from '../store/jsonl';
 import { dismissalEntry } from '../rules/why';
@@ -30,7 +30,7 @@ export async function post(ctx: FolderStore, input: InputOf<'post'>): Promise<{ 
 /** Appends one blackboard line under the blackboard lock. */
 export async function appendEntry(ctx: FolderStore, fields: NewEntry): Promise<BlackboardEntry> {
   await ctx.ready();
-  return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields));
+  return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields), { direct: true });
 }
 
 /**
@@ -50,8 +50,7 @@ export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?:
   entry.agent_id = fields.agent_id;
   entry.id = ctx.id();
   entry.timestamp = ctx.timestamp();
-  if (tx) await tx.append(ctx.layout.blackboard, toJsonlLine(entry));
-  else await appendLineSafely(ctx.layout.blackboard, toJsonlLine(entry));
+  await ctx.storage.appendEntries([entry], tx);
   // A twining-mcp 2.x folder: every post registers its agent (operations/agent-touch.ts).
   await touchAgentLocked(ctx, typeof fields.agent_id === 'string' ? fields.agent_id : undefined, tx);
   if (populate) notePosted(ctx, entry as BlackboardEntry);

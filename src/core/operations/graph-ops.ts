@@ -7,9 +7,8 @@
  * without relations. Each file is rewritten whole under its own lock (docs/format.md §Which lock for which write).
  */
 import { promises as fs } from 'fs';
-import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
-import { toJsonText, writeAtomic } from '../store/files';
+import { toJsonText } from '../store/files';
 import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas/schemas';
 import type { GraphEntity, GraphRelation } from '../records';
@@ -76,24 +75,28 @@ export function settleGraph(ctx: FolderStore): Promise<void> {
 async function changeGraphNow<T>(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {
   await ctx.ready();
   const g = ctx.graph;
-  await fs.mkdir(path.dirname(g.entitiesLock[0]), { recursive: true });
-  return ctx.lock([g.entitiesLock, g.relationsLock], async () => {
-    // Copies: the cached arrays stay as on disk if a write fails.
-    const entities = structuredClone((await g.entities.fresh()).raw) as GraphEntity[];
-    const relations = structuredClone((await g.relations.fresh()).raw) as GraphRelation[];
-    const before = { e: toJsonText(entities), r: toJsonText(relations) };
-    let result: T;
-    try {
-      result = work(entities, relations);
-    } finally {
-      // What was done before a failure stays done, as twining-mcp writes after each step.
-      const e = toJsonText(entities);
-      const r = toJsonText(relations);
-      if (e !== before.e) await writeAtomic(g.entitiesLock[0], e);
-      if (r !== before.r) await writeAtomic(g.relationsLock[0], r);
-    }
-    return result;
-  });
+  if (!ctx.twoX) await fs.mkdir(ctx.layout.graphDir, { recursive: true });
+  return ctx.lock(
+    [g.entitiesLock, g.relationsLock],
+    async () => {
+      // Copies: the cached arrays stay as on disk if a write fails.
+      const entities = structuredClone((await g.entities.fresh()).raw) as GraphEntity[];
+      const relations = structuredClone((await g.relations.fresh()).raw) as GraphRelation[];
+      const before = { e: toJsonText(entities), r: toJsonText(relations) };
+      let result: T;
+      try {
+        result = work(entities, relations);
+      } finally {
+        // What was done before a failure stays done, as twining-mcp writes after each step.
+        const e = toJsonText(entities);
+        const r = toJsonText(relations);
+        if (e !== before.e) await ctx.storage.writeArray('entities', entities);
+        if (r !== before.r) await ctx.storage.writeArray('relations', relations);
+      }
+      return result;
+    },
+    { direct: true },
+  );
 }
 
 /** Upserts by (name, type): properties merged, `updated_at` refreshed (graph-store.ts addEntity). */

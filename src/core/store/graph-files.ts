@@ -3,8 +3,6 @@
  * each an array list re-read when its source changes (store/storage.ts), with the lock each is rewritten
  * under (operations/graph-ops.ts).
  */
-import * as path from 'path';
-import type { Layout } from './layout';
 import type { Storage } from './storage';
 import { JsonArrayFile } from './loaded-files';
 import type { GraphEntity, GraphRelation } from '../records';
@@ -17,19 +15,16 @@ export interface GraphFiles {
   relationsLock: readonly [string, string];
 }
 
-/**
- * The graph files of a store: read through `storage` (a file, or a 2.x folder's rows); the locks
- * are asked for by a write only (a 2.x folder's write copy, `layout.data`, is made then).
- */
-export function graphFiles(layout: Layout, storage: Storage): GraphFiles {
+/** The graph files of a store: read through `storage` (a file, or a 2.x folder's rows), locked as `lockOf` says. */
+export function graphFiles(storage: Storage, lockOf: (kind: 'entities' | 'relations') => readonly [string, string]): GraphFiles {
   return {
     entities: new JsonArrayFile<GraphEntity>(storage.array('entities')),
     relations: new JsonArrayFile<GraphRelation>(storage.array('relations')),
     get entitiesLock(): readonly [string, string] {
-      return [path.join(layout.graphDir, 'entities.json'), '[]'];
+      return lockOf('entities');
     },
     get relationsLock(): readonly [string, string] {
-      return [path.join(layout.graphDir, 'relations.json'), '[]'];
+      return lockOf('relations');
     },
   };
 }

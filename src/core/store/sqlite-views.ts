@@ -13,7 +13,9 @@ import { readDecisionFile } from './decision-file';
 import type { Delta, Item, StateChange, StateKind, TwoXState } from './two-x-state';
 import type { TwoXStore } from './two-x-store';
 import { indexEntryOf, indexLineOf } from './index-lines';
-import type { ArrayKind, ArraySource, LineKind, LineSource, RecordSource, Storage } from './storage';
+import type { ArrayKind, ArraySource, LineKind, LineSource, RecordSource, Storage, WrittenArrayKind } from './storage';
+import { isRecord } from './files';
+import type { StoredRecord } from './records-dir';
 import type { DecisionRecord, HandoffRecord } from '../records';
 
 /** Each view's own copy of a record (callers may change what they get before writing it back). */
@@ -155,7 +157,7 @@ export class SqliteStorage implements Storage {
       },
       read: async id => {
         // A writing operation reads the copy it writes (its own changes are stored when it ends).
-        if (kind === 'decisions' && this.twoX.writing)
+        if (kind === 'decisions' && this.twoX.writingCopy)
           return (await readDecisionFile(path.join(this.twoX.mirror.dir, 'decisions', `${id}.json`), id)) as T | undefined;
         await this.sync(kind);
         const item = this.state.of(kind).get(id);
@@ -163,5 +165,41 @@ export class SqliteStorage implements Storage {
       },
       written: (_id, record) => Promise.resolve(JSON.stringify(record)),
     };
+  }
+
+  /** A record as its row holds it: its JSON text, and the value that text gives (as read back). */
+  private item(id: string, record: object): Item {
+    const text = JSON.stringify(record);
+    return { id, order: '', text, value: JSON.parse(text) as StoredRecord };
+  }
+
+  /** Each entry a new blackboard row (and its record file), stored inside the running write. */
+  appendEntries(entries: readonly object[]): Promise<void> {
+    for (const entry of entries) {
+      const id = (entry as { id?: unknown }).id;
+      if (typeof id !== 'string') throw new Error('a blackboard entry without an id cannot be stored in twining.db');
+      this.twoX.change({ kind: 'posts', id, item: this.item(id, entry) });
+    }
+    return Promise.resolve();
+  }
+
+  /**
+   * The rows of `kind` made to hold `items`: a new or changed item upserted by its id (`agent_id`
+   * for agents), a row whose id is not among them deleted. An item that is not an object with an
+   * id has no row to go in, and is left out (as twining-mcp's stores keep none).
+   */
+  writeArray(kind: WrittenArrayKind, items: readonly unknown[]): Promise<void> {
+    const key = kind === 'agents' ? 'agent_id' : 'id';
+    const rows = this.state.of(kind);
+    const kept = new Set<string>();
+    for (const value of items) {
+      const id = isRecord(value) ? value[key] : undefined;
+      if (typeof id !== 'string') continue;
+      kept.add(id);
+      const item = this.item(id, value as object);
+      if (rows.get(id)?.text !== item.text) this.twoX.change({ kind, id, item });
+    }
+    for (const id of [...rows.keys()]) if (!kept.has(id)) this.twoX.change({ kind, id });
+    return Promise.resolve();
   }
 }

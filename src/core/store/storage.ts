@@ -7,15 +7,19 @@
  *    (or, without a database, its `records/` files), held once in memory (store/two-x-state.ts)
  *    and kept current by the database's seq and data_version (store/sqlite-views.ts).
  * A view asks its source what changed since it last looked; the same records give the same views
- * in either backend. Writes still run on the 1.x files (for a 2.x folder: the write copy that
+ * in either backend. The writes below go to each backend's own place: the 1.x files, or the rows
+ * (and `records/` files) inside the running write's transaction (store/two-x-store.ts `change`).
+ * Writes not yet moved here run on the 1.x files (for a 2.x folder: a write copy that
  * store/two-x-store.ts stores back into rows and `records/`).
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { JsonlFile, RefreshResult } from './jsonl';
 import { readJsonArray } from './files';
-import { MISSING, stampOf } from './version-stamp';
+import { currentStamp, stampOf } from './version-stamp';
 import type { Layout } from './layout';
+import { appendLineSafely, toJsonText, toJsonlLine, writeAtomic } from './files';
+import type { Transaction } from './transaction';
 import type { DecisionRecord, HandoffRecord } from '../records';
 
 /** A list of records read as lines are appended (the blackboard, the handoff index). */
@@ -54,6 +58,8 @@ export interface RecordSource<T> {
 }
 
 export type ArrayKind = 'agents' | 'decisionIndex' | 'entities' | 'relations';
+/** The lists written whole (each item an object with its id; agents by `agent_id`). */
+export type WrittenArrayKind = 'agents' | 'entities' | 'relations';
 export type LineKind = 'posts' | 'handoffs';
 
 export interface Storage {
@@ -63,19 +69,20 @@ export interface Storage {
   array(kind: ArrayKind): ArraySource;
   readonly handoffs: RecordSource<HandoffRecord>;
   readonly decisions: RecordSource<DecisionRecord>;
+  /**
+   * Appends blackboard entries (as a step of `tx` when given: undone if the transaction fails);
+   * the caller holds the blackboard's lock (FolderStore.lock).
+   */
+  appendEntries(entries: readonly object[], tx?: Transaction): Promise<void>;
+  /** Writes the list of `kind` as `items` (as a step of `tx` when given); the caller holds its lock. */
+  writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void>;
 }
 
 /** A JSON array file's source: its stat, then the whole file. */
 export function fileArray(file: string, what: string): ArraySource {
   return {
-    key: async () => {
-      try {
-        return stampOf(await fs.stat(file));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        return MISSING;
-      }
-    },
+    // A synchronous stat: asked before every call that uses the list (version-stamp.ts currentStamp).
+    key: () => Promise.resolve().then(() => currentStamp(file)),
     read: () => readJsonArray(file, what),
   };
 }
@@ -119,5 +126,17 @@ export class FilesStorage implements Storage {
     const l = this.layout;
     const [file, what] = ARRAY_FILES[kind];
     return fileArray(file(l), what);
+  }
+
+  async appendEntries(entries: readonly object[], tx?: Transaction): Promise<void> {
+    const text = entries.map(toJsonlLine).join('');
+    if (tx) await tx.append(this.layout.blackboard, text);
+    else await appendLineSafely(this.layout.blackboard, text);
+  }
+
+  async writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void> {
+    const file = ARRAY_FILES[kind][0](this.layout);
+    if (tx) await tx.replace(file, toJsonText(items));
+    else await writeAtomic(file, toJsonText(items));
   }
 }

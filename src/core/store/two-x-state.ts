@@ -211,6 +211,15 @@ export class DbSource implements Source {
     if (seq > (this.lastSeq.get(kind) ?? 0)) this.lastSeq.set(kind, seq);
   }
 
+  /** The last seq seen of each table (`restoreSeqs` puts them back when a write is rolled back: its seqs are used again). */
+  seqs(): Map<StateKind, number> {
+    return new Map(this.lastSeq);
+  }
+
+  restoreSeqs(seqs: Map<StateKind, number>): void {
+    this.lastSeq = new Map(seqs);
+  }
+
   /** data_version after this process's own commit (its own writes are already in the state). */
   noteCommitted(): void {
     this.version = dataVersion(this.db);

@@ -45,6 +45,26 @@ interface JournalEntry {
 
 const JOURNAL = /^twining\.db-twining-write-(\d+)\.json$/;
 
+/** A write running: its record file changes (journal entries), the changes stored directly and the state before them, whether a step used the copy. */
+interface WriteRun {
+  entries: JournalEntry[];
+  stored: Delta[];
+  undo: Delta[];
+  seqs: Map<StateKind, number>;
+  copy: boolean;
+}
+
+/** One journal entry per file (a record changed twice in a write): its bytes before the first change, after the last, and its last row. */
+function merged(entries: JournalEntry[]): JournalEntry[] {
+  const byFile = new Map<string, JournalEntry>();
+  for (const e of entries) {
+    const key = e.file ?? `${e.kind}/${e.id}`;
+    const first = byFile.get(key);
+    byFile.set(key, first ? { ...e, before: first.before } : e);
+  }
+  return [...byFile.values()];
+}
+
 export class TwoXStore {
   readonly state = new TwoXState();
   private source?: Source;
@@ -91,9 +111,14 @@ export class TwoXStore {
     if (this.source instanceof RecordsSource && this.source.unsaved) slot.save('records.json', this.source.snapshot(this.state));
   }
 
-  /** Whether a writing operation runs now (in this async context) on the write copy. */
+  /** Whether a writing operation runs now (in this async context). */
   get writing(): boolean {
     return this.inWrite.getStore() === true;
+  }
+
+  /** Whether a writing operation runs now on the write copy (laid out: some of its steps write 1.x files). */
+  get writingCopy(): boolean {
+    return this.writing && this.copyBuilt;
   }
 
   /** Where the records are read from now: `database` or `records` (undefined before the first read). */
@@ -243,9 +268,36 @@ export class TwoXStore {
     }
   }
 
-  /** Runs a writing operation on the mirror inside one database write transaction, and stores what it changed. */
-  write<T>(work: () => Promise<T>): Promise<T> {
-    if (this.inWrite.getStore()) return work();
+  /** The write running now. */
+  private current?: WriteRun;
+
+  /**
+   * Stores one change of the running write directly, as twining-mcp's stores do: its row now,
+   * inside the write's transaction (a new record gets its seq), its record file at the commit
+   * (after the journal), and the state now, so that the rest of the operation reads it.
+   */
+  change(d: Delta): void {
+    const w = this.current;
+    if (!w || !this.inWrite.getStore()) throw new Error(`a ${d.kind} record of ${this.dir} was written outside a write`);
+    const before = this.state.of(d.kind).get(d.id);
+    w.entries.push(...this.plan([d]));
+    this.storeRow(this.db!, d);
+    w.undo.push({ kind: d.kind, id: d.id, item: before });
+    w.stored.push(d);
+    this.state.apply(d);
+  }
+
+  /**
+   * Runs a writing operation inside one database write transaction. Its steps store their
+   * records directly (`change`); a step that still writes 1.x files (not `direct`) runs on the
+   * write copy, laid out then, and what it changed there is stored at the end.
+   */
+  write<T>(work: () => Promise<T>, direct = false): Promise<T> {
+    if (this.inWrite.getStore()) {
+      if (direct) return work();
+      this.current!.copy = true;
+      return this.buildCopy().then(work);
+    }
     return this.enqueue(async () => {
       const refusal = this.writeRefusal();
       if (refusal) throw new TwiningError('INVALID_INPUT', refusal);
@@ -257,12 +309,16 @@ export class TwoXStore {
       let journal: string | undefined;
       let entries: JournalEntry[] = [];
       let committed = false;
+      const w: WriteRun = { entries: [], stored: [], undo: [], seqs: (this.source as DbSource).seqs(), copy: !direct };
+      this.current = w;
       try {
         await this.pull();
-        await this.buildCopy();
+        if (!direct) await this.buildCopy();
         const result = await this.inWrite.run(true, work);
-        const deltas = await this.mirror.collect(this.state);
-        entries = this.plan(deltas);
+        // What a step changed in the copy; a record stored directly is as `change` stored it.
+        const touched = new Set(w.stored.map(d => `${d.kind}/${d.id}`));
+        const deltas = w.copy ? (await this.mirror.collect(this.state)).filter(d => !touched.has(`${d.kind}/${d.id}`)) : [];
+        entries = merged([...w.entries, ...this.plan(deltas)]);
         if (entries.length) {
           journal = path.join(this.dir, `twining.db-twining-write-${process.pid}.json`);
           await writeAtomic(journal, JSON.stringify(entries));
@@ -275,11 +331,16 @@ export class TwoXStore {
         }
         db.exec('COMMIT;');
         committed = true;
+        this.current = undefined;
         for (const d of deltas) this.state.apply(d);
-        this.mirror.noteStored(this.state);
+        if (this.copyBuilt) {
+          if (w.stored.length) await this.mirror.apply(w.stored, this.state);
+          this.mirror.noteStored(this.state);
+        }
         if (journal) await fs.rm(journal, { force: true });
         return result;
       } catch (error) {
+        this.current = undefined;
         if (!committed) {
           try {
             db.exec('ROLLBACK;');
@@ -288,6 +349,9 @@ export class TwoXStore {
           }
           for (const e of entries) if (e.file) await restore(e.file, e.before).catch(() => undefined);
           if (journal) await fs.rm(journal, { force: true }).catch(() => undefined);
+          // The changes stored directly are undone in the state too (last first), and the seqs they took freed.
+          for (const d of w.undo.reverse()) this.state.apply(d);
+          (this.source as DbSource).restoreSeqs(w.seqs);
         }
         // The mirror may hold the operation's writes: laid out again from what is stored.
         if (this.copyBuilt) await this.mirror.build(this.state).catch(() => (this.copyBuilt = false));

@@ -2,8 +2,9 @@
  * A twining-mcp 2.x folder opened to read (a window showing the views, `twining why` and
  * `twining status` as one-shot processes) is read from its rows (store/sqlite-views.ts): nothing
  * is written outside `.twining/`, neither in the user's cache nor in the temporary folder, and the
- * answers are those of the same records in a 1.x folder. A write lays its 1.x copy out in the
- * user's cache only (src/core/store/two-x-cache.ts), never beside the project. Needs node:sqlite
+ * answers are those of the same records in a 1.x folder. A post is stored as rows and records/
+ * files directly; a write still made on the 1.x copy lays it out in the user's cache only
+ * (src/core/store/two-x-cache.ts), never beside the project. Needs node:sqlite
  * (scripts/test.js runs it under Node 24).
  */
 import { test, describe } from 'node:test';
@@ -80,14 +81,26 @@ describe('a 2.x folder opened to read', { skip }, () => {
     }
   });
 
-  test('a write lays its copy out in the user cache only, and the records it wrote are read back from the rows', async () => {
+  test('a post writes nothing outside .twining/; a write still made on the 1.x copy lays it out in the user cache only; both are read back from the rows', async () => {
     const two = tempProject('demo-project');
     twoXFrom1x(tw(fixtureProject()), tw(two), { withDb: true });
     const outside = () => tree(two).filter(p => !p.startsWith('.twining/') && p !== '.twining/');
     const projectBefore = outside();
+    const posted = await watched(async () => {
+      const engine = await openWorkspace(two, quiet);
+      try {
+        await engine.post({ entry_type: 'finding', summary: 'Stored as a row', scope: 'src/', agent_id: 'tester' });
+      } finally {
+        engine.close();
+      }
+    });
+    assert.deepEqual(posted, { cache: [], tmp: [] }, 'a post is stored as rows and records/ files, with no copy anywhere');
     const seen = await watched(async () => {
       const engine = await openWorkspace(two, quiet);
       try {
+        await engine.post({ entry_type: 'finding', summary: 'To be dismissed', scope: 'src/', agent_id: 'tester' });
+        const dismissed = (await engine.read({ limit: 1 })).entries[0].id;
+        await engine.dismiss({ ids: [dismissed], reason: 'Written through the copy' });
         await engine.post({ entry_type: 'finding', summary: 'Written through the copy', scope: 'src/', agent_id: 'tester' });
       } finally {
         engine.close();
@@ -101,7 +114,10 @@ describe('a 2.x folder opened to read', { skip }, () => {
     assert.deepEqual(outside(), projectBefore, 'nothing beside .twining/ in the project');
     const again = await openWorkspace(two, quiet);
     try {
-      assert.equal((await again.read({ limit: 1 })).entries[0]?.summary, 'Written through the copy');
+      assert.deepEqual(
+        (await again.read({ limit: 3 })).entries.map(e => e.summary),
+        ['Stored as a row', 'Dismissed finding "To be dismissed": Written through the copy', 'Written through the copy'],
+      );
     } finally {
       again.close();
     }
