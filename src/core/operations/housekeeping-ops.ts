@@ -193,7 +193,7 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
   };
   // A preview takes no lock and writes nothing; execute plans again under the locks, then applies.
   const result = execute
-    ? await transition(ctx, async (raw, tx) => apply(await analyse(raw), raw, tx))
+    ? await transition(ctx, async (raw, tx) => apply(await analyse(raw), raw, tx), false)
     : (await analyse((await ctx.decisionIndex.fresh()).raw.slice())).out;
 
   const pruned = await pruneGraph(ctx, { dry_run: !execute });

@@ -7,9 +7,7 @@
  * from its `index_data`, the decision index made from the decision rows (2.x keeps no index
  * file), agents by `agent_id`, the graph's entities and relations.
  */
-import * as path from 'path';
 import type { RefreshResult } from './jsonl';
-import { readDecisionFile } from './decision-file';
 import type { Item, StateChange, StateKind, TwoXState } from './two-x-state';
 import type { TwoXStore } from './two-x-store';
 import { indexEntryOf, indexLineOf } from './index-lines';
@@ -159,9 +157,7 @@ export class SqliteStorage implements Storage {
         return this.state.of(kind).get(id)?.text;
       },
       read: async id => {
-        // A writing operation reads the copy it writes (its own changes are stored when it ends).
-        if (kind === 'decisions' && this.twoX.writingCopy)
-          return (await readDecisionFile(path.join(this.twoX.mirror.dir, 'decisions', `${id}.json`), id)) as T | undefined;
+        // Within a write too: every decision and handoff change is stored in the rows (and the state) at once.
         await this.sync(kind);
         const item = this.state.of(kind).get(id);
         return item && copyOf<T>(item);
@@ -183,6 +179,28 @@ export class SqliteStorage implements Storage {
       if (typeof id !== 'string') throw new Error('a blackboard entry without an id cannot be stored in twining.db');
       this.twoX.change({ kind: 'posts', id, item: this.item(id, entry) });
     }
+    return Promise.resolve();
+  }
+
+  /** A decision's row (and record file), new or changed, stored inside the running write. */
+  writeDecision(record: { id: string }): Promise<void> {
+    this.twoX.change({ kind: 'decisions', id: record.id, item: this.item(record.id, record) });
+    return Promise.resolve();
+  }
+
+  /** A handoff's row (its `index_data` made from the record and the row before: store/two-x-rows.ts) and record file. */
+  writeHandoff(id: string, record: HandoffRecord): Promise<void> {
+    this.twoX.change({ kind: 'handoffs', id, item: this.item(id, record) });
+    return Promise.resolve();
+  }
+
+  /** Nothing: a handoff's index line is its row's `index_data`, written with the record (docs/twining-2.md). */
+  writeHandoffIndex(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Nothing: the decision index is made from the decision rows (docs/twining-2.md). */
+  writeDecisionIndex(): Promise<void> {
     return Promise.resolve();
   }
 
