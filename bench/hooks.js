@@ -14,7 +14,9 @@
  * repetition another process (the CLI, as another agent's hook or shell would) posts or decides,
  * then the session starts; target within 3x.
  * Prints the events the settings name, a table, the load average and `BENCH_HOOKS_JSON {...}`.
- * Options: --size N (default 100000), --reps N (default 15).
+ * Options: --size N (default 100000), --reps N (default 15), --before DIR (another build, a checkout with
+ * dist/ built or its dist/: its hooks run on a project of their own, alternately with this build's, and
+ * the table gives both).
  */
 'use strict';
 const fs = require('fs');
@@ -48,108 +50,140 @@ function hookCommands(root) {
   return out;
 }
 
+/**
+ * A project of `size` entries set up by the build in `dist` (its own per-user config folder, so
+ * the launcher runs that build), and its hooks by event.
+ */
+function project(parent, name, dist, size, decisions) {
+  const root = path.join(parent, name);
+  fs.mkdirSync(root);
+  // The per-user pointer to the installation the launcher follows, in the bench's own config folder.
+  const env = { ...process.env, XDG_CONFIG_HOME: path.join(parent, `${name}-config`), APPDATA: path.join(parent, `${name}-config`) };
+  delete env.TWINING_AGENT_ID;
+  delete env.TWINING_NOW;
+  const cli = (...a) => {
+    const r = spawnSync(process.execPath, [path.join(dist, 'cli.js'), ...a], { cwd: root, env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`twining ${a.join(' ')} (${dist}): ${r.stderr}`);
+  };
+  cli('setup', '--yes', '--host', 'claude-code');
+  buildFolder(root, size, decisions, 1000);
+  const commands = hookCommands(root);
+  const file = path.join(root, 'src', 'mod3', 'file3.ts');
+  const common = { session_id: 'a1b2c3d4-bench', transcript_path: path.join(parent, 'transcript.jsonl'), cwd: root, permission_mode: 'default' };
+  const edit = { tool_name: 'Edit', tool_input: { file_path: file, old_string: 'a', new_string: 'b' }, tool_use_id: 'toolu_1' };
+  const inputs = {
+    SessionStart: { ...common, hook_event_name: 'SessionStart', source: 'startup' },
+    UserPromptSubmit: { ...common, hook_event_name: 'UserPromptSubmit', prompt: 'change the cache retry' },
+    PreToolUse: { ...common, hook_event_name: 'PreToolUse', ...edit },
+    PostToolUse: { ...common, hook_event_name: 'PostToolUse', ...edit, tool_response: { filePath: file, success: true } },
+    Notification: { ...common, hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt' },
+    SubagentStop: { ...common, hook_event_name: 'SubagentStop', stop_hook_active: false },
+    Stop: { ...common, hook_event_name: 'Stop', stop_hook_active: false },
+  };
+  const hook = event => run(commands[event], JSON.stringify(inputs[event]), root, env);
+  return { root, env, cli, commands, inputs, file, hook };
+}
+
+/** Another agent's write: a post, or a decision every third time. */
+function otherWrite(p, r) {
+  if (r % 3 === 2)
+    p.cli(
+      'decide',
+      '--agent-id',
+      'other-agent',
+      '--domain',
+      'api',
+      '--scope',
+      `src/mod${r % 50}/`,
+      '--summary',
+      `Other decision ${r}`,
+      '--context',
+      'c',
+      '--rationale',
+      'r',
+    );
+  else p.cli('post', '--agent-id', 'other-agent', '--entry-type', 'finding', '--scope', `src/mod${r % 50}/file1.ts`, '--summary', `Other finding ${r}`);
+}
+
 async function main() {
   const size = Number(arg('--size', 100000));
   const reps = Number(arg('--reps', 15));
+  // --before DIR: another build (a checkout with dist/ built, or its dist/), run alternately with this one.
+  const beforeArg = arg('--before', undefined);
+  const beforeDist = beforeArg && (fs.existsSync(path.join(beforeArg, 'dist', 'hook.js')) ? path.join(beforeArg, 'dist') : path.resolve(beforeArg));
   const decisions = Math.min(size, 10000);
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-hooks-'));
   try {
-    const root = path.join(parent, 'project');
-    fs.mkdirSync(root);
-    // The per-user pointer to the installation the launcher follows, in the bench's own config folder.
-    const env = { ...process.env, XDG_CONFIG_HOME: path.join(parent, 'config'), APPDATA: path.join(parent, 'config') };
-    delete env.TWINING_AGENT_ID;
-    delete env.TWINING_NOW;
-    const cli = (...a) => {
-      const r = spawnSync(process.execPath, [path.join(DIST, 'cli.js'), ...a], { cwd: root, env, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`twining ${a.join(' ')}: ${r.stderr}`);
-    };
-    cli('setup', '--yes', '--host', 'claude-code');
-    buildFolder(root, size, decisions, 1000);
-    const commands = hookCommands(root);
-    const file = path.join(root, 'src', 'mod3', 'file3.ts');
-    const common = { session_id: 'a1b2c3d4-bench', transcript_path: path.join(parent, 'transcript.jsonl'), cwd: root, permission_mode: 'default' };
-    const edit = { tool_name: 'Edit', tool_input: { file_path: file, old_string: 'a', new_string: 'b' }, tool_use_id: 'toolu_1' };
-    const inputs = {
-      SessionStart: { ...common, hook_event_name: 'SessionStart', source: 'startup' },
-      UserPromptSubmit: { ...common, hook_event_name: 'UserPromptSubmit', prompt: 'change the cache retry' },
-      PreToolUse: { ...common, hook_event_name: 'PreToolUse', ...edit },
-      PostToolUse: { ...common, hook_event_name: 'PostToolUse', ...edit, tool_response: { filePath: file, success: true } },
-      Notification: { ...common, hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt' },
-      SubagentStop: { ...common, hook_event_name: 'SubagentStop', stop_hook_active: false },
-      Stop: { ...common, hook_event_name: 'Stop', stop_hook_active: false },
-    };
+    const builds = { this: project(parent, 'project', DIST, size, decisions) };
+    if (beforeDist) builds.before = project(parent, 'project-before', beforeDist, size, decisions);
+    const labels = Object.keys(builds);
+    const { commands, inputs, file } = builds.this;
     const events = Object.keys(inputs).filter(e => commands[e]);
     const unmeasured = Object.keys(commands).filter(e => !inputs[e]);
     if (unmeasured.length) throw new Error(`the settings name hook events this bench has no input for: ${unmeasured.join(', ')}`);
-    const hook = (event, input) => run(commands[event], JSON.stringify(input ?? inputs[event]), root, env);
 
     // The session's first start assembles its briefing (and writes the hook index and the briefing cache).
-    hook('SessionStart');
+    for (const b of labels) builds[b].hook('SessionStart');
     const bare = [];
-    const times = Object.fromEntries(events.map(e => [e, []]));
+    const times = Object.fromEntries(labels.map(b => [b, Object.fromEntries(events.map(e => [e, []]))]));
     const answers = {};
     for (let r = 0; r < reps + 1; r++) {
       for (const event of events) {
-        const b = run(['-e', '0'], '', root, env).ms;
-        const { ms, stdout } = hook(event);
-        if (r === 0) continue; // warm-up: the file system cache, the session's state files
-        bare.push(b);
-        times[event].push(ms);
-        answers[event] = stdout;
+        const b = run(['-e', '0'], '', builds.this.root, builds.this.env).ms;
+        // Each build in turn, in an order that alternates, so that neither always runs first.
+        for (const label of r % 2 ? [...labels].reverse() : labels) {
+          const { ms, stdout } = builds[label].hook(event);
+          if (r === 0) continue; // warm-up: the file system cache, the session's state files
+          times[label][event].push(ms);
+          if (label === 'this') answers[event] = stdout;
+        }
+        if (r > 0) bare.push(b);
       }
     }
     if (!/DECISION/.test(answers.PreToolUse)) throw new Error(`PreToolUse named no decision for ${file}: ${answers.PreToolUse}`);
 
     // Another agent writes (a post, or a decision every third time), then this session starts again: no engine runs.
     const afterBare = [];
-    const after = [];
+    const after = Object.fromEntries(labels.map(b => [b, []]));
     for (let r = 0; r < reps; r++) {
-      if (r % 3 === 2)
-        cli(
-          'decide',
-          '--agent-id',
-          'other-agent',
-          '--domain',
-          'api',
-          '--scope',
-          `src/mod${r % 50}/`,
-          '--summary',
-          `Other decision ${r}`,
-          '--context',
-          'c',
-          '--rationale',
-          'r',
-        );
-      else cli('post', '--agent-id', 'other-agent', '--entry-type', 'finding', '--scope', `src/mod${r % 50}/file1.ts`, '--summary', `Other finding ${r}`);
-      afterBare.push(run(['-e', '0'], '', root, env).ms);
-      const { ms, stdout } = hook('SessionStart');
-      if (!stdout.includes(`Other ${r % 3 === 2 ? 'decision' : 'finding'} ${r}`) && !stdout.includes('additionalContext'))
-        throw new Error(`SessionStart after a write gave no briefing: ${stdout.slice(0, 300)}`);
-      after.push(ms);
+      for (const label of labels) otherWrite(builds[label], r);
+      afterBare.push(run(['-e', '0'], '', builds.this.root, builds.this.env).ms);
+      for (const label of r % 2 ? [...labels].reverse() : labels) {
+        const { ms, stdout } = builds[label].hook('SessionStart');
+        if (!stdout.includes('additionalContext')) throw new Error(`SessionStart after a write gave no briefing (${label}): ${stdout.slice(0, 300)}`);
+        after[label].push(ms);
+      }
     }
 
     const bareMs = median(bare);
-    const result = { size, decisions, reps, node: process.version, loadavg: os.loadavg().map(x => +x.toFixed(2)), node_e_0_ms: +bareMs.toFixed(1), events: {} };
-    for (const event of events) {
-      const ms = median(times[event]);
-      result.events[event] = { ms: +ms.toFixed(1), ratio: +(ms / bareMs).toFixed(2), target: 1.5 };
-    }
     const afterBareMs = median(afterBare);
-    result.events.SessionStartAfterWrite = {
-      ms: +median(after).toFixed(1),
-      ratio: +(median(after) / afterBareMs).toFixed(2),
-      target: 3,
-      node_e_0_ms: +afterBareMs.toFixed(1),
-    };
+    const result = { size, decisions, reps, node: process.version, loadavg: os.loadavg().map(x => +x.toFixed(2)), node_e_0_ms: +bareMs.toFixed(1), events: {} };
+    if (beforeDist) result.before = { dist: beforeDist, events: {} };
+    for (const label of labels) {
+      const into = label === 'this' ? result.events : result.before.events;
+      for (const event of events) {
+        const ms = median(times[label][event]);
+        into[event] = { ms: +ms.toFixed(1), ratio: +(ms / bareMs).toFixed(2), target: 1.5 };
+      }
+      into.SessionStartAfterWrite = {
+        ms: +median(after[label]).toFixed(1),
+        ratio: +(median(after[label]) / afterBareMs).toFixed(2),
+        target: 3,
+        node_e_0_ms: +afterBareMs.toFixed(1),
+      };
+    }
 
     console.log(
-      `Hooks as Claude Code runs them (.claude/settings.json: ${Object.keys(commands).join(', ')}): node ${process.version}, ${os.cpus().length} CPU(s), load average ${result.loadavg.join(' ')}, ${size.toLocaleString('en')} entries, ${decisions.toLocaleString('en')} decisions, medians of ${reps}`,
+      `Hooks as Claude Code runs them (.claude/settings.json: ${Object.keys(commands).join(', ')}): node ${process.version}, ${os.cpus().length} CPU(s), load average ${result.loadavg.join(' ')}, ${size.toLocaleString('en')} entries, ${decisions.toLocaleString('en')} decisions, medians of ${reps}${beforeDist ? `, alternating with the build in ${beforeDist}` : ''}`,
     );
-    console.log('| event | ms | node -e 0 (ms) | ratio | target | |');
-    console.log('|---|--:|--:|--:|--:|---|');
-    for (const [event, m] of Object.entries(result.events))
-      console.log(`| ${event} | ${m.ms} | ${m.node_e_0_ms ?? result.node_e_0_ms} | ${m.ratio}x | ${m.target}x | ${m.ratio <= m.target ? 'MET' : 'MISSED'} |`);
+    console.log(`| event | ms | node -e 0 (ms) | ratio | target | |${beforeDist ? ' before (ms) | before ratio |' : ''}`);
+    console.log(`|---|--:|--:|--:|--:|---|${beforeDist ? '--:|--:|' : ''}`);
+    for (const [event, m] of Object.entries(result.events)) {
+      const b = result.before?.events[event];
+      console.log(
+        `| ${event} | ${m.ms} | ${m.node_e_0_ms ?? result.node_e_0_ms} | ${m.ratio}x | ${m.target}x | ${m.ratio <= m.target ? 'MET' : 'MISSED'} |${b ? ` ${b.ms} | ${b.ratio}x |` : ''}`,
+      );
+    }
     console.log(`BENCH_HOOKS_JSON ${JSON.stringify(result)}`);
   } finally {
     fs.rmSync(parent, { recursive: true, force: true });

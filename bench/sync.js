@@ -83,6 +83,12 @@ async function main() {
     const ws = await core.openWorkspace(a, { warn: () => undefined });
     await ws.init();
     const t0 = Date.parse('2026-01-01T00:00:00.000Z');
+    // A long history kept whole: archiving off (0), else the first post would move it to archive/
+    // (config's default, 500 entries) and every sync after it would carry a blackboard of a few entries.
+    const config = path.join(a, '.twining', 'config.yml');
+    const configText = fs.readFileSync(config, 'utf8');
+    if (!/max_blackboard_entries_before_archive: \d+/.test(configText)) throw new Error(`${config} has no archive threshold to turn off`);
+    fs.writeFileSync(config, configText.replace(/max_blackboard_entries_before_archive: \d+/, 'max_blackboard_entries_before_archive: 0'));
     const lines = [];
     for (let i = 0; i < entries; i++) lines.push(entryLine(i, t0));
     fs.writeFileSync(path.join(a, '.twining', 'blackboard.jsonl'), lines.join('\n') + '\n');

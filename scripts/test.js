@@ -19,7 +19,8 @@
 //   e2e     once the host tools are there: one VS Code server and one browser for the run
 //           (scripts/e2e-session.js), shared by the host runs and the UI files, then host, then the
 //           UI files; the UI files that rebuild dist/ (demo, package: EXCLUSIVE in
-//           scripts/run-ui-tests.js) wait until nothing else uses dist/ (the checks lane is done).
+//           scripts/run-ui-tests.js) last, when nothing else uses dist/: the unit suite runs a copy
+//           of it (out/dist, test/support/dist.ts).
 //
 // Exits non-zero when a test failed or a suite crashed (a crashed suite counts as 1 failed at
 // least). Plain Node, no dependency: it runs before `npm ci`.
@@ -72,7 +73,16 @@ function build() {
   const r = spawnSync(process.execPath, ['esbuild.js', '--tests'], { cwd: REPO, stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`the build failed (${r.error ? r.error.message : `exit code ${r.status}`})`);
   removeStaleBundles();
+  copyDistForUnit();
   console.log(`built in ${seconds(started)} s`);
+}
+
+/** The unit suite's own copy of dist/ (test/support/dist.ts): the UI files that rebuild dist/ run beside it. */
+const UNIT_DIST = path.join(REPO, 'out', 'dist');
+
+function copyDistForUnit() {
+  fs.rmSync(UNIT_DIST, { recursive: true, force: true });
+  fs.cpSync(path.join(REPO, 'dist'), UNIT_DIST, { recursive: true, filter: src => !src.endsWith('.vsix') });
 }
 
 /** Bundles esbuild.js puts beside the unit tests that are not tests (the search index's worker thread). */
@@ -201,7 +211,7 @@ function runTapFile(file, tapDir, out) {
     const started = Date.now();
     const child = spawn(nodeFor(file), ['--enable-source-maps', '--test', '--test-reporter=tap', file], {
       cwd: REPO,
-      env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+      env: { ...process.env, NODE_TEST_CONTEXT: undefined, TWINING_TEST_DIST: UNIT_DIST },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let tap = '';
@@ -237,8 +247,38 @@ function runTapFile(file, tapDir, out) {
 }
 
 /**
- * node --test, one process per file, as many at once as there are cores. The sqlite-*.test.js
- * files come last and first wait for `hostTools` (a host tool install under way: Node 24 is one of them).
+ * The files that took longest in a quiet run (slowest first): the order of a run with no earlier
+ * TAP in .test-output/unit (a fresh clone). They spawn many processes (git, the CLI, the MCP server).
+ */
+const SLOW_FIRST = ['worktrees', 'sync', 'hook', 'reliability', 'merge-property', 'git-merge', 'cli-contract', 'claim-race', 'who-is-where', 'background-sync'];
+
+/**
+ * Longest first, so that the files left when the end-to-end lane ends and two run at once are the
+ * short ones: by each file's time in the last run (its TAP's `# duration_ms`), else by SLOW_FIRST.
+ */
+function longestFirst(files, tapDir) {
+  const last = file => {
+    try {
+      const m = fs.readFileSync(path.join(tapDir, `${path.basename(file, '.js')}.tap`), 'utf8').match(/^# duration_ms ([\d.]+)$/m);
+      return m ? Number(m[1]) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const known = new Map(files.map(f => [f, last(f)]));
+  const rank = f => SLOW_FIRST.indexOf(path.basename(f, '.test.js'));
+  if ([...known.values()].every(d => d === undefined)) {
+    const order = f => (rank(f) < 0 ? SLOW_FIRST.length : rank(f));
+    return [...files].sort((a, b) => order(a) - order(b));
+  }
+  // A new file (no TAP yet) goes first: its time is unknown.
+  return [...files].sort((a, b) => (known.get(b) ?? Infinity) - (known.get(a) ?? Infinity));
+}
+
+/**
+ * node --test, one process per file, as many at once as there are cores, longest first. The
+ * sqlite-*.test.js files come last and first wait for `hostTools` (a host tool install under way:
+ * Node 24 is one of them).
  */
 async function unitSuite({ out = reporter(), hostTools = Promise.resolve(), e2eRunning = () => false } = {}) {
   const dir = path.join(REPO, 'out', 'unit');
@@ -249,9 +289,15 @@ async function unitSuite({ out = reporter(), hostTools = Promise.resolve(), e2eR
         .sort()
         .map(f => path.join(dir, f))
     : [];
-  const files = [...all.filter(f => !needsSqliteNode(f)), ...all.filter(needsSqliteNode)];
-  if (files.length === 0) throw new Error('no unit test files in out/unit');
+  if (all.length === 0) throw new Error('no unit test files in out/unit');
   const tapDir = path.join(OUTPUT, 'unit');
+  const files = [
+    ...longestFirst(
+      all.filter(f => !needsSqliteNode(f)),
+      tapDir,
+    ),
+    ...longestFirst(all.filter(needsSqliteNode), tapDir),
+  ];
   fs.mkdirSync(tapDir, { recursive: true });
   const results = [];
   const queue = [...files];
@@ -376,9 +422,9 @@ async function checksLane(selected, results, hostTools, e2eRunning) {
 
 /**
  * The e2e lane: once the host tools are installed, one shared server and browser (scripts/e2e-session.js)
- * for the host runs, then the UI files; the UI files that rebuild dist/ after `checksDone`.
+ * for the host runs, then the UI files, the ones that rebuild dist/ last.
  */
-async function e2eLane(selected, results, hostTools, checksDone, state) {
+async function e2eLane(selected, results, hostTools, state) {
   const suites = ['host', 'ui'].filter(s => selected.includes(s));
   if (suites.length === 0) return;
   const opened = hostTools.then(() => {
@@ -401,8 +447,8 @@ async function e2eLane(selected, results, hostTools, checksDone, state) {
         'ui',
         async () => {
           const shared = await summarySuite('run-ui-tests.js', ['--not-exclusive'], await options('ui'));
-          await checksDone;
-          console.log('ui: the files that rebuild dist/ (the checks lane is done)');
+          // Last: nothing after them uses dist/; the unit suite beside them runs its own copy (copyDistForUnit).
+          console.log('ui: the files that rebuild dist/');
           const exclusive = await summarySuite('run-ui-tests.js', ['--exclusive'], await options());
           return { passed: shared.passed + exclusive.passed, failed: shared.failed + exclusive.failed, skipped: shared.skipped + exclusive.skipped };
         },
@@ -455,7 +501,7 @@ async function main() {
     hostTools.catch(() => {}),
     () => e2eState.running,
   );
-  const e2e = e2eLane(selected, results, hostTools, checks, e2eState);
+  const e2e = e2eLane(selected, results, hostTools, e2eState);
   await Promise.all([checks, e2e]);
 
   banner(

@@ -8,9 +8,11 @@
 //   TWINING_TEST_SUMMARY  path of a JSON file to write {passed, failed, pending, failures: [{title, error}]}
 //   TWINING_TEST_GREP     only run tests whose full title matches this regular expression
 //   TWINING_TEST_RUN      name of the run (single, multi, untrusted, ...): tests may skip by it
+//   TWINING_TEST_FOLDERS  the folders the window was opened on (path.delimiter between them)
 import * as fs from 'fs';
 import * as path from 'path';
 import Mocha from 'mocha';
+import * as vscode from 'vscode';
 
 export interface Summary {
   run: string;
@@ -19,6 +21,16 @@ export interface Summary {
   pending: number;
   durationMs: number;
   failures: { title: string; error: string }[];
+  /** The window came up without the folders it was opened on: no test ran (the launcher may open it again). */
+  windowWithoutFolders?: boolean;
+}
+
+/** The folders the run asked for that the window does not have (every one when it has none). */
+function missingFolders(): string[] {
+  const expected = (process.env.TWINING_TEST_FOLDERS || '').split(path.delimiter).filter(Boolean);
+  if (!expected.length) return [];
+  const open = new Set((vscode.workspace.workspaceFolders ?? []).map(f => path.resolve(f.uri.fsPath)));
+  return expected.filter(f => !open.has(path.resolve(f)));
 }
 
 function describeError(err: unknown): string {
@@ -59,6 +71,15 @@ export function run(): Promise<void> {
   };
   return new Promise<void>((resolve, reject) => {
     try {
+      const missing = missingFolders();
+      if (missing.length) {
+        summary.windowWithoutFolders = true;
+        summary.failed = 1;
+        summary.failures.push({ title: 'the window', error: `the window opened without its workspace folders (${missing.join(', ')}); no test ran` });
+        writeSummary(summary);
+        reject(new Error(summary.failures[0].error));
+        return;
+      }
       const mocha = new Mocha({ ui: 'bdd', timeout: 20000, color: false, reporter: 'spec' });
       if (process.env.TWINING_TEST_GREP) mocha.grep(new RegExp(process.env.TWINING_TEST_GREP));
       const files = fs

@@ -7,13 +7,14 @@
  */
 import * as path from 'path';
 import * as readline from 'readline';
+import { DIST } from './dist';
 
 type Core = typeof import('../../src/core');
 const config: { root: string; name: string } = JSON.parse(process.argv[2]);
 const emit = (message: Record<string, unknown>) => process.stdout.write(JSON.stringify(message) + '\n');
 
 async function main(): Promise<void> {
-  const core: Core = require(path.resolve(__dirname, '../../dist/core.js'));
+  const core: Core = require(path.join(DIST, 'core.js'));
   const ws = await core.openWorkspace(config.root, { warn: m => emit({ op: 'warning', message: m }) });
   emit({ ready: true });
   const rl = readline.createInterface({ input: process.stdin });

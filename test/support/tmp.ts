@@ -8,12 +8,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { spawn, ChildProcess } from 'child_process';
+import { DIST } from './dist';
 
 /** The reference `.twining/` folder written by twining-mcp (from out/unit or test/unit alike). */
 export const FIXTURE = path.resolve(__dirname, '../../test/fixtures/reference-twining');
-/** The built library and CLI (child processes use these, never the sources). */
-export const CORE_JS = path.resolve(__dirname, '../../dist/core.js');
-export const CLI_JS = path.resolve(__dirname, '../../dist/cli.js');
+/** The built library and CLI (child processes use these, never the sources; support/dist.ts says which dist/). */
+export const CORE_JS = path.join(DIST, 'core.js');
+export const CLI_JS = path.join(DIST, 'cli.js');
 /** The worker script, bundled next to this file. */
 export const WORKER_JS = path.resolve(__dirname, 'writer-process.js');
 

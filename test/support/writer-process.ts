@@ -17,6 +17,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as readline from 'readline';
+import { DIST } from './dist';
 import { prng } from './prng';
 
 type Core = typeof import('../../src/core');
@@ -207,8 +208,7 @@ async function ourLock(): Promise<void> {
 
 async function main(): Promise<void> {
   // Child processes use the built library, as the extension's users would.
-  const core: Core =
-    config.mode === 'hold' || config.mode === 'ourlock' ? (undefined as unknown as Core) : require(path.resolve(__dirname, '../../dist/core.js'));
+  const core: Core = config.mode === 'hold' || config.mode === 'ourlock' ? (undefined as unknown as Core) : require(path.join(DIST, 'core.js'));
   emit({ ready: true, pid: process.pid });
   await waitForGo();
   emit({ started: true, at: Date.now() });

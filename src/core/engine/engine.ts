@@ -7,7 +7,7 @@
  * docs/format.md §Locking; reads are incremental. The engine also says what changed since a caller
  * last looked, by name.
  */
-import { promises as fs } from 'fs';
+import { promises as fs, statSync } from 'fs';
 import * as path from 'path';
 import { FolderStore, WorkspaceOptions } from './folder-store';
 import { FolderFormat, pinFilesBackend } from '../store/folder-format';
@@ -140,9 +140,13 @@ export class TwiningEngine {
     return foldCheckedOutCopy(this.ctx, this.route);
   }
 
-  /** Whether `.twining/` exists. */
-  async exists(): Promise<boolean> {
-    return (await fs.stat(this.ctx.layout.dir).catch(() => undefined))?.isDirectory() ?? false;
+  /** Whether `.twining/` exists (a synchronous stat, as every look before a call: store/version-stamp.ts currentStamp). */
+  exists(): Promise<boolean> {
+    try {
+      return Promise.resolve(statSync(this.ctx.layout.dir, { throwIfNoEntry: false })?.isDirectory() ?? false);
+    } catch {
+      return Promise.resolve(false);
+    }
   }
 
   /**

@@ -5,7 +5,6 @@
  * functions of this store; the engine (engine.ts) is their facade.
  */
 import type { RecordRoute } from '../git/record-location';
-import { promises as fs } from 'fs';
 import { realpathSync } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
@@ -18,7 +17,7 @@ import { HandoffRecords, readHandoffRecord } from '../store/handoff-records';
 import { FilesStorage, Storage } from '../store/storage';
 import { SqliteStorage } from '../store/sqlite-views';
 import { readDecisionFile } from '../store/decision-file';
-import { FolderFormat, detectFolderFormat } from '../store/folder-format';
+import { FolderFormat, detectFolderFormat, formatStamps } from '../store/folder-format';
 import { TwoXStore } from '../store/two-x-store';
 import { isTwoXFolder } from '../store/two-x-folder';
 import { TwiningError } from '../errors';
@@ -29,7 +28,7 @@ import { writeRefusal } from './write-trust';
 import type { AgentRecord, BlackboardEntry, DecisionIndexEntry } from '../records';
 import type { SearchIndex } from '../search/search-index';
 import type { TextIndex } from '../search/text-index';
-import { stampOf } from '../store/version-stamp';
+import { stampOf, stampOfFileSync, statNow } from '../store/version-stamp';
 import { DerivedData, type DerivedSource } from './derived-data';
 import { ClaimLog } from '../store/claim-log';
 import { claimsFileOf } from '../store/claims-file';
@@ -148,6 +147,7 @@ export class FolderStore {
   /** Which record this is and why, when the engine was opened through routing (git/record-location.ts). */
   route?: RecordRoute;
   private configCache?: { key: string; config: Config };
+  private formatCache?: { stamps: string; format: FolderFormat };
 
   constructor(
     readonly root: string,
@@ -295,9 +295,20 @@ export class FolderStore {
     return this.folderReady;
   }
 
-  /** Which of twining-mcp's layouts the folder is in (store/folder-format.ts), looked at afresh. */
-  folderFormat(): Promise<FolderFormat> {
-    return detectFolderFormat(this.layout.dir);
+  /**
+   * Which of twining-mcp's layouts the folder is in (store/folder-format.ts). A layout config.yml
+   * names is kept while the files it was decided from keep their version stamps (store/folder-format.ts
+   * `formatStamps`: config.yml, `events/`, `records/RECORDS-FROZEN.md`, three synchronous stats), so
+   * a write does not read and parse config.yml again; a folder whose config.yml names none (`auto`)
+   * is looked at afresh each time, as its layout follows its content.
+   */
+  async folderFormat(): Promise<FolderFormat> {
+    const stamps = formatStamps(this.layout.dir);
+    const kept = this.formatCache;
+    if (kept && kept.stamps === stamps) return { ...kept.format };
+    const format = await detectFolderFormat(this.layout.dir);
+    this.formatCache = format.reason === 'configured' ? { stamps, format: { ...format } } : undefined;
+    return format;
   }
 
   /**
@@ -410,14 +421,13 @@ export class FolderStore {
   }
 
   /** Whether config.yml is as last read (one stat). */
-  async configIsCurrent(): Promise<boolean> {
-    const st = await fs.stat(this.layout.config).catch(() => undefined);
-    return this.configCache?.key === stampOf(st);
+  configIsCurrent(): boolean {
+    return this.configCache?.key === stampOfFileSync(this.layout.config);
   }
 
-  /** The configuration, re-read whenever config.yml changes. */
+  /** The configuration, re-read whenever config.yml changes (one synchronous stat when it has not: store/version-stamp.ts currentStamp). */
   async config(): Promise<Config> {
-    const st = await fs.stat(this.layout.config).catch(() => undefined);
+    const st = statNow(this.layout.config);
     const key = stampOf(st);
     if (this.configCache?.key !== key) {
       // A config.yml that cannot be read (a directory, a FIFO, no permission) means the defaults, with a warning.

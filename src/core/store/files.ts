@@ -2,7 +2,7 @@
  * File primitives: exact serialisation (docs/format.md §Serialisation), atomic whole-file rewrites, exclusive
  * creation, and tolerant reads of `.json` files that another program may be rewriting in place.
  */
-import { promises as fs, constants as fsConstants, Stats } from 'fs';
+import { closeSync, promises as fs, constants as fsConstants, fstatSync, ftruncateSync, openSync, readSync, Stats, writeFileSync } from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { TwiningError } from '../errors';
@@ -167,35 +167,53 @@ export function ioError(error: unknown, file: string, outcome: string): unknown 
  * (a writer killed mid-append) so the new line stays whole; if the write fails part-way (a full
  * disk), the file is cut back to its previous length, so it is exactly as it was. Callers hold the
  * file's lock. A FIFO, a device or a directory is refused before anything is written.
+ *
+ * Synchronous calls (open, stat, one byte read, write, close): an append is a few of them of
+ * microseconds each, made under a lock another writer may be waiting for; through the thread pool
+ * each would wait for a pool thread and the event loop (store/version-stamp.ts currentStamp).
  */
-export async function appendLineSafely(target: string, text: string): Promise<void> {
-  let handle: fs.FileHandle;
+export function appendLineSafely(target: string, text: string): Promise<void> {
+  return Promise.resolve().then(() => {
+    appendLinesNow(target, text);
+  });
+}
+
+/**
+ * `appendLineSafely`, synchronous. Returns the file's stat before the append and after it, and
+ * whether a torn last line was ended first (then more than `text` was written).
+ */
+export function appendLinesNow(target: string, text: string): { before: Stats; after: Stats; mended: boolean } {
+  let fd: number;
   try {
-    handle = await fs.open(target, fsConstants.O_RDWR | fsConstants.O_APPEND | fsConstants.O_CREAT | (fsConstants.O_NONBLOCK ?? 0), 0o666);
+    fd = openSync(target, fsConstants.O_RDWR | fsConstants.O_APPEND | fsConstants.O_CREAT | (fsConstants.O_NONBLOCK ?? 0), 0o666);
   } catch (error) {
     throw ioError(error, target, 'nothing was written');
   }
   try {
-    const st = await handle.stat();
+    const st = fstatSync(fd);
     if (!st.isFile()) throw notRegular(target, st, '; nothing was written');
     const size = st.size;
     let prefix = '';
     if (size > 0) {
       const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
+      readSync(fd, last, 0, 1, size - 1);
       if (last[0] !== 0x0a) prefix = '\n';
     }
     try {
-      await handle.appendFile(prefix + text, 'utf8');
+      writeFileSync(fd, prefix + text, 'utf8');
     } catch (error) {
-      const restored = await handle.truncate(size).then(
-        () => `the file was cut back to its previous ${size} bytes, so nothing was written`,
-        () => 'and the part written could not be removed: readers skip the incomplete last line, and the next append ends it',
-      );
+      let restored: string;
+      try {
+        ftruncateSync(fd, size);
+        restored = `the file was cut back to its previous ${size} bytes, so nothing was written`;
+      } catch {
+        restored = 'and the part written could not be removed: readers skip the incomplete last line, and the next append ends it';
+      }
       throw ioError(error, target, restored);
     }
+    return { before: st, after: fstatSync(fd), mended: prefix !== '' };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

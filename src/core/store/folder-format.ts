@@ -17,10 +17,17 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import * as yaml from 'js-yaml';
 import { isRecord, openRegular, readTextIfExists, writeAtomic } from './files';
+import { stampOfFileSync } from './version-stamp';
 
 export type Backend = 'files' | 'sqlite';
+
+/**
+ * js-yaml, loaded the first time a config.yml is parsed: most of the hook bundle's code, evaluated
+ * on load, which a hook on a 1.x folder never needs (two-x-folder.ts decides most folders without
+ * parsing config.yml).
+ */
+const yaml = () => require('js-yaml') as typeof import('js-yaml');
 
 export interface FolderFormat {
   /** The layout the folder's records are in. */
@@ -128,7 +135,7 @@ export async function hasSqliteState(dir: string): Promise<boolean> {
 export function readFormatKeys(configText: string | undefined): { version?: number; backend?: string } {
   let loaded: unknown;
   try {
-    loaded = configText ? yaml.load(configText) : undefined;
+    loaded = configText ? yaml().load(configText) : undefined;
   } catch {
     return {};
   }
@@ -137,6 +144,16 @@ export function readFormatKeys(configText: string | undefined): { version?: numb
   const storage = loaded.storage;
   const backend = isRecord(storage) && typeof storage.backend === 'string' ? storage.backend : undefined;
   return { version, backend };
+}
+
+/**
+ * The version stamps (version-stamp.ts) of what decides the format of a folder whose config.yml
+ * names its backend: config.yml itself (`version`, `storage.backend`), and the two format 3
+ * markers, `events/` and `records/RECORDS-FROZEN.md`. While they are the same, so is
+ * `detectFolderFormat`'s answer for such a folder (engine/folder-store.ts keeps it).
+ */
+export function formatStamps(dir: string): string {
+  return [path.join(dir, 'config.yml'), path.join(dir, 'events'), path.join(dir, 'records', 'RECORDS-FROZEN.md')].map(stampOfFileSync).join('|');
 }
 
 /** The format of the folder `dir` (a `.twining/` path), by twining-mcp 2.x's rules. */
@@ -179,7 +196,7 @@ export async function pinFilesBackend(configFile: string): Promise<boolean> {
   if (typeof text !== 'string') return false;
   let loaded: unknown;
   try {
-    loaded = yaml.load(text);
+    loaded = yaml().load(text);
   } catch {
     return false;
   }

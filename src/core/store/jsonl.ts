@@ -11,7 +11,7 @@
  * Lines that do not parse are skipped with a warning and remembered verbatim (rewrites re-read
  * the file under its lock and keep them). A last line without its `\n` is a write in progress and is left for the next refresh.
  */
-import { promises as fs } from 'fs';
+import { Stats, promises as fs, statSync } from 'fs';
 import { openRegular, withoutBom } from './files';
 import { MISSING, identityOf, stampOf } from './version-stamp';
 
@@ -84,8 +84,22 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
   }
 
   /** Whether the file is as last read (one stat): a refresh would find nothing new. */
-  async isCurrent(): Promise<boolean> {
-    const stat = await fs.stat(this.file).catch(() => undefined);
+  isCurrent(): Promise<boolean> {
+    return Promise.resolve(this.unchanged());
+  }
+
+  /**
+   * The same look, synchronous (version-stamp.ts currentStamp: asked before every call, it costs a
+   * stat, not a trip through the thread pool). Through a link the stat is of the file it leads to,
+   * as the opened file's was, so a link that now leads elsewhere has another stamp and is read.
+   */
+  private unchanged(): boolean {
+    let stat: Stats | undefined;
+    try {
+      stat = statSync(this.file, { throwIfNoEntry: false });
+    } catch {
+      return false; // looked at again by the read, which says why
+    }
     if (!stat) return this.offset === 0 && this.records.length === 0 && this.skipped.length === 0;
     return stampOf(stat) === this.stamp && stat.size === this.offset;
   }
@@ -100,6 +114,8 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
   refresh(): Promise<RefreshResult<T>> {
     const next = this.queue.then(async () => {
       await this.before?.();
+      // Nothing written since the last read (most calls): no file is opened.
+      if (this.unchanged()) return { changed: false, reloaded: false, appended: [] };
       return this.read();
     });
     this.queue = next.catch(() => undefined);

@@ -2,7 +2,7 @@
  * Where everything lives inside `.twining/` (docs/format.md §Layout), and creating the folder without ever
  * overwriting what is there.
  */
-import { promises as fs } from 'fs';
+import { promises as fs, lstatSync, readlinkSync, realpathSync } from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { createExclusive, ioError } from './files';
@@ -160,15 +160,29 @@ const within = (root: string, p: string) => p === root || p.startsWith(root + pa
  * (a user may keep the folder elsewhere): containment is judged against its real path. A link that
  * stays inside the folder is followed. A missing parent folder passes (the write then fails by name).
  */
-export async function assertWritesStayInside(dir: string, file: string): Promise<void> {
-  const root = await fs.realpath(dir).catch(() => undefined);
+export function assertWritesStayInside(dir: string, file: string): Promise<void> {
+  return Promise.resolve().then(() => assertWritesStayInsideNow(dir, file));
+}
+
+/** `assertWritesStayInside`'s look, synchronous: asked before every lock, a few calls of microseconds (version-stamp.ts currentStamp). */
+function assertWritesStayInsideNow(dir: string, file: string): void {
+  const root = quietly(() => realpathSync.native(dir));
   if (!root) return;
-  const parent = await fs.realpath(path.dirname(file)).catch(() => undefined);
+  const parent = quietly(() => realpathSync.native(path.dirname(file)));
   if (parent && !within(root, parent)) throw leavesFolder(path.dirname(file), parent, dir);
-  const st = await fs.lstat(file).catch(() => undefined);
+  const st = quietly(() => lstatSync(file, { throwIfNoEntry: false }));
   if (!st?.isSymbolicLink()) return;
-  const real = await fs.realpath(file).catch(() => undefined);
-  if (!real || !within(root, real)) throw leavesFolder(file, real ?? `${await fs.readlink(file).catch(() => '?')} (missing)`, dir);
+  const real = quietly(() => realpathSync.native(file));
+  if (!real || !within(root, real)) throw leavesFolder(file, real ?? `${quietly(() => readlinkSync(file)) ?? '?'} (missing)`, dir);
+}
+
+/** What `look` returns, or undefined when it throws (a path that is not there, or cannot be looked at). */
+function quietly<T>(look: () => T): T | undefined {
+  try {
+    return look();
+  } catch {
+    return undefined;
+  }
 }
 
 function leavesFolder(link: string, real: string, dir: string): TwiningError {

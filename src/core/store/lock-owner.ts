@@ -19,7 +19,7 @@
  * and holds its own) is left alone, unless it is dated in the future (see `FUTURE_SKEW_MS`). Anything else (no record: twining-mcp's lock; another machine;
  * a live process) falls back to the 10 s rule.
  */
-import { promises as fs, readlinkSync } from 'fs';
+import { closeSync, promises as fs, openSync, readlinkSync, rmSync, writeFileSync } from 'fs';
 import * as os from 'os';
 import { randomBytes } from 'crypto';
 import { processIsAlive } from './files';
@@ -67,9 +67,11 @@ export async function recordOwner(target: string): Promise<OwnerClaim> {
   const text = JSON.stringify(record);
   // A record that vanishes as we look at it (its writer just finished) is simply tried again.
   for (let tries = 0; tries < 3; tries++) {
-    let handle: fs.FileHandle;
+    // Created and filled synchronously: three calls of microseconds on every lock, each of which
+    // would otherwise wait for the thread pool (version-stamp.ts currentStamp says why that costs).
+    let fd: number;
     try {
-      handle = await fs.open(ownerFile(target), 'wx');
+      fd = openSync(ownerFile(target), 'wx');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'unrecorded';
       const found = await removeIfDead(target);
@@ -77,25 +79,34 @@ export async function recordOwner(target: string): Promise<OwnerClaim> {
       if (found === 'removed') return 'retry';
       continue;
     }
+    let written = true;
     try {
-      await handle.writeFile(text, 'utf8');
-      return 'recorded';
+      writeFileSync(fd, text, 'utf8');
     } catch {
-      // Full disk: the empty record is ours, and goes; the lock works without it (the 10 s rule).
-      await fs.rm(ownerFile(target), { force: true }).catch(() => undefined);
-      return 'unrecorded';
-    } finally {
-      await handle.close().catch(() => undefined);
+      written = false;
     }
+    try {
+      closeSync(fd);
+    } catch {
+      // closed or not, the record is what it is
+    }
+    if (written) return 'recorded';
+    // Full disk: the empty record is ours, and goes; the lock works without it (the 10 s rule).
+    forgetOwner(target);
+    return 'unrecorded';
   }
   return 'busy';
 }
 
-/** Removes our record, after the lock directory is gone. */
-export async function forgetOwner(target: string): Promise<void> {
+/** Removes our record, after the lock directory is gone (synchronously, as it was made). */
+export function forgetOwner(target: string): void {
   // Ours while we held the lock (only a record older than the staleness is ever claimed by another
   // writer); removed without reading it, as this runs on every release.
-  await fs.rm(ownerFile(target), { force: true }).catch(() => undefined);
+  try {
+    rmSync(ownerFile(target), { force: true });
+  } catch {
+    // left for the next writer, which removes a dead writer's record
+  }
 }
 
 async function readRecord(file: string): Promise<OwnerRecord | undefined> {

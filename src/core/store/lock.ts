@@ -3,7 +3,7 @@
  * stale, refresh and retry settings on the same target files, so our writes and its writes
  * exclude each other. The target is created first if missing, since a lock needs a real path.
  */
-import { promises as fs } from 'fs';
+import { promises as fs, statSync } from 'fs';
 import * as path from 'path';
 import * as lockfile from 'proper-lockfile';
 import { createExclusive, ioError, sweepTemporaryFiles } from './files';
@@ -33,6 +33,16 @@ const RETRY_DELAYS = [50, 75, 113, 169, 253, 380, 570, 854, 1000, 1000];
  */
 const MAX_WAIT_MS = 30_000;
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+/** How long ago `target`'s lock directory was last made or refreshed (-Infinity: there is none). */
+function lockAge(target: string): number {
+  try {
+    const st = statSync(`${target}.lock`, { throwIfNoEntry: false });
+    return st ? Date.now() - st.mtimeMs : -Infinity;
+  } catch {
+    return -Infinity;
+  }
+}
 
 /** The lock directory of `target` when its time is ahead of this machine's clock by more than the skew. */
 async function futureLock(target: string): Promise<{ mtime: Date; aheadMs: number } | undefined> {
@@ -117,11 +127,12 @@ export async function withLock<T>(file: string, emptyContent: string, work: () =
 }
 
 async function lockAndWork<T>(file: string, target: string, work: () => Promise<T>, onCompromised: CompromisedHandler): Promise<T> {
-  const leftByKilledWriter = await fs.stat(`${target}.lock`).then(
-    st => Date.now() - st.mtimeMs > OPTIONS.update,
-    () => false,
-  );
-  let release: () => Promise<void> = () => Promise.resolve();
+  // The uncontended path (every write of a lone agent) makes its calls synchronously: a stat, the
+  // owner record, the lock directory (proper-lockfile's `lockSync`: its mkdir and stat) and, after
+  // the work, their removal, each microseconds, where a trip through the thread pool costs more on
+  // a busy machine (version-stamp.ts currentStamp). Waiting for a busy lock stays asynchronous.
+  const leftByKilledWriter = lockAge(target) > OPTIONS.update;
+  let release: () => void = () => undefined;
   let recorded = false;
   let takeovers = 0;
   const started = Date.now();
@@ -139,10 +150,11 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
     let locked = false;
     if (claim === 'recorded' || claim === 'unrecorded') {
       try {
-        release = await lockfile.lock(target, { ...OPTIONS, onCompromised: error => onCompromised(file, error) });
+        const unlock = lockfile.lockSync(target, { ...OPTIONS, onCompromised: error => onCompromised(file, error) });
+        release = () => unlock();
         locked = true;
       } catch (error) {
-        if (recorded) await forgetOwner(target);
+        if (recorded) forgetOwner(target);
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') {
           resolved.delete(file);
@@ -167,9 +179,13 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
     if (leftByKilledWriter || takeovers > 0) await sweepTemporaryFiles(path.dirname(file));
     return await work();
   } finally {
-    await release().catch(() => undefined);
+    try {
+      release();
+    } catch {
+      // already released (compromised): nothing of ours is left to remove
+    }
     // The record goes last: a writer killed in between leaves a record without a lock, removed at once.
-    if (recorded) await forgetOwner(target);
+    if (recorded) forgetOwner(target);
   }
 }
 

@@ -8,7 +8,7 @@
  * file), agents by `agent_id`, the graph's entities and relations.
  */
 import type { RefreshResult } from './jsonl';
-import type { Item, StateChange, StateKind, TwoXState } from './two-x-state';
+import type { Delta, Item, StateChange, StateKind, TwoXState } from './two-x-state';
 import type { TwoXStore } from './two-x-store';
 import { indexEntryOf, indexLineOf } from './index-lines';
 import type { ArrayKind, ArraySource, LineKind, LineSource, RecordSource, Storage, WrittenArrayKind } from './storage';
@@ -37,9 +37,9 @@ function handoffLine(item: Item): object | undefined {
  */
 class RowLines<T extends object> implements LineSource<T> {
   private records: T[] = [];
-  private pending: StateChange[] = [];
+  /** The changes not read yet, each record added marked whether the state held none of that id before. */
+  private pending: (StateChange | (Delta & { added: boolean }))[] = [];
   private fresh = true;
-  private ids = new Set<string>();
   private lastOrder = '';
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -49,7 +49,8 @@ class RowLines<T extends object> implements LineSource<T> {
     private readonly line: (item: Item) => T | undefined,
     private readonly before: () => Promise<void>,
   ) {
-    state.listen(kind, change => this.pending.push(change));
+    // Told before the state changes: a record the state did not hold is in no list read from it.
+    state.listen(kind, change => this.pending.push(change === 'reset' ? change : { ...change, added: !state.of(kind).has(change.id) }));
   }
 
   get all(): readonly T[] {
@@ -83,10 +84,8 @@ class RowLines<T extends object> implements LineSource<T> {
     const changes = this.pending;
     this.pending = [];
     if (!this.fresh && !changes.length) return { changed: false, reloaded: false, appended: [] };
-    const added = new Set<string>();
-    const appendOnly =
-      !this.fresh &&
-      changes.every(c => c !== 'reset' && c.item !== undefined && !this.ids.has(c.id) && !added.has(c.id) && c.item.order > this.lastOrder && added.add(c.id));
+    // Appended: records new to the state (so to this list), each once, all after the last one read.
+    const appendOnly = !this.fresh && changes.every(c => c !== 'reset' && c.item !== undefined && 'added' in c && c.added && c.item.order > this.lastOrder);
     const items = appendOnly ? changes.map(c => (c as { item: Item }).item).sort((a, b) => (a.order < b.order ? -1 : 1)) : this.state.sorted(this.kind);
     const lines: T[] = [];
     for (const item of items) {
@@ -94,11 +93,9 @@ class RowLines<T extends object> implements LineSource<T> {
       if (line) lines.push(line);
     }
     if (!appendOnly) {
-      this.ids.clear();
       this.records = [];
       this.starts++;
     }
-    for (const item of items) this.ids.add(item.id);
     if (items.length) this.lastOrder = items[items.length - 1].order;
     else if (!appendOnly) this.lastOrder = '';
     this.records.push(...lines);

@@ -16,7 +16,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { JsonlFile, RefreshResult } from './jsonl';
 import { readJsonArray } from './files';
-import { MISSING, stampOf } from './version-stamp';
+import { currentStamp, stampOf } from './version-stamp';
 import type { Layout } from './layout';
 import { appendLineSafely, toJsonText, toJsonlLine, writeAtomic } from './files';
 import type { Transaction } from './transaction';
@@ -96,14 +96,8 @@ export interface Storage {
 /** A JSON array file's source: its stat, then the whole file. */
 export function fileArray(file: string, what: string): ArraySource {
   return {
-    key: async () => {
-      try {
-        return stampOf(await fs.stat(file));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        return MISSING;
-      }
-    },
+    // A synchronous stat: asked before every call that uses the list (version-stamp.ts currentStamp).
+    key: () => Promise.resolve().then(() => currentStamp(file)),
     read: () => readJsonArray(file, what),
   };
 }

@@ -16,18 +16,12 @@ import { readHeadSync, readTextSync } from './read-file';
 const mirrors = new Set<string>();
 let cleanupHooked = false;
 
-/** Whether `.twining/` (`dir`) is in twining-mcp 2.x's SQLite layout, looked at synchronously (config.yml, then twining.db and records/). */
+/**
+ * Whether `.twining/` (`dir`) is in twining-mcp 2.x's SQLite layout, looked at synchronously: a
+ * format 3 folder is not (folder-format.ts refuses it); otherwise config.yml's `storage.backend`
+ * decides when it says `files` or `sqlite`, else (`auto`) a database or a record file makes it one.
+ */
 export function isTwoXFolder(dir: string): boolean {
-  let text: string | undefined;
-  try {
-    // Bounded (read-file.ts): a config.yml that is a device, a FIFO or huge is not read here; the
-    // engine's configuration read then names it.
-    text = readTextSync(path.join(dir, 'config.yml'), 'config');
-  } catch {
-    text = undefined;
-  }
-  const { backend } = readFormatKeys(text);
-  if (backend === 'files') return false;
   const exists = (p: string) => {
     try {
       return statSync(p, { throwIfNoEntry: false }) !== undefined;
@@ -37,8 +31,22 @@ export function isTwoXFolder(dir: string): boolean {
   };
   const frozen = exists(path.join(dir, 'events')) || exists(path.join(recordsDir(dir), 'RECORDS-FROZEN.md'));
   if (frozen) return false; // format 3: refused (folder-format.ts), never misread
-  if (backend === 'sqlite') return true;
-  return hasDatabaseHeader(databaseFile(dir)) || hasAnyFileSync(recordsDir(dir));
+  const state = hasDatabaseHeader(databaseFile(dir)) || hasAnyFileSync(recordsDir(dir));
+  let text: string | undefined;
+  try {
+    // Bounded (read-file.ts): a config.yml that is a device, a FIFO or huge is not read here; the
+    // engine's configuration read then names it.
+    text = readTextSync(path.join(dir, 'config.yml'), 'config');
+  } catch {
+    text = undefined;
+  }
+  // Only a backend that would overturn `state` matters, and YAML can spell a value only with its
+  // letters or with a backslash escape: a config.yml with neither needs no parsing (a hook on a
+  // 1.x folder then never loads the YAML parser).
+  const word = state ? 'files' : 'sqlite';
+  if (text === undefined || (!text.includes(word) && !text.includes('\\'))) return state;
+  const { backend } = readFormatKeys(text);
+  return backend === 'files' ? false : backend === 'sqlite' ? true : state;
 }
 
 export function hasDatabaseHeader(file: string): boolean {

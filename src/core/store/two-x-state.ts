@@ -39,8 +39,8 @@ export type StateChange = Delta | 'reset';
 
 export class TwoXState {
   readonly kinds = new Map<StateKind, Map<string, Item>>([...RECORD_KINDS, 'agents' as const].map(k => [k, new Map<string, Item>()]));
-  /** Per kind: byte total of the texts (a table's fingerprint with the count). */
-  readonly bytes = new Map<StateKind, number>();
+  /** Per kind: byte total of the texts (a table's fingerprint with the count), once asked for (`byteTotal`). */
+  private readonly bytes = new Map<StateKind, number>();
   /** Per kind: how often it changed (the key the sqlite backend's array views are read again by). */
   private readonly changes = new Map<StateKind, number>();
   private readonly listeners = new Map<StateKind, ((change: StateChange) => void)[]>();
@@ -63,6 +63,7 @@ export class TwoXState {
   clear(): void {
     for (const [kind, map] of this.kinds) {
       map.clear();
+      this.lastOrder.set(kind, '');
       this.changes.set(kind, this.version(kind) + 1);
       for (const listener of this.listeners.get(kind) ?? []) listener('reset');
     }
@@ -74,18 +75,62 @@ export class TwoXState {
     for (const listener of this.listeners.get(delta.kind) ?? []) listener(delta);
     const map = this.of(delta.kind);
     const before = map.get(delta.id);
-    let total = this.bytes.get(delta.kind) ?? 0;
-    if (before) total -= Buffer.byteLength(before.text);
+    let total = this.bytes.get(delta.kind);
+    if (before && total !== undefined) total -= Buffer.byteLength(before.text);
     if (delta.item) {
+      this.keepOrder(delta.kind, before, delta.item);
       map.set(delta.id, delta.item);
-      total += Buffer.byteLength(delta.item.text);
+      if (total !== undefined) total += Buffer.byteLength(delta.item.text);
     } else map.delete(delta.id);
-    this.bytes.set(delta.kind, total);
+    if (total !== undefined) this.bytes.set(delta.kind, total);
+  }
+
+  /** The byte total of a kind's texts (UTF-8), counted the first time it is asked for and then kept. */
+  byteTotal(kind: StateKind): number {
+    let total = this.bytes.get(kind);
+    if (total === undefined) {
+      total = 0;
+      for (const item of this.of(kind).values()) total += Buffer.byteLength(item.text);
+      this.bytes.set(kind, total);
+    }
+    return total;
+  }
+
+  /**
+   * The records of a kind read whole (DbSource), in their order, into a state that holds none of
+   * them: one change for the views of the kind, which read them from the start.
+   */
+  loadAll(kind: StateKind, items: readonly Item[]): void {
+    const map = this.of(kind);
+    if (map.size) {
+      for (const item of items) this.apply({ kind, id: item.id, item });
+      return;
+    }
+    for (const item of items) map.set(item.id, item);
+    if (items.length) this.lastOrder.set(kind, items[items.length - 1].order);
+    this.bytes.delete(kind);
+    this.changes.set(kind, this.version(kind) + 1);
+    for (const listener of this.listeners.get(kind) ?? []) listener('reset');
+  }
+
+  /**
+   * Per kind, the order of the record last added, while the map's own order (insertion) is the
+   * records' order; a kind missing here has to be sorted (`sorted`).
+   */
+  private readonly lastOrder = new Map<StateKind, string>([...RECORD_KINDS, 'agents' as const].map(k => [k, '']));
+
+  private keepOrder(kind: StateKind, before: Item | undefined, item: Item): void {
+    const last = this.lastOrder.get(kind);
+    if (last === undefined) return;
+    // A record already held keeps its place in the map: in order while its own order stays.
+    if (before ? before.order !== item.order : item.order < last) this.lastOrder.delete(kind);
+    else if (!before) this.lastOrder.set(kind, item.order);
   }
 
   /** The items of a kind in their order. */
   sorted(kind: StateKind): Item[] {
-    return [...this.of(kind).values()].sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+    const items = [...this.of(kind).values()];
+    return this.lastOrder.has(kind) ? items : items.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
   }
 }
 
@@ -160,16 +205,80 @@ export class DbSource implements Source {
     for (const t of TABLES) {
       if (!kinds.includes(t.kind) || this.loaded.has(t.kind)) continue;
       this.loaded.add(t.kind);
+      if (state.of(t.kind).size === 0 && this.loadWhole(state, t)) continue;
       let last = 0;
       for (const row of this.db.prepare(`${select(t)} ORDER BY ${t.seq}`).all()) {
         last = Math.max(last, Number(row.s));
         const item = itemOfRow(t, row);
         if (item) state.apply({ kind: t.kind, id: item.id, item });
-        else this.warn(`twining.db: the ${t.table} row ${String(row.k)} does not hold a JSON object; it is not shown`);
+        else this.unreadable(t, row.k);
       }
       this.lastSeq.set(t.kind, last);
     }
     return Promise.resolve();
+  }
+
+  private unreadable(t: Table, key: unknown): void {
+    this.warn(`twining.db: the ${t.table} row ${String(key)} does not hold a JSON object; it is not shown`);
+  }
+
+  /**
+   * A table's rows in one query, each column's values joined into one string by SQLite (a row
+   * apiece costs an object and three strings on this side, several times the parse of the same
+   * records from a 1.x JSONL file): the texts split on U+0001, which a JSON text never holds
+   * unescaped (RFC 8259 §7), the keys and seqs as JSON arrays. False when the pieces do not come
+   * out one per row (a text that is not JSON holds the separator): the rows are then read one by one.
+   */
+  private loadWhole(state: TwoXState, t: Table): boolean {
+    const sql =
+      `SELECT count(*) AS n, json_group_array(s) AS ss, json_group_array(k) AS ks,` +
+      ` group_concat(data, char(1)) AS ds${t.extra ? ', json_group_array(x) AS xs' : ''}` +
+      ` FROM (${select(t)} ORDER BY ${t.seq})`;
+    let row: Record<string, unknown> | undefined;
+    let seqs: unknown, keys: unknown, extras: unknown;
+    try {
+      row = this.db.prepare(sql).get();
+      seqs = JSON.parse(String(row?.ss));
+      keys = JSON.parse(String(row?.ks));
+      extras = t.extra ? JSON.parse(String(row?.xs)) : undefined;
+    } catch {
+      return false; // a key SQLite cannot put into JSON (a blob): one row at a time says which
+    }
+    const n = Number(row?.n);
+    if (n === 0) {
+      this.lastSeq.set(t.kind, 0);
+      return true;
+    }
+    const texts = typeof row?.ds === 'string' ? row.ds.split('\u0001') : [];
+    if (!Array.isArray(seqs) || !Array.isArray(keys) || texts.length !== n || seqs.length !== n || keys.length !== n) return false;
+    if (t.extra && (!Array.isArray(extras) || extras.length !== n)) return false;
+    const items: Item[] = [];
+    let last = 0;
+    let ascending = true;
+    for (let i = 0; i < n; i++) {
+      const seq = Number(seqs[i]);
+      if (seq > last) last = seq;
+      else ascending = false;
+      const text = texts[i];
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = undefined;
+      }
+      if (!value || typeof value !== 'object' || Array.isArray(value)) {
+        this.unreadable(t, keys[i]);
+        continue;
+      }
+      const item: Item = { id: String(keys[i]), order: seqOrder(seq), text, value: value as StoredRecord };
+      if (t.extra) item.index = String((extras as unknown[])[i]);
+      items.push(item);
+    }
+    // SQLite gives an aggregate's values in the order it visits the rows (the same for every column).
+    if (!ascending) items.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+    state.loadAll(t.kind, items);
+    this.lastSeq.set(t.kind, last);
+    return true;
   }
 
   /** The rows written by this process (seq known, nothing to look for again). */
@@ -222,7 +331,8 @@ export class DbSource implements Source {
       for (const row of this.db.prepare(`${select(t)} WHERE ${t.seq} > ? ORDER BY ${t.seq}`).all(this.lastSeq.get(t.kind) ?? 0)) {
         this.lastSeq.set(t.kind, Math.max(this.lastSeq.get(t.kind) ?? 0, Number(row.s)));
         const known = state.of(t.kind).get(String(row.k));
-        if (known?.text === String(row.data) && known.index === (t.extra ? String(row.x) : undefined)) continue;
+        // The same text under a new seq (removed and inserted again) moved in the order: a change.
+        if (known?.text === String(row.data) && known.index === (t.extra ? String(row.x) : undefined) && known.order === seqOrder(row.s as number)) continue;
         const item = itemOfRow(t, row);
         if (item) push({ kind: t.kind, id: item.id, item });
       }
@@ -232,7 +342,7 @@ export class DbSource implements Source {
       if (filesNamed && t.kind !== 'agents') continue;
       // Updates keep their seq and no record file was named (agents have none): the byte total tells whether to compare the rows.
       const bytes = this.db.prepare(`SELECT total(length(CAST(data AS BLOB))) AS b FROM ${t.table}`).get();
-      if (Number(bytes?.b) === (state.bytes.get(t.kind) ?? 0)) continue;
+      if (Number(bytes?.b) === state.byteTotal(t.kind)) continue;
       for (const d of this.compareAll(state, t)) push(d);
     }
     return Promise.resolve(deltas);

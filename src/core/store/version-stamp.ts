@@ -29,6 +29,26 @@ export async function stampOfFile(file: string): Promise<VersionStamp> {
   return stampOf(await fs.stat(file).catch(() => undefined));
 }
 
+/**
+ * The stamp of a file now, by a synchronous stat: what the engine asks before each call to see
+ * whether anything changed. A stat takes microseconds; through the thread pool (`fs.promises`) it
+ * waits for a pool thread and the event loop, which on a busy machine costs far more than the call
+ * itself, and each call makes several in a row. Unlike `stampOfFileSync`, only a missing file is
+ * MISSING: any other failure (a part of the path that is a file, no permission) is thrown.
+ */
+export function currentStamp(file: string): VersionStamp {
+  return stampOf(statSync(file, { throwIfNoEntry: false }));
+}
+
+/** A file's stat now (synchronous, as `currentStamp`), or undefined when it is missing or cannot be looked at. */
+export function statNow(file: string): Stats | undefined {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 export function stampOfFileSync(file: string): VersionStamp {
   try {
     return stampOf(statSync(file, { throwIfNoEntry: false }));

@@ -15,7 +15,7 @@
  * The commit is kept on a private scratch ref, `refs/twining/outgoing` (fast-import writes every
  * commit onto a ref): the last commit this clone made to push, never a branch of the user's.
  */
-import { ChildProcessWithoutNullStreams, spawn } from 'child_process';
+import { GitProcess, launchGit } from './git-launcher';
 import { noPromptEnv } from './sync-git';
 import type { Repo } from './record-tree';
 
@@ -78,11 +78,11 @@ export interface Importer {
 }
 
 export function startImport(repo: Repo): Importer {
-  const child = spawn(
-    'git',
+  const child = launchGit(
     // unpackLimit 0: the objects stay in fast-import's pack (a small import would otherwise run `unpack-objects`, one more process).
     ['-c', 'fastimport.unpackLimit=0', 'fast-import', '--quiet', '--done', '--force', '--date-format=now', '--cat-blob-fd=1'],
-    { cwd: repo.cwd, env: noPromptEnv(), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true },
+    repo.cwd,
+    noPromptEnv(),
   );
   let stderr = '';
   child.stderr.setEncoding('utf8');
@@ -135,12 +135,7 @@ export function importCommit(repo: Repo, change: RecordChange): Promise<PendingC
   return startImport(repo).commit(change);
 }
 
-function commitWith(
-  child: ChildProcessWithoutNullStreams,
-  change: RecordChange,
-  closed: Promise<number>,
-  problem: () => Error | string,
-): Promise<PendingCommit> {
+function commitWith(child: GitProcess, change: RecordChange, closed: Promise<number>, problem: () => Error | string): Promise<PendingCommit> {
   let stdout = '';
   const failed = (what: string) => {
     const p = problem();

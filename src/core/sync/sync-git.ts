@@ -9,7 +9,7 @@
  * Credential Manager), and ssh in BatchMode. Credentials a helper already has still work. Each
  * call has a time limit, after which git is killed and the error says so.
  */
-import { spawn } from 'child_process';
+import { launchGit } from './git-launcher';
 
 export interface GitOutput {
   code: number;
@@ -50,7 +50,7 @@ export function noPromptEnv(extra: Record<string, string> = {}): NodeJS.ProcessE
 /** Runs `git args` in `cwd`; resolves with its exit code and output (never rejects for a non-zero exit). */
 export function runGit(cwd: string, args: readonly string[], call: GitCall = {}): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, env: noPromptEnv(call.env), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const child = launchGit(args, cwd, noPromptEnv(call.env));
     const out: Buffer[] = [];
     let err = '';
     let timedOut = false;

@@ -23,6 +23,7 @@ import { mergeTwiningTexts } from '../merge/merge-file';
 import { withLock } from '../store/lock';
 import { claimClock } from '../operations/claim-ops';
 import { gitText, runGit } from './sync-git';
+import { syncEnded } from './git-launcher';
 import { applyLocally } from './sync-apply';
 import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
 import { MARKER, SyncLayout, listLocalRecords, removable } from './record-files';
@@ -132,6 +133,8 @@ export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): P
       () => undefined,
     );
     throw error;
+  } finally {
+    syncEnded();
   }
 }
 

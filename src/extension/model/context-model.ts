@@ -21,7 +21,7 @@ export interface ContextTarget {
 }
 
 const RELEVANT: readonly ChangeKind[] = ['blackboard', 'decisions', 'handoffs', 'config', 'presence', 'trust'];
-/** Open delegations expire by time alone: a kept context is at most this old. */
+/** Open delegations expire by time alone: a cached context is at most this old. */
 const MAX_AGE_MS = 30_000;
 
 /** The workspace-relative path of a file the context can be shown for (not inside `.twining/`). */
@@ -69,8 +69,8 @@ export class ContextModel implements vscode.Disposable {
   get(folder: TwiningFolder, scope: string | undefined): Promise<ScopeContext> {
     const key = `${folder.key}\n${scope ?? ''}`;
     const now = Date.now();
-    const kept = this.cache.get(key);
-    if (kept && now - kept.at < MAX_AGE_MS) return kept.value;
+    const cached = this.cache.get(key);
+    if (cached && now - cached.at < MAX_AGE_MS) return cached.value;
     const value = folder.run(engine => engine.scopeContext(scope));
     // A failure is not kept: the next ask tries again.
     value.catch(() => this.cache.get(key)?.value === value && this.cache.delete(key));

@@ -47,7 +47,7 @@ export abstract class FamilyModel implements vscode.Disposable {
     if (change.folder && !everything) this.changed(change.folder, change.kinds, shown);
   }
 
-  /** Drops what is kept of a folder's data (every folder's when undefined). */
+  /** Drops what the model holds of a folder's data (every folder's when undefined). */
   protected forget(_folder: TwiningFolder | undefined): void {}
 
   /** Every change in one folder, shown or not (the handoffs' drift depends on more than their list). */

@@ -22,7 +22,7 @@ export interface HandoffList {
 
 export class HandoffsModel extends FamilyModel {
   protected readonly shows = new Set<ChangeKind>(['handoffs', 'handoffRecords', 'config', 'settings']);
-  private readonly kept = new Map<string, Promise<HandoffList>>();
+  private readonly lists = new Map<string, Promise<HandoffList>>();
   private readonly driftEmitter = new vscode.EventEmitter<TwiningFolder>();
   /** Fires when what the drift of a folder's handoffs depends on changed (its records, the blackboard, the decisions). */
   readonly onDidChangeDrift = this.driftEmitter.event;
@@ -40,7 +40,7 @@ export class HandoffsModel extends FamilyModel {
 
   /** A folder's handoffs, newest first (every line of the index). */
   list(folder: TwiningFolder): Promise<HandoffList> {
-    let list = this.kept.get(folder.key);
+    let list = this.lists.get(folder.key);
     if (!list) {
       this.queries++;
       const asked = folder.run(async engine => {
@@ -49,8 +49,8 @@ export class HandoffsModel extends FamilyModel {
       });
       list = asked;
       // A failure is not kept: the next ask tries again.
-      asked.catch(() => this.kept.get(folder.key) === asked && this.kept.delete(folder.key));
-      this.kept.set(folder.key, list);
+      asked.catch(() => this.lists.get(folder.key) === asked && this.lists.delete(folder.key));
+      this.lists.set(folder.key, list);
     }
     return list;
   }
@@ -62,8 +62,8 @@ export class HandoffsModel extends FamilyModel {
   }
 
   protected override forget(folder: TwiningFolder | undefined): void {
-    if (folder) this.kept.delete(folder.key);
-    else this.kept.clear();
+    if (folder) this.lists.delete(folder.key);
+    else this.lists.clear();
   }
 
   protected override changed(folder: TwiningFolder, kinds: ReadonlySet<ChangeKind>): void {

@@ -16,16 +16,16 @@ export class SessionsModel extends FamilyModel {
   // Only the sessions' own files fire: a blackboard or configuration change already redraws the
   // Agents and Context views through their own models, which then read this board again.
   protected readonly shows = new Set<ChangeKind>(['sessions']);
-  private readonly kept = new Map<string, { at: number; board: Promise<SessionBoard> }>();
+  private readonly boards = new Map<string, { at: number; board: Promise<SessionBoard> }>();
 
   /** A folder's session board (live sessions first). */
   board(folder: TwiningFolder): Promise<SessionBoard> {
     const now = Date.now();
-    const kept = this.kept.get(folder.key);
-    if (kept && now - kept.at < MAX_AGE_MS) return kept.board;
+    const cached = this.boards.get(folder.key);
+    if (cached && now - cached.at < MAX_AGE_MS) return cached.board;
     const board = folder.run(engine => engine.sessions());
-    board.catch(() => this.kept.get(folder.key)?.board === board && this.kept.delete(folder.key));
-    this.kept.set(folder.key, { at: now, board });
+    board.catch(() => this.boards.get(folder.key)?.board === board && this.boards.delete(folder.key));
+    this.boards.set(folder.key, { at: now, board });
     return board;
   }
 
@@ -36,11 +36,11 @@ export class SessionsModel extends FamilyModel {
 
   /** An agent's record on the blackboard clears its session's mark; the thresholds move liveness: read again when asked. */
   protected override changed(folder: TwiningFolder, kinds: ReadonlySet<ChangeKind>): void {
-    if (kinds.has('blackboard') || kinds.has('config')) this.kept.delete(folder.key);
+    if (kinds.has('blackboard') || kinds.has('config')) this.boards.delete(folder.key);
   }
 
   protected override forget(folder: TwiningFolder | undefined): void {
-    if (folder) this.kept.delete(folder.key);
-    else this.kept.clear();
+    if (folder) this.boards.delete(folder.key);
+    else this.boards.clear();
   }
 }

@@ -12,6 +12,7 @@ import * as yaml from 'js-yaml';
 import { execFileSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
 import { detectFolderFormat } from '../../../../src/core/store/folder-format';
+import { isTwoXFolder } from '../../../../src/core/store/two-x-folder';
 import { changedFiles, fixtureProject, rejectsWith, snapshotTree, tempProject, tw } from '../../../support/tmp';
 
 const hasNodeSqlite = (() => {
@@ -131,6 +132,34 @@ describe('config.yml decides', () => {
   });
 });
 
+describe('the synchronous look the hooks take (two-x-folder.ts)', () => {
+  // It parses config.yml only when the text could name the backend that overturns the files' answer;
+  // every spelling YAML allows must still be read as detectFolderFormat reads it.
+  const configs = [
+    undefined,
+    'project_name: demo\n',
+    'storage:\n  backend: files\n',
+    'storage:\n  backend: sqlite\n',
+    'storage: {backend: "sqlite"}\n',
+    'storage:\n  backend: "sq\\x6cite"\n',
+    'storage:\n  backend: "fi\\x6ces"\n',
+    "storage:\n  'backend': 'files'\n",
+    'storage:\n  backend: auto\n',
+    '# not sqlite, not files\nproject_name: demo\n',
+  ];
+  for (const config of configs)
+    for (const state of ['none', 'database', 'record'] as const)
+      test(`${JSON.stringify(config)} with ${state === 'none' ? 'no state' : `a ${state}`}: as detectFolderFormat decides`, async () => {
+        const root = emptyFolder(config ?? '');
+        if (config === undefined) fs.rmSync(tw(root, 'config.yml'));
+        if (state === 'database') put(root, 'twining.db', SQLITE_HEADER);
+        if (state === 'record') put(root, 'records/decisions/01KAYQ3W1Z8Q0S7V4XJ2N5M6PB.json', '{}\n');
+        // A fresh folder (nothing in it yet) is read in the files layout until something says otherwise.
+        const format = await detectFolderFormat(tw(root));
+        assert.equal(isTwoXFolder(tw(root)), format.backend === 'sqlite' && format.reason !== 'fresh');
+      });
+});
+
 describe('what is not written', () => {
   const refused = async (root: string, pattern: RegExp) => {
     const before = snapshotTree(root);
@@ -172,6 +201,52 @@ describe('what is not written', () => {
     const root = fixtureProject();
     fs.appendFileSync(tw(root, 'config.yml'), 'storage:\n  backend: postgres\n');
     await refused(root, /storage\.backend is "postgres", not files, sqlite or auto/);
+  });
+});
+
+describe('one engine, the folder changing between its writes', () => {
+  // The engine keeps a format config.yml names while config.yml and the format 3 markers keep
+  // their version stamps (engine/folder-store.ts folderFormat): each change below is a new stamp.
+  test('config.yml, records/RECORDS-FROZEN.md or events/ changed after a post: the next post is refused; put back, it goes through', async () => {
+    const root = fixtureProject();
+    const config = 'version: 1\nstorage:\n  backend: files\n';
+    fs.writeFileSync(tw(root, 'config.yml'), config);
+    const ws = await openWorkspace(root, { warn: () => undefined });
+    const write = () => ws.post({ entry_type: 'finding', summary: 'seen', agent_id: 'me' });
+    await write();
+    const changes: [string, () => void, () => void, RegExp][] = [
+      // The same size as before: the stamp's times tell the rewrite.
+      [
+        'version 3',
+        () => fs.writeFileSync(tw(root, 'config.yml'), config.replace('1', '3')),
+        () => fs.writeFileSync(tw(root, 'config.yml'), config),
+        /says version 3/,
+      ],
+      [
+        'sqlite',
+        () => fs.writeFileSync(tw(root, 'config.yml'), config.replace('files', 'sqlite')),
+        () => fs.writeFileSync(tw(root, 'config.yml'), config),
+        /SQLite layout/,
+      ],
+      ['frozen', () => put(root, 'records/RECORDS-FROZEN.md', '# frozen\n'), () => fs.rmSync(tw(root, 'records'), { recursive: true }), /RECORDS-FROZEN\.md/],
+      ['events', () => fs.mkdirSync(tw(root, 'events')), () => fs.rmdirSync(tw(root, 'events')), /an events\/ folder/],
+    ];
+    for (const [what, change, undo, pattern] of changes) {
+      change();
+      const before = fs.readFileSync(tw(root, 'blackboard.jsonl'), 'utf8');
+      await rejectsWith(write(), 'INVALID_INPUT', pattern);
+      assert.equal(fs.readFileSync(tw(root, 'blackboard.jsonl'), 'utf8'), before, `${what}: nothing was written`);
+      undo();
+      await write();
+    }
+  });
+
+  test('a folder whose config.yml names no backend: a twining.db that appears between two posts refuses the second', async () => {
+    const root = emptyFolder();
+    const ws = await openWorkspace(root, { warn: () => undefined });
+    await ws.post({ entry_type: 'finding', summary: 'first', agent_id: 'me' });
+    put(root, 'twining.db', SQLITE_HEADER);
+    await rejectsWith(ws.post({ entry_type: 'finding', summary: 'second', agent_id: 'me' }), 'INVALID_INPUT', /SQLite layout/);
   });
 });
 

@@ -68,6 +68,78 @@ describe('a twining-mcp 2.x SQLite folder', { skip }, () => {
     const b = await readAll(await openWorkspace(two, quiet));
     assert.deepEqual(b, a);
   });
+
+  test('rows that hold no JSON object are left out naming each, whether the table is read whole or a row at a time, and the rest read as in 1.x', async () => {
+    const { one, two } = twins();
+    const mcp = openMcpDb(tw(two));
+    // A text holding U+0001 (never in a JSON text) makes the blackboard read a row at a time; the decisions are read whole.
+    mcp
+      .prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)')
+      .run('bad-text', 'finding', 'src/', '2026-01-01T00:00:00.000Z', 'not json');
+    mcp
+      .prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)')
+      .run('bad-sep', 'finding', 'src/', '2026-01-01T00:00:00.000Z', '{"a":\u0001}');
+    mcp.prepare('INSERT INTO decisions (id, status, timestamp, data) VALUES (?, ?, ?, ?)').run('bad-array', 'active', '2026-01-01T00:00:00.000Z', '[1, 2]');
+    mcp.close();
+    const warnings: string[] = [];
+    const b = await readAll(await openWorkspace(two, { warn: m => warnings.push(m) }));
+    assert.deepEqual(b, await readAll(await openWorkspace(one, quiet)));
+    for (const [table, id] of [
+      ['blackboard', 'bad-text'],
+      ['blackboard', 'bad-sep'],
+      ['decisions', 'bad-array'],
+    ])
+      assert.ok(
+        warnings.includes(`twining.db: the ${table} row ${id} does not hold a JSON object; it is not shown`),
+        `${table} ${id}: ${JSON.stringify(warnings)}`,
+      );
+  });
+
+  test("another process's appends, updates in place and a row put back under a new seq give the open engine what a new open reads", async () => {
+    const { two } = twins();
+    const dir = tw(two);
+    const engine = await openWorkspace(two, quiet);
+    const reads = async (e: TwiningEngine) => ({
+      read: await e.read({ limit: 1000 }),
+      decisions: await e.decisions({}),
+      handoffs: await e.handoffs({}),
+      status: await e.status({}),
+    });
+    await reads(engine);
+    const mcp = openMcpDb(dir);
+    const post = (n: number) => ({
+      entry_type: n % 2 ? 'warning' : 'finding',
+      summary: `Later ${n}`,
+      detail: '',
+      tags: [],
+      scope: 'src/',
+      agent_id: 'mcp',
+      id: `01KB20000000000000000000${String(n).padStart(2, '0')}`,
+      timestamp: `2026-11-26T10:${String(n).padStart(2, '0')}:00.000Z`,
+    });
+    const seen = async () => {
+      await engine.refresh(['.twining/twining.db-wal']);
+      assert.deepEqual(await reads(engine), await reads(await openWorkspace(two, quiet)));
+    };
+    // Appended (the lists read on from where they stopped), twice.
+    for (const n of [1, 2, 3]) mcpPost(mcp, dir, post(n));
+    await seen();
+    mcpPost(mcp, dir, post(4));
+    await seen();
+    // An update in place, and an entry removed and inserted again (a new seq: now the last).
+    mcpResolve(mcp, dir, post(1).id, 'mcp', 'done', '2026-11-26T11:00:00.000Z');
+    await seen();
+    mcp.prepare('DELETE FROM blackboard WHERE id = ?').run(post(2).id);
+    mcpPost(mcp, dir, post(2));
+    await seen();
+    assert.equal((await engine.read({ limit: 1 })).entries[0]?.summary, 'Later 2');
+    // Appended after a row was put back, and one of the appended removed in the same commit's wake.
+    mcpPost(mcp, dir, post(5));
+    mcpPost(mcp, dir, post(6));
+    mcp.prepare('DELETE FROM blackboard WHERE id = ?').run(post(5).id);
+    await seen();
+    mcp.close();
+  });
 });
 
 describe('a records/-only 2.x folder (a fresh clone, or a Node without node:sqlite)', () => {
