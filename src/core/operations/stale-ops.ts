@@ -14,7 +14,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
-import { readTextIfExists, isRecord } from '../store/files';
+import { isRecord } from '../store/files';
 import { parseObject } from '../store/jsonl';
 import { isUlid, type InputOf } from '../schemas/schemas';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
@@ -35,85 +35,80 @@ export interface ArchiveStaleResult {
 
 export async function archiveStale(ctx: FolderStore, input: InputOf<'archive_stale'>): Promise<ArchiveStaleResult> {
   const args = ctx.validate('archive_stale', input);
-  return transition(
-    ctx,
-    async (raw, tx) => {
-      const index = raw.filter(isRecord) as unknown as DecisionIndexEntry[];
-      const statusById = new Map(index.map(d => [d.id, d.status]));
-      const live = index.filter(d => d.status === 'active' || d.status === 'provisional').length;
-      const archived_decisions: string[] = [];
-      const archived_entries: string[] = [];
-      const not_found: string[] = [];
-      const entryIds = new Set<string>();
-      for (const id of [...new Set(args.ids)]) {
-        if (!statusById.has(id) || !isUlid(id)) {
-          entryIds.add(id);
-          continue;
-        }
-        const prior = statusById.get(id);
-        const extra: Partial<DecisionRecord> = prior && prior !== 'archived' ? { archived_from: prior } : {};
-        if (await setDecisionStatus(ctx, raw, id, 'archived', tx, extra)) archived_decisions.push(id);
-        else not_found.push(id);
+  return transition(ctx, async (raw, tx) => {
+    const index = raw.filter(isRecord) as unknown as DecisionIndexEntry[];
+    const statusById = new Map(index.map(d => [d.id, d.status]));
+    const live = index.filter(d => d.status === 'active' || d.status === 'provisional').length;
+    const archived_decisions: string[] = [];
+    const archived_entries: string[] = [];
+    const not_found: string[] = [];
+    const entryIds = new Set<string>();
+    for (const id of [...new Set(args.ids)]) {
+      if (!statusById.has(id) || !isUlid(id)) {
+        entryIds.add(id);
+        continue;
       }
-      if (entryIds.size) {
-        const text = (await readTextIfExists(ctx.layout.blackboard)) ?? '';
-        const kept: string[] = [];
-        const tombstones: string[] = [];
-        const at = ctx.timestamp();
-        for (const line of text.split('\n')) {
-          if (line.trim() === '') continue;
-          const entry = parseObject<Record<string, unknown>>(line);
-          if (entry && typeof entry.id === 'string' && entryIds.has(entry.id)) {
-            if (!archived_entries.includes(entry.id)) archived_entries.push(entry.id);
-            const dismissed = { dismissed_at: at, dismissed_by: 'archive_stale', reason: args.reason || 'archived as stale via twining_archive_stale' };
-            tombstones.push(JSON.stringify({ ...entry, dismissed }) + '\n');
-          } else kept.push(line + '\n');
-        }
-        for (const id of entryIds) if (!archived_entries.includes(id)) not_found.push(id);
-        if (tombstones.length) {
-          await fs.mkdir(ctx.layout.archiveDir, { recursive: true });
-          // The tombstones first: an entry is never in neither file.
-          await tx.append(path.join(ctx.layout.archiveDir, `${at.slice(0, 10)}-blackboard.jsonl`), tombstones.join(''));
-          await tx.replace(ctx.layout.blackboard, kept.join(''));
-        }
+      const prior = statusById.get(id);
+      const extra: Partial<DecisionRecord> = prior && prior !== 'archived' ? { archived_from: prior } : {};
+      if (await setDecisionStatus(ctx, raw, id, 'archived', tx, extra)) archived_decisions.push(id);
+      else not_found.push(id);
+    }
+    if (entryIds.size) {
+      const text = await ctx.storage.blackboardText();
+      const kept: string[] = [];
+      const tombstones: string[] = [];
+      const at = ctx.timestamp();
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        const entry = parseObject<Record<string, unknown>>(line);
+        if (entry && typeof entry.id === 'string' && entryIds.has(entry.id)) {
+          if (!archived_entries.includes(entry.id)) archived_entries.push(entry.id);
+          const dismissed = { dismissed_at: at, dismissed_by: 'archive_stale', reason: args.reason || 'archived as stale via twining_archive_stale' };
+          tombstones.push(JSON.stringify({ ...entry, dismissed }) + '\n');
+        } else kept.push(line);
       }
-      const total = archived_decisions.length + archived_entries.length;
-      const threshold = Math.max(20, Math.ceil(live * 0.05));
-      const result: ArchiveStaleResult = { archived_decisions, archived_entries, not_found, total_archived: total };
-      if (args.ids.length > threshold) {
-        result.warning =
-          `Archiving ${args.ids.length} items, more than ${threshold} (5% of ${live} live decisions). Staleness signals are heuristics: check a sample ` +
-          'before trusting a batch this large. Archived decisions are restorable with unarchive; blackboard entries are removed (kept in archive/).';
+      for (const id of entryIds) if (!archived_entries.includes(id)) not_found.push(id);
+      if (tombstones.length) {
+        await fs.mkdir(ctx.layout.archiveDir, { recursive: true });
+        // The tombstones first: an entry is never in neither file.
+        await tx.append(path.join(ctx.layout.archiveDir, `${at.slice(0, 10)}-blackboard.jsonl`), tombstones.join(''));
+        await ctx.storage.replaceEntries(kept, tx);
       }
-      if (total) {
-        const perItem = Object.entries(args.reasons ?? {})
-          .filter(([id]) => archived_decisions.includes(id) || archived_entries.includes(id))
-          .map(([id, why]) => `  ${id}: ${why}`);
-        const detail = [
-          args.reason ? `Reason: ${args.reason}` : '',
-          archived_decisions.length ? `Decisions: ${archived_decisions.join(', ')}` : '',
-          archived_entries.length ? `Blackboard entries: ${archived_entries.join(', ')}` : '',
-          perItem.length ? `Per-item reasons:\n${perItem.join('\n')}` : '',
-        ].filter(Boolean);
-        const finding = await appendEntryLocked(
-          ctx,
-          {
-            entry_type: 'finding',
-            summary: `Archived ${total} stale items via housekeeping`,
-            detail: detail.join('\n'),
-            tags: ['housekeeping', 'stale-archive'],
-            scope: 'project',
-            agent_id: 'main',
-          },
-          tx,
-        );
-        result.finding_id = finding.id;
-      }
-      return result;
-      // Not direct: the entries are taken out of the 1.x blackboard file (a 2.x folder's write copy).
-    },
-    false,
-  );
+    }
+    const total = archived_decisions.length + archived_entries.length;
+    const threshold = Math.max(20, Math.ceil(live * 0.05));
+    const result: ArchiveStaleResult = { archived_decisions, archived_entries, not_found, total_archived: total };
+    if (args.ids.length > threshold) {
+      result.warning =
+        `Archiving ${args.ids.length} items, more than ${threshold} (5% of ${live} live decisions). Staleness signals are heuristics: check a sample ` +
+        'before trusting a batch this large. Archived decisions are restorable with unarchive; blackboard entries are removed (kept in archive/).';
+    }
+    if (total) {
+      const perItem = Object.entries(args.reasons ?? {})
+        .filter(([id]) => archived_decisions.includes(id) || archived_entries.includes(id))
+        .map(([id, why]) => `  ${id}: ${why}`);
+      const detail = [
+        args.reason ? `Reason: ${args.reason}` : '',
+        archived_decisions.length ? `Decisions: ${archived_decisions.join(', ')}` : '',
+        archived_entries.length ? `Blackboard entries: ${archived_entries.join(', ')}` : '',
+        perItem.length ? `Per-item reasons:\n${perItem.join('\n')}` : '',
+      ].filter(Boolean);
+      const finding = await appendEntryLocked(
+        ctx,
+        {
+          entry_type: 'finding',
+          summary: `Archived ${total} stale items via housekeeping`,
+          detail: detail.join('\n'),
+          tags: ['housekeeping', 'stale-archive'],
+          scope: 'project',
+          agent_id: 'main',
+        },
+        tx,
+      );
+      result.finding_id = finding.id;
+    }
+    return result;
+  });
 }
 
 export interface UnarchiveResult {

@@ -7,7 +7,7 @@
  * from its `index_data`, the decision index made from the decision rows (2.x keeps no index
  * file), agents by `agent_id`, the graph's entities and relations.
  */
-import type { RefreshResult } from './jsonl';
+import { parseObject, type RefreshResult } from './jsonl';
 import type { Delta, Item, StateChange, StateKind, TwoXState } from './two-x-state';
 import type { TwoXStore } from './two-x-store';
 import { indexEntryOf, indexLineOf } from './index-lines';
@@ -176,6 +176,34 @@ export class SqliteStorage implements Storage {
       if (typeof id !== 'string') throw new Error('a blackboard entry without an id cannot be stored in twining.db');
       this.twoX.change({ kind: 'posts', id, item: this.item(id, entry) });
     }
+    return Promise.resolve();
+  }
+
+  /** The posts' rows as the 1.x blackboard's lines (their texts, in seq order). */
+  blackboardText(): Promise<string> {
+    return Promise.resolve(
+      this.state
+        .sorted('posts')
+        .map(p => p.text + '\n')
+        .join(''),
+    );
+  }
+
+  /**
+   * The posts' rows made to hold `lines`: a post left out is deleted (with its record file), one
+   * changed is rewritten in place (its seq kept), a line that is not an entry with an id is left out.
+   */
+  replaceEntries(lines: readonly string[]): Promise<void> {
+    const rows = this.state.of('posts');
+    const kept = new Set<string>();
+    for (const line of lines) {
+      const value = parseObject<Record<string, unknown>>(line.replace(/\r$/, ''));
+      if (!value || typeof value.id !== 'string') continue;
+      kept.add(value.id);
+      const item = this.item(value.id, value);
+      if (rows.get(value.id)?.text !== item.text) this.twoX.change({ kind: 'posts', id: value.id, item });
+    }
+    for (const id of [...rows.keys()]) if (!kept.has(id)) this.twoX.change({ kind: 'posts', id });
     return Promise.resolve();
   }
 

@@ -18,7 +18,7 @@ import { JsonlFile, RefreshResult } from './jsonl';
 import { readJsonArray } from './files';
 import { currentStamp, stampOf } from './version-stamp';
 import type { Layout } from './layout';
-import { appendLineSafely, toJsonText, toJsonlLine, writeAtomic } from './files';
+import { appendLineSafely, readTextIfExists, toJsonText, toJsonlLine, writeAtomic } from './files';
 import type { Transaction } from './transaction';
 import type { DecisionRecord, HandoffRecord } from '../records';
 
@@ -74,6 +74,13 @@ export interface Storage {
    * the caller holds the blackboard's lock (FolderStore.lock).
    */
   appendEntries(entries: readonly object[], tx?: Transaction): Promise<void>;
+  /** The blackboard as its 1.x file's text: one entry a line, oldest first (a 2.x folder: its rows' texts in seq order). */
+  blackboardText(): Promise<string>;
+  /**
+   * Writes the blackboard as `lines` (each an entry's JSON text), as a step of `tx` when given:
+   * entries left out are removed, changed ones rewritten in place; the caller holds its lock.
+   */
+  replaceEntries(lines: readonly string[], tx?: Transaction): Promise<void>;
   /** Writes the list of `kind` as `items` (as a step of `tx` when given); the caller holds its lock. */
   writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void>;
   /** Writes a decision record, new or changed (as a step of `tx` when given); the caller holds the decision index's lock. */
@@ -150,6 +157,14 @@ export class FilesStorage implements Storage {
     const text = entries.map(toJsonlLine).join('');
     if (tx) await tx.append(this.layout.blackboard, text);
     else await appendLineSafely(this.layout.blackboard, text);
+  }
+
+  async blackboardText(): Promise<string> {
+    return (await readTextIfExists(this.layout.blackboard)) ?? '';
+  }
+
+  replaceEntries(lines: readonly string[], tx?: Transaction): Promise<void> {
+    return replaceFile(this.layout.blackboard, lines.map(line => line + '\n').join(''), tx);
   }
 
   writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void> {
