@@ -272,6 +272,25 @@ async function repairAcknowledgements(ctx: FolderStore): Promise<void> {
     if (record && typeof record.acknowledged_by === 'string') behind.push(line.id);
   }
   if (behind.length === 0) return;
+  // A 2.x folder's index line is its row's index_data: the record written again makes it from the record (store/two-x-rows.ts).
+  if (ctx.twoX) {
+    const fixed: string[] = [];
+    await ctx.lock(
+      [ctx.locks.handoffIndex],
+      async () => {
+        for (const id of behind) {
+          const record = await ctx.handoffRecords.fresh(id).catch(() => undefined);
+          if (!record || typeof record.acknowledged_by !== 'string') continue;
+          await ctx.handoffRecords.write(id, record);
+          fixed.push(id);
+        }
+      },
+      { direct: true },
+    );
+    if (fixed.length) ctx.warn(`marked ${fixed.length} handoff(s) acknowledged in twining.db's index_data, as their records say: ${fixed.join(', ')}`);
+    await ctx.handoffIndex.refresh();
+    return;
+  }
   await ctx.lock([ctx.locks.handoffIndex], async () => {
     const text = (await readTextIfExists(ctx.layout.handoffIndex)) ?? '';
     const lines = text

@@ -179,14 +179,13 @@ export class SqliteStorage implements Storage {
     return Promise.resolve();
   }
 
-  /** The posts' rows as the 1.x blackboard's lines (their texts, in seq order). */
-  blackboardText(): Promise<string> {
-    return Promise.resolve(
-      this.state
-        .sorted('posts')
-        .map(p => p.text + '\n')
-        .join(''),
-    );
+  /** The posts' rows as the 1.x blackboard's lines (their texts, in seq order), brought up to date first outside a write. */
+  async blackboardText(): Promise<string> {
+    await this.sync('posts');
+    return this.state
+      .sorted('posts')
+      .map(p => p.text + '\n')
+      .join('');
   }
 
   /**
