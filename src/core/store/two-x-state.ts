@@ -226,7 +226,7 @@ export class DbSource implements Source {
    * A table's rows in one query, each column's values joined into one string by SQLite (a row
    * apiece costs an object and three strings on this side, several times the parse of the same
    * records from a 1.x JSONL file): the texts split on U+0001, which a JSON text never holds
-   * unescaped (RFC 8259 §7), the keys and seqs as JSON arrays. False when the pieces do not come
+   * unescaped (RFC 8259, "Strings": control characters are escaped), the keys and seqs as JSON arrays. False when the pieces do not come
    * out one per row (a text that is not JSON holds the separator): the rows are then read one by one.
    */
   private loadWhole(state: TwoXState, t: Table): boolean {
