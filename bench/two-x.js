@@ -8,7 +8,9 @@
  *    entries, status), each engine closed before the next open; the opens after the first, 2.x
  *    against 1.x, and their ratio (the first open of each is printed apart);
  *  - one write by another process seen (a post: a row + its record file, or a 1.x line) through
- *    refresh(paths).
+ *    refresh(paths);
+ *  - our own writes: an open engine's first post and the one after it, and `twining post` from a
+ *    new process (the CLI, as a hook or an agent's shell runs it), 2.x against 1.x.
  * `--before DIR`: another build's dist/ (say, main's) measured in the same run, interleaved with
  * this one, for a before/after of the same rows. Prints os.loadavg() with the figures. Needs
  * node:sqlite (Node 22.13+): under an older Node it says so and measures nothing.
@@ -247,6 +249,39 @@ function whyProcess(dist, root, file) {
     const b = median(opens.get(`${name} 1.x files`).slice(1));
     console.log(`  ${name.padEnd(6)} reopen 2.x / 1.x ratio ${ratio(a, b)}`);
   }
+  // Our own writes: an engine's first post (a 2.x folder's first write of the process) and the next one, then a new process's post.
+  const writes = new Map();
+  const note = (key, ms) => writes.set(key, [...(writes.get(key) ?? []), ms]);
+  let n = 0;
+  for (let r = 0; r < RUNS + 1; r++)
+    for (const [name, dist] of BUILDS) {
+      const core = require(path.join(dist, 'core.js'));
+      for (const [label, root] of layouts.slice(0, 2)) {
+        const engine = await firstView(core, root);
+        const entry = () => ({ entry_type: 'finding', summary: `Ours ${n++}`, scope: 'src/', agent_id: 'bench' });
+        const [first] = await timed(() => engine.post(entry()));
+        const [next] = await timed(() => engine.post(entry()));
+        engine.close?.();
+        const t = now();
+        const cli = spawnSync(process.execPath, [path.join(dist, 'cli.js'), 'post', '--entry-type', 'finding', '--summary', `Ours ${n++}`], {
+          cwd: root,
+          encoding: 'utf8',
+        });
+        const ms = now() - t;
+        if (cli.status !== 0) throw new Error(`twining post in ${root} failed (${cli.status}): ${cli.stderr}`);
+        if (r === 0) continue; // the first round warms the caches (and lays a kept copy out)
+        note(`${name} ${label} first`, first);
+        note(`${name} ${label} next`, next);
+        note(`${name} ${label} cli`, ms);
+      }
+    }
+  for (const [name] of BUILDS)
+    for (const [label] of layouts.slice(0, 2)) {
+      const m = kind => median(writes.get(`${name} ${label} ${kind}`));
+      console.log(
+        `  ${name.padEnd(6)} ${label.padEnd(18)} post: an engine's first ${m('first')} ms, the next ${m('next')} ms; \`twining post\` (new process) ${m('cli')} ms`,
+      );
+    }
   console.log(`  load average after ${load()}`);
   fs.rmSync(base, { recursive: true, force: true });
 })().catch(error => {

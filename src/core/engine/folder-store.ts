@@ -191,7 +191,7 @@ export class FolderStore {
     this.registry = new JsonArrayFile<AgentRecord>(storage.array('agents'));
     this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(storage.array('decisionIndex'));
     this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
-    this.handoffRecords = new HandoffRecords(this.layout, storage.handoffs);
+    this.handoffRecords = new HandoffRecords(storage);
     this.claimLog = new ClaimLog(claimsFileOf(this.layout.dir), this.warn);
     this.graph = graphFiles(storage, kind => this.graphLock(kind));
     const stampOf = (source: DerivedSource) => (source === 'blackboard' ? this.blackboard.file.origin : source === 'decisions' ? this.decisionIndex.stamp : '');

@@ -116,11 +116,6 @@ export class TwoXStore {
     return this.inWrite.getStore() === true;
   }
 
-  /** Whether a writing operation runs now on the write copy (laid out: some of its steps write 1.x files). */
-  get writingCopy(): boolean {
-    return this.writing && this.copyBuilt;
-  }
-
   /** Where the records are read from now: `database` or `records` (undefined before the first read). */
   get readsFrom(): 'database' | 'records' | undefined {
     return this.source ? (this.source.hasAgents ? 'database' : 'records') : undefined;
