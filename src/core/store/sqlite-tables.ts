@@ -120,14 +120,15 @@ export function readTableWhole(
   for (let i = 0; i < n; i++) {
     const seq = Number(seqs[i]);
     const id = String(keys[i]);
-    const order = seqOrder(seq);
     const text = texts[i];
     const index = t.extra ? String((extras as unknown[])[i]) : undefined;
     const known = before?.get(id);
-    if (known && known.order === order && known.text === text && known.index === index) {
+    // The same seq: its order is seqOrder(seq), compared as a number (no string made for each row).
+    if (known && known.text === text && known.index === index && Number(known.order) === seq) {
       items.push(known);
       continue;
     }
+    const order = seqOrder(seq);
     const value = objectOf(text);
     if (!value) {
       unreadable(keys[i]);
