@@ -84,7 +84,7 @@ export function lastReader(file: string): TwoXState | undefined {
 
 /**
  * A table's rows in one query, in seq order: each column's values joined into one string by
- * SQLite, the texts on U+0001, which a JSON text never holds unescaped (RFC 8259 §7), the keys
+ * SQLite, the texts on U+0001, which a JSON text never holds unescaped (JSON escapes control characters), the keys
  * and seqs as JSON arrays. A row of `before` with the same key, text (and index) at the same seq
  * is used as it is. Undefined when the pieces do not come out one per row (a text that is not
  * JSON holds the separator) or a key cannot be put into JSON: the caller reads the rows one by one.
