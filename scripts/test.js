@@ -15,8 +15,10 @@
 //
 // What runs at once (2 cores are enough): the host tool install (a child process) starts first,
 // beside `npm ci` and the build; then two lanes:
-//   checks  lint, then unit (their output is printed as a block when each suite ends);
-//   e2e     once the host tools are there: one VS Code server and one browser for the run
+//   checks  lint (beside the build: it reads only the sources), then unit, one file at a time
+//           while the e2e lane runs, two after, longest first (their output is printed as a block
+//           when each suite ends);
+//   e2e     once built and the host tools are there: one VS Code server and one browser for the run
 //           (scripts/e2e-session.js), shared by the host runs and the UI files, then host, then the
 //           UI files; the UI files that rebuild dist/ (demo, package: EXCLUSIVE in
 //           scripts/run-ui-tests.js) last, when nothing else uses dist/: the unit suite runs a copy
@@ -67,11 +69,11 @@ function ensureDependencies() {
   return true;
 }
 
-function build() {
+async function build() {
   banner('building (node esbuild.js --tests)');
   const started = Date.now();
-  const r = spawnSync(process.execPath, ['esbuild.js', '--tests'], { cwd: REPO, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error(`the build failed (${r.error ? r.error.message : `exit code ${r.status}`})`);
+  const code = await run(process.execPath, ['esbuild.js', '--tests']);
+  if (code !== 0) throw new Error(`the build failed (${typeof code === 'string' ? code : `exit code ${code}`})`);
   removeStaleBundles();
   copyDistForUnit();
   console.log(`built in ${seconds(started)} s`);
@@ -135,17 +137,30 @@ function reporter(buffered = false) {
   };
 }
 
+/** The commands run() started that have not ended: a failed build ends the lint beside it. */
+const running = new Set();
+process.on('exit', () => {
+  for (const child of running) child.kill();
+});
+
 /** Runs a command, streaming its output (or into `out`, a buffered reporter); resolves with its exit code (or signal). */
 function run(command, args, { out, ...options } = {}) {
   return new Promise(resolve => {
     const piped = out && out.buffered;
     const child = spawn(command, args, { cwd: REPO, stdio: piped ? ['ignore', 'pipe', 'pipe'] : 'inherit', ...options });
+    running.add(child);
     if (piped) {
       child.stdout.on('data', d => out.write(d));
       child.stderr.on('data', d => out.write(d));
     }
-    child.on('error', error => resolve(`error ${error.message}`));
-    child.on('exit', (code, signal) => resolve(signal ? `signal ${signal}` : code));
+    child.on('error', error => {
+      running.delete(child);
+      resolve(`error ${error.message}`);
+    });
+    child.on('exit', (code, signal) => {
+      running.delete(child);
+      resolve(signal ? `signal ${signal}` : code);
+    });
   });
 }
 
@@ -408,11 +423,13 @@ async function runSuite(suite, fn, results) {
 }
 
 /**
- * The checks lane: lint, then unit, each printed as one block when it ends (the e2e lane streams
- * beside it; everything streams with TWINING_TEST_VERBOSE=1).
+ * The checks lane: lint (beside the build: it reads only the sources), then unit once the build is
+ * done, each printed as one block when it ends (the e2e lane streams beside it; everything streams
+ * with TWINING_TEST_VERBOSE=1).
  */
-async function checksLane(selected, results, hostTools, e2eRunning) {
+async function checksLane(selected, results, built, hostTools, e2eRunning) {
   for (const suite of ['lint', 'unit'].filter(s => selected.includes(s))) {
+    if (suite === 'unit' && !(await built)) return;
     const out = reporter(!VERBOSE);
     await runSuite(suite, () => (suite === 'lint' ? lintSuite({ out }) : unitSuite({ out, hostTools, e2eRunning })), results);
     banner(`${suite} tests (${results[suite].seconds} s)`);
@@ -424,9 +441,9 @@ async function checksLane(selected, results, hostTools, e2eRunning) {
  * The e2e lane: once the host tools are installed, one shared server and browser (scripts/e2e-session.js)
  * for the host runs, then the UI files, the ones that rebuild dist/ last.
  */
-async function e2eLane(selected, results, hostTools, state) {
+async function e2eLane(selected, results, built, hostTools, state) {
   const suites = ['host', 'ui'].filter(s => selected.includes(s));
-  if (suites.length === 0) return;
+  if (suites.length === 0 || !(await built)) return;
   const opened = hostTools.then(() => {
     state.running = true;
     return require('./e2e-session').openSession(require('./setup-host').ensureHost());
@@ -476,32 +493,39 @@ async function main() {
   // The host tools install beside npm ci and the build (setup-host.js needs neither).
   const hostTools = selected.some(s => s === 'host' || s === 'ui') ? installHostTools() : Promise.resolve();
   hostTools.then(
-    s => phases.push(`host tools ${s} s`),
+    s => s && phases.push(`host tools ${s} s`),
     () => {},
   );
   const results = {};
-  try {
-    const t = Date.now();
-    if (ensureDependencies()) phases.push(`npm ci ${seconds(t)} s`);
-    const b = Date.now();
-    build();
-    phases.push(`build ${seconds(b)} s`);
-  } catch (error) {
+  const crashed = error => {
     console.error(`\n${error.message}`);
     console.log('\nbuild: crashed');
     console.log('0 passed, 1 failed');
     process.exit(1);
+  };
+  try {
+    const t = Date.now();
+    if (ensureDependencies()) phases.push(`npm ci ${seconds(t)} s`);
+  } catch (error) {
+    crashed(error);
   }
+  const b = Date.now();
+  // Resolves true once built; a failed build ends the run (and the lint begun beside it).
+  const built = build().then(() => {
+    phases.push(`build ${seconds(b)} s`);
+    return true;
+  }, crashed);
   // A failed install is reported by the suites that need it.
   hostTools.catch(() => {});
   const e2eState = { running: false }; // the unit suite takes one core while the e2e lane runs
   const checks = checksLane(
     selected,
     results,
+    built,
     hostTools.catch(() => {}),
     () => e2eState.running,
   );
-  const e2e = e2eLane(selected, results, hostTools, e2eState);
+  const e2e = e2eLane(selected, results, built, hostTools, e2eState);
   await Promise.all([checks, e2e]);
 
   banner(

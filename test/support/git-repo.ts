@@ -41,13 +41,24 @@ export function newRepo(): string {
   return root;
 }
 
-/** A repository whose first commit on `main` is the reference folder, with the driver set up by the bundled CLI. */
+let fixtureTemplate: string | undefined;
+
+/**
+ * A repository whose first commit on `main` is the reference folder, with the driver set up by the
+ * bundled CLI. Made once per test process, then copied (work tree and .git alike): a copied
+ * repository is the same repository, and git-setup and the commit cost a CLI and six git processes.
+ */
 export function fixtureRepo(): string {
-  const repo = newRepo();
-  fs.cpSync(FIXTURE, path.join(repo, '.twining'), { recursive: true });
-  const setup = cli(repo, 'git-setup');
-  if (setup.status !== 0) throw new Error(`git-setup failed: ${setup.stderr}`);
-  commitAll(repo, 'base');
+  if (!fixtureTemplate) {
+    const template = newRepo();
+    fs.cpSync(FIXTURE, path.join(template, '.twining'), { recursive: true });
+    const setup = cli(template, 'git-setup');
+    if (setup.status !== 0) throw new Error(`git-setup failed: ${setup.stderr}`);
+    commitAll(template, 'base');
+    fixtureTemplate = template;
+  }
+  const repo = tempProject('repo');
+  fs.cpSync(fixtureTemplate, repo, { recursive: true });
   return repo;
 }
 

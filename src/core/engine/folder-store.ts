@@ -9,7 +9,7 @@ import { realpathSync } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
 import { Layout, assertWritesStayInside, ensureFolder } from '../store/layout';
-import { withLocks } from '../store/lock';
+import { type LaterRelease, withLocks } from '../store/lock';
 import { readTextIfExists, sweepTemporaryFiles } from '../store/files';
 import { Config, parseConfig } from './config';
 import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../store/loaded-files';
@@ -72,6 +72,12 @@ export interface WorkspaceOptions {
    * changeGraphSoon); anything that reads or changes the graph applies them first.
    */
   batchGraph?: boolean;
+  /**
+   * A server answering one call after another (`twining mcp`): a write answers as soon as its work
+   * is done, and its locks are released just after (store/lock.ts LaterRelease); `settled()` waits
+   * for them.
+   */
+  releaseAfterAnswer?: boolean;
   /** The branch of the linked worktree the writer works in (core/git/record-location.ts): a handoff notes it in `provenance`. */
   branch?: string;
 }
@@ -124,6 +130,9 @@ export class FolderStore {
   readonly readOnly: boolean;
   readonly keepRecordsWarm: boolean;
   readonly batchGraph: boolean;
+  /** Lock releases still under way (`releaseAfterAnswer`). */
+  readonly releasing = new Set<Promise<void>>();
+  private readonly later?: LaterRelease;
   readonly branch?: string;
   private readonly writeGate?: () => string | undefined;
   private readonly writeGateMs: number;
@@ -164,6 +173,12 @@ export class FolderStore {
     this.readOnly = options.readOnly ?? false;
     this.keepRecordsWarm = options.keepRecordsWarm ?? false;
     this.batchGraph = options.batchGraph ?? false;
+    if (options.releaseAfterAnswer)
+      this.later = released => {
+        this.releasing.add(released);
+        const done = () => this.releasing.delete(released);
+        released.then(done, done);
+      };
     this.branch = options.branch;
     this.writeGate = options.writeGate;
     this.writeGateMs = options.writeGateMs ?? 5000;
@@ -410,7 +425,7 @@ export class FolderStore {
     await Promise.all(own.map(([file]) => assertWritesStayInside(this.layout.dir, file)));
     const locked = () =>
       own.length
-        ? withLocks(own, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`))
+        ? withLocks(own, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`), this.later)
         : work();
     return records ? this.twoX!.write(locked, direct) : locked();
   }

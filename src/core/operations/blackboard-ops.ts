@@ -50,7 +50,9 @@ export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?:
   entry.agent_id = fields.agent_id;
   entry.id = ctx.id();
   entry.timestamp = ctx.timestamp();
-  await ctx.storage.appendEntries([entry], tx);
+  // One append; on the files layout the engine's copy takes the line in as written, so nothing is read back.
+  const appended = await ctx.storage.appendEntries([entry], tx);
+  if (appended && !appended.mended) ctx.blackboard.appendedHere(appended.before, appended.after, appended.text);
   // A twining-mcp 2.x folder: every post registers its agent (operations/agent-touch.ts).
   await touchAgentLocked(ctx, typeof fields.agent_id === 'string' ? fields.agent_id : undefined, tx);
   if (populate) notePosted(ctx, entry as BlackboardEntry);

@@ -174,13 +174,13 @@ export class SqliteStorage implements Storage {
   }
 
   /** Each entry a new blackboard row (and its record file), stored inside the running write. */
-  appendEntries(entries: readonly object[]): Promise<void> {
+  appendEntries(entries: readonly object[]): Promise<undefined> {
     for (const entry of entries) {
       const id = (entry as { id?: unknown }).id;
       if (typeof id !== 'string') throw new Error('a blackboard entry without an id cannot be stored in twining.db');
       this.twoX.change({ kind: 'posts', id, item: this.item(id, entry) });
     }
-    return Promise.resolve();
+    return Promise.resolve(undefined);
   }
 
   /**

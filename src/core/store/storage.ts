@@ -12,13 +12,13 @@
  * Writes not yet moved here run on the 1.x files (for a 2.x folder: a write copy that
  * store/two-x-store.ts stores back into rows and `records/`).
  */
-import { promises as fs } from 'fs';
+import { promises as fs, type Stats } from 'fs';
 import * as path from 'path';
 import { JsonlFile, RefreshResult } from './jsonl';
 import { readJsonArray } from './files';
 import { currentStamp, stampOf } from './version-stamp';
 import type { Layout } from './layout';
-import { appendLineSafely, toJsonText, toJsonlLine, writeAtomic } from './files';
+import { appendLinesNow, toJsonText, toJsonlLine, writeAtomic } from './files';
 import type { Transaction } from './transaction';
 import type { DecisionRecord, HandoffRecord } from '../records';
 
@@ -37,6 +37,8 @@ export interface LineSource<T> {
   /** Whether a refresh would find nothing new (the files backend: one stat). */
   isCurrent(): Promise<boolean>;
   refresh(): Promise<RefreshResult<T>>;
+  /** Lines this process just appended, taken in without reading them back (the files backend: jsonl.ts); undefined: left for the next refresh. */
+  takeAppended?(before: Stats, after: Stats, text: string): RefreshResult<T> | undefined;
 }
 
 /** A list read whole when its key changes (the registry, the decision index, the graph). */
@@ -73,9 +75,18 @@ export interface Storage {
    * Appends blackboard entries (as a step of `tx` when given: undone if the transaction fails);
    * the caller holds the blackboard's lock (FolderStore.lock).
    */
-  appendEntries(entries: readonly object[], tx?: Transaction): Promise<void>;
+  appendEntries(entries: readonly object[], tx?: Transaction): Promise<AppendedLines | undefined>;
   /** Writes the list of `kind` as `items` (as a step of `tx` when given); the caller holds its lock. */
   writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void>;
+}
+
+/** Lines appended to the blackboard file outside a transaction: the text, and the file's stat around the append (files.ts appendLinesNow). */
+export interface AppendedLines {
+  text: string;
+  before: Stats;
+  after: Stats;
+  /** A torn last line was ended first: more than `text` was written. */
+  mended: boolean;
 }
 
 /** A JSON array file's source: its stat, then the whole file. */
@@ -128,10 +139,10 @@ export class FilesStorage implements Storage {
     return fileArray(file(l), what);
   }
 
-  async appendEntries(entries: readonly object[], tx?: Transaction): Promise<void> {
+  async appendEntries(entries: readonly object[], tx?: Transaction): Promise<AppendedLines | undefined> {
     const text = entries.map(toJsonlLine).join('');
-    if (tx) await tx.append(this.layout.blackboard, text);
-    else await appendLineSafely(this.layout.blackboard, text);
+    if (tx) return void (await tx.append(this.layout.blackboard, text));
+    return { text, ...appendLinesNow(this.layout.blackboard, text) };
   }
 
   async writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void> {
