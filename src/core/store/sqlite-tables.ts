@@ -84,7 +84,7 @@ export function lastReader(file: string): TwoXState | undefined {
 
 /**
  * A table's rows in one query, in seq order: each column's values joined into one string by
- * SQLite, the texts on U+0001, which a JSON text never holds unescaped (RFC 8259, "Strings": control characters are escaped), the keys
+ * SQLite, the texts on U+0001, which a JSON text never holds unescaped (JSON escapes control characters), the keys
  * and seqs as JSON arrays. A row of `before` with the same key, text (and index) at the same seq
  * is used as it is. Undefined when the pieces do not come out one per row (a text that is not
  * JSON holds the separator) or a key cannot be put into JSON: the caller reads the rows one by one.
@@ -120,14 +120,15 @@ export function readTableWhole(
   for (let i = 0; i < n; i++) {
     const seq = Number(seqs[i]);
     const id = String(keys[i]);
-    const order = seqOrder(seq);
     const text = texts[i];
     const index = t.extra ? String((extras as unknown[])[i]) : undefined;
     const known = before?.get(id);
-    if (known && known.order === order && known.text === text && known.index === index) {
+    // The same seq: its order is seqOrder(seq), compared as a number (no string made for each row).
+    if (known && known.text === text && known.index === index && Number(known.order) === seq) {
       items.push(known);
       continue;
     }
+    const order = seqOrder(seq);
     const value = objectOf(text);
     if (!value) {
       unreadable(keys[i]);
