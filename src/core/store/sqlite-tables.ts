@@ -11,9 +11,28 @@
  * same place: the text is the row's version, so nothing changed by another process is missed, and
  * only rows that changed are parsed.
  */
-import type { Delta, Item, StateKind, TwoXState } from './two-x-state';
-import type { StoredRecord } from './records-dir';
+import { RECORD_KINDS, RecordKind, StoredRecord } from './records-dir';
 import type { SqliteDatabase } from './sqlite-db';
+
+export type StateKind = RecordKind | 'agents';
+export const STATE_KINDS: readonly StateKind[] = [...RECORD_KINDS, 'agents'];
+
+/** One record: its place in its list (`order` sorts as text), its JSON text as stored, its value. */
+export interface Item {
+  id: string;
+  order: string;
+  text: string;
+  value: StoredRecord;
+  /** A handoff row's `index_data`. */
+  index?: string;
+}
+
+/** A change: the record as it now is, or undefined when it is gone. */
+export interface Delta {
+  kind: StateKind;
+  id: string;
+  item?: Item;
+}
 
 export interface Table {
   kind: StateKind;
@@ -63,23 +82,6 @@ export function itemOfRow(t: Table, row: Record<string, unknown>): Item | undefi
 export function databasePath(db: SqliteDatabase): string {
   const file = db.prepare("SELECT file FROM pragma_database_list WHERE name = 'main'").get()?.file;
   return typeof file === 'string' ? file : '';
-}
-
-/** Per database file, the state that read a table of it last (at most a few files). */
-const lastReads = new Map<string, TwoXState>();
-const KEPT_FILES = 4;
-
-/** Notes `state` as the last reader of `file`. */
-export function rememberRead(file: string, state: TwoXState): void {
-  if (!file) return;
-  lastReads.delete(file);
-  lastReads.set(file, state);
-  while (lastReads.size > KEPT_FILES) lastReads.delete(lastReads.keys().next().value!);
-}
-
-/** The state that read a table of `file` last, if any. */
-export function lastReader(file: string): TwoXState | undefined {
-  return lastReads.get(file);
 }
 
 /**

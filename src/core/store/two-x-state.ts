@@ -9,44 +9,32 @@
  */
 import * as path from 'path';
 import { dataVersion, SqliteDatabase } from './sqlite-db';
-import {
-  TABLES,
-  databasePath,
-  itemOfRow,
-  keysDiffering,
-  lastReader,
-  readTableRows,
-  readTableWhole,
-  rememberRead,
-  rowsDiffering,
-  select,
-  seqOrder,
-  tableOf,
-} from './sqlite-tables';
+import { TABLES, databasePath, itemOfRow, keysDiffering, readTableRows, readTableWhole, rowsDiffering, select, seqOrder, tableOf } from './sqlite-tables';
 
 import { FileSeen, RECORD_KINDS, RecordKind, StoredRecord, kindDir, listFolder, listKind, readRecordFile, readRecordFileSync, recordFile } from './records-dir';
 import { promises as fs } from 'fs';
 import { mapChunked } from './parallel-io';
 import { stampOf } from './version-stamp';
 
-export type StateKind = RecordKind | 'agents';
-export const STATE_KINDS: readonly StateKind[] = [...RECORD_KINDS, 'agents'];
+import type { Delta, Item, StateKind } from './sqlite-tables';
+export type { Delta, Item, StateKind } from './sqlite-tables';
+export { STATE_KINDS } from './sqlite-tables';
 
-/** One record: its place in its list (`order` sorts as text), its JSON text as stored, its value. */
-export interface Item {
-  id: string;
-  order: string;
-  text: string;
-  value: StoredRecord;
-  /** A handoff row's `index_data`. */
-  index?: string;
+/** Per database file, the state that read a table of it last (at most a few files). */
+const lastReads = new Map<string, TwoXState>();
+const KEPT_FILES = 4;
+
+/** Notes `state` as the last reader of `file`. */
+export function rememberRead(file: string, state: TwoXState): void {
+  if (!file) return;
+  lastReads.delete(file);
+  lastReads.set(file, state);
+  while (lastReads.size > KEPT_FILES) lastReads.delete(lastReads.keys().next().value!);
 }
 
-/** A change: the record as it now is, or undefined when it is gone. */
-export interface Delta {
-  kind: StateKind;
-  id: string;
-  item?: Item;
+/** The state that read a table of `file` last, if any. */
+export function lastReader(file: string): TwoXState | undefined {
+  return lastReads.get(file);
 }
 
 /** What a view of one kind is told (store/sqlite-views.ts): a change, or `reset` (every record read again). */
