@@ -58,7 +58,10 @@ export async function startSession(
   const keep = async () => {
     await record();
     // The session's agent registered (its liveness): the briefing does not depend on it, so a
-    // running engine answers first and registers after.
+    // running engine answers first and registers after. Its registration writes the graph (an
+    // agent entity), one of the briefing's inputs: when nothing had changed until then, the
+    // inputs as they are after it are those the briefing stands for.
+    const beforeRegistering = await fingerprint(twiningDir);
     await engine
       .register({ agent_id: req.agent_id, role: req.role })
       .catch(error => warn(`${req.agent_id} was not registered (${(error as Error).message}); its next tool call tries again`));
@@ -76,7 +79,8 @@ export async function startSession(
       }).catch(error => warn(`the hook index was not written (${(error as Error).message}); the first edit will build it`));
     }
     // Kept for the next start of this agent on an unchanged folder: nothing has changed since this briefing then.
-    const kept = await keepBriefing(twiningDir, briefing, req.max_tokens, before, briefingText({ ...briefing, changed_since: undefined })).catch(error => {
+    const basis = beforeRegistering === before ? await fingerprint(twiningDir) : before;
+    const kept = await keepBriefing(twiningDir, briefing, req.max_tokens, basis, briefingText({ ...briefing, changed_since: undefined })).catch(error => {
       warn(`the briefing was not cached (${(error as Error).message})`);
       return false;
     });

@@ -26,7 +26,8 @@ export const MAX_AGE_MS = 15 * 60_000;
 
 /**
  * The files a briefing is assembled from (relative to `.twining/`), in both layouts: the 1.x
- * files, the claims log (claims/claims.jsonl, store/claim-log.ts), config.yml, and a 2.x folder's
+ * files, the claims log (claims/claims.jsonl, store/claim-log.ts), config.yml, the knowledge graph
+ * (its reach weighs in which decisions a briefing picks: operations/assemble-graph-ops.ts), and a 2.x folder's
  * twining.db with its write-ahead log (twining-mcp opens it in WAL mode: a commit appends to
  * `twining.db-wal` and leaves `twining.db` alone until a checkpoint).
  */
@@ -36,6 +37,8 @@ export const BRIEFING_INPUTS = [
   'handoffs/index.jsonl',
   'claims/claims.jsonl',
   'config.yml',
+  'graph/entities.json',
+  'graph/relations.json',
   'twining.db',
   'twining.db-wal',
 ];

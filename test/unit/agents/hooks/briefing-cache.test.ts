@@ -82,6 +82,20 @@ test('a claim made after a briefing is in the next SessionStart: the cache does 
   assert.match(next.context!, /\*\*alice\*\* holds src\/auth\/jwt\.ts.*rotating the keys/);
 });
 
+test('a change to the knowledge graph after a briefing: the cache does not answer for it (the graph weighs in the decisions a briefing picks)', async () => {
+  const root = fixtureProject();
+  const alone = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-hook-alone-')), 'hook.js');
+  fs.copyFileSync(HOOK_JS, alone);
+  assert.equal(start(HOOK_JS, root, 'g1').status, 0);
+  assert.equal(start(alone, root, 'g2').status, 0, 'nothing written: the cached briefing answers');
+  const engine = await openWorkspace(root, { warn: () => undefined });
+  await engine.run('add_entity', { name: 'src/auth/session.ts', type: 'file' });
+  const after = start(alone, root, 'g3');
+  assert.equal(after.status, 1, `a graph write: the cached briefing does not answer, the engine is needed (${after.stderr})`);
+  assert.equal(start(HOOK_JS, root, 'g4').status, 0);
+  assert.equal(start(alone, root, 'g5').status, 0, 'nothing written since: the cached briefing answers again');
+});
+
 test('lines another agent appended since: the briefing brought up to date without the engine, as the engine assembles it', async () => {
   const root = tempProject();
   const engine = await openWorkspace(root, { warn: () => undefined });
