@@ -11,8 +11,31 @@
  * same place: the text is the row's version, so nothing changed by another process is missed, and
  * only rows that changed are parsed.
  */
-import type { Delta, Item, StateKind, TwoXState } from './two-x-state';
-import type { StoredRecord } from './records-dir';
+import type { RecordKind, StoredRecord } from './records-dir';
+
+export type StateKind = RecordKind | 'agents';
+
+/** One record: its place in its list (`order` sorts as text), its JSON text as stored, its value. */
+export interface Item {
+  id: string;
+  order: string;
+  text: string;
+  value: StoredRecord;
+  /** A handoff row's `index_data`. */
+  index?: string;
+}
+
+/** A change: the record as it now is, or undefined when it is gone. */
+export interface Delta {
+  kind: StateKind;
+  id: string;
+  item?: Item;
+}
+
+/** What the rows kept between reads are read from (store/two-x-state.ts TwoXState). */
+export interface HeldRecords {
+  of(kind: StateKind): ReadonlyMap<string, Item>;
+}
 import type { SqliteDatabase } from './sqlite-db';
 
 export interface Table {
@@ -66,11 +89,11 @@ export function databasePath(db: SqliteDatabase): string {
 }
 
 /** Per database file, the state that read a table of it last (at most a few files). */
-const lastReads = new Map<string, TwoXState>();
+const lastReads = new Map<string, HeldRecords>();
 const KEPT_FILES = 4;
 
 /** Notes `state` as the last reader of `file`. */
-export function rememberRead(file: string, state: TwoXState): void {
+export function rememberRead(file: string, state: HeldRecords): void {
   if (!file) return;
   lastReads.delete(file);
   lastReads.set(file, state);
@@ -78,7 +101,7 @@ export function rememberRead(file: string, state: TwoXState): void {
 }
 
 /** The state that read a table of `file` last, if any. */
-export function lastReader(file: string): TwoXState | undefined {
+export function lastReader(file: string): HeldRecords | undefined {
   return lastReads.get(file);
 }
 

@@ -23,31 +23,14 @@ import {
   seqOrder,
   tableOf,
 } from './sqlite-tables';
-
+import type { Delta, HeldRecords, Item, StateKind } from './sqlite-tables';
 import { FileSeen, RECORD_KINDS, RecordKind, StoredRecord, kindDir, listFolder, listKind, readRecordFile, readRecordFileSync, recordFile } from './records-dir';
 import { promises as fs } from 'fs';
 import { mapChunked } from './parallel-io';
 import { stampOf } from './version-stamp';
 
-export type StateKind = RecordKind | 'agents';
 export const STATE_KINDS: readonly StateKind[] = [...RECORD_KINDS, 'agents'];
-
-/** One record: its place in its list (`order` sorts as text), its JSON text as stored, its value. */
-export interface Item {
-  id: string;
-  order: string;
-  text: string;
-  value: StoredRecord;
-  /** A handoff row's `index_data`. */
-  index?: string;
-}
-
-/** A change: the record as it now is, or undefined when it is gone. */
-export interface Delta {
-  kind: StateKind;
-  id: string;
-  item?: Item;
-}
+export type { StateKind, Item, Delta };
 
 /** What a view of one kind is told (store/sqlite-views.ts): a change, or `reset` (every record read again). */
 export type StateChange = Delta | 'reset';
@@ -181,7 +164,7 @@ export class DbSource implements Source {
   private readonly loaded = new Set<StateKind>();
   /** The database's file, and the state that read it last in this process when this one first did (sqlite-tables.ts). */
   private file?: string;
-  private before?: TwoXState;
+  private before?: HeldRecords;
 
   load(state: TwoXState, kinds: readonly StateKind[]): Promise<void> {
     // Before the rows: a commit while they are read is looked for again by the next poll.
