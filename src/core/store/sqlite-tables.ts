@@ -11,11 +11,9 @@
  * same place: the text is the row's version, so nothing changed by another process is missed, and
  * only rows that changed are parsed.
  */
-import { RECORD_KINDS, RecordKind, StoredRecord } from './records-dir';
-import type { SqliteDatabase } from './sqlite-db';
+import type { RecordKind, StoredRecord } from './records-dir';
 
 export type StateKind = RecordKind | 'agents';
-export const STATE_KINDS: readonly StateKind[] = [...RECORD_KINDS, 'agents'];
 
 /** One record: its place in its list (`order` sorts as text), its JSON text as stored, its value. */
 export interface Item {
@@ -33,6 +31,12 @@ export interface Delta {
   id: string;
   item?: Item;
 }
+
+/** What the rows kept between reads are read from (store/two-x-state.ts TwoXState). */
+export interface HeldRecords {
+  of(kind: StateKind): ReadonlyMap<string, Item>;
+}
+import type { SqliteDatabase } from './sqlite-db';
 
 export interface Table {
   kind: StateKind;
@@ -82,6 +86,23 @@ export function itemOfRow(t: Table, row: Record<string, unknown>): Item | undefi
 export function databasePath(db: SqliteDatabase): string {
   const file = db.prepare("SELECT file FROM pragma_database_list WHERE name = 'main'").get()?.file;
   return typeof file === 'string' ? file : '';
+}
+
+/** Per database file, the state that read a table of it last (at most a few files). */
+const lastReads = new Map<string, HeldRecords>();
+const KEPT_FILES = 4;
+
+/** Notes `state` as the last reader of `file`. */
+export function rememberRead(file: string, state: HeldRecords): void {
+  if (!file) return;
+  lastReads.delete(file);
+  lastReads.set(file, state);
+  while (lastReads.size > KEPT_FILES) lastReads.delete(lastReads.keys().next().value!);
+}
+
+/** The state that read a table of `file` last, if any. */
+export function lastReader(file: string): HeldRecords | undefined {
+  return lastReads.get(file);
 }
 
 /**

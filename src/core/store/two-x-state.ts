@@ -9,33 +9,28 @@
  */
 import * as path from 'path';
 import { dataVersion, SqliteDatabase } from './sqlite-db';
-import { TABLES, databasePath, itemOfRow, keysDiffering, readTableRows, readTableWhole, rowsDiffering, select, seqOrder, tableOf } from './sqlite-tables';
-
+import {
+  TABLES,
+  databasePath,
+  itemOfRow,
+  keysDiffering,
+  lastReader,
+  readTableRows,
+  readTableWhole,
+  rememberRead,
+  rowsDiffering,
+  select,
+  seqOrder,
+  tableOf,
+} from './sqlite-tables';
+import type { Delta, HeldRecords, Item, StateKind } from './sqlite-tables';
 import { FileSeen, RECORD_KINDS, RecordKind, StoredRecord, kindDir, listFolder, listKind, readRecordFile, readRecordFileSync, recordFile } from './records-dir';
 import { promises as fs } from 'fs';
 import { mapChunked } from './parallel-io';
 import { stampOf } from './version-stamp';
 
-import type { Delta, Item, StateKind } from './sqlite-tables';
-export type { Delta, Item, StateKind } from './sqlite-tables';
-export { STATE_KINDS } from './sqlite-tables';
-
-/** Per database file, the state that read a table of it last (at most a few files). */
-const lastReads = new Map<string, TwoXState>();
-const KEPT_FILES = 4;
-
-/** Notes `state` as the last reader of `file`. */
-export function rememberRead(file: string, state: TwoXState): void {
-  if (!file) return;
-  lastReads.delete(file);
-  lastReads.set(file, state);
-  while (lastReads.size > KEPT_FILES) lastReads.delete(lastReads.keys().next().value!);
-}
-
-/** The state that read a table of `file` last, if any. */
-export function lastReader(file: string): TwoXState | undefined {
-  return lastReads.get(file);
-}
+export const STATE_KINDS: readonly StateKind[] = [...RECORD_KINDS, 'agents'];
+export type { StateKind, Item, Delta };
 
 /** What a view of one kind is told (store/sqlite-views.ts): a change, or `reset` (every record read again). */
 export type StateChange = Delta | 'reset';
@@ -169,7 +164,7 @@ export class DbSource implements Source {
   private readonly loaded = new Set<StateKind>();
   /** The database's file, and the state that read it last in this process when this one first did (sqlite-tables.ts). */
   private file?: string;
-  private before?: TwoXState;
+  private before?: HeldRecords;
 
   load(state: TwoXState, kinds: readonly StateKind[]): Promise<void> {
     // Before the rows: a commit while they are read is looked for again by the next poll.
