@@ -138,8 +138,8 @@ export class FolderStore {
   private readonly writeGateMs: number;
   /**
    * A twining-mcp 2.x folder (twining.db + records/, decided when the engine is made): its rows
-   * held in memory (read through `storage`), and its writes, which run on a write copy laid out in
-   * `layout.data` at the first write (store/two-x-store.ts).
+   * held in memory, read and written through `storage`, each write one database transaction
+   * (store/two-x-store.ts).
    */
   readonly twoX?: TwoXStore;
   /** Set once the handoff records without an index line have been looked for. */
