@@ -29,7 +29,8 @@ test('background sync: no git look after a write while sync is off; the interval
         return engine.sync(options);
       },
     },
-    { intervalMs: 1500, afterWriteMs: 20, onError: error => errors.push(error.message) },
+    // The interval is long beside the pokes below, so that a loaded machine's slow timers cannot pass for a look a write caused.
+    { intervalMs: 4000, afterWriteMs: 20, onError: error => errors.push(error.message) },
   ).start();
   try {
     // The first look (at most a second after the start) finds sync off.
@@ -44,14 +45,14 @@ test('background sync: no git look after a write while sync is off; the interval
     assert.equal(syncs, 0);
     // Sync turned on in this clone (what `twining sync` records); the next interval looks and finds it on.
     git(repo, 'config', '--local', 'twining.sync.enabled', 'true');
-    for (let i = 0; i < 100 && syncs === 0; i++) await sleep(50);
+    for (let i = 0; i < 250 && syncs === 0; i++) await sleep(50);
     assert.equal(syncs, 1, 'the interval did not find sync on');
     // Let that sync (which fails: this repository has no remote, said through onError) finish, then a write syncs soon.
-    for (let i = 0; i < 100 && errors.length === 0; i++) await sleep(50);
+    for (let i = 0; i < 250 && errors.length === 0; i++) await sleep(50);
     assert.ok(errors.length >= 1, 'the sync without a remote said nothing');
     const before: number = syncs;
     scheduler.poke();
-    for (let i = 0; i < 40 && syncs === before; i++) await sleep(25);
+    for (let i = 0; i < 120 && syncs === before; i++) await sleep(25); // within 3 s: before the next interval (4 s)
     assert.equal(syncs, before + 1, 'a write with sync on did not sync soon');
   } finally {
     scheduler.stop();
