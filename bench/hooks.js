@@ -80,7 +80,8 @@ function project(parent, name, dist, size, decisions) {
     SubagentStop: { ...common, hook_event_name: 'SubagentStop', stop_hook_active: false },
     Stop: { ...common, hook_event_name: 'Stop', stop_hook_active: false },
   };
-  const hook = event => run(commands[event], JSON.stringify(inputs[event]), root, env);
+  // A hook that waits on a loaded machine is still measured (the default 8 s would give up).
+  const hook = event => run([...commands[event], '--timeout-ms', '600000'], JSON.stringify(inputs[event]), root, env);
   return { root, env, cli, commands, inputs, file, hook };
 }
 

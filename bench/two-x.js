@@ -6,9 +6,12 @@
  *    1.x, interleaved, and their ratio;
  *  - reopen: the engine opened and its first view read (refresh, the decision list, the last 50
  *    entries, status), each engine closed before the next open; the opens after the first, 2.x
- *    against 1.x, and their ratio (the first open of each is printed apart);
+ *    against 1.x, and their ratio (the first open of each is printed apart), in wall time and in
+ *    the engine thread's CPU time (Node 23.9+), which the machine's other load changes far less;
  *  - one write by another process seen (a post: a row + its record file, or a 1.x line) through
- *    refresh(paths).
+ *    refresh(paths);
+ *  - our own writes: an open engine's first post and the one after it, and `twining post` from a
+ *    new process (the CLI, as a hook or an agent's shell runs it), 2.x against 1.x.
  * `--before DIR`: another build's dist/ (say, main's) measured in the same run, interleaved with
  * this one, for a before/after of the same rows. Prints os.loadavg() with the figures. Needs
  * node:sqlite (Node 22.13+): under an older Node it says so and measures nothing.
@@ -222,15 +225,24 @@ function whyProcess(dist, root, file) {
     ['2.x records/ only', clone, undefined],
   ];
   const opens = new Map();
+  const cpus = new Map();
   const seens = new Map();
+  // The engine thread's CPU time (Node 23.9+): on a machine other processes load, wall time says as
+  // much of them as of the open.
+  const threadCpu = () => {
+    const u = process.threadCpuUsage?.();
+    return u ? (u.user + u.system) / 1000 : NaN;
+  };
   let round = 0;
   for (let r = 0; r < RUNS + 1; r++)
     for (const [name, dist] of BUILDS) {
       const core = require(path.join(dist, 'core.js'));
       for (const [label, root, kind] of layouts) {
         const key = `${name} ${label}`;
+        const cpu = threadCpu();
         const [ms, engine] = await timed(() => firstView(core, root));
         opens.set(key, [...(opens.get(key) ?? []), ms]);
+        cpus.set(key, [...(cpus.get(key) ?? []), Math.round((threadCpu() - cpu) * 10) / 10]);
         if (kind) seens.set(key, [...(seens.get(key) ?? []), await writeSeen(root, engine, kind, round++)]);
         engine.close?.();
       }
@@ -245,8 +257,44 @@ function whyProcess(dist, root, file) {
     }
     const a = median(opens.get(`${name} 2.x twining.db`).slice(1));
     const b = median(opens.get(`${name} 1.x files`).slice(1));
-    console.log(`  ${name.padEnd(6)} reopen 2.x / 1.x ratio ${ratio(a, b)}`);
+    const ca = median(cpus.get(`${name} 2.x twining.db`).slice(1));
+    const cb = median(cpus.get(`${name} 1.x files`).slice(1));
+    const cpu = Number.isNaN(ca) ? '' : `; the engine thread's CPU time ${ca} ms against ${cb} ms, ratio ${ratio(ca, cb)}`;
+    console.log(`  ${name.padEnd(6)} reopen 2.x / 1.x ratio ${ratio(a, b)}${cpu}`);
   }
+  // Our own writes: an engine's first post (a 2.x folder's first write of the process) and the next one, then a new process's post.
+  const writes = new Map();
+  const note = (key, ms) => writes.set(key, [...(writes.get(key) ?? []), ms]);
+  let n = 0;
+  for (let r = 0; r < RUNS + 1; r++)
+    for (const [name, dist] of BUILDS) {
+      const core = require(path.join(dist, 'core.js'));
+      for (const [label, root] of layouts.slice(0, 2)) {
+        const engine = await firstView(core, root);
+        const entry = () => ({ entry_type: 'finding', summary: `Ours ${n++}`, scope: 'src/', agent_id: 'bench' });
+        const [first] = await timed(() => engine.post(entry()));
+        const [next] = await timed(() => engine.post(entry()));
+        engine.close?.();
+        const t = now();
+        const cli = spawnSync(process.execPath, [path.join(dist, 'cli.js'), 'post', '--entry-type', 'finding', '--summary', `Ours ${n++}`], {
+          cwd: root,
+          encoding: 'utf8',
+        });
+        const ms = now() - t;
+        if (cli.status !== 0) throw new Error(`twining post in ${root} failed (${cli.status}): ${cli.stderr}`);
+        if (r === 0) continue; // the first round warms the caches (and lays a kept copy out)
+        note(`${name} ${label} first`, first);
+        note(`${name} ${label} next`, next);
+        note(`${name} ${label} cli`, ms);
+      }
+    }
+  for (const [name] of BUILDS)
+    for (const [label] of layouts.slice(0, 2)) {
+      const m = kind => median(writes.get(`${name} ${label} ${kind}`));
+      console.log(
+        `  ${name.padEnd(6)} ${label.padEnd(18)} post: an engine's first ${m('first')} ms, the next ${m('next')} ms; \`twining post\` (new process) ${m('cli')} ms`,
+      );
+    }
   console.log(`  load average after ${load()}`);
   fs.rmSync(base, { recursive: true, force: true });
 })().catch(error => {

@@ -182,8 +182,16 @@ export interface McpServerOptions {
 
 /** An MCP server on one project's engine, not yet connected to a transport. */
 export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void>; engine: TwiningEngine }> {
-  // The graph's upkeep after a post is written a moment after the answer, several posts' at once (operations/graph-ops.ts changeGraphSoon).
-  const engine = await openWorkspace(options.dir, { now: options.now, warn: options.warn, keepRecordsWarm: true, batchGraph: true, project: options.project });
+  // The graph's upkeep after a post is written a moment after the answer, several posts' at once (operations/graph-ops.ts
+  // changeGraphSoon), and a write's locks are released just after its answer (store/lock.ts LaterRelease).
+  const engine = await openWorkspace(options.dir, {
+    now: options.now,
+    warn: options.warn,
+    keepRecordsWarm: true,
+    batchGraph: true,
+    releaseAfterAnswer: true,
+    project: options.project,
+  });
   // A linked worktree's own copy of .twining/ that something else wrote is folded into the shared
   // record before the first call, so the agent sees those records; said once (the fold is idempotent).
   const fold = await engine

@@ -20,7 +20,7 @@ import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, per
 import { blackboardSince, lookUp } from '../../core/store/hook-index';
 import { askRunningEngine } from '../session-start/local-socket';
 import { blackboardSize, newState, resumed } from './hook-liveness';
-import { cachedBriefing } from '../../core/store/briefing-cache';
+import { cachedBriefing, updateBriefing } from '../../core/store/briefing-cache';
 import { registerInBackground } from './background-register';
 import { syncInBackground } from './background-sync';
 import { claimSeam } from './claim-seam';
@@ -60,16 +60,18 @@ export function projectPath(root: string, file: string): string {
 }
 
 /**
- * SessionStart on a folder nobody wrote to since the agent's last briefing: the cached briefing
- * (briefing-cache.ts) without the engine; the agent's registration, when not fresh, is refreshed
- * by a background process (background-register.ts) the host does not wait for.
+ * SessionStart without the engine: on a folder nobody wrote to since the agent's last briefing, the
+ * cached briefing (briefing-cache.ts); on one others only appended blackboard lines to since, that
+ * briefing brought up to date from its basis (briefing-basis.ts). The agent's registration, when
+ * not fresh, is refreshed by a background process (background-register.ts) the host does not wait for.
  */
 async function quickStart(input: HookInput, o: HookOptions, twiningDir: string): Promise<HookOutput | undefined> {
   const text = await cachedBriefing(twiningDir, o.agentId, o.scope, o.maxTokens, o.now());
-  if (text === undefined) return undefined;
+  const updated = text === undefined ? await updateBriefing(twiningDir, o.agentId, o.scope, o.maxTokens, o.now()) : undefined;
+  if (text === undefined && !updated) return undefined;
   registerInBackground(o.root, twiningDir, o.agentId, roleOf(input), o.now(), REGISTER_EVERY_MS);
-  await startState(input, o, twiningDir, () => blackboardSize(twiningDir));
-  return contextAnswer('SessionStart', text);
+  await startState(input, o, twiningDir, () => updated?.offset ?? blackboardSize(twiningDir));
+  return contextAnswer('SessionStart', updated?.text ?? text!);
 }
 
 /** The session's state at its start (a resumed session keeps what it had), registered now. */

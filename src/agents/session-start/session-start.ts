@@ -12,7 +12,9 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { TwiningEngine } from '../../core/engine/engine';
 import { briefingText } from '../../core/text/briefing-text';
-import { fingerprint, keepBriefing } from '../../core/store/briefing-cache';
+import { cacheFile, fingerprint, keepBriefing } from '../../core/store/briefing-cache';
+import { type BriefingParts, keepBasis } from '../../core/store/briefing-basis';
+import { isTwoXFolder } from '../../core/store/two-x-folder';
 import { hookIndexUsable, indexDecisions, writeHookIndex } from '../../core/store/hook-index';
 import { identityOf, stampOf } from '../../core/store/version-stamp';
 
@@ -42,6 +44,7 @@ export async function startSession(
   const before = await fingerprint(twiningDir);
   // The briefing's mark is written with what is kept, after the answer (this engine counts it at once).
   let record = async () => {};
+  let parts: BriefingParts | undefined;
   const briefing = await engine.assemble(
     {
       task: 'Start of an agent session',
@@ -49,13 +52,16 @@ export async function startSession(
       agent_id: req.agent_id,
       ...(req.max_tokens ? { max_tokens: req.max_tokens } : {}),
     },
-    { recordAfter: write => (record = write) },
+    { recordAfter: write => (record = write), basis: p => (parts = p) },
   );
   const offset = engine.blackboard.file.size;
   const keep = async () => {
     await record();
     // The session's agent registered (its liveness): the briefing does not depend on it, so a
-    // running engine answers first and registers after.
+    // running engine answers first and registers after. Its registration writes the graph (an
+    // agent entity), one of the briefing's inputs: when nothing had changed until then, the
+    // inputs as they are after it are those the briefing stands for.
+    const beforeRegistering = await fingerprint(twiningDir);
     await engine
       .register({ agent_id: req.agent_id, role: req.role })
       .catch(error => warn(`${req.agent_id} was not registered (${(error as Error).message}); its next tool call tries again`));
@@ -73,9 +79,16 @@ export async function startSession(
       }).catch(error => warn(`the hook index was not written (${(error as Error).message}); the first edit will build it`));
     }
     // Kept for the next start of this agent on an unchanged folder: nothing has changed since this briefing then.
-    await keepBriefing(twiningDir, briefing, req.max_tokens, before, briefingText({ ...briefing, changed_since: undefined })).catch(error =>
-      warn(`the briefing was not cached (${(error as Error).message})`),
-    );
+    const basis = beforeRegistering === before ? await fingerprint(twiningDir) : before;
+    const kept = await keepBriefing(twiningDir, briefing, req.max_tokens, basis, briefingText({ ...briefing, changed_since: undefined })).catch(error => {
+      warn(`the briefing was not cached (${(error as Error).message})`);
+      return false;
+    });
+    // And what it was made from, for a start after lines were appended (1.x folders: the basis reads blackboard.jsonl).
+    if (kept && parts && !isTwoXFolder(twiningDir))
+      await keepBasis(twiningDir, cacheFile(twiningDir, req.agent_id, req.scope), parts, req.max_tokens, offset).catch(error =>
+        warn(`the briefing's basis was not kept (${(error as Error).message})`),
+      );
   };
   return { text: briefingText(briefing), offset, keep };
 }

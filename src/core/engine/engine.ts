@@ -113,9 +113,11 @@ export class TwiningEngine {
   get readOnly(): boolean {
     return this.ctx.readOnly;
   }
-  /** Resolves when the work an operation left to do after answering (the graph's upkeep with `batchGraph`) is written. */
-  settled(): Promise<void> {
-    return settleGraph(this.ctx);
+  /** Resolves when the work an operation left to do after answering (the graph's upkeep with `batchGraph`, lock releases with `releaseAfterAnswer`) is done. */
+  async settled(): Promise<void> {
+    await settleGraph(this.ctx);
+    // Locks released after their call's answer (the server's `releaseAfterAnswer`).
+    while (this.ctx.releasing.size) await Promise.all(this.ctx.releasing);
   }
 
   /** Lets go of what the engine holds (a 2.x folder's database and kept copy), for another process to use; the engine is not used after it. */

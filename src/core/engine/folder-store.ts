@@ -9,7 +9,7 @@ import { realpathSync } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
 import { Layout, assertWritesStayInside, ensureFolder } from '../store/layout';
-import { withLocks } from '../store/lock';
+import { type LaterRelease, withLocks } from '../store/lock';
 import { readTextIfExists, sweepTemporaryFiles } from '../store/files';
 import { Config, parseConfig } from './config';
 import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../store/loaded-files';
@@ -72,6 +72,12 @@ export interface WorkspaceOptions {
    * changeGraphSoon); anything that reads or changes the graph applies them first.
    */
   batchGraph?: boolean;
+  /**
+   * A server answering one call after another (`twining mcp`): a write answers as soon as its work
+   * is done, and its locks are released just after (store/lock.ts LaterRelease); `settled()` waits
+   * for them.
+   */
+  releaseAfterAnswer?: boolean;
   /** The branch of the linked worktree the writer works in (core/git/record-location.ts): a handoff notes it in `provenance`. */
   branch?: string;
 }
@@ -124,13 +130,16 @@ export class FolderStore {
   readonly readOnly: boolean;
   readonly keepRecordsWarm: boolean;
   readonly batchGraph: boolean;
+  /** Lock releases still under way (`releaseAfterAnswer`). */
+  readonly releasing = new Set<Promise<void>>();
+  private readonly later?: LaterRelease;
   readonly branch?: string;
   private readonly writeGate?: () => string | undefined;
   private readonly writeGateMs: number;
   /**
    * A twining-mcp 2.x folder (twining.db + records/, decided when the engine is made): its rows
-   * held in memory (read through `storage`), and its writes, which run on a write copy laid out in
-   * `layout.data` at the first write (store/two-x-store.ts).
+   * held in memory, read and written through `storage`, each write one database transaction
+   * (store/two-x-store.ts).
    */
   readonly twoX?: TwoXStore;
   /** Set once the handoff records without an index line have been looked for. */
@@ -164,6 +173,12 @@ export class FolderStore {
     this.readOnly = options.readOnly ?? false;
     this.keepRecordsWarm = options.keepRecordsWarm ?? false;
     this.batchGraph = options.batchGraph ?? false;
+    if (options.releaseAfterAnswer)
+      this.later = released => {
+        this.releasing.add(released);
+        const done = () => this.releasing.delete(released);
+        released.then(done, done);
+      };
     this.branch = options.branch;
     this.writeGate = options.writeGate;
     this.writeGateMs = options.writeGateMs ?? 5000;
@@ -176,7 +191,7 @@ export class FolderStore {
     this.registry = new JsonArrayFile<AgentRecord>(storage.array('agents'));
     this.decisionIndex = new JsonArrayFile<DecisionIndexEntry>(storage.array('decisionIndex'));
     this.archive = new ArchiveIndex(this.layout.archiveDir, this.warn);
-    this.handoffRecords = new HandoffRecords(this.layout, storage.handoffs);
+    this.handoffRecords = new HandoffRecords(storage);
     this.claimLog = new ClaimLog(claimsFileOf(this.layout.dir), this.warn);
     this.graph = graphFiles(storage, kind => this.graphLock(kind));
     const stampOf = (source: DerivedSource) => (source === 'blackboard' ? this.blackboard.file.origin : source === 'decisions' ? this.decisionIndex.stamp : '');
@@ -410,7 +425,7 @@ export class FolderStore {
     await Promise.all(own.map(([file]) => assertWritesStayInside(this.layout.dir, file)));
     const locked = () =>
       own.length
-        ? withLocks(own, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`))
+        ? withLocks(own, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`), this.later)
         : work();
     return records ? this.twoX!.write(locked, direct) : locked();
   }

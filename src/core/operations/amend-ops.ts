@@ -12,7 +12,7 @@
 import type { FolderStore } from '../engine/folder-store';
 import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas/schemas';
-import { isRecord, toJsonText } from '../store/files';
+import { isRecord } from '../store/files';
 import { indexEntryOf } from '../store/index-lines';
 import { appendEntryLocked } from './blackboard-ops';
 import { readDecisionRecord } from './decision-ops';
@@ -67,7 +67,7 @@ export async function amend(ctx: FolderStore, input: InputOf<'amend'>): Promise<
       affected_symbols: [...symbols, ...added_symbols],
       amendments: [...(Array.isArray(record.amendments) ? record.amendments : []), amendment],
     });
-    await tx.replace(ctx.layout.decision(record.id), toJsonText(amended));
+    await ctx.storage.writeDecision(amended, tx);
     const at = raw.findIndex(item => isRecord(item) && item.id === record.id);
     // An index without the entry gets it back (the record exists): it is what makes the decision visible.
     if (at >= 0) raw[at] = { ...(raw[at] as object), ...indexEntryOf(amended) };

@@ -10,8 +10,9 @@ import type { FolderStore } from '../engine/folder-store';
 import type { BlackboardEntry, DecisionIndexEntry } from '../records';
 import { overlaps } from '../scope';
 import { type Candidate, type Costed, type Weights, entryScorer, estimateTokens, scoreOf, scopeProximity } from '../rules/assembly';
-import type { Pool } from '../rules/budget-select';
+import { PoolArrays } from '../rules/budget-select';
 import { isResolved } from '../rules/resolution';
+import { entryReason } from './assemble-result';
 
 export type Scored = Costed & { score: number; timestamp: string; reason: string; entry?: BlackboardEntry; decision?: DecisionIndexEntry };
 
@@ -116,6 +117,9 @@ function factsOf(ctx: FolderStore): Facts {
   return f;
 }
 
+/** The ids resolved anywhere in the blackboard (a non-finding with one of them is no candidate). */
+export const resolvedIds = (ctx: FolderStore): ReadonlySet<string> => factsOf(ctx).resolved;
+
 /** Warnings, needs and findings in scope from the blackboard's per-scope lists, and the questions in scope. */
 function scopedEntries(ctx: FolderStore, scope: string): BlackboardEntry[] {
   const { warnings, findings } = ctx.blackboard.inScope(scope);
@@ -144,13 +148,7 @@ function questionsByScope(ctx: FolderStore): Map<string, BlackboardEntry[]> {
  * entries the pool was made over, or (negative, -1 - k) the k-th decision given, already an item.
  * Positions, not references: 100,000 candidates leave nothing for the garbage collector to trace.
  */
-class PoolBuilder implements Pool<Scored> {
-  size = 0;
-  score: Float64Array<ArrayBuffer>;
-  cost: Float64Array<ArrayBuffer>;
-  summaryCost: Float64Array<ArrayBuffer>;
-  need: Uint8Array<ArrayBuffer>;
-  private from: Int32Array<ArrayBuffer>;
+class PoolBuilder extends PoolArrays<Scored> {
   private readonly made = new Map<number, Scored>();
 
   constructor(
@@ -159,31 +157,14 @@ class PoolBuilder implements Pool<Scored> {
     private readonly decisions: readonly Scored[],
     capacity = 64,
   ) {
-    this.score = new Float64Array(capacity);
-    this.cost = new Float64Array(capacity);
-    this.summaryCost = new Float64Array(capacity);
-    this.need = new Uint8Array(capacity);
-    this.from = new Int32Array(capacity);
+    super(capacity);
   }
 
-  /** Adds the candidate at `from` (an entry's position, or -1 - k for the k-th decision). */
-  add(score: number, cost: number, summaryCost: number, need: boolean, from: number): void {
-    if (this.size === this.score.length) {
-      const n = Math.max(this.size * 2, 64);
-      this.score = grow(this.score, n);
-      this.cost = grow(this.cost, n);
-      this.summaryCost = grow(this.summaryCost, n);
-      this.need = growBytes(this.need, n);
-      const f = new Int32Array(this.score.length);
-      f.set(this.from);
-      this.from = f;
-    }
-    const i = this.size++;
-    this.score[i] = score;
-    this.cost[i] = cost;
-    this.summaryCost[i] = summaryCost;
-    this.need[i] = need ? 1 : 0;
-    this.from[i] = from;
+  /** The entries among the candidates: their positions and costs (the decisions given are left out). */
+  positions(): { position: number; cost: number; summaryCost: number }[] {
+    const out: { position: number; cost: number; summaryCost: number }[] = [];
+    for (let i = 0; i < this.size; i++) if (this.from[i] >= 0) out.push({ position: this.from[i], cost: this.cost[i], summaryCost: this.summaryCost[i] });
+    return out;
   }
 
   item(i: number): Scored {
@@ -196,8 +177,6 @@ class PoolBuilder implements Pool<Scored> {
 }
 
 function entryItem(e: BlackboardEntry, scope: string, score: number, cost: number, summaryCost: number): Scored {
-  const label =
-    e.entry_type === 'warning' ? 'active warning' : e.entry_type === 'need' ? 'open need' : e.entry_type === 'question' ? 'open question' : 'finding';
   return {
     id: e.id,
     kind: e.entry_type as Scored['kind'],
@@ -205,7 +184,7 @@ function entryItem(e: BlackboardEntry, scope: string, score: number, cost: numbe
     summaryCost,
     score,
     timestamp: e.timestamp,
-    reason: `${label} in ${e.scope}${e.scope === scope ? '' : ` (overlaps ${scope})`}`,
+    reason: entryReason(e, scope),
     entry: e,
   };
 }
@@ -221,7 +200,7 @@ export function candidatePools(
   weights: Weights,
   graphOn: boolean,
   decisions: readonly Scored[],
-): { warnings: Pool<Scored>; others: Pool<Scored> } {
+): { warnings: PoolBuilder; others: PoolBuilder } {
   const f = factsOf(ctx);
   const entries = scope === 'project' ? ctx.blackboard.entries : scopedEntries(ctx, scope);
   const warnings = new PoolBuilder(scope, entries, decisions);

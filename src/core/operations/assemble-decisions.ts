@@ -9,6 +9,7 @@
 import type { FolderStore } from '../engine/folder-store';
 import type { DecisionIndexEntry } from '../records';
 import { byScore, decisionInScope, scopeProximity, scoreAt, type Weights } from '../rules/assembly';
+import { kthBest } from '../rules/budget-select';
 import type { Scored } from './assemble-candidates';
 import { type DecisionPaths, decisionPaths, decisionsTouching } from '../rules/decision-paths';
 
@@ -85,4 +86,49 @@ export function decisionItems(inScope: DecisionsInScope, score: Float64Array, ba
   const out: Scored[] = [];
   for (let i = 0; i < score.length; i++) if (score[i] >= bar === best) out.push(decisionItem(inScope, score, i));
   return out.sort(byScore);
+}
+
+/** Decision records read at once while filling the budget. */
+const RECORD_BATCH = 64;
+/** Decisions put in order before the first records are read (the rest only when the budget has room after them). */
+const RECORD_TOP = 256;
+
+/**
+ * The decisions that can be taken (their cost known), best first: a decision's rationale is needed
+ * for its cost, and a decision whose turn does not come can never be taken, so they are costed best
+ * first, only as many as could still fit (never more than the budget allows at one token each), in
+ * batches (`costs` reads a batch's records at once: each one's cost, undefined when it cannot be
+ * read, null when the caller cannot tell, which gives up: the result is then undefined). Only the
+ * best are made items and put in order first; the rest only if the budget still has room after them.
+ */
+export async function chooseDecisions(
+  inScope: DecisionsInScope,
+  scores: Float64Array,
+  budget: number,
+  costs: (batch: readonly Scored[]) => Promise<readonly (number | undefined | null)[]>,
+): Promise<Scored[] | undefined> {
+  const bar = kthBest(scores, scores.length, RECORD_TOP);
+  let ordered = decisionItems(inScope, scores, bar, true);
+  let extended = ordered.length === scores.length;
+  let room = budget;
+  for (let at = 0; room > 0; at += RECORD_BATCH) {
+    if (!extended && at + RECORD_BATCH > ordered.length) {
+      ordered = ordered.concat(decisionItems(inScope, scores, bar, false));
+      extended = true;
+    }
+    const batch = ordered.slice(at, at + RECORD_BATCH);
+    if (!batch.length) break;
+    const cost = await costs(batch);
+    for (const [i, item] of batch.entries()) {
+      if (room <= 0) break;
+      const c = cost[i];
+      if (c === null) return undefined;
+      if (c === undefined) continue;
+      item.cost = c;
+      room -= c;
+    }
+  }
+  // Only the decisions whose cost is known can be taken: the others (never read) are left out of
+  // the pools, which changes nothing the budget takes (fillBudget skips what cannot fit).
+  return ordered.filter(d => d.cost !== Number.POSITIVE_INFINITY);
 }

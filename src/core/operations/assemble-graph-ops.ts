@@ -58,6 +58,17 @@ function query(entities: readonly GraphEntity[], text: string, limit: number): G
   return out;
 }
 
+/**
+ * Whether the graph adds anything to a briefing of `scope`: reach and related entities both start
+ * from the entities its query finds (`entities` as read, anything not an entity skipped).
+ */
+export function graphTouches(entities: readonly unknown[], scope: string): boolean {
+  const valid = entities.filter(
+    (e): e is GraphEntity => !!e && typeof e === 'object' && typeof (e as GraphEntity).id === 'string' && typeof (e as GraphEntity).name === 'string',
+  );
+  return query(valid, scope, 1).length > 0;
+}
+
 /** Pure: what the graph adds for `scope` and the candidate decisions. */
 export function graphContextOf(
   entities: readonly GraphEntity[],

@@ -13,13 +13,16 @@
  */
 import type { FolderStore } from '../engine/folder-store';
 import type { InputOf } from '../schemas/schemas';
-import type { DecisionIndexEntry, DecisionRecord, HandoffResult, VerifyResult } from '../records';
+import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord, VerifyResult } from '../records';
+import type { AssembledClaim, AssembledContext, AssembledDecision, AssembledHandoff } from './briefing-types';
 import { overlaps } from '../scope';
-import { byScore, decisionInScope, estimateTokens } from '../rules/assembly';
-import { fillBudgetRanked, kthBest } from '../rules/budget-select';
-import { candidatePools } from './assemble-candidates';
+import { byScore, estimateTokens } from '../rules/assembly';
+import { fillBudgetRanked } from '../rules/budget-select';
+import { type Scored, candidatePools, resolvedIds } from './assemble-candidates';
 import { cachedDecisionRecord, warmDecisionRecords } from './decision-record-cache';
-import { decisionItems, decisionScores, decisionsInScope } from './assemble-decisions';
+import { chooseDecisions, decisionScores, decisionsInScope } from './assemble-decisions';
+import { briefingOf, changedDecisions, changedSince, placeChosen, placedEntry } from './assemble-result';
+import type { BriefingParts, ShownDecision } from '../store/briefing-basis';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
 import { graphContextFrom } from './assemble-graph-ops';
@@ -28,86 +31,9 @@ import { readAssembly, writeAssembly } from '../store/session-files';
 import { claimClock, claimItems } from './claim-ops';
 import { claimConflicts, describeHolder, isClaim, viewOf } from '../rules/claims';
 
-type Why = { reason: string };
-export interface AssembledDecision extends Why {
-  id: string;
-  summary: string;
-  rationale: string;
-  confidence: string;
-  status: string;
-  scope: string;
-  affected_files: string[];
-  constraints?: string[];
-  rejected_alternatives?: string[];
-  /** How the knowledge graph reaches it from the scope (twining-mcp's relevance_path), when it does. */
-  relevance_path?: string;
-}
-export interface AssembledEntry extends Why {
-  id: string;
-  summary: string;
-  detail?: string;
-  scope: string;
-  timestamp: string;
-  agent_id?: string;
-}
-export interface AssembledHandoff extends Why {
-  id: string;
-  source_agent: string;
-  target_agent: string;
-  scope: string;
-  summary: string;
-  result_status?: string;
-  acknowledged: boolean;
-  created_at: string;
-  results: HandoffResult[];
-  drifted?: boolean;
-  drift?: VerifyResult['drift'];
-}
-/** A live claim of another agent on the scope: editing it would collide with its holder. */
-export interface AssembledClaim extends Why {
-  id: string;
-  agent_id: string;
-  target: string;
-  claim_reason: string;
-  claimed_at: string;
-  expires_at: string;
-}
-export interface ChangedItem {
-  id: string;
-  kind: string;
-  summary: string;
-  scope: string;
-  agent_id?: string;
-  timestamp: string;
-}
-export interface AssembledContext {
-  assembled_at: string;
-  task: string;
-  scope: string;
-  agent_id: string;
-  token_estimate: number;
-  max_tokens: number;
-  warnings_omitted?: number;
-  active_decisions: AssembledDecision[];
-  open_needs: AssembledEntry[];
-  recent_findings: AssembledEntry[];
-  active_warnings: AssembledEntry[];
-  recent_questions: AssembledEntry[];
-  related_entities: { name: string; type: string; relations: string[] }[];
-  /** Handoffs waiting for this agent (twining-mcp: recent handoffs in the scope). */
-  recent_handoffs: AssembledHandoff[];
-  /** Live claims of other agents that overlap the scope (every one for "project"), oldest first. */
-  active_claims: AssembledClaim[];
-  /** What others wrote in the scope since this agent's previous briefing (absent on its first). */
-  changed_since?: { since: string; total: number; items: ChangedItem[] };
-}
+export type { AssembledClaim, AssembledContext, AssembledDecision, AssembledEntry, AssembledHandoff, ChangedItem } from './briefing-types';
 
 const WAITING_HANDOFFS = 5;
-const CHANGED_ITEMS = 10;
-/** Decision records read at once while filling the budget. */
-const RECORD_BATCH = 64;
-/** Decisions put in order before the first records are read (the rest only when the budget has room after them). */
-const RECORD_TOP = 256;
 
 export interface AssembleOptions {
   /**
@@ -116,6 +42,22 @@ export interface AssembleOptions {
    * counts the briefing at once either way (`ctx.assembledAt`).
    */
   recordAfter?: (write: () => Promise<void>) => void;
+  /** Given what the briefing was made from, for the SessionStart hook's basis (store/briefing-basis.ts). */
+  basis?: (parts: BriefingParts) => void;
+}
+
+/** A decision's record as a briefing shows it. */
+function shownDecision(r: DecisionRecord): ShownDecision & { cost?: number } {
+  return {
+    id: r.id,
+    summary: r.summary,
+    rationale: r.rationale,
+    confidence: String(r.confidence ?? 'medium'),
+    scope: r.scope,
+    affected_files: r.affected_files ?? [],
+    ...(r.constraints?.length ? { constraints: r.constraints } : {}),
+    ...(r.alternatives?.length ? { rejected_alternatives: r.alternatives.map(a => (a.reason_rejected ? `${a.option}: ${a.reason_rejected}` : a.option)) } : {}),
+  } as ShownDecision;
 }
 
 /** The latest of the decisions' times, compared as the "changed since" loop compares them; undefined when one is not a string. */
@@ -222,114 +164,62 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, opt
   const graph = graphContextFrom(graphFiles, scope, inScope.list, ctx.warn);
   const graphOn = [...graph.reach.values()].some(v => v > 0);
   const scores = decisionScores(inScope, nowMs, weights, graphOn ? graph.reach : undefined);
-  // Rationale is needed for the cost of the decisions that may be chosen (a decision whose turn
-  // does not come can never be taken): read them best first, only as many as could still fit
-  // (never more than the budget allows at one token each). They are read in batches at once (the
-  // reads wait on the disk, not on this thread). Only the best are made items and put in order
-  // first; the rest only if the budget still has room after them.
-  const bar = kthBest(scores, scores.length, RECORD_TOP);
-  let ordered = decisionItems(inScope, scores, bar, true);
-  let extended = ordered.length === scores.length;
+  // Each decision's cost from its record (its rationale), best first, as many as could fit (assemble-decisions.ts).
   const records = new Map<string, DecisionRecord>();
-  let room = budget;
-  for (let at = 0; room > 0; at += RECORD_BATCH) {
-    if (!extended && at + RECORD_BATCH > ordered.length) {
-      ordered = ordered.concat(decisionItems(inScope, scores, bar, false));
-      extended = true;
-    }
-    const batch = ordered.slice(at, at + RECORD_BATCH);
-    if (!batch.length) break;
+  const takeable = (await chooseDecisions(inScope, scores, budget, async batch => {
     const read = await Promise.all(batch.map(item => cachedDecisionRecord(ctx, item.decision!)));
-    batch.forEach((item, i) => {
-      const record = read[i];
-      if (!record || room <= 0) return;
-      records.set(item.id, record);
-      item.cost = estimateTokens(`${record.summary} ${record.rationale} ${record.confidence} ${(record.affected_files ?? []).join(', ')}`);
-      room -= item.cost;
+    return read.map((record, i) => {
+      if (!record) return undefined;
+      records.set(batch[i].id, record);
+      return estimateTokens(`${record.summary} ${record.rationale} ${record.confidence} ${(record.affected_files ?? []).join(', ')}`);
     });
-  }
-  // Only the decisions whose cost is known can be taken: the others (never read) are left out of
-  // the pools, which changes nothing the budget takes (fillBudget skips what cannot fit).
-  const takeable = ordered.filter(d => d.cost !== Number.POSITIVE_INFINITY);
+  }))!;
   // The entries become items only when their turn may come (rules/budget-select.ts).
   const pools = candidatePools(ctx, scope, nowMs, weights, graphOn, takeable);
   const fill = fillBudgetRanked(pools.warnings, pools.others, budget, tokens);
 
-  const result: AssembledContext = {
-    assembled_at: assembledAt,
-    task: args.task,
-    scope,
-    agent_id: agentId,
-    token_estimate: fill.tokens,
-    max_tokens: budget,
-    ...(fill.warningsOmitted ? { warnings_omitted: fill.warningsOmitted } : {}),
-    active_decisions: [],
-    open_needs: [],
-    recent_findings: [],
-    active_warnings: [],
-    recent_questions: [],
+  const result = briefingOf({ assembled_at: assembledAt, task: args.task, scope, agent_id: agentId, max_tokens: budget }, fill, {
     related_entities: graph.related,
     recent_handoffs,
     active_claims,
+  });
+  const decisionOf = (item: Scored): AssembledDecision => {
+    const r = records.get(item.id)!;
+    return {
+      ...shownDecision(r),
+      status: String(item.decision!.status),
+      ...(graph.paths.has(r.id) ? { relevance_path: graph.paths.get(r.id) } : {}),
+      reason: item.reason,
+    };
   };
-  for (const item of fill.chosen.sort(byScore)) {
-    if (item.decision) {
-      const r = records.get(item.id)!;
-      result.active_decisions.push({
-        id: r.id,
-        summary: r.summary,
-        rationale: r.rationale,
-        confidence: String(r.confidence ?? 'medium'),
-        status: String(item.decision.status),
-        scope: r.scope,
-        affected_files: r.affected_files ?? [],
-        ...(r.constraints?.length ? { constraints: r.constraints } : {}),
-        ...(r.alternatives?.length
-          ? { rejected_alternatives: r.alternatives.map(a => (a.reason_rejected ? `${a.option}: ${a.reason_rejected}` : a.option)) }
-          : {}),
-        ...(graph.paths.has(r.id) ? { relevance_path: graph.paths.get(r.id) } : {}),
-        reason: item.reason,
-      });
-      continue;
-    }
-    const e = item.entry!;
-    const base = { id: e.id, summary: e.summary, scope: e.scope, timestamp: e.timestamp, agent_id: e.agent_id, reason: item.reason };
-    if (e.entry_type === 'warning') result.active_warnings.push({ ...base, detail: fill.summaryOnly.has(e.id) ? '' : e.detail });
-    else if (e.entry_type === 'need') result.open_needs.push(base);
-    else if (e.entry_type === 'question') result.recent_questions.push(base);
-    else result.recent_findings.push({ ...base, detail: e.detail });
-  }
+  placeChosen(result, fill.chosen.sort(byScore), fill.summaryOnly, decisionOf);
 
   // 3. What others wrote in the scope since this agent's previous briefing, newest first, as room allows.
   if (previous && typeof previous.assembled_at === 'string') {
     const shown = new Set<string>([...fill.selected, ...recent_handoffs.map(h => h.id), ...active_claims.map(c => c.id)]);
-    const changed: ChangedItem[] = [];
     // No decision newer than the previous briefing (the index's newest time, kept with its version): no need to look at each.
     const newest = ctx.derived.fromDecisions('newest decision time', newestTimestamp);
-    if (newest === undefined || newest > previous.assembled_at)
-      for (const d of index) {
-        if (d.timestamp > previous.assembled_at && decisionInScope(d, scope))
-          changed.push({ id: d.id, kind: `decision (${d.status})`, summary: d.summary, scope: d.scope, timestamp: d.timestamp });
-      }
+    const changed = newest === undefined || newest > previous.assembled_at ? changedDecisions(index, previous.assembled_at, scope) : [];
     const bb = ctx.blackboard.entries;
-    for (let i = bb.length - 1; i >= 0 && bb[i].timestamp > previous.assembled_at; i--) {
-      const e = bb[i];
-      if (e.entry_type === 'decision' || e.agent_id === agentId || typeof e.scope !== 'string') continue;
-      if (scope !== 'project' && !overlaps(e.scope, scope)) continue;
-      changed.push({ id: e.id, kind: e.entry_type, summary: e.summary, scope: e.scope, agent_id: e.agent_id, timestamp: e.timestamp });
-    }
-    changed.sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : a.id < b.id ? 1 : -1));
-    const items: ChangedItem[] = [];
-    for (const c of changed) {
-      if (items.length >= CHANGED_ITEMS) break;
-      if (shown.has(c.id)) continue;
-      const cost = estimateTokens(c.summary);
-      if (result.token_estimate + cost > budget) break;
-      result.token_estimate += cost;
-      items.push(c);
-    }
-    result.changed_since = { since: previous.assembled_at, total: changed.length, items };
+    const newer: BlackboardEntry[] = [];
+    for (let i = bb.length - 1; i >= 0 && bb[i].timestamp > previous.assembled_at; i--) newer.push(bb[i]);
+    result.changed_since = changedSince(result, changed, newer, previous.assembled_at, scope, agentId, shown, budget);
   }
+
+  options.basis?.({
+    scope,
+    budget,
+    weights,
+    startTokens: tokens,
+    simple: !recent_handoffs.length && !claimList.some(isClaim) && !graphOn && !graph.related.length,
+    entries: ctx.blackboard.entries,
+    candidates: [...pools.warnings.positions(), ...pools.others.positions()],
+    resolved: resolvedIds(ctx),
+    decisions: inScope,
+    records: new Map(takeable.map(t => [t.id, { ...shownDecision(records.get(t.id)!), cost: t.cost }])),
+    newestDecision: ctx.derived.fromDecisions('newest decision time', newestTimestamp),
+    shown: fill.chosen.filter(c => c.entry).map(c => placedEntry(c.entry!)),
+  });
 
   warmDecisionRecords(ctx, index);
   if (!ctx.readOnly) {

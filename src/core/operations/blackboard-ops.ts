@@ -1,7 +1,6 @@
 /** Blackboard operations: post, read, dismiss, one entry by id, and the append every writer uses. */
 import type { FolderStore } from '../engine/folder-store';
 import { touchAgentLocked } from './agent-touch';
-import { readTextIfExists } from '../store/files';
 import { Transaction, allOrNothing } from '../store/transaction';
 import { parseObject } from '../store/jsonl';
 import { dismissalEntry } from '../rules/why';
@@ -50,7 +49,9 @@ export async function appendEntryLocked(ctx: FolderStore, fields: NewEntry, tx?:
   entry.agent_id = fields.agent_id;
   entry.id = ctx.id();
   entry.timestamp = ctx.timestamp();
-  await ctx.storage.appendEntries([entry], tx);
+  // One append; on the files layout the engine's copy takes the line in as written, so nothing is read back.
+  const appended = await ctx.storage.appendEntries([entry], tx);
+  if (appended && !appended.mended) ctx.blackboard.appendedHere(appended.before, appended.after, appended.text);
   // A twining-mcp 2.x folder: every post registers its agent (operations/agent-touch.ts).
   await touchAgentLocked(ctx, typeof fields.agent_id === 'string' ? fields.agent_id : undefined, tx);
   if (populate) notePosted(ctx, entry as BlackboardEntry);
@@ -100,39 +101,42 @@ export async function dismiss(ctx: FolderStore, input: InputOf<'dismiss'>): Prom
   const args = ctx.validate('dismiss', input);
   await ctx.ready();
   // The rewrite is undone if the status entry cannot be appended: a dismissal is whole or nothing.
-  return ctx.lock([ctx.locks.blackboard], () =>
-    allOrNothing(async tx => {
-      const wanted = new Set(args.ids);
-      const text = (await readTextIfExists(ctx.layout.blackboard)) ?? '';
-      const kept: string[] = [];
-      const removed: BlackboardEntry[] = [];
-      for (const line of text.split('\n')) {
-        if (line.trim() === '') continue;
-        const entry = parseObject<BlackboardEntry>(line);
-        if (entry && typeof entry.id === 'string' && wanted.has(entry.id)) removed.push(entry);
-        else kept.push(line);
-      }
-      const dismissed = [...new Set(removed.map(e => e.id))];
-      const not_found = args.ids.filter(id => !dismissed.includes(id));
-      if (!dismissed.length) return { dismissed, not_found };
-      await tx.replace(ctx.layout.blackboard, kept.map(line => line + '\n').join(''));
-      const note = dismissalEntry(removed, args.reason || undefined);
-      const entry = await appendEntryLocked(
-        ctx,
-        {
-          entry_type: 'status',
-          summary: note.summary,
-          detail: note.detail,
-          tags: ['dismissed'],
-          scope: note.scope,
-          relates_to: dismissed,
-          agent_id: args.agent_id ?? 'main',
-        },
-        tx,
-        // twining-mcp posts nothing on a dismissal: its graph is left as twining-mcp's would be.
-        false,
-      );
-      return { dismissed, not_found, status_entry_id: entry.id };
-    }),
+  return ctx.lock(
+    [ctx.locks.blackboard],
+    () =>
+      allOrNothing(async tx => {
+        const wanted = new Set(args.ids);
+        const text = await ctx.storage.blackboardText();
+        const kept: string[] = [];
+        const removed: BlackboardEntry[] = [];
+        for (const line of text.split('\n')) {
+          if (line.trim() === '') continue;
+          const entry = parseObject<BlackboardEntry>(line);
+          if (entry && typeof entry.id === 'string' && wanted.has(entry.id)) removed.push(entry);
+          else kept.push(line);
+        }
+        const dismissed = [...new Set(removed.map(e => e.id))];
+        const not_found = args.ids.filter(id => !dismissed.includes(id));
+        if (!dismissed.length) return { dismissed, not_found };
+        await ctx.storage.replaceEntries(kept, tx);
+        const note = dismissalEntry(removed, args.reason || undefined);
+        const entry = await appendEntryLocked(
+          ctx,
+          {
+            entry_type: 'status',
+            summary: note.summary,
+            detail: note.detail,
+            tags: ['dismissed'],
+            scope: note.scope,
+            relates_to: dismissed,
+            agent_id: args.agent_id ?? 'main',
+          },
+          tx,
+          // twining-mcp posts nothing on a dismissal: its graph is left as twining-mcp's would be.
+          false,
+        );
+        return { dismissed, not_found, status_entry_id: entry.id };
+      }),
+    { direct: true },
   );
 }

@@ -22,13 +22,16 @@ export async function decide(ctx: FolderStore, input: InputOf<'decide'>): Promis
   await ctx.ready();
   // Index and blackboard locks first: a LOCKED decision writes nothing.
   // Every step after the first is undone if a later one fails: a full disk records nothing.
-  return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () =>
-    allOrNothing(async tx => {
-      const raw = (await ctx.decisionIndex.fresh()).raw.slice();
-      const result = await decideLocked(ctx, raw, args, tx);
-      await tx.replace(ctx.layout.decisionIndex, toJsonText(raw));
-      return result;
-    }),
+  return ctx.lock(
+    [ctx.locks.decisionIndex, ctx.locks.blackboard],
+    () =>
+      allOrNothing(async tx => {
+        const raw = (await ctx.decisionIndex.fresh()).raw.slice();
+        const result = await decideLocked(ctx, raw, args, tx);
+        await ctx.storage.writeDecisionIndex(raw, tx);
+        return result;
+      }),
+    { direct: true },
   );
 }
 
@@ -52,7 +55,7 @@ export async function decideLocked(ctx: FolderStore, raw: unknown[], args: Parse
   const assembled_before = await assembledBefore(ctx, agent_id);
   const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes, assembled_before });
   raw.push(indexEntryOf(record));
-  await tx.replace(ctx.layout.decision(id), toJsonText(record));
+  await ctx.storage.writeDecision(record as { id: string }, tx);
   if (twoX) {
     // 2.x: the agent is touched, related decisions get a finding, and no `decision` entry is posted (its issue #30).
     await touchAgentLocked(ctx, agent_id, tx);
@@ -106,7 +109,7 @@ export async function setDecisionStatus(
   const record = await readDecisionRecord(ctx, id);
   if (!record) return undefined;
   const before = { ...record };
-  await tx.replace(ctx.layout.decision(id), toJsonText(Object.assign(record, { status }, extra)));
+  await ctx.storage.writeDecision(Object.assign(record, { status }, extra), tx);
   for (let i = 0; i < raw.length; i++) if (isRecord(raw[i]) && (raw[i] as DecisionIndexEntry).id === id) raw[i] = { ...(raw[i] as object), status };
   return before;
 }

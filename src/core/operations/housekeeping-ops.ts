@@ -65,7 +65,8 @@ export interface HousekeepingResult {
 
 export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeeping'> = {}): Promise<HousekeepingResult> {
   const args = ctx.validate('housekeeping', input);
-  // It reads the blackboard and decision files as they are (a 2.x folder: its write copy).
+  // A 2.x folder's 1.x copy is still laid out here (and kept by two-x-cache.ts), though what follows reads
+  // and writes through the storage interface: the copy and its cache are what is left to remove of it.
   await ctx.twoX?.copyForRead();
   const execute = args.execute ?? false;
   const nowMs = ctx.now().getTime();
@@ -89,7 +90,7 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
       dry_run: !execute,
       summary: '',
     };
-    const lines = ((await readTextIfExists(ctx.layout.blackboard)) ?? '').split('\n').filter(l => l.trim() !== '');
+    const lines = (await ctx.storage.blackboardText()).split('\n').filter(l => l.trim() !== '');
     const parsed = lines.map(l => parseObject<Record<string, unknown>>(l));
 
     // Duplicates: same type, summary and scope; the newest stays.
@@ -171,12 +172,9 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
       const tombstones = [...duplicate].map(i => JSON.stringify({ ...parsed[i], dismissed }) + '\n');
       // The archive first: an entry is never in neither file.
       await tx.append(file, [...moved, ...tombstones].join(''));
-      await tx.replace(
-        ctx.layout.blackboard,
-        lines
-          .filter((_, i) => !duplicate.has(i) && !archive.has(i))
-          .map(l => l + '\n')
-          .join(''),
+      await ctx.storage.replaceEntries(
+        lines.filter((_, i) => !duplicate.has(i) && !archive.has(i)),
+        tx,
       );
       if (archive.size) out.archived.file = file;
     }

@@ -14,7 +14,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
-import { readTextIfExists, isRecord } from '../store/files';
+import { isRecord } from '../store/files';
 import { parseObject } from '../store/jsonl';
 import { isUlid, type InputOf } from '../schemas/schemas';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
@@ -54,7 +54,7 @@ export async function archiveStale(ctx: FolderStore, input: InputOf<'archive_sta
       else not_found.push(id);
     }
     if (entryIds.size) {
-      const text = (await readTextIfExists(ctx.layout.blackboard)) ?? '';
+      const text = await ctx.storage.blackboardText();
       const kept: string[] = [];
       const tombstones: string[] = [];
       const at = ctx.timestamp();
@@ -65,14 +65,14 @@ export async function archiveStale(ctx: FolderStore, input: InputOf<'archive_sta
           if (!archived_entries.includes(entry.id)) archived_entries.push(entry.id);
           const dismissed = { dismissed_at: at, dismissed_by: 'archive_stale', reason: args.reason || 'archived as stale via twining_archive_stale' };
           tombstones.push(JSON.stringify({ ...entry, dismissed }) + '\n');
-        } else kept.push(line + '\n');
+        } else kept.push(line);
       }
       for (const id of entryIds) if (!archived_entries.includes(id)) not_found.push(id);
       if (tombstones.length) {
         await fs.mkdir(ctx.layout.archiveDir, { recursive: true });
         // The tombstones first: an entry is never in neither file.
         await tx.append(path.join(ctx.layout.archiveDir, `${at.slice(0, 10)}-blackboard.jsonl`), tombstones.join(''));
-        await tx.replace(ctx.layout.blackboard, kept.join(''));
+        await ctx.storage.replaceEntries(kept, tx);
       }
     }
     const total = archived_decisions.length + archived_entries.length;

@@ -33,6 +33,54 @@ export interface Pool<T extends Ranked> {
 
 const TOP = 256;
 
+const grown = <A extends Float64Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | Int32Array<ArrayBuffer>>(a: A, make: (n: number) => A, n: number): A => {
+  const b = make(n);
+  b.set(a);
+  return b;
+};
+
+/**
+ * A pool being filled: the parallel arrays, grown as candidates are added, and where each
+ * candidate comes from (`from`, a number the subclass makes an item of: positions, not references,
+ * so 100,000 candidates leave nothing for the garbage collector to trace).
+ */
+export abstract class PoolArrays<T extends Ranked> implements Pool<T> {
+  size = 0;
+  score: Float64Array<ArrayBuffer>;
+  cost: Float64Array<ArrayBuffer>;
+  summaryCost: Float64Array<ArrayBuffer>;
+  need: Uint8Array<ArrayBuffer>;
+  protected from: Int32Array<ArrayBuffer>;
+
+  constructor(capacity: number) {
+    this.score = new Float64Array(capacity);
+    this.cost = new Float64Array(capacity);
+    this.summaryCost = new Float64Array(capacity);
+    this.need = new Uint8Array(capacity);
+    this.from = new Int32Array(capacity);
+  }
+
+  /** Adds the candidate that comes from `from`. */
+  add(score: number, cost: number, summaryCost: number, need: boolean, from: number): void {
+    if (this.size === this.score.length) {
+      const n = Math.max(this.size * 2, 64);
+      this.score = grown(this.score, k => new Float64Array(k), n);
+      this.cost = grown(this.cost, k => new Float64Array(k), n);
+      this.summaryCost = grown(this.summaryCost, k => new Float64Array(k), n);
+      this.need = grown(this.need, k => new Uint8Array(k), n);
+      this.from = grown(this.from, k => new Int32Array(k), n);
+    }
+    const i = this.size++;
+    this.score[i] = score;
+    this.cost[i] = cost;
+    this.summaryCost[i] = summaryCost;
+    this.need[i] = need ? 1 : 0;
+    this.from[i] = from;
+  }
+
+  abstract item(i: number): T;
+}
+
 /**
  * The score of the `k`-th best of the first `size` scores (-Infinity when there are no more than
  * `k`): a quickselect on a copy, NaN counted as the worst.

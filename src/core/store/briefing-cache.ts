@@ -19,12 +19,15 @@
 import * as path from 'path';
 import { stampOfFile } from './version-stamp';
 import { ensureSessionsDir, fileSafe, readAssembly, readJsonFile, sessionsDir, writeAssembly, writeJsonFile } from './session-files';
+import { updatedBriefing } from './briefing-update';
+import { briefingText } from '../text/briefing-text';
 
 export const MAX_AGE_MS = 15 * 60_000;
 
 /**
  * The files a briefing is assembled from (relative to `.twining/`), in both layouts: the 1.x
- * files, the claims log (claims/claims.jsonl, store/claim-log.ts), config.yml, and a 2.x folder's
+ * files, the claims log (claims/claims.jsonl, store/claim-log.ts), config.yml, the knowledge graph
+ * (its reach weighs in which decisions a briefing picks: operations/assemble-graph-ops.ts), and a 2.x folder's
  * twining.db with its write-ahead log (twining-mcp opens it in WAL mode: a commit appends to
  * `twining.db-wal` and leaves `twining.db` alone until a checkpoint).
  */
@@ -34,6 +37,8 @@ export const BRIEFING_INPUTS = [
   'handoffs/index.jsonl',
   'claims/claims.jsonl',
   'config.yml',
+  'graph/entities.json',
+  'graph/relations.json',
   'twining.db',
   'twining.db-wal',
 ];
@@ -49,7 +54,7 @@ interface CachedBriefing {
   text: string;
 }
 
-const cacheFile = (twiningDir: string, agentId: string, scope: string) =>
+export const cacheFile = (twiningDir: string, agentId: string, scope: string) =>
   path.join(sessionsDir(twiningDir), `briefing-${fileSafe(agentId)}-${fileSafe(scope).slice(0, 60)}.json`);
 
 /** The version stamp of every input (one stat each). */
@@ -82,16 +87,45 @@ export async function cachedBriefing(
   return cached.text;
 }
 
-/** Keeps a briefing the engine just assembled (its fingerprint taken before it read the files). */
+/**
+ * The agent's briefing brought up to date from its basis (briefing-basis.ts) when the folder
+ * changed since its last one only by lines appended to the blackboard, recorded as `assemble`
+ * records it (the assembly mark) and cached again; undefined when the basis cannot tell (the
+ * engine assembles then). `offset`: the blackboard's size the briefing was made to.
+ */
+export async function updateBriefing(
+  twiningDir: string,
+  agentId: string,
+  scope: string,
+  maxTokens: number | undefined,
+  now: Date,
+): Promise<{ text: string; offset: number } | undefined> {
+  const file = cacheFile(twiningDir, agentId, scope);
+  const [cached, mark, current] = await Promise.all([readJsonFile<CachedBriefing>(file), readAssembly(twiningDir, agentId), fingerprint(twiningDir)]);
+  if (!cached || cached.version !== 2 || cached.agent_id !== agentId || cached.scope !== scope || cached.max_tokens !== (maxTokens ?? null)) return undefined;
+  // The agent's latest briefing is the cached one: "changed since" starts there.
+  if (!mark || mark.assembled_at !== cached.assembled_at || typeof cached.task !== 'string') return undefined;
+  const updated = await updatedBriefing(twiningDir, file, { agent_id: agentId, scope, task: cached.task, max_tokens: maxTokens }, mark.assembled_at, now);
+  if (!updated) return undefined;
+  const at = updated.context.assembled_at;
+  // The fingerprint taken before the basis read the files: a write since then makes the next start look again.
+  await Promise.all([
+    writeAssembly(twiningDir, { agent_id: agentId, assembled_at: at, task: cached.task, scope }),
+    writeJsonFile(file, { ...cached, fingerprint: current, assembled_at: at, text: briefingText({ ...updated.context, changed_since: undefined }) }, false),
+  ]);
+  return { text: briefingText(updated.context), offset: updated.offset };
+}
+
+/** Keeps a briefing the engine just assembled (its fingerprint taken before it read the files); whether it was kept. */
 export async function keepBriefing(
   twiningDir: string,
   b: { agent_id: string; scope: string; assembled_at: string; task: string },
   maxTokens: number | undefined,
   fingerprintBefore: string,
   text: string,
-): Promise<void> {
+): Promise<boolean> {
   // Something written while the engine read would make the fingerprint lie: keep nothing then.
-  if ((await fingerprint(twiningDir)) !== fingerprintBefore) return;
+  if ((await fingerprint(twiningDir)) !== fingerprintBefore) return false;
   await ensureSessionsDir(twiningDir);
   const cached: CachedBriefing = {
     version: 2,
@@ -104,4 +138,5 @@ export async function keepBriefing(
     text,
   };
   await writeJsonFile(cacheFile(twiningDir, b.agent_id, b.scope), cached, false);
+  return true;
 }

@@ -5,9 +5,9 @@
  * processes' writes: a record whose key is the one this engine last saw has not changed, whoever
  * reports it.
  */
-import { isRecord, readJson, toJsonText, writeAtomic } from './files';
-import type { Layout } from './layout';
-import type { RecordSource } from './storage';
+import { isRecord, readJson } from './files';
+import type { RecordSource, Storage } from './storage';
+import type { Transaction } from './transaction';
 import { TwiningError } from '../errors';
 import { checkUlid } from '../schemas/schemas';
 import type { HandoffRecord } from '../records';
@@ -21,8 +21,8 @@ export class HandoffRecords {
   private versions = new Map<string, number>();
 
   constructor(
-    private readonly layout: Layout,
-    private readonly source: RecordSource<HandoffRecord>,
+    private readonly storage: Storage,
+    private readonly source: RecordSource<HandoffRecord> = storage.handoffs,
   ) {}
 
   /**
@@ -54,10 +54,9 @@ export class HandoffRecords {
     return this.source.read(id);
   }
 
-  /** Writes a record whole (by `replace`: a transaction's step) and remembers it with its new stat: reports of this write change nothing. */
-  async write(id: string, record: HandoffRecord, replace: (file: string, text: string) => Promise<void> = writeAtomic): Promise<void> {
-    const file = this.layout.handoff(id);
-    await replace(file, toJsonText(record));
+  /** Writes a record whole (as a step of `tx` when given) and remembers it with its new key: reports of this write change nothing. */
+  async write(id: string, record: HandoffRecord, tx?: Transaction): Promise<void> {
+    await this.storage.writeHandoff(id, record, tx);
     const key = await this.source.written(id, record);
     if (key !== undefined) this.known.set(id, { key, record });
     this.bump(id);

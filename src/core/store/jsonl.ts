@@ -112,14 +112,39 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
    * and a read that finds nothing new costs one stat.
    */
   refresh(): Promise<RefreshResult<T>> {
-    const next = this.queue.then(async () => {
-      await this.before?.();
-      // Nothing written since the last read (most calls): no file is opened.
-      if (this.unchanged()) return { changed: false, reloaded: false, appended: [] };
-      return this.read();
-    });
+    this.reading++;
+    const next = this.queue
+      .then(async () => {
+        await this.before?.();
+        // Nothing written since the last read (most calls): no file is opened.
+        if (this.unchanged()) return { changed: false, reloaded: false, appended: [] };
+        return this.read();
+      })
+      .finally(() => this.reading--);
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /** Refreshes queued or running: lines appended meanwhile are left for them to read. */
+  private reading = 0;
+
+  /**
+   * Takes in `text`, complete lines this process has just appended under the file's lock, without
+   * reading them back: when, before the append, the file was exactly as last read (its version
+   * stamp and size) and no refresh is under way, the lines are parsed from `text` and the file's
+   * stamp after the append (`after`) becomes the one last read. Returns what a refresh would have
+   * reported, or undefined when the lines are left to be read (then nothing changed here).
+   */
+  takeAppended(before: Stats, after: Stats, text: string): RefreshResult<T> | undefined {
+    const bytes = Buffer.from(text, 'utf8');
+    const fits = this.reading === 0 && this.offset > 0 && stampOf(before) === this.stamp && before.size === this.offset;
+    if (!fits || after.size !== before.size + bytes.length || identityOf(after) !== this.identity || bytes[bytes.length - 1] !== 0x0a) return undefined;
+    const start = this.offset;
+    const appended = this.take(bytes, start);
+    this.head = this.head.length < HEAD_SAMPLE ? Buffer.concat([this.head, bytes]).subarray(0, Math.min(HEAD_SAMPLE, this.offset)) : this.head;
+    this.tail = Buffer.concat([this.tail, bytes]).subarray(-Math.min(TAIL_SAMPLE, this.offset));
+    this.stamp = stampOf(after);
+    return { changed: true, reloaded: false, appended };
   }
 
   private async read(): Promise<RefreshResult<T>> {
@@ -187,6 +212,13 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
     const lastNewline = buffer.lastIndexOf(0x0a, filled - 1);
     if (lastNewline < 0) return [];
     const complete = buffer.subarray(0, lastNewline + 1);
+    const appended = this.take(complete, start);
+    await this.sample(handle, start, complete);
+    return appended;
+  }
+
+  /** Parses `complete` (whole lines, read from `start`) into the records, and advances the offset past them. */
+  private take(complete: Buffer, start: number): T[] {
     const appended: T[] = [];
     // A byte-order mark at the start of the file would hide the first record.
     const text = complete.toString('utf8');
@@ -208,7 +240,6 @@ export class JsonlFile<T extends object, Parsed extends object = T> {
       appended.push(value);
     }
     this.offset = start + complete.length;
-    await this.sample(handle, start, complete);
     return appended;
   }
 

@@ -4,9 +4,9 @@
  * date cheaply: the JSONL files are read on from where they stopped (jsonl.ts) and the JSON arrays
  * are parsed again only when their version stamp (version-stamp.ts) moves.
  */
-import { promises as fs } from 'fs';
+import { promises as fs, type Stats } from 'fs';
 import * as path from 'path';
-import { JsonlFile } from './jsonl';
+import { JsonlFile, type RefreshResult } from './jsonl';
 import { isRecord } from './files';
 import type { ArraySource, LineSource } from './storage';
 import { overlaps } from '../scope';
@@ -58,7 +58,20 @@ export class Blackboard {
   }
 
   async refresh(): Promise<boolean> {
-    const result = await this.file.refresh();
+    return this.apply(await this.file.refresh());
+  }
+
+  /**
+   * `text`, complete lines this process just appended under the blackboard's lock (`before` and
+   * `after`: the file's stat around the append), taken in as a refresh would take them, without
+   * reading the file (jsonl.ts takeAppended). False when they are left for the next refresh.
+   */
+  appendedHere(before: Stats, after: Stats, text: string): boolean {
+    const result = this.file.takeAppended?.(before, after, text);
+    return result ? this.apply(result) : false;
+  }
+
+  private apply(result: RefreshResult<BlackboardEntry>): boolean {
     if (!result.changed) return false;
     // The first read is where the counters start, not a change.
     const first = !this.loaded;

@@ -109,6 +109,11 @@ export function forgetOwner(target: string): void {
   }
 }
 
+/** `forgetOwner` through the thread pool, for a release that follows the answer (lock.ts LaterRelease). */
+export function forgetOwnerLater(target: string): Promise<void> {
+  return fs.rm(ownerFile(target), { force: true }).catch(() => undefined);
+}
+
 async function readRecord(file: string): Promise<OwnerRecord | undefined> {
   try {
     const value = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<Record<keyof OwnerRecord, unknown>> | null;

@@ -8,7 +8,7 @@ import * as path from 'path';
 import * as lockfile from 'proper-lockfile';
 import { createExclusive, ioError, sweepTemporaryFiles } from './files';
 import { TwiningError } from '../errors';
-import { FUTURE_SKEW_MS, describeOwner, forgetOwner, recordOwner } from './lock-owner';
+import { FUTURE_SKEW_MS, describeOwner, forgetOwner, forgetOwnerLater, recordOwner } from './lock-owner';
 
 const OPTIONS = {
   stale: 10_000,
@@ -88,23 +88,45 @@ const lockedOut = (file: string, detail = '', details?: unknown, why = '') =>
  * A caller whose predecessor could not get the lock for a whole retry period fails at once with
  * LOCKED: another process held it all the while it waited.
  */
-async function inTurn<T>(file: string, target: string, fn: () => Promise<T>): Promise<T> {
+async function inTurn<T>(file: string, target: string, fn: () => Promise<Held<T>>): Promise<T> {
   const previous = queues.get(target) ?? Promise.resolve(false);
   let settle!: (lockedOut: boolean) => void;
   const tail = previous.then(() => new Promise<boolean>(resolve => (settle = resolve)));
   queues.set(target, tail);
   let wasLockedOut = await previous;
+  // The next caller's turn comes when the lock is released, which may be after this caller has its answer.
+  let released: Promise<void> = Promise.resolve();
   try {
     if (wasLockedOut) throw lockedOut(file, ' (all the while this call waited its turn)');
-    return await fn();
+    const held = await fn();
+    released = held.released;
+    return held.value;
   } catch (error) {
     if ((error as TwiningError).details === target) wasLockedOut = true;
     throw error;
   } finally {
-    settle(wasLockedOut);
-    if (queues.get(target) === tail) queues.delete(target);
+    const next = () => {
+      settle(wasLockedOut);
+      if (queues.get(target) === tail) queues.delete(target);
+    };
+    released.then(next, next);
   }
 }
+
+/** What the work under a lock gave, and when the lock is released (resolved already unless `later` took the release). */
+interface Held<T> {
+  value: T;
+  released: Promise<void>;
+}
+
+/**
+ * Takes the release of a lock that the caller does not wait for (`twining mcp`: its answer goes out
+ * as soon as the work is done, and the lock directory and owner record are removed after it, off
+ * the call's path: on a busy disk a directory's removal can take milliseconds). The same process's
+ * next caller for that lock waits for the release; the owner must wait for every release before it
+ * exits (engine.settled()).
+ */
+export type LaterRelease = (released: Promise<void>) => void;
 
 export type CompromisedHandler = (file: string, error: Error) => void;
 
@@ -113,7 +135,13 @@ export type CompromisedHandler = (file: string, error: Error) => void;
  * when missing (`[]` for JSON arrays, "" for JSONL). A lock that another process breaks while we
  * hold it is reported to `onCompromised` instead of crashing the process (docs/format.md §Compromised locks).
  */
-export async function withLock<T>(file: string, emptyContent: string, work: () => Promise<T>, onCompromised: CompromisedHandler = () => undefined): Promise<T> {
+export async function withLock<T>(
+  file: string,
+  emptyContent: string,
+  work: () => Promise<T>,
+  onCompromised: CompromisedHandler = () => undefined,
+  later?: LaterRelease,
+): Promise<T> {
   // A target removed since it was resolved needs nothing: the work creates it again. Its folder
   // removed makes the lock fail (ENOENT), and the path is resolved afresh next time.
   const target = await realTarget(file, emptyContent).catch(error => {
@@ -123,10 +151,10 @@ export async function withLock<T>(file: string, emptyContent: string, work: () =
   // most likely left by a killed writer, and we can only get it once it is stale and taken over.
   // Once we hold it, that writer's temporary files in the folder are cleared too (the sweep only
   // removes files of processes that no longer exist, so a wrong guess costs one readdir).
-  return inTurn(file, target, () => lockAndWork(file, target, work, onCompromised));
+  return inTurn(file, target, () => lockAndWork(file, target, work, onCompromised, later));
 }
 
-async function lockAndWork<T>(file: string, target: string, work: () => Promise<T>, onCompromised: CompromisedHandler): Promise<T> {
+async function lockAndWork<T>(file: string, target: string, work: () => Promise<T>, onCompromised: CompromisedHandler, later?: LaterRelease): Promise<Held<T>> {
   // The uncontended path (every write of a lone agent) makes its calls synchronously: a stat, the
   // owner record, the lock directory (proper-lockfile's `lockSync`: its mkdir and stat) and, after
   // the work, their removal, each microseconds, where a trip through the thread pool costs more on
@@ -175,10 +203,7 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
     }
     await sleep(RETRY_DELAYS[attempt]);
   }
-  try {
-    if (leftByKilledWriter || takeovers > 0) await sweepTemporaryFiles(path.dirname(file));
-    return await work();
-  } finally {
+  const releaseNow = () => {
     try {
       release();
     } catch {
@@ -186,7 +211,27 @@ async function lockAndWork<T>(file: string, target: string, work: () => Promise<
     }
     // The record goes last: a writer killed in between leaves a record without a lock, removed at once.
     if (recorded) forgetOwner(target);
+  };
+  let value: T;
+  try {
+    if (leftByKilledWriter || takeovers > 0) await sweepTemporaryFiles(path.dirname(file));
+    value = await work();
+  } catch (error) {
+    releaseNow();
+    throw error;
   }
+  if (!later) {
+    releaseNow();
+    return { value, released: Promise.resolve() };
+  }
+  // Released through the thread pool, after the caller has its answer: proper-lockfile's own
+  // `unlock` of the lock `lockSync` took (its rmdir), then the record.
+  const released = lockfile
+    .unlock(target, { realpath: false })
+    .catch(() => undefined)
+    .then(() => (recorded ? forgetOwnerLater(target) : undefined));
+  later(released);
+  return { value, released };
 }
 
 /**
@@ -220,8 +265,9 @@ export async function withLocks<T>(
   targets: readonly (readonly [file: string, emptyContent: string])[],
   work: () => Promise<T>,
   onCompromised?: CompromisedHandler,
+  later?: LaterRelease,
 ): Promise<T> {
   if (targets.length === 0) return work();
   const [[file, empty], ...rest] = targets;
-  return withLock(file, empty, () => withLocks(rest, work, onCompromised), onCompromised);
+  return withLock(file, empty, () => withLocks(rest, work, onCompromised, later), onCompromised, later);
 }

@@ -7,9 +7,7 @@
  * from its `index_data`, the decision index made from the decision rows (2.x keeps no index
  * file), agents by `agent_id`, the graph's entities and relations.
  */
-import * as path from 'path';
-import type { RefreshResult } from './jsonl';
-import { readDecisionFile } from './decision-file';
+import { parseObject, type RefreshResult } from './jsonl';
 import type { Delta, Item, StateChange, StateKind, TwoXState } from './two-x-state';
 import type { TwoXStore } from './two-x-store';
 import { indexEntryOf, indexLineOf } from './index-lines';
@@ -156,9 +154,7 @@ export class SqliteStorage implements Storage {
         return this.state.of(kind).get(id)?.text;
       },
       read: async id => {
-        // A writing operation reads the copy it writes (its own changes are stored when it ends).
-        if (kind === 'decisions' && this.twoX.writingCopy)
-          return (await readDecisionFile(path.join(this.twoX.mirror.dir, 'decisions', `${id}.json`), id)) as T | undefined;
+        // Within a write too: every decision and handoff change is stored in the rows (and the state) at once.
         await this.sync(kind);
         const item = this.state.of(kind).get(id);
         return item && copyOf<T>(item);
@@ -174,12 +170,61 @@ export class SqliteStorage implements Storage {
   }
 
   /** Each entry a new blackboard row (and its record file), stored inside the running write. */
-  appendEntries(entries: readonly object[]): Promise<void> {
+  appendEntries(entries: readonly object[]): Promise<undefined> {
     for (const entry of entries) {
       const id = (entry as { id?: unknown }).id;
       if (typeof id !== 'string') throw new Error('a blackboard entry without an id cannot be stored in twining.db');
       this.twoX.change({ kind: 'posts', id, item: this.item(id, entry) });
     }
+    return Promise.resolve(undefined);
+  }
+
+  /** The posts' rows as the 1.x blackboard's lines (their texts, in seq order), brought up to date first outside a write. */
+  async blackboardText(): Promise<string> {
+    await this.sync('posts');
+    return this.state
+      .sorted('posts')
+      .map(p => p.text + '\n')
+      .join('');
+  }
+
+  /**
+   * The posts' rows made to hold `lines`: a post left out is deleted (with its record file), one
+   * changed is rewritten in place (its seq kept), a line that is not an entry with an id is left out.
+   */
+  replaceEntries(lines: readonly string[]): Promise<void> {
+    const rows = this.state.of('posts');
+    const kept = new Set<string>();
+    for (const line of lines) {
+      const value = parseObject<Record<string, unknown>>(line.replace(/\r$/, ''));
+      if (!value || typeof value.id !== 'string') continue;
+      kept.add(value.id);
+      const item = this.item(value.id, value);
+      if (rows.get(value.id)?.text !== item.text) this.twoX.change({ kind: 'posts', id: value.id, item });
+    }
+    for (const id of [...rows.keys()]) if (!kept.has(id)) this.twoX.change({ kind: 'posts', id });
+    return Promise.resolve();
+  }
+
+  /** A decision's row (and record file), new or changed, stored inside the running write. */
+  writeDecision(record: { id: string }): Promise<void> {
+    this.twoX.change({ kind: 'decisions', id: record.id, item: this.item(record.id, record) });
+    return Promise.resolve();
+  }
+
+  /** A handoff's row (its `index_data` made from the record and the row before: store/two-x-rows.ts) and record file. */
+  writeHandoff(id: string, record: HandoffRecord): Promise<void> {
+    this.twoX.change({ kind: 'handoffs', id, item: this.item(id, record) });
+    return Promise.resolve();
+  }
+
+  /** Nothing: a handoff's index line is its row's `index_data`, written with the record (docs/twining-2.md). */
+  writeHandoffIndex(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Nothing: the decision index is made from the decision rows (docs/twining-2.md). */
+  writeDecisionIndex(): Promise<void> {
     return Promise.resolve();
   }
 

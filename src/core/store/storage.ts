@@ -12,13 +12,13 @@
  * Writes not yet moved here run on the 1.x files (for a 2.x folder: a write copy that
  * store/two-x-store.ts stores back into rows and `records/`).
  */
-import { promises as fs } from 'fs';
+import { promises as fs, type Stats } from 'fs';
 import * as path from 'path';
 import { JsonlFile, RefreshResult } from './jsonl';
 import { readJsonArray } from './files';
 import { currentStamp, stampOf } from './version-stamp';
 import type { Layout } from './layout';
-import { appendLineSafely, toJsonText, toJsonlLine, writeAtomic } from './files';
+import { appendLineSafely, appendLinesNow, readTextIfExists, toJsonText, toJsonlLine, writeAtomic } from './files';
 import type { Transaction } from './transaction';
 import type { DecisionRecord, HandoffRecord } from '../records';
 
@@ -37,6 +37,8 @@ export interface LineSource<T> {
   /** Whether a refresh would find nothing new (the files backend: one stat). */
   isCurrent(): Promise<boolean>;
   refresh(): Promise<RefreshResult<T>>;
+  /** Lines this process just appended, taken in without reading them back (the files backend: jsonl.ts); undefined: left for the next refresh. */
+  takeAppended?(before: Stats, after: Stats, text: string): RefreshResult<T> | undefined;
 }
 
 /** A list read whole when its key changes (the registry, the decision index, the graph). */
@@ -73,9 +75,40 @@ export interface Storage {
    * Appends blackboard entries (as a step of `tx` when given: undone if the transaction fails);
    * the caller holds the blackboard's lock (FolderStore.lock).
    */
-  appendEntries(entries: readonly object[], tx?: Transaction): Promise<void>;
+  appendEntries(entries: readonly object[], tx?: Transaction): Promise<AppendedLines | undefined>;
+  /** The blackboard as its 1.x file's text: one entry a line, oldest first (a 2.x folder: its rows' texts in seq order). */
+  blackboardText(): Promise<string>;
+  /**
+   * Writes the blackboard as `lines` (each an entry's JSON text), as a step of `tx` when given:
+   * entries left out are removed, changed ones rewritten in place; the caller holds its lock.
+   */
+  replaceEntries(lines: readonly string[], tx?: Transaction): Promise<void>;
   /** Writes the list of `kind` as `items` (as a step of `tx` when given); the caller holds its lock. */
   writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void>;
+  /** Writes a decision record, new or changed (as a step of `tx` when given); the caller holds the decision index's lock. */
+  writeDecision(record: { id: string }, tx?: Transaction): Promise<void>;
+  /**
+   * Writes the decision index's items (as a step of `tx` when given). A 2.x folder keeps no index:
+   * it is made from the decision rows (docs/twining-2.md), so there this writes nothing.
+   */
+  writeDecisionIndex(items: readonly unknown[], tx?: Transaction): Promise<void>;
+  /** Writes a handoff record, new or changed (as a step of `tx` when given); the caller holds the handoff index's lock. */
+  writeHandoff(id: string, record: HandoffRecord, tx?: Transaction): Promise<void>;
+  /**
+   * Appends lines to the handoff index, or with `whole` writes it as `lines` (as a step of `tx`
+   * when given). A 2.x folder's index lines are its handoff rows' `index_data`, written with the
+   * record (docs/twining-2.md): there this writes nothing.
+   */
+  writeHandoffIndex(lines: readonly string[], whole: boolean, tx?: Transaction): Promise<void>;
+}
+
+/** Lines appended to the blackboard file outside a transaction: the text, and the file's stat around the append (files.ts appendLinesNow). */
+export interface AppendedLines {
+  text: string;
+  before: Stats;
+  after: Stats;
+  /** A torn last line was ended first: more than `text` was written. */
+  mended: boolean;
 }
 
 /** A JSON array file's source: its stat, then the whole file. */
@@ -103,6 +136,9 @@ const ARRAY_FILES: Record<ArrayKind, [file: (layout: Layout) => string, what: st
   relations: [l => path.join(l.graphDir, 'relations.json'), 'The graph relations file'],
 };
 
+/** A file written whole: as a step of `tx` (undone if it fails), or alone. */
+const replaceFile = (file: string, text: string, tx?: Transaction): Promise<void> => (tx ? tx.replace(file, text) : writeAtomic(file, text));
+
 /** The `files` backend: twining-mcp 1.x's files under `layout.data`. */
 export class FilesStorage implements Storage {
   readonly backend = 'files' as const;
@@ -128,15 +164,40 @@ export class FilesStorage implements Storage {
     return fileArray(file(l), what);
   }
 
-  async appendEntries(entries: readonly object[], tx?: Transaction): Promise<void> {
+  async appendEntries(entries: readonly object[], tx?: Transaction): Promise<AppendedLines | undefined> {
     const text = entries.map(toJsonlLine).join('');
-    if (tx) await tx.append(this.layout.blackboard, text);
-    else await appendLineSafely(this.layout.blackboard, text);
+    if (tx) return void (await tx.append(this.layout.blackboard, text));
+    return { text, ...appendLinesNow(this.layout.blackboard, text) };
   }
 
-  async writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void> {
-    const file = ARRAY_FILES[kind][0](this.layout);
-    if (tx) await tx.replace(file, toJsonText(items));
-    else await writeAtomic(file, toJsonText(items));
+  async blackboardText(): Promise<string> {
+    return (await readTextIfExists(this.layout.blackboard)) ?? '';
+  }
+
+  replaceEntries(lines: readonly string[], tx?: Transaction): Promise<void> {
+    return replaceFile(this.layout.blackboard, lines.map(line => line + '\n').join(''), tx);
+  }
+
+  writeArray(kind: WrittenArrayKind, items: readonly unknown[], tx?: Transaction): Promise<void> {
+    return replaceFile(ARRAY_FILES[kind][0](this.layout), toJsonText(items), tx);
+  }
+
+  writeDecision(record: { id: string }, tx?: Transaction): Promise<void> {
+    return replaceFile(this.layout.decision(record.id), toJsonText(record), tx);
+  }
+
+  writeDecisionIndex(items: readonly unknown[], tx?: Transaction): Promise<void> {
+    return replaceFile(this.layout.decisionIndex, toJsonText(items), tx);
+  }
+
+  writeHandoff(id: string, record: HandoffRecord, tx?: Transaction): Promise<void> {
+    return replaceFile(this.layout.handoff(id), toJsonText(record), tx);
+  }
+
+  async writeHandoffIndex(lines: readonly string[], whole: boolean, tx?: Transaction): Promise<void> {
+    const text = lines.map(line => line + '\n').join('');
+    if (whole) await replaceFile(this.layout.handoffIndex, text, tx);
+    else if (tx) await tx.append(this.layout.handoffIndex, text);
+    else await appendLineSafely(this.layout.handoffIndex, text);
   }
 }

@@ -9,30 +9,28 @@
  */
 import * as path from 'path';
 import { dataVersion, SqliteDatabase } from './sqlite-db';
+import {
+  TABLES,
+  databasePath,
+  itemOfRow,
+  keysDiffering,
+  lastReader,
+  readTableRows,
+  readTableWhole,
+  rememberRead,
+  rowsDiffering,
+  select,
+  seqOrder,
+  tableOf,
+} from './sqlite-tables';
+import type { Delta, HeldRecords, Item, StateKind } from './sqlite-tables';
 import { FileSeen, RECORD_KINDS, RecordKind, StoredRecord, kindDir, listFolder, listKind, readRecordFile, readRecordFileSync, recordFile } from './records-dir';
 import { promises as fs } from 'fs';
 import { mapChunked } from './parallel-io';
 import { stampOf } from './version-stamp';
 
-export type StateKind = RecordKind | 'agents';
 export const STATE_KINDS: readonly StateKind[] = [...RECORD_KINDS, 'agents'];
-
-/** One record: its place in its list (`order` sorts as text), its JSON text as stored, its value. */
-export interface Item {
-  id: string;
-  order: string;
-  text: string;
-  value: StoredRecord;
-  /** A handoff row's `index_data`. */
-  index?: string;
-}
-
-/** A change: the record as it now is, or undefined when it is gone. */
-export interface Delta {
-  kind: StateKind;
-  id: string;
-  item?: Item;
-}
+export type { StateKind, Item, Delta };
 
 /** What a view of one kind is told (store/sqlite-views.ts): a change, or `reset` (every record read again). */
 export type StateChange = Delta | 'reset';
@@ -144,46 +142,12 @@ export interface Source {
   poll(state: TwoXState, hints?: readonly { kind: RecordKind; id: string }[]): Promise<Delta[]>;
 }
 
-export const seqOrder = (seq: number | bigint) => String(seq).padStart(16, '0');
+export { seqOrder };
 /** Order of a record without a row (read from its file): after every row, by time then id. */
 export const fileOrder = (value: Record<string, unknown>) => {
   const at = value.timestamp ?? value.created_at;
   return `~${typeof at === 'string' ? at : ''}\u0000${String(value.id)}`;
 };
-
-interface Table {
-  kind: StateKind;
-  table: string;
-  key: string;
-  seq: string;
-  extra?: string;
-}
-const TABLES: Table[] = [
-  { kind: 'posts', table: 'blackboard', key: 'id', seq: 'seq' },
-  { kind: 'decisions', table: 'decisions', key: 'id', seq: 'seq' },
-  { kind: 'handoffs', table: 'handoffs', key: 'id', seq: 'seq', extra: 'index_data' },
-  { kind: 'relations', table: 'relations', key: 'id', seq: 'seq' },
-  { kind: 'entities', table: 'entities', key: 'id', seq: 'rowid' },
-  { kind: 'agents', table: 'agents', key: 'agent_id', seq: 'rowid' },
-];
-const tableOf = (kind: StateKind) => TABLES.find(t => t.kind === kind)!;
-
-function itemOfRow(t: Table, row: Record<string, unknown>): Item | undefined {
-  const text = String(row.data);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const id = String(row.k);
-  const item: Item = { id, order: seqOrder(row.s as number), text, value: value as StoredRecord };
-  if (t.extra) item.index = String(row.x);
-  return item;
-}
-
-const select = (t: Table) => `SELECT ${t.seq} AS s, ${t.key} AS k, data${t.extra ? `, ${t.extra} AS x` : ''} FROM ${t.table}`;
 
 /** twining.db as the source: rows in seq order; what changed found by seq, data_version and fingerprints. */
 export class DbSource implements Source {
@@ -198,87 +162,31 @@ export class DbSource implements Source {
 
   /** The tables read so far: only they are polled. */
   private readonly loaded = new Set<StateKind>();
+  /** The database's file, and the state that read it last in this process when this one first did (sqlite-tables.ts). */
+  private file?: string;
+  private before?: HeldRecords;
 
   load(state: TwoXState, kinds: readonly StateKind[]): Promise<void> {
     // Before the rows: a commit while they are read is looked for again by the next poll.
     if (this.version === -1) this.version = dataVersion(this.db);
+    if (this.file === undefined) {
+      this.file = databasePath(this.db);
+      this.before = lastReader(this.file);
+    }
     for (const t of TABLES) {
       if (!kinds.includes(t.kind) || this.loaded.has(t.kind)) continue;
       this.loaded.add(t.kind);
-      if (state.of(t.kind).size === 0 && this.loadWhole(state, t)) continue;
-      let last = 0;
-      for (const row of this.db.prepare(`${select(t)} ORDER BY ${t.seq}`).all()) {
-        last = Math.max(last, Number(row.s));
-        const item = itemOfRow(t, row);
-        if (item) state.apply({ kind: t.kind, id: item.id, item });
-        else this.unreadable(t, row.k);
-      }
-      this.lastSeq.set(t.kind, last);
+      // The table whole, the rows the state read before holds used again where they are the same (sqlite-tables.ts).
+      const unreadable = (key: unknown) => this.warn(`twining.db: the ${t.table} row ${String(key)} does not hold a JSON object; it is not shown`);
+      const before = this.before !== state ? this.before?.of(t.kind) : undefined;
+      const read = readTableWhole(this.db, t, before, unreadable) ?? readTableRows(this.db, t, unreadable);
+      state.loadAll(t.kind, read.items);
+      this.lastSeq.set(t.kind, read.last);
+      rememberRead(this.file, state);
     }
+    // Every table read: the state read before is not needed any more.
+    if (this.loaded.size === TABLES.length) this.before = undefined;
     return Promise.resolve();
-  }
-
-  private unreadable(t: Table, key: unknown): void {
-    this.warn(`twining.db: the ${t.table} row ${String(key)} does not hold a JSON object; it is not shown`);
-  }
-
-  /**
-   * A table's rows in one query, each column's values joined into one string by SQLite (a row
-   * apiece costs an object and three strings on this side, several times the parse of the same
-   * records from a 1.x JSONL file): the texts split on U+0001, which a JSON text never holds
-   * unescaped (RFC 8259, "Strings": control characters are escaped), the keys and seqs as JSON arrays. False when the pieces do not come
-   * out one per row (a text that is not JSON holds the separator): the rows are then read one by one.
-   */
-  private loadWhole(state: TwoXState, t: Table): boolean {
-    const sql =
-      `SELECT count(*) AS n, json_group_array(s) AS ss, json_group_array(k) AS ks,` +
-      ` group_concat(data, char(1)) AS ds${t.extra ? ', json_group_array(x) AS xs' : ''}` +
-      ` FROM (${select(t)} ORDER BY ${t.seq})`;
-    let row: Record<string, unknown> | undefined;
-    let seqs: unknown, keys: unknown, extras: unknown;
-    try {
-      row = this.db.prepare(sql).get();
-      seqs = JSON.parse(String(row?.ss));
-      keys = JSON.parse(String(row?.ks));
-      extras = t.extra ? JSON.parse(String(row?.xs)) : undefined;
-    } catch {
-      return false; // a key SQLite cannot put into JSON (a blob): one row at a time says which
-    }
-    const n = Number(row?.n);
-    if (n === 0) {
-      this.lastSeq.set(t.kind, 0);
-      return true;
-    }
-    const texts = typeof row?.ds === 'string' ? row.ds.split('\u0001') : [];
-    if (!Array.isArray(seqs) || !Array.isArray(keys) || texts.length !== n || seqs.length !== n || keys.length !== n) return false;
-    if (t.extra && (!Array.isArray(extras) || extras.length !== n)) return false;
-    const items: Item[] = [];
-    let last = 0;
-    let ascending = true;
-    for (let i = 0; i < n; i++) {
-      const seq = Number(seqs[i]);
-      if (seq > last) last = seq;
-      else ascending = false;
-      const text = texts[i];
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        value = undefined;
-      }
-      if (!value || typeof value !== 'object' || Array.isArray(value)) {
-        this.unreadable(t, keys[i]);
-        continue;
-      }
-      const item: Item = { id: String(keys[i]), order: seqOrder(seq), text, value: value as StoredRecord };
-      if (t.extra) item.index = String((extras as unknown[])[i]);
-      items.push(item);
-    }
-    // SQLite gives an aggregate's values in the order it visits the rows (the same for every column).
-    if (!ascending) items.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-    state.loadAll(t.kind, items);
-    this.lastSeq.set(t.kind, last);
-    return true;
   }
 
   /** The rows written by this process (seq known, nothing to look for again). */
@@ -338,45 +246,14 @@ export class DbSource implements Source {
       }
       // Removed rows (or a rowid used again): the count differs; the keys alone say which.
       if (Number(this.db.prepare(`SELECT count(*) AS n FROM ${t.table}`).get()?.n) !== state.of(t.kind).size)
-        for (const d of this.compareKeys(state, t)) push(d);
+        for (const d of keysDiffering(this.db, t, state.of(t.kind))) push(d);
       if (filesNamed && t.kind !== 'agents') continue;
       // Updates keep their seq and no record file was named (agents have none): the byte total tells whether to compare the rows.
       const bytes = this.db.prepare(`SELECT total(length(CAST(data AS BLOB))) AS b FROM ${t.table}`).get();
       if (Number(bytes?.b) === state.byteTotal(t.kind)) continue;
-      for (const d of this.compareAll(state, t)) push(d);
+      for (const d of rowsDiffering(this.db, t, state.of(t.kind))) push(d);
     }
     return Promise.resolve(deltas);
-  }
-
-  /** Rows gone, and rows present that the state lacks (a rowid used again), by their keys only. */
-  private compareKeys(state: TwoXState, t: Table): Delta[] {
-    const deltas: Delta[] = [];
-    const seen = new Set<string>();
-    for (const row of this.db.prepare(`SELECT ${t.key} AS k FROM ${t.table}`).all()) {
-      const id = String(row.k);
-      seen.add(id);
-      if (state.of(t.kind).has(id)) continue;
-      const full = this.db.prepare(`${select(t)} WHERE ${t.key} = ?`).get(id);
-      const item = full && itemOfRow(t, full);
-      if (item) deltas.push({ kind: t.kind, id, item });
-    }
-    for (const id of state.of(t.kind).keys()) if (!seen.has(id)) deltas.push({ kind: t.kind, id });
-    return deltas;
-  }
-
-  private compareAll(state: TwoXState, t: Table): Delta[] {
-    const deltas: Delta[] = [];
-    const seen = new Set<string>();
-    for (const row of this.db.prepare(select(t)).all()) {
-      const id = String(row.k);
-      seen.add(id);
-      const known = state.of(t.kind).get(id);
-      if (known && known.text === String(row.data) && known.index === (t.extra ? String(row.x) : undefined)) continue;
-      const item = itemOfRow(t, row);
-      if (item) deltas.push({ kind: t.kind, id, item });
-    }
-    for (const id of state.of(t.kind).keys()) if (!seen.has(id)) deltas.push({ kind: t.kind, id });
-    return deltas;
   }
 }
 

@@ -1,9 +1,11 @@
 /**
  * A twining-mcp 2.x folder (`twining.db` + `records/`) read and written by the engine. Its rows are
  * held in memory (`state`), which the views read through the storage interface's sqlite backend
- * (sqlite-views.ts); `sync` brings them up to date (before each read). A write runs on a 1.x copy
- * of the records (two-x-mirror.ts), laid out at the first write of the process, and stores what
- * the operation changed as twining-mcp does:
+ * (sqlite-views.ts); `sync` brings them up to date (before each read). A write stores what the
+ * operation changes through the storage interface's writes (`change`: each record's row at once,
+ * its file at the commit), as twining-mcp does; a step that still writes 1.x files (housekeeping's
+ * copy, `copyForRead`) runs on a 1.x copy of the records (two-x-mirror.ts), whose changes are
+ * stored at the end:
  *
  *  1. `BEGIN IMMEDIATE` on twining.db (SQLite's write lock, waiting up to its 5 s busy timeout), so
  *     the operation reads and writes as one step against every other writer, twining-mcp included;
@@ -114,11 +116,6 @@ export class TwoXStore {
   /** Whether a writing operation runs now (in this async context). */
   get writing(): boolean {
     return this.inWrite.getStore() === true;
-  }
-
-  /** Whether a writing operation runs now on the write copy (laid out: some of its steps write 1.x files). */
-  get writingCopy(): boolean {
-    return this.writing && this.copyBuilt;
   }
 
   /** Where the records are read from now: `database` or `records` (undefined before the first read). */

@@ -10,6 +10,11 @@
  *     last is kept and only the rest is cut and hashed; appending entries costs what was appended;
  *   - anything else (rewritten, shrunk, another format): cut and hashed from scratch.
  *
+ * A long-lived engine also holds each JSONL file's bytes as it last read them, with their parts
+ * and the SHA-1's running state, whoever synced since: an unchanged stamp takes the held bytes
+ * without reading the file; a file that grew is compared with them slice by slice and only what
+ * follows is read, cut and hashed (readGrown).
+ *
  * A row is kept only when the file's stamp was the same before and after it was read, so a write
  * that lands while the sync reads cannot pair new bytes with an old stamp. A damaged or foreign
  * cache file is ignored (and rewritten): it is a speed-up, never a source of truth.
@@ -69,11 +74,59 @@ function partsFrom(rel: string, bytes: Buffer, from: number, repo: Repo): Part[]
 }
 
 /**
- * A JSONL file's bytes as this process last read them, their SHA-1 and the hash's running state
- * (to carry on over what is appended). Held by a long-lived engine between its syncs: the record's
- * logs are appended to, and this spares hashing the whole file again on each sync.
+ * A JSONL file's bytes as this process last read them, their parts, their SHA-1 and the hash's
+ * running state (to carry on over what is appended). Held by a long-lived engine between its
+ * syncs: the record's logs are appended to, and this spares reading, cutting and hashing the
+ * whole file again on each sync.
  */
-const warm = new Map<string, { digest: string; bytes: Buffer; hash: Hash }>();
+const warm = new Map<string, Held>();
+interface Held {
+  /** The file's stamp when it was read (undefined when it changed while it was read). */
+  stamp?: VersionStamp;
+  digest: string;
+  bytes: Buffer;
+  /** The SHA-1 of `bytes`, not finished: it carries on over what is appended. */
+  hash: Hash;
+  /** [blob id, byte length] of each part of `bytes`. */
+  parts: [string, number][];
+  /** The memory `bytes` is the start of, with room after it for what is appended next. */
+  arena: Buffer;
+}
+
+/**
+ * A JSONL file that grew since this process last read it (`held`), read without a copy of its
+ * whole: its first `held.bytes.length` bytes are read in slices and compared with the held bytes,
+ * and only the rest is read, into the room after them (a new arena when there is none). Every
+ * byte is still read from the file and compared, as a whole read would; what is saved is a new
+ * 40 MB buffer on every sync (its allocation, and the first touch of each of its pages). Bytes
+ * once handed out are never written again: only the room after the held bytes is written, and
+ * the held bytes are always the last handed out. Undefined when the start differs or the file is
+ * shorter than `size` (the caller reads it whole).
+ */
+async function readGrown(file: string, held: Held, size: number): Promise<Buffer | undefined> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const known = held.bytes.length;
+    const slice = Buffer.allocUnsafe(Math.min(known, 1 << 20));
+    for (let at = 0; at < known;) {
+      const { bytesRead } = await handle.read(slice, 0, Math.min(slice.length, known - at), at);
+      if (bytesRead === 0 || slice.compare(held.bytes, at, at + bytesRead, 0, bytesRead) !== 0) return undefined;
+      at += bytesRead;
+    }
+    const room = held.arena.buffer === held.bytes.buffer && held.arena.byteOffset === held.bytes.byteOffset && held.arena.length >= size;
+    const arena = room ? held.arena : Buffer.allocUnsafe(size + (size >> 2));
+    if (!room) held.bytes.copy(arena, 0);
+    for (let at = known; at < size;) {
+      const { bytesRead } = await handle.read(arena, at, size - at, at);
+      if (bytesRead === 0) return undefined;
+      at += bytesRead;
+    }
+    held.arena = arena;
+    return arena.subarray(0, size);
+  } finally {
+    await handle.close();
+  }
+}
 
 /** Whether a cached row is a sound description of `bytes` (sizes add up). */
 const fits = (row: Row, length: number) => row.parts.reduce((n, [, len]) => n + len, 0) === length;
@@ -94,11 +147,17 @@ export async function readWithParts(
   const work: PartsWork = { reused: 0, hashedBytes: 0 };
   await Promise.all(
     [...files].map(async ([rel, file]) => {
-      const before = stampOf(await fs.lstat(file).catch(() => undefined));
-      const bytes = await fs.readFile(file);
-      const after = stampOf(await fs.lstat(file).catch(() => undefined));
-      contents.set(rel, bytes);
+      const stat = await fs.lstat(file).catch(() => undefined);
+      const before = stampOf(stat);
       const row = cache.get(rel);
+      const held = isJsonl(rel) ? warm.get(file) : undefined;
+      // As this process last read it (same stamp: nothing was written since), the held bytes are the file.
+      const same = held && held.stamp === before ? held.bytes : undefined;
+      // Grown since this process read it: the held start is compared with the file, the rest read after it.
+      const grown = !same && held && stat && stat.size > held.bytes.length ? await readGrown(file, held, stat.size) : undefined;
+      const bytes = same ?? grown ?? (await fs.readFile(file));
+      const after = same ? before : stampOf(await fs.lstat(file).catch(() => undefined));
+      contents.set(rel, bytes);
       let list: Part[];
       let digest: string;
       if (row && row.stamp === after && row.size === bytes.length && fits(row, bytes.length)) {
@@ -110,27 +169,32 @@ export async function readWithParts(
       } else {
         let hash = createHash('sha1');
         let keep = 0;
-        let kept: Part[] = [];
-        const held = warm.get(file);
-        if (row && isJsonl(rel) && row.size < bytes.length && row.parts.length > 0 && fits(row, row.size)) {
-          // In a long-lived engine the bytes of the last read are held: comparing them (one memcmp)
-          // proves the prefix unchanged without hashing it again; the hash carries on from their state.
-          const same =
-            held && held.digest === row.digest && held.bytes.length === row.size && bytes.subarray(0, row.size).equals(held.bytes)
-              ? ((hash = held.hash.copy()), true)
-              : (hash.update(bytes.subarray(0, row.size)), hash.copy().digest('hex') === row.digest);
-          if (same) {
-            // Appended to: every part but the last stands; the last is cut again with what follows.
-            let at = 0;
-            kept = row.parts.slice(0, -1).map(([id, len]) => ({ id, bytes: bytes.subarray(at, (at += len)) }));
-            keep = at;
-            hash.update(bytes.subarray(row.size));
-          } else hash.update(bytes.subarray(row.size));
+        let known: [string, number][] = [];
+        if (grown && held) {
+          // Appended to since this process read it: its parts as held but the last stand, the hash carries on from the held state.
+          hash = held.hash.copy();
+          known = held.parts;
+          hash.update(bytes.subarray(held.bytes.length));
+        } else if (row && isJsonl(rel) && row.size < bytes.length && row.parts.length > 0 && fits(row, row.size)) {
+          // Grown since the last sync (of another process, or before this one held it): the kept start is checked by one SHA-1.
+          hash.update(bytes.subarray(0, row.size));
+          if (hash.copy().digest('hex') === row.digest) known = row.parts;
+          hash.update(bytes.subarray(row.size));
         } else hash.update(bytes);
+        // Every part but the last stands; the last is cut again with what follows.
+        const kept = known.slice(0, -1).map(([id, len]) => ({ id, bytes: bytes.subarray(keep, (keep += len)) }));
         list = [...kept, ...partsFrom(rel, bytes, keep, repo)];
-        if (isJsonl(rel)) warm.set(file, { digest: hash.copy().digest('hex'), bytes, hash: hash.copy() });
-        digest = hash.digest('hex');
+        digest = hash.copy().digest('hex');
         work.hashedBytes += bytes.length - keep;
+        if (isJsonl(rel))
+          warm.set(file, {
+            stamp: before === after ? after : undefined,
+            digest,
+            bytes,
+            hash,
+            parts: list.map(p => [p.id, p.bytes.length]),
+            arena: grown && held ? held.arena : bytes,
+          });
       }
       parts.set(rel, list);
       if (before === after) next.set(rel, { stamp: after, size: bytes.length, digest, parts: list.map(p => [p.id, p.bytes.length] as [string, number]) });

@@ -3,7 +3,8 @@
  * second session start of the same agent on a folder nobody wrote to is answered with the same
  * briefing by dist/hook.js alone (a copy of it without dist/core.js beside it answers, so the
  * engine is not loaded), records the new briefing, and any write to the folder makes the next
- * start assemble again with what changed.
+ * start assemble again with what changed; lines another agent appended since are brought into the
+ * briefing from its basis (src/core/store/briefing-basis.ts), again without the engine.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,11 +13,11 @@ import * as os from 'os';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
-import { CLI_JS, fixtureProject } from '../../../support/tmp';
+import { CLI_JS, fixtureProject, tempProject, tw } from '../../../support/tmp';
 
 const HOOK_JS = path.join(path.dirname(CLI_JS), 'hook.js');
 
-function start(hookJs: string, root: string, session: string) {
+function start(hookJs: string, root: string, session: string, scope = 'src/auth/') {
   const input = {
     session_id: session,
     transcript_path: path.join(root, 't.jsonl'),
@@ -25,7 +26,7 @@ function start(hookJs: string, root: string, session: string) {
     hook_event_name: 'SessionStart',
     source: 'startup',
   };
-  const r = spawnSync(process.execPath, [hookJs, 'SessionStart', '--agent', 'cached-agent', '--scope', 'src/auth/'], {
+  const r = spawnSync(process.execPath, [hookJs, 'SessionStart', '--agent', 'cached-agent', '--scope', scope], {
     input: JSON.stringify(input),
     encoding: 'utf8',
   });
@@ -79,4 +80,58 @@ test('a claim made after a briefing is in the next SessionStart: the cache does 
   assert.equal(next.status, 0, next.stderr);
   assert.match(next.context!, /### Claimed by other agents/);
   assert.match(next.context!, /\*\*alice\*\* holds src\/auth\/jwt\.ts.*rotating the keys/);
+});
+
+test('a change to the knowledge graph after a briefing: the cache does not answer for it (the graph weighs in the decisions a briefing picks)', async () => {
+  const root = fixtureProject();
+  const alone = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-hook-alone-')), 'hook.js');
+  fs.copyFileSync(HOOK_JS, alone);
+  assert.equal(start(HOOK_JS, root, 'g1').status, 0);
+  assert.equal(start(alone, root, 'g2').status, 0, 'nothing written: the cached briefing answers');
+  const engine = await openWorkspace(root, { warn: () => undefined });
+  await engine.run('add_entity', { name: 'src/auth/session.ts', type: 'file' });
+  const after = start(alone, root, 'g3');
+  assert.equal(after.status, 1, `a graph write: the cached briefing does not answer, the engine is needed (${after.stderr})`);
+  assert.equal(start(HOOK_JS, root, 'g4').status, 0);
+  assert.equal(start(alone, root, 'g5').status, 0, 'nothing written since: the cached briefing answers again');
+});
+
+test('lines another agent appended since: the briefing brought up to date without the engine, as the engine assembles it', async () => {
+  const root = tempProject();
+  const engine = await openWorkspace(root, { warn: () => undefined });
+  await engine.init();
+  for (let i = 0; i < 30; i++)
+    await engine.post({ entry_type: i % 3 ? 'finding' : 'warning', summary: `Earlier note ${i}`, scope: i % 2 ? 'src/db/' : 'project', agent_id: 'earlier' });
+  const alone = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-hook-alone-')), 'hook.js');
+  fs.copyFileSync(HOOK_JS, alone);
+  const first = start(HOOK_JS, root, 'b1', 'project');
+  assert.equal(first.status, 0, first.stderr);
+
+  await engine.post({ entry_type: 'warning', summary: 'The pool leaks connections under load', scope: 'project', agent_id: 'reviewer' });
+  const answered = start(alone, root, 'b2', 'project');
+  assert.equal(answered.status, 0, `the hook without the engine answers: ${answered.stderr}`);
+  assert.match(answered.context!, /\*\*The pool leaks connections under load\*\*/);
+  // Counted as changed since the last briefing (and not listed twice: the briefing shows it).
+  assert.match(answered.context!, /### Changed in scope since your last briefing \(.*\): 1\n/);
+  // The engine, on a copy of the folder as it was, assembles the same (but for the time it gives).
+  const copy = tempProject('copy');
+  fs.rmSync(tw(copy), { recursive: true, force: true });
+  fs.cpSync(tw(root), tw(copy), { recursive: true });
+  const mark = JSON.parse(fs.readFileSync(tw(root, 'sessions', 'assembly-cached-agent.json'), 'utf8'));
+  const withEngine = start(HOOK_JS, copy, 'b3', 'project');
+  assert.equal(withEngine.status, 0, withEngine.stderr);
+  assert.ok(mark.assembled_at, 'the brought up to date briefing was recorded for the agent');
+  const noTimes = (text: string) => text.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'T');
+  assert.equal(
+    noTimes(start(alone, root, 'b4', 'project').context!),
+    noTimes(withEngine.context!).replace(/\n\n### Changed in scope[^#]*?(?=\n\nWhen you finish)/, ''),
+  );
+
+  // A rewrite (a dismiss), not an append: the basis does not answer, the engine does.
+  const [warning] = (await engine.read({ entry_types: ['warning'] })).entries;
+  await engine.dismiss({ ids: [warning.id] });
+  assert.equal(start(alone, root, 'b5', 'project').status, 1, 'after a rewrite the hook needs the engine');
+  const rebuilt = start(HOOK_JS, root, 'b6', 'project');
+  assert.equal(rebuilt.status, 0, rebuilt.stderr);
+  assert.doesNotMatch(rebuilt.context!, new RegExp(`\\[${warning.id}\\]`));
 });

@@ -1,7 +1,7 @@
 /**
  * Writes that go straight into a twining-mcp 2.x folder (store/storage.ts, the `sqlite` backend's
- * writes; store/two-x-store.ts `change`): a post, a registration and the graph's entities and
- * relations are stored as rows of twining.db and record files under records/, inside one database
+ * writes; store/two-x-store.ts `change`): posts, registrations, the graph's entities and
+ * relations, decisions and handoffs are stored as rows of twining.db and record files under records/, inside one database
  * transaction, with no 1.x copy of the records laid out anywhere: nothing is written in the user's
  * cache, their home or the temporary folder. What they wrote is what twining-mcp 2.x reads: the
  * rows, and records/ files that agree with them. Needs node:sqlite (scripts/test.js runs it under Node 24).
@@ -48,10 +48,12 @@ async function elsewhere(work: (env: NodeJS.ProcessEnv) => Promise<void>): Promi
 }
 
 describe('writes stored directly in a 2.x folder', { skip }, () => {
-  test('a post, a registration and graph changes write rows and records/ only: nothing in the cache, the home or the temporary folder', async () => {
+  test('posts, registrations, graph changes, decisions and handoffs write rows and records/ only: nothing in the cache, the home or the temporary folder', async () => {
     const two = tempProject('demo-project');
     twoXFrom1x(tw(fixtureProject()), tw(two), { withDb: true });
     const dir = tw(two);
+    let decided = { id: '' };
+    let handed = { id: '' };
     const seen = await elsewhere(async env => {
       // One-shot processes (the CLI), as a hook or a terminal runs them.
       for (const args of [
@@ -67,6 +69,17 @@ describe('writes stored directly in a 2.x folder', { skip }, () => {
         await engine.run('add_entity', { name: 'TokenCache', type: 'class', properties: { file: 'src/auth/cache.ts' } });
         await engine.run('add_relation', { source: 'TokenCache', target: 'TokenCache', type: 'related_to' });
         await engine.post({ entry_type: 'warning', summary: 'Posted by the engine', scope: 'src/', agent_id: 'engine-agent' });
+        decided = await engine.decide({
+          domain: 'auth',
+          scope: 'src/auth/',
+          summary: 'Cache tokens per tenant',
+          context: 'Tenants share a process',
+          rationale: 'No leaks between tenants',
+          agent_id: 'engine-agent',
+        });
+        await engine.reconsider({ decision_id: decided.id, new_context: 'Tenants get processes of their own' });
+        handed = await engine.handoff({ source_agent: 'engine-agent', summary: 'Token cache handed over', results: [], scope: 'src/auth/' });
+        await engine.acknowledge({ handoff_id: handed.id, agent_id: 'reviewer-1' });
       } finally {
         engine.close();
       }
@@ -91,7 +104,7 @@ describe('writes stored directly in a 2.x folder', { skip }, () => {
         ],
         'both posts are rows, in the order written, after every earlier one',
       );
-      assert.deepEqual(JSON.parse(posts.at(-1)!.data).summary, 'Posted by the engine');
+      assert.deepEqual(JSON.parse(posts.at(-1)!.data).summary, 'Handoff created: Token cache handed over', "the handoff's status entry is the last row");
       for (const p of mine) {
         const row = posts.find(r => JSON.parse(r.data).id === p.id)!;
         assert.deepEqual([row.entry_type, row.scope, row.timestamp], [p.entry_type, p.scope, p.timestamp], 'the columns twining-mcp queries');
@@ -112,6 +125,11 @@ describe('writes stored directly in a 2.x folder', { skip }, () => {
       assert.ok(relation && relation.target === entity.id, 'the relation is a row with its ends');
       assert.ok(fs.existsSync(mcpRecordPath(dir, 'entities', JSON.parse(entity.data))), 'the entity has its record file');
       assert.ok(fs.existsSync(mcpRecordPath(dir, 'relations', JSON.parse(relation.data))), 'the relation has its record file');
+      const decision = db.prepare('SELECT status, data FROM decisions WHERE id = ?').get(decided.id);
+      assert.deepEqual([decision?.status, JSON.parse(decision!.data).status], ['provisional', 'provisional'], 'the decision row, reconsidered in place');
+      const handoff = db.prepare('SELECT data, index_data FROM handoffs WHERE id = ?').get(handed.id);
+      assert.equal(JSON.parse(handoff!.data).acknowledged_by, 'reviewer-1', 'the handoff row, acknowledged');
+      assert.equal(JSON.parse(handoff!.index_data).acknowledged, true, 'its index_data says so, as twining-mcp keeps it');
     } finally {
       db.close();
     }
@@ -119,10 +137,11 @@ describe('writes stored directly in a 2.x folder', { skip }, () => {
 
     // And they are read back by a new open, as by twining-mcp.
     const again = await openWorkspace(two, quiet);
+    const wanted = ['Stored as a row', 'Posted by the engine', 'Reconsideration flagged: Cache tokens per tenant', 'Handoff created: Token cache handed over'];
     try {
       assert.deepEqual(
-        (await again.read({ limit: 2 })).entries.map(e => e.summary),
-        ['Stored as a row', 'Posted by the engine'],
+        (await again.read({ limit: 10 })).entries.map(e => e.summary).filter(summary => wanted.includes(summary)),
+        wanted,
       );
     } finally {
       again.close();

@@ -2,8 +2,8 @@
  * A twining-mcp 2.x folder opened to read (a window showing the views, `twining why` and
  * `twining status` as one-shot processes) is read from its rows (store/sqlite-views.ts): nothing
  * is written outside `.twining/`, neither in the user's cache nor in the temporary folder, and the
- * answers are those of the same records in a 1.x folder. A post is stored as rows and records/
- * files directly; a write still made on the 1.x copy lays it out in the user's cache only
+ * answers are those of the same records in a 1.x folder. A post or a dismissal is stored as rows
+ * and records/ files directly; housekeeping, still made on the 1.x copy, lays it out in the user's cache only
  * (src/core/store/two-x-cache.ts), never beside the project. Needs node:sqlite
  * (scripts/test.js runs it under Node 24).
  */
@@ -81,7 +81,7 @@ describe('a 2.x folder opened to read', { skip }, () => {
     }
   });
 
-  test('a post writes nothing outside .twining/; a write still made on the 1.x copy lays it out in the user cache only; both are read back from the rows', async () => {
+  test('posts and dismissals write nothing outside .twining/; housekeeping, still made on the 1.x copy, lays it out in the user cache only; the writes are read back from the rows', async () => {
     const two = tempProject('demo-project');
     twoXFrom1x(tw(fixtureProject()), tw(two), { withDb: true });
     const outside = () => tree(two).filter(p => !p.startsWith('.twining/') && p !== '.twining/');
@@ -102,6 +102,9 @@ describe('a 2.x folder opened to read', { skip }, () => {
         const dismissed = (await engine.read({ limit: 1 })).entries[0].id;
         await engine.dismiss({ ids: [dismissed], reason: 'Written through the copy' });
         await engine.post({ entry_type: 'finding', summary: 'Written through the copy', scope: 'src/', agent_id: 'tester' });
+        assert.deepEqual(tree(process.env.TWINING_CACHE_DIR!), [], 'a dismissal is stored as rows too');
+        // Housekeeping still works on the 1.x copy (laid out from the rows).
+        await engine.housekeeping({});
       } finally {
         engine.close();
       }

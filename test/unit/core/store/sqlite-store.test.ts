@@ -95,6 +95,45 @@ describe('a twining-mcp 2.x SQLite folder', { skip }, () => {
       );
   });
 
+  test('an engine opened again in this process reads the rows as they now are: changed (at the same length too), removed or put back by another process, as a new process reads them', async () => {
+    const { two } = twins();
+    const dir = tw(two);
+    const reads = async (e: TwiningEngine) => ({ read: await e.read({ limit: 1000 }), decisions: await e.decisions({}), handoffs: await e.handoffs({}) });
+    const first = await openWorkspace(two, quiet);
+    const before = await reads(first);
+    const mcp = openMcpDb(dir);
+    /** A row's text with its summary replaced by as many x's: the same length, another text. */
+    const sameLength = (table: string, id: string): string => {
+      const data = String(mcp.prepare(`SELECT data FROM ${table} WHERE id = ?`).get(id)?.data);
+      const summary = (JSON.parse(data) as { summary: string }).summary;
+      assert.match(summary, /^[\x20-\x7e]+$/, 'an ASCII summary');
+      const changed = data.replace(`"summary":${JSON.stringify(summary)}`, `"summary":${JSON.stringify('x'.repeat(summary.length))}`);
+      assert.ok(changed !== data && changed.length === data.length);
+      mcp.prepare(`UPDATE ${table} SET data = ? WHERE id = ?`).run(changed, id);
+      return 'x'.repeat(summary.length);
+    };
+    const posts = mcp.prepare('SELECT id, data FROM blackboard ORDER BY seq').all() as { id: string; data: string }[];
+    const decisions = mcp.prepare('SELECT id FROM decisions ORDER BY seq').all() as { id: string }[];
+    assert.ok(posts.length >= 3 && decisions.length >= 1);
+    const postSummary = sameLength('blackboard', posts[0].id);
+    const decisionSummary = sameLength('decisions', decisions[0].id);
+    mcp.prepare('DELETE FROM blackboard WHERE id = ?').run(posts[1].id);
+    mcp.prepare('DELETE FROM blackboard WHERE id = ?').run(posts[2].id);
+    mcpPost(mcp, dir, JSON.parse(posts[2].data));
+    mcp.close();
+    first.close();
+    const again = await reads(await openWorkspace(two, quiet));
+    const script = `const {openWorkspace}=require(${JSON.stringify(CORE_JS)});(async()=>{const e=await openWorkspace(${JSON.stringify(two)},{warn(){}});process.stdout.write(JSON.stringify({read:await e.read({limit:1000}),decisions:await e.decisions({}),handoffs:await e.handoffs({})}));})().catch(e=>{console.error(e);process.exit(1)})`;
+    const fresh = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.equal(fresh.status, 0, fresh.stderr);
+    assert.deepEqual(JSON.parse(JSON.stringify(again)), JSON.parse(fresh.stdout));
+    assert.ok(again.read.entries.some(e => e.summary === postSummary));
+    assert.ok(!again.read.entries.some(e => e.id === posts[1].id));
+    assert.equal(again.read.entries.at(-1)?.id, posts[2].id, 'put back: now the last');
+    assert.ok(again.decisions.decisions.some(d => d.summary === decisionSummary));
+    assert.notDeepEqual(again, before);
+  });
+
   test("another process's appends, updates in place and a row put back under a new seq give the open engine what a new open reads", async () => {
     const { two } = twins();
     const dir = tw(two);

@@ -65,6 +65,16 @@ test('parts are kept by version stamp between syncs, and always equal cutting th
     `only the tail is hashed (${appended.hashedBytes} bytes)`,
   );
 
+  // Appended to twice more: what an earlier read gave is unchanged by the later ones (they read into the room after it).
+  const earlier = (await readWithParts(repo, files)).contents.get('blackboard.jsonl')!;
+  const earlierCopy = Buffer.from(earlier);
+  for (let k = 0; k < 2; k++) {
+    fs.appendFileSync(board, lines(4000 + k * 10, 4010 + k * 10));
+    const again = await check();
+    assert.ok(again.hashedBytes < fs.statSync(board).size / 2, `only the tail is hashed (${again.hashedBytes} bytes)`);
+  }
+  assert.ok(earlier.equals(earlierCopy), 'bytes handed out earlier are never written again');
+
   // Rewritten in place, same inode, grown: the kept digest no longer matches, so all of it is cut again.
   const inode = fs.statSync(board).ino;
   const fd = fs.openSync(board, 'r+');
