@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { OPERATION_NAMES, jsonSchemaOf } from '../../../src/core';
 import { ALIAS_NAMES } from '../../../src/core/schemas/tool-aliases';
-import { CLI_JS, changedFiles, fixtureProject, parseJsonl, snapshotTree, tempProject, tw } from '../../support/tmp';
+import { CLI_JS, changedFiles, fixtureProject, lockDirs, ownerRecords, parseJsonl, sleep, snapshotTree, tempProject, tw } from '../../support/tmp';
 
 const run = promisify(execFile);
 
@@ -36,6 +36,19 @@ async function call(c: Connected, name: string, args: Record<string, unknown> = 
   assert.equal(result.content.length, 1, 'one content item');
   assert.equal(result.content[0].type, 'text');
   return { value: JSON.parse(result.content[0].text!), isError: result.isError === true };
+}
+
+/**
+ * Waits until the server's work after earlier answers is done: the graph upkeep of earlier posts
+ * (queued for a moment, applied by any call that reads the graph) and the release of a write's
+ * locks, which comes just after its answer. Then a snapshot of the folder stands still.
+ */
+async function settled(c: Connected, root: string): Promise<void> {
+  await ok(c, 'twining_graph_query', { query: 'settle' });
+  for (let quiet = 0, i = 0; quiet < 2 && i < 200; i++) {
+    quiet = lockDirs(root).length === 0 && ownerRecords(root).length === 0 ? quiet + 1 : 0;
+    await sleep(25);
+  }
 }
 
 async function ok(c: Connected, name: string, args: Record<string, unknown> = {}): Promise<any> {
@@ -247,6 +260,7 @@ describe('twining mcp over stdio', () => {
       ['twining_query', { entry_types: ['warning'] }, /query: query: required/],
       ['twining_query', { query: 'jwt', entry_types: ['memo'] }, /query: entry_types\[0\]/],
     ];
+    await settled(server, root);
     const before = snapshotTree(root);
     for (const [tool, args, message] of cases) {
       const { value, isError } = await call(server, tool, args);
