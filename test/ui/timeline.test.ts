@@ -202,7 +202,15 @@ async function main(): Promise<void> {
       // The webview's state reaches the workbench's storage asynchronously; a reload right after a
       // change can restore the state before it (seen on the loaded test machine).
       await sleep(5000);
-      await page().reload();
+      // Reloaded as a person does, with Developer: Reload Window: the workbench then saves its state
+      // before it goes (a browser's own reload of the page gave it no time to, and the range came
+      // back as it was a minute before, in one fresh run of several).
+      const reloaded = page().waitForEvent('framenavigated', { predicate: f => f === page().mainFrame(), timeout: 60000 });
+      // Run from the keyboard, the reload asks the browser to confirm leaving the page
+      // (window.confirmBeforeClose, "keyboardOnly" by default on the web): the person says yes.
+      page().once('dialog', dialog => void dialog.accept());
+      await runCommand(page(), 'Developer: Reload Window');
+      await reloaded;
       await waitForWorkbench(page());
       await timeline().locator('.lane').first().waitFor({ state: 'visible', timeout: 60000 });
       const scope = await timeline().locator('#scope').inputValue();
