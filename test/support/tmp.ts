@@ -122,6 +122,26 @@ export async function rejectsWith(work: Promise<unknown>, code: string, pattern:
 
 export const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));
 
+/**
+ * Runs `work` with `vars` set in this process's environment (undefined: unset), handing it a copy
+ * of that environment for child processes; every variable is put back as it was afterwards.
+ */
+export async function withEnv(vars: Record<string, string | undefined>, work: (env: NodeJS.ProcessEnv) => Promise<void>): Promise<void> {
+  const saved = Object.fromEntries(Object.keys(vars).map(k => [k, process.env[k]]));
+  for (const [k, v] of Object.entries(vars)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  try {
+    await work({ ...process.env });
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Worker processes
 

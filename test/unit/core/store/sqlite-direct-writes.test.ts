@@ -14,7 +14,7 @@ import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
 import { FolderStore } from '../../../../src/core/engine/folder-store';
 import { appendEntry, appendEntryLocked } from '../../../../src/core/operations/blackboard-ops';
-import { CLI_JS, fixtureProject, tempProject, tw } from '../../../support/tmp';
+import { CLI_JS, fixtureProject, tempProject, tw, withEnv } from '../../../support/tmp';
 import { assertAgree, hasSqlite, mcpRecordPath, openMcpDb, twoXFrom1x } from '../../../support/twining-mcp-2x';
 
 const skip = hasSqlite ? false : `this Node (${process.version}) has no node:sqlite; scripts/test.js runs this file under Node 24`;
@@ -30,20 +30,7 @@ async function elsewhere(work: (env: NodeJS.ProcessEnv) => Promise<void>): Promi
   const base = tempProject('elsewhere');
   const dirs = { home: path.join(base, 'home'), cache: path.join(base, 'xdg-cache'), tmp: path.join(base, 'tmp') };
   for (const d of Object.values(dirs)) fs.mkdirSync(d);
-  const keys = ['HOME', 'XDG_CACHE_HOME', 'TMPDIR', 'TWINING_CACHE_DIR'] as const;
-  const saved = Object.fromEntries(keys.map(k => [k, process.env[k]]));
-  process.env.HOME = dirs.home;
-  process.env.XDG_CACHE_HOME = dirs.cache;
-  process.env.TMPDIR = dirs.tmp;
-  delete process.env.TWINING_CACHE_DIR;
-  try {
-    await work({ ...process.env });
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
+  await withEnv({ HOME: dirs.home, XDG_CACHE_HOME: dirs.cache, TMPDIR: dirs.tmp, TWINING_CACHE_DIR: undefined }, work);
   return { home: tree(dirs.home), cache: tree(dirs.cache), tmp: tree(dirs.tmp) };
 }
 

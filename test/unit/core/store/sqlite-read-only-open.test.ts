@@ -13,7 +13,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
-import { CLI_JS, fixtureProject, tempProject, tw } from '../../../support/tmp';
+import { CLI_JS, fixtureProject, tempProject, tw, withEnv } from '../../../support/tmp';
 import { hasSqlite, twoXFrom1x } from '../../../support/twining-mcp-2x';
 
 const skip = hasSqlite ? false : `this Node (${process.version}) has no node:sqlite; scripts/test.js runs this file under Node 24`;
@@ -34,17 +34,7 @@ async function watched(work: (env: NodeJS.ProcessEnv) => Promise<void>): Promise
   const cache = path.join(base, 'cache');
   const tmp = path.join(base, 'tmp');
   fs.mkdirSync(tmp);
-  const saved = { TWINING_CACHE_DIR: process.env.TWINING_CACHE_DIR, TMPDIR: process.env.TMPDIR };
-  process.env.TWINING_CACHE_DIR = cache;
-  process.env.TMPDIR = tmp;
-  try {
-    await work({ ...process.env });
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
+  await withEnv({ TWINING_CACHE_DIR: cache, TMPDIR: tmp }, work);
   return { cache: tree(cache), tmp: tree(tmp) };
 }
 
