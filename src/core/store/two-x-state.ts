@@ -4,8 +4,8 @@
  * under `records/` (RecordsSource). A source says what changed since it last looked as deltas,
  * without reading the history again: new rows by their `seq` (rowid), removed rows by a table's
  * count and then its keys alone, rows changed in place by the record files named (a watcher's
- * report) or, when none were named, by a table's byte total moving; record files by their
- * folders' and their own stats.
+ * report) or, when none were named, by a table's byte total moving (agents and entities: their
+ * rows compared); record files by their folders' and their own stats.
  */
 import * as path from 'path';
 import { dataVersion, SqliteDatabase } from './sqlite-db';
@@ -149,6 +149,15 @@ export const fileOrder = (value: Record<string, unknown>) => {
   return `~${typeof at === 'string' ? at : ''}\u0000${String(value.id)}`;
 };
 
+/**
+ * The tables whose rows twining-mcp rewrites in place at the same length: an agent's `last_active`
+ * renewed by every touch, an entity's `updated_at` when it is added again with the properties it
+ * has (docs/twining-2.md §The database). A byte total cannot see those; the tables are small (a row
+ * per agent, per entity), so their rows are compared when another connection committed and no
+ * record file was named (agents have none: always).
+ */
+const SAME_LENGTH_UPDATES: ReadonlySet<StateKind> = new Set(['agents', 'entities']);
+
 /** twining.db as the source: rows in seq order; what changed found by seq, data_version and fingerprints. */
 export class DbSource implements Source {
   readonly hasAgents = true;
@@ -248,9 +257,13 @@ export class DbSource implements Source {
       if (Number(this.db.prepare(`SELECT count(*) AS n FROM ${t.table}`).get()?.n) !== state.of(t.kind).size)
         for (const d of keysDiffering(this.db, t, state.of(t.kind))) push(d);
       if (filesNamed && t.kind !== 'agents') continue;
-      // Updates keep their seq and no record file was named (agents have none): the byte total tells whether to compare the rows.
-      const bytes = this.db.prepare(`SELECT total(length(CAST(data AS BLOB))) AS b FROM ${t.table}`).get();
-      if (Number(bytes?.b) === state.byteTotal(t.kind)) continue;
+      // Updates keep their seq and no record file was named (agents have none). The tables twining-mcp
+      // rewrites at the same length are compared row by row; for the others the byte total tells
+      // whether to (docs/twining-2.md §How Twining reads and writes a 2.x folder).
+      if (!SAME_LENGTH_UPDATES.has(t.kind)) {
+        const bytes = this.db.prepare(`SELECT total(length(CAST(data AS BLOB))) AS b FROM ${t.table}`).get();
+        if (Number(bytes?.b) === state.byteTotal(t.kind)) continue;
+      }
       for (const d of rowsDiffering(this.db, t, state.of(t.kind))) push(d);
     }
     return Promise.resolve(deltas);
