@@ -415,9 +415,9 @@ export class FolderStore {
   /**
    * Holds the locks of these files (in the order of `locks`) while `work` runs. On a 2.x folder,
    * `work` on its records runs inside one database write transaction, each step storing its records
-   * through `storage`. (`direct` is what every write is now; the option goes with its last callers.)
+   * through `storage`.
    */
-  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>, _options: { direct?: boolean } = {}): Promise<T> {
+  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
     await this.gate();
     const records = files.some(([file]) => this.isRecordsLock(file));
     const own = files.filter(([file]) => !this.isRecordsLock(file));
