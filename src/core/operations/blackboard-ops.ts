@@ -29,7 +29,7 @@ export async function post(ctx: FolderStore, input: InputOf<'post'>): Promise<{ 
 /** Appends one blackboard line under the blackboard lock. */
 export async function appendEntry(ctx: FolderStore, fields: NewEntry): Promise<BlackboardEntry> {
   await ctx.ready();
-  return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields), { direct: true });
+  return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields));
 }
 
 /**
@@ -149,22 +149,19 @@ export async function rewriteBlackboard<R>(
   perLine: (line: string, entry: Record<string, unknown> | undefined) => string | undefined,
   after: (tx: Transaction) => Promise<R>,
 ): Promise<R> {
-  return ctx.lock(
-    [ctx.locks.blackboard],
-    () =>
-      allOrNothing(async tx => {
-        const text = await ctx.storage.blackboardText();
-        const out: string[] = [];
-        let changed = false;
-        for (const line of text.split('\n')) {
-          if (line.trim() === '') continue;
-          const next = perLine(line, parseObject<Record<string, unknown>>(line));
-          if (next !== undefined) out.push(next);
-          if (next !== line) changed = true;
-        }
-        if (changed) await ctx.storage.replaceEntries(out, tx);
-        return after(tx);
-      }),
-    { direct: true },
+  return ctx.lock([ctx.locks.blackboard], () =>
+    allOrNothing(async tx => {
+      const text = await ctx.storage.blackboardText();
+      const out: string[] = [];
+      let changed = false;
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        const next = perLine(line, parseObject<Record<string, unknown>>(line));
+        if (next !== undefined) out.push(next);
+        if (next !== line) changed = true;
+      }
+      if (changed) await ctx.storage.replaceEntries(out, tx);
+      return after(tx);
+    }),
   );
 }
