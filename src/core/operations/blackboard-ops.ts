@@ -29,7 +29,7 @@ export async function post(ctx: FolderStore, input: InputOf<'post'>): Promise<{ 
 /** Appends one blackboard line under the blackboard lock. */
 export async function appendEntry(ctx: FolderStore, fields: NewEntry): Promise<BlackboardEntry> {
   await ctx.ready();
-  return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields), { direct: true });
+  return ctx.lock([ctx.locks.blackboard], () => appendEntryLocked(ctx, fields));
 }
 
 /**
@@ -101,42 +101,39 @@ export async function dismiss(ctx: FolderStore, input: InputOf<'dismiss'>): Prom
   const args = ctx.validate('dismiss', input);
   await ctx.ready();
   // The rewrite is undone if the status entry cannot be appended: a dismissal is whole or nothing.
-  return ctx.lock(
-    [ctx.locks.blackboard],
-    () =>
-      allOrNothing(async tx => {
-        const wanted = new Set(args.ids);
-        const text = await ctx.storage.blackboardText();
-        const kept: string[] = [];
-        const removed: BlackboardEntry[] = [];
-        for (const line of text.split('\n')) {
-          if (line.trim() === '') continue;
-          const entry = parseObject<BlackboardEntry>(line);
-          if (entry && typeof entry.id === 'string' && wanted.has(entry.id)) removed.push(entry);
-          else kept.push(line);
-        }
-        const dismissed = [...new Set(removed.map(e => e.id))];
-        const not_found = args.ids.filter(id => !dismissed.includes(id));
-        if (!dismissed.length) return { dismissed, not_found };
-        await ctx.storage.replaceEntries(kept, tx);
-        const note = dismissalEntry(removed, args.reason || undefined);
-        const entry = await appendEntryLocked(
-          ctx,
-          {
-            entry_type: 'status',
-            summary: note.summary,
-            detail: note.detail,
-            tags: ['dismissed'],
-            scope: note.scope,
-            relates_to: dismissed,
-            agent_id: args.agent_id ?? 'main',
-          },
-          tx,
-          // twining-mcp posts nothing on a dismissal: its graph is left as twining-mcp's would be.
-          false,
-        );
-        return { dismissed, not_found, status_entry_id: entry.id };
-      }),
-    { direct: true },
+  return ctx.lock([ctx.locks.blackboard], () =>
+    allOrNothing(async tx => {
+      const wanted = new Set(args.ids);
+      const text = await ctx.storage.blackboardText();
+      const kept: string[] = [];
+      const removed: BlackboardEntry[] = [];
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        const entry = parseObject<BlackboardEntry>(line);
+        if (entry && typeof entry.id === 'string' && wanted.has(entry.id)) removed.push(entry);
+        else kept.push(line);
+      }
+      const dismissed = [...new Set(removed.map(e => e.id))];
+      const not_found = args.ids.filter(id => !dismissed.includes(id));
+      if (!dismissed.length) return { dismissed, not_found };
+      await ctx.storage.replaceEntries(kept, tx);
+      const note = dismissalEntry(removed, args.reason || undefined);
+      const entry = await appendEntryLocked(
+        ctx,
+        {
+          entry_type: 'status',
+          summary: note.summary,
+          detail: note.detail,
+          tags: ['dismissed'],
+          scope: note.scope,
+          relates_to: dismissed,
+          agent_id: args.agent_id ?? 'main',
+        },
+        tx,
+        // twining-mcp posts nothing on a dismissal: its graph is left as twining-mcp's would be.
+        false,
+      );
+      return { dismissed, not_found, status_entry_id: entry.id };
+    }),
   );
 }
