@@ -1,6 +1,6 @@
 /**
  * Each record file's parts and their blob ids, kept between syncs so an incremental sync does not
- * cut and hash the whole record again. Kept in `.git/twining/parts-cache.json` (the common git
+ * cut and hash the whole record again. Kept in `.git/twining/parts.json` (the common git
  * directory, never committed), one row per file, keyed by the file's version stamp
  * (store/version-stamp.ts: the store's one definition of "changed"):
  *
@@ -57,7 +57,8 @@ export interface PartsWork {
   hashedBytes: number;
 }
 
-const cacheFile = (repo: Repo) => path.join(repo.gitDir, 'twining', 'parts-cache.json');
+// Format 2 (no whole-file digest) under a name of its own: a build that still keeps format 1 keeps its own file beside it.
+const cacheFile = (repo: Repo) => path.join(repo.gitDir, 'twining', 'parts.json');
 
 async function loadCache(repo: Repo): Promise<Map<string, Row>> {
   try {

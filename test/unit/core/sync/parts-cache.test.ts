@@ -105,7 +105,7 @@ test('parts are kept by version stamp between syncs, and always equal cutting th
   fs.writeFileSync(board, lines(5, 2000));
   await check();
   fs.writeFileSync(
-    path.join(repo.gitDir, 'twining', 'parts-cache.json'),
+    path.join(repo.gitDir, 'twining', 'parts.json'),
     '{"format":2,"objectFormat":"sha1","files":{"blackboard.jsonl":{"stamp":"x","size":3,"parts":[]}}',
   );
   const afterDamage = await check();
