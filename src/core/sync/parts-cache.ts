@@ -153,12 +153,14 @@ const fits = (row: Row, length: number) => row.parts.reduce((n, [, len]) => n + 
 export async function readWithParts(
   repo: Repo,
   files: Map<string, string>,
-): Promise<{ contents: Map<string, Buffer>; parts: Map<string, Part[]>; work: PartsWork }> {
+): Promise<{ contents: Map<string, Buffer>; parts: Map<string, Part[]>; work: PartsWork; replaced: Map<string, Buffer> }> {
   const cache = await loadCache(repo);
   const next = new Map<string, Row>();
   const contents = new Map<string, Buffer>();
   const parts = new Map<string, Part[]>();
   const work: PartsWork = { reused: 0, hashedBytes: 0 };
+  // The last kept part of each file appended to, by blob id: the part the sync replaces, its bytes checked (so not read from git again).
+  const replaced = new Map<string, Buffer>();
   await Promise.all(
     [...files].map(async ([rel, file]) => {
       const stat = await fs.lstat(file).catch(() => undefined);
@@ -194,6 +196,7 @@ export async function readWithParts(
           known = row.parts; // appended to since the last sync (of another process, or before this one held it)
         // Every part but the last stands; the last is cut again with what follows.
         const kept = known.slice(0, -1).map(([id, len]) => ({ id, bytes: bytes.subarray(keep, (keep += len)) }));
+        if (known.length > 0) replaced.set(known[known.length - 1][0], bytes.subarray(keep, keep + known[known.length - 1][1]));
         list = [...kept, ...partsFrom(rel, bytes, keep, repo)];
         work.hashedBytes += bytes.length - keep;
         if (isJsonl(rel))
@@ -209,7 +212,7 @@ export async function readWithParts(
     }),
   );
   await saveCache(repo, next);
-  return { contents, parts, work };
+  return { contents, parts, work, replaced };
 }
 
 async function saveCache(repo: Repo, rows: Map<string, Row>): Promise<void> {
