@@ -4,8 +4,9 @@
  * (sqlite-views.ts); `sync` brings them up to date (before each read). A write stores what the
  * operation changes through the storage interface's writes (`change`: each record's row at once,
  * its file at the commit), as twining-mcp does. Nothing is written outside `.twining/`: no copy of
- * the records is laid out anywhere, and a folder with only `records/` is read from its files each
- * time a process opens it.
+ * the records is laid out anywhere, and a folder with only `records/` is read from its files (an
+ * engine opened again in the same process reads only those whose stamp moved, two-x-state.ts).
+ * A write:
  *
  *  1. `BEGIN IMMEDIATE` on twining.db (SQLite's write lock, waiting up to its 5 s busy timeout), so
  *     the operation reads and writes as one step against every other writer, twining-mcp included;
