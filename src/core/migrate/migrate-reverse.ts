@@ -24,6 +24,7 @@ import { recordText } from '../store/record-text';
 import { readLegacyRecords } from '../store/legacy-records';
 import { ingestRecordsTree, readRecordsTree } from '../store/records-ingest';
 import { DbSource, Item, STATE_KINDS, TwoXState } from '../store/two-x-state';
+import { copyItem } from '../store/sqlite-tables';
 import { arrayText, blackboardText, decisionIndexText, handoffIndexText, recordFileText } from '../store/one-x-texts';
 import { mapParallel } from '../store/parallel-io';
 import { backUpConfig, editConfigText, writeConfig } from '../store/migrate-config';
@@ -39,7 +40,7 @@ async function simulated(dir: string, state: TwoXState, warn: (m: string) => voi
     for (const item of tree.sorted(kind)) {
       const row = rows.get(item.id);
       if (row && recordText(row.value) === recordText(item.value)) continue;
-      state.apply({ kind, id: item.id, item: { ...item, order: row?.order ?? item.order, index: undefined } });
+      state.apply({ kind, id: item.id, item: { ...copyItem(item), order: row?.order ?? item.order, index: undefined } });
     }
   }
 }

@@ -60,6 +60,33 @@ export const tableOf = (kind: StateKind) => TABLES.find(t => t.kind === kind)!;
 /** A row's place in its table as text that sorts as its seq (rowid) does. */
 export const seqOrder = (seq: number | bigint) => String(seq).padStart(16, '0');
 
+/**
+ * A record read from its row: its order is made from its seq when first asked for, since few ever
+ * are (the last of a table, a row read again), rather than a string per row at every open.
+ */
+export class RowItem implements Item {
+  index?: string;
+  private made?: string;
+
+  constructor(
+    public id: string,
+    readonly seq: number,
+    public text: string,
+    public value: StoredRecord,
+  ) {}
+
+  get order(): string {
+    return (this.made ??= seqOrder(this.seq));
+  }
+
+  set order(order: string) {
+    this.made = order;
+  }
+}
+
+/** A record's own copy, as a plain object (`{...item}` would leave a RowItem's order behind). */
+export const copyItem = (item: Item): Item => ({ id: item.id, order: item.order, text: item.text, value: item.value, index: item.index });
+
 export const select = (t: Table) => `SELECT ${t.seq} AS s, ${t.key} AS k, data${t.extra ? `, ${t.extra} AS x` : ''} FROM ${t.table}`;
 
 /** The JSON object a row's text holds, or undefined. */
@@ -146,12 +173,11 @@ export function readTableWhole(
     const text = texts[i];
     const index = t.extra ? String((extras as unknown[])[i]) : undefined;
     const known = before?.get(id);
-    // The same seq: its order is seqOrder(seq), compared as a number (no string made for each row).
-    if (known && known.text === text && known.index === index && Number(known.order) === seq) {
+    // The same seq: compared as a number (no string made for each row).
+    if (known && known.text === text && known.index === index && (known instanceof RowItem ? known.seq : Number(known.order)) === seq) {
       items.push(known);
       continue;
     }
-    const order = seqOrder(seq);
     const value = objectOf(text);
     if (!value) {
       unreadable(keys[i]);
@@ -159,7 +185,7 @@ export function readTableWhole(
     }
     // A row read again alone holds its own copy of its text, not a part of this read's whole string
     // (which then goes, where the rest of the rows are the ones read before).
-    const item: Item = { id, order, text: before ? Buffer.from(text).toString() : text, value };
+    const item = new RowItem(id, seq, before ? Buffer.from(text).toString() : text, value);
     if (t.extra) item.index = index;
     items.push(item);
   }

@@ -59,6 +59,7 @@ export class TwoXState {
 
   /** Forgets every record (they are read again): the views of every kind start over. */
   clear(): void {
+    this.inOrder.clear();
     for (const [kind, map] of this.kinds) {
       map.clear();
       this.lastOrder.set(kind, '');
@@ -69,6 +70,7 @@ export class TwoXState {
   }
 
   apply(delta: Delta): void {
+    this.inOrder.delete(delta.kind);
     this.changes.set(delta.kind, this.version(delta.kind) + 1);
     for (const listener of this.listeners.get(delta.kind) ?? []) listener(delta);
     const map = this.of(delta.kind);
@@ -105,6 +107,8 @@ export class TwoXState {
       return;
     }
     for (const item of items) map.set(item.id, item);
+    // Read whole in their order, each id once: the list `sorted` gives until the next change.
+    if (map.size === items.length) this.inOrder.set(kind, items);
     if (items.length) this.lastOrder.set(kind, items[items.length - 1].order);
     this.bytes.delete(kind);
     this.changes.set(kind, this.version(kind) + 1);
@@ -125,10 +129,18 @@ export class TwoXState {
     else if (!before) this.lastOrder.set(kind, item.order);
   }
 
-  /** The items of a kind in their order. */
-  sorted(kind: StateKind): Item[] {
-    const items = [...this.of(kind).values()];
-    return this.lastOrder.has(kind) ? items : items.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  /** Per kind, its items in their order as `sorted` last gave them, until the kind changes. */
+  private readonly inOrder = new Map<StateKind, readonly Item[]>();
+
+  /** The items of a kind in their order (one list, kept until the kind changes: not to be changed). */
+  sorted(kind: StateKind): readonly Item[] {
+    let items = this.inOrder.get(kind);
+    if (!items) {
+      const all = [...this.of(kind).values()];
+      items = this.lastOrder.has(kind) ? all : all.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+      this.inOrder.set(kind, items);
+    }
+    return items;
   }
 }
 

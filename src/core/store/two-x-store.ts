@@ -28,6 +28,7 @@ import { isSqliteDatabase } from './folder-format';
 import { hasDatabaseHeader, newMirrorDir } from './two-x-folder';
 import { TABLE, handoffIndexData, restore, writeRow } from './two-x-rows';
 import { DbSource, Delta, Item, RecordsSource, Source, STATE_KINDS, StateKind, TwoXState, seqOrder } from './two-x-state';
+import { copyItem } from './sqlite-tables';
 import { TwoXMirror } from './two-x-mirror';
 import { RecordKind, readRecordFile, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
 import { recordText } from './record-text';
@@ -409,7 +410,7 @@ export class TwoXStore {
     try {
       for (const kind of ['posts', 'decisions', 'handoffs', 'entities', 'relations'] as const) {
         for (const item of this.state.sorted(kind)) {
-          const copy: Item = { ...item };
+          const copy = copyItem(item);
           if (kind === 'handoffs') copy.index = handoffIndexData(copy, undefined);
           writeRow(db, { kind, id: copy.id, item: copy });
         }
