@@ -181,8 +181,8 @@ function whyProcess(dist, root, file) {
 (async () => {
   const data = records();
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-bench-2x-'));
-  // The 2.x copies kept between opens (src/core/store/two-x-cache.ts) go to a cache of this run:
-  // the first open lays the copy out, each one after reuses it (closed in between, as a process ends).
+  // A build from before issue 27 keeps a copy of 2.x records in a cache folder (TWINING_CACHE_DIR):
+  // one of this run, removed with it.
   process.env.TWINING_CACHE_DIR ??= path.join(base, 'cache');
   const one = path.join(base, 'one');
   const two = path.join(base, 'two');

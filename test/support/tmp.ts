@@ -27,13 +27,6 @@ process.on('exit', () => {
   for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-// twining-mcp 2.x folders' kept copies (src/core/store/two-x-cache.ts) go to a folder of this test
-// run (child processes share it), never into the user's own cache.
-if (process.env.TWINING_CACHE_DIR === undefined) {
-  process.env.TWINING_CACHE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-cache-'));
-  made.push(process.env.TWINING_CACHE_DIR);
-}
-
 // The per-user file the hook launcher reads (src/agents/setup/launcher.ts) goes to a folder of this
 // test run too: `twining setup` and `hooks-setup` write it, and the user's own must stay as it is.
 if (!process.env.TWINING_TEST_CONFIG_HOME) {
@@ -75,6 +68,15 @@ export function parseJsonl(file: string): Record<string, any>[] {
     }
   });
   return out;
+}
+
+/** Every path under `dir` (folders end with `/`), relative to it, sorted; none when it is missing. */
+export function pathsUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .map(e => path.relative(dir, path.join(e.parentPath, e.name)) + (e.isDirectory() ? '/' : ''))
+    .sort();
 }
 
 /** Every file under `.twining/` (relative path → bytes), lock directories listed as `<dir>/`. */

@@ -164,6 +164,14 @@ export function mcpAgent(db: Db, a: Record<string, any>): void {
   db.prepare('INSERT INTO agents (agent_id, data) VALUES (?, ?)').run(a.agent_id, JSON.stringify(a));
 }
 
+/** SqliteAgentStore.touch on an agent it has: `last_active` renewed in place (UPDATE, same rowid; agents have no record file). */
+export function mcpTouch(db: Db, agentId: string, at: string): void {
+  withWriteTxn(db, () => {
+    const row = db.prepare('SELECT data FROM agents WHERE agent_id = ?').get(agentId) as { data: string };
+    db.prepare('UPDATE agents SET data = ? WHERE agent_id = ?').run(JSON.stringify({ ...JSON.parse(row.data), last_active: at }), agentId);
+  });
+}
+
 export function mcpEntity(db: Db, dir: string, e: Record<string, any>): void {
   db.prepare('INSERT INTO entities (id, name, type, data) VALUES (?, ?, ?, ?)').run(e.id, e.name, e.type, JSON.stringify(e));
   writeMcpRecord(mcpRecordPath(dir, 'entities', e), e);

@@ -36,7 +36,7 @@ export interface SessionStartAnswer {
 /** Assembles and answers; `keep` then registers the agent and writes what later hooks read (failures said through `warn`). */
 export async function startSession(
   engine: TwiningEngine,
-  /** The project's `.twining/` (not a 2.x folder's private copy the engine reads). */
+  /** The project's `.twining/`. */
   twiningDir: string,
   req: SessionStartRequest,
   warn: (message: string) => void,

@@ -120,7 +120,7 @@ export class TwiningEngine {
     while (this.ctx.releasing.size) await Promise.all(this.ctx.releasing);
   }
 
-  /** Lets go of what the engine holds (a 2.x folder's database and kept copy), for another process to use; the engine is not used after it. */
+  /** Lets go of what the engine holds (a 2.x folder's database), for another process to use; the engine is not used after it. */
   close(): void {
     this.ctx.twoX?.close();
   }
@@ -242,7 +242,7 @@ export class TwiningEngine {
       let error: Error | undefined;
       try {
         await this.sessionWatch.recheck(changedPaths ? sessionPaths : undefined);
-        // A 2.x folder: the rows and record files named (or any) brought into its 1.x copy first.
+        // A 2.x folder: the rows and record files named (or any) brought into the records held first.
         if (ctx.twoX) await ctx.twoX.sync(changedPaths?.map(p => path.join(this.root, p)));
         let current = changedPaths !== undefined && !ctx.twoX;
         for (const { p, kind } of paths) if (current) current = await this.fileIsCurrent(p, kind);

@@ -165,7 +165,7 @@ export class FolderStore {
     const dir = path.join(root, '.twining');
     if (isTwoXFolder(dir)) {
       const twoX = new TwoXStore(dir, options.warn ?? (message => process.stderr.write(`twining: ${message}\n`)), options.readOnly ?? false);
-      this.layout = new Layout(root, () => twoX.copyDir);
+      this.layout = new Layout(root, true);
       this.twoX = twoX;
     } else this.layout = new Layout(root);
     this.clock = options.now ?? (() => new Date());
@@ -414,10 +414,10 @@ export class FolderStore {
 
   /**
    * Holds the locks of these files (in the order of `locks`) while `work` runs. On a 2.x folder,
-   * `work` on its records runs inside one database write transaction; `direct`: every step of it
-   * stores its records through `storage` (no step writes the 1.x write copy, which is not laid out for it).
+   * `work` on its records runs inside one database write transaction, each step storing its records
+   * through `storage`.
    */
-  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>, { direct = false } = {}): Promise<T> {
+  async lock<T>(files: readonly LockTarget[], work: () => Promise<T>): Promise<T> {
     await this.gate();
     const records = files.some(([file]) => this.isRecordsLock(file));
     const own = files.filter(([file]) => !this.isRecordsLock(file));
@@ -427,7 +427,7 @@ export class FolderStore {
       own.length
         ? withLocks(own, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`), this.later)
         : work();
-    return records ? this.twoX!.write(locked, direct) : locked();
+    return records ? this.twoX!.write(locked) : locked();
   }
 
   /** The graph's lock targets (store/graph-files.ts): a 2.x folder's stand for its rows. */

@@ -2,8 +2,8 @@
  * `twining migrate --reverse`, sqlite → files (migrate-ops.ts says what it follows): twining-mcp's
  * src/migrate/reverse.ts at dfd6adde. twining.db is first brought up to `records/` (the committed
  * truth; the files win, records-ingest.ts), unless `storage.export_records` is false (then the
- * database alone is complete); the 1.x layout is then written from the rows (one-x-texts.ts, the
- * texts this process's 2.x copy is laid out in), under the 1.x locks (docs/format.md §Locking), after the 1.x
+ * database alone is complete); the 1.x layout is then written from the rows (`oneXFiles`, as
+ * twining-mcp's own reverse writes them), under the 1.x locks (docs/format.md §Locking), after the 1.x
  * files it replaces were copied to `pre-reverse-backup/` (the last run's copy wins, as there); the
  * files are read back and compared with the rows; only then does config.yml say `files`, version 1.
  * twining.db and records/ stay, frozen. Without a database (a fresh clone) the rows are made from
@@ -16,16 +16,17 @@ import * as path from 'path';
 import { TwiningError } from '../errors';
 import { Layout, ensureFolder } from '../store/layout';
 import { withLocks } from '../store/lock';
-import { isRecord, ioError, readJsonArray, writeAtomic } from '../store/files';
+import { isRecord, ioError, readJsonArray, toJsonText, writeAtomic } from '../store/files';
 import { isSqliteDatabase } from '../store/folder-format';
 import { databaseFile, openDatabase, sqliteMissingReason } from '../store/sqlite-db';
 import { RECORD_KINDS, kindDir, recordsDir } from '../store/records-dir';
 import { recordText } from '../store/record-text';
 import { readLegacyRecords } from '../store/legacy-records';
 import { ingestRecordsTree, readRecordsTree } from '../store/records-ingest';
-import { DbSource, Item, STATE_KINDS, TwoXState } from '../store/two-x-state';
+import { DbSource, Item, STATE_KINDS, StateKind, TwoXState } from '../store/two-x-state';
+import { indexEntryOf, indexLineOf } from '../store/index-lines';
+import type { HandoffRecord } from '../records';
 import { copyItem } from '../store/sqlite-tables';
-import { arrayText, blackboardText, decisionIndexText, handoffIndexText, recordFileText } from '../store/one-x-texts';
 import { mapParallel } from '../store/parallel-io';
 import { backUpConfig, editConfigText, writeConfig } from '../store/migrate-config';
 import { MigrateReport, checkFolder, describeConfigChange, files, oneXLockTargets, shown, stoppedError } from './migrate-common';
@@ -46,21 +47,30 @@ async function simulated(dir: string, state: TwoXState, warn: (m: string) => voi
 }
 
 /**
- * The 1.x files to write (path relative to `.twining/` → text): first the decision and handoff
- * records (written many at once), then the blackboard, the indexes, the graph and the registry
- * (one after another, each record before the index that names it, as a 1.x writer does).
+ * The 1.x files (docs/format.md) to write from the rows (path relative to `.twining/` → text), as
+ * twining-mcp's own reverse writes them: first the decision and handoff records, each its JSON with
+ * two spaces (written many at once), then, one after another and each record before the index that
+ * names it as a 1.x writer does: the blackboard (each post's stored text on its own line, in row
+ * order), the decision index made from the decision records, the graph, the handoff index (each
+ * row's `index_data` as stored, made from the record when it has none) and the registry.
  */
 function oneXFiles(state: TwoXState): { records: Map<string, string>; files: Map<string, string> } {
   const records = new Map<string, string>();
-  for (const d of state.sorted('decisions')) records.set(path.join('decisions', `${d.id}.json`), recordFileText(d));
-  for (const h of state.sorted('handoffs')) records.set(path.join('handoffs', `${h.id}.json`), recordFileText(h));
+  for (const d of state.sorted('decisions')) records.set(path.join('decisions', `${d.id}.json`), toJsonText(d.value));
+  for (const h of state.sorted('handoffs')) records.set(path.join('handoffs', `${h.id}.json`), toJsonText(h.value));
+  const lines = (items: readonly Item[], line: (item: Item) => string) => items.map(i => line(i) + '\n').join('');
+  const values = (kind: StateKind) => toJsonText(state.sorted(kind).map(i => i.value));
+  const handoffLine = (h: Item) => h.index ?? JSON.stringify(indexLineOf(h.value as unknown as HandoffRecord, h.value.acknowledged_by !== undefined));
   const files = new Map<string, string>();
-  files.set('blackboard.jsonl', blackboardText(state));
-  files.set(path.join('decisions', 'index.json'), decisionIndexText(state));
-  files.set(path.join('graph', 'entities.json'), arrayText(state, 'entities'));
-  files.set(path.join('graph', 'relations.json'), arrayText(state, 'relations'));
-  files.set(path.join('handoffs', 'index.jsonl'), handoffIndexText(state));
-  files.set(path.join('agents', 'registry.json'), arrayText(state, 'agents'));
+  files.set(
+    'blackboard.jsonl',
+    lines(state.sorted('posts'), p => p.text),
+  );
+  files.set(path.join('decisions', 'index.json'), toJsonText(state.sorted('decisions').map(d => indexEntryOf(d.value))));
+  files.set(path.join('graph', 'entities.json'), values('entities'));
+  files.set(path.join('graph', 'relations.json'), values('relations'));
+  files.set(path.join('handoffs', 'index.jsonl'), lines(state.sorted('handoffs'), handoffLine));
+  files.set(path.join('agents', 'registry.json'), values('agents'));
   return { records, files };
 }
 

@@ -12,17 +12,13 @@ import type { AgentRecord, AgentScore, AgentWithLiveness, Liveness } from '../re
 export async function register(ctx: FolderStore, input: InputOf<'register'>): Promise<AgentRecord> {
   const args = ctx.validate('register', input);
   await ctx.ready();
-  return ctx.lock(
-    [ctx.locks.registry],
-    async () => {
-      // Read inside the lock (docs/format.md §Registry read outside the lock); an unparseable registry is an error, never "empty".
-      const { raw } = await ctx.registry.fresh();
-      const { registry: next, record } = mergeRegistration(raw, args, ctx.timestamp());
-      await ctx.storage.writeArray('agents', next);
-      return record;
-    },
-    { direct: true },
-  );
+  return ctx.lock([ctx.locks.registry], async () => {
+    // Read inside the lock (docs/format.md §Registry read outside the lock); an unparseable registry is an error, never "empty".
+    const { raw } = await ctx.registry.fresh();
+    const { registry: next, record } = mergeRegistration(raw, args, ctx.timestamp());
+    await ctx.storage.writeArray('agents', next);
+    return record;
+  });
 }
 
 export async function agents(

@@ -22,19 +22,15 @@ export async function touchAgentLocked(ctx: FolderStore, agentId: string | undef
   if (!id || id === 'unknown') return;
   try {
     // A 2.x folder's write is one database transaction; this lock is the registry's place in the lock order.
-    await ctx.lock(
-      [ctx.locks.registry],
-      async () => {
-        const { raw } = await ctx.registry.fresh();
-        const now = ctx.timestamp();
-        const next = raw.slice();
-        const at = next.findIndex(a => isRecord(a) && a.agent_id === id);
-        if (at >= 0) next[at] = { ...(next[at] as Record<string, unknown>), last_active: now };
-        else next.push({ agent_id: id, capabilities: [], registered_at: now, last_active: now });
-        await ctx.storage.writeArray('agents', next, tx);
-      },
-      { direct: true },
-    );
+    await ctx.lock([ctx.locks.registry], async () => {
+      const { raw } = await ctx.registry.fresh();
+      const now = ctx.timestamp();
+      const next = raw.slice();
+      const at = next.findIndex(a => isRecord(a) && a.agent_id === id);
+      if (at >= 0) next[at] = { ...(next[at] as Record<string, unknown>), last_active: now };
+      else next.push({ agent_id: id, capabilities: [], registered_at: now, last_active: now });
+      await ctx.storage.writeArray('agents', next, tx);
+    });
   } catch (error) {
     // As twining-mcp: the registry is observability, never a reason to fail the write.
     ctx.warn(`could not mark agent ${id} active in the registry of ${ctx.layout.dir}: ${messageOf(error)}; the write itself was kept`);

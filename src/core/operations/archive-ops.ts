@@ -44,57 +44,54 @@ export async function archive(ctx: FolderStore, input: InputOf<'archive'> = {}):
   const retain = args.retain ?? 0;
   const keepOpen = args.keep_open_needs_warnings ?? ctx.twoX !== undefined;
   await ctx.ready();
-  return ctx.lock(
-    [ctx.locks.blackboard],
-    () =>
-      allOrNothing(async tx => {
-        const text = await ctx.storage.blackboardText();
-        const lines = text.split('\n').filter(line => line.trim() !== '');
-        const parsed = lines.map(line => parseObject<BlackboardEntry>(line.replace(/\r$/, '')));
-        // The newest `retain` parsed entries stay, whatever their age.
-        const retained = new Set<number>();
-        for (let i = parsed.length - 1; i >= 0 && retained.size < retain; i--) if (parsed[i]) retained.add(i);
-        const kept: string[] = [];
-        const moved: BlackboardEntry[] = [];
-        const movedLines: string[] = [];
-        const resolved = keepOpen ? resolvedIdsOf(parsed.filter((e): e is BlackboardEntry => !!e)) : new Set<string>();
-        let keptOpen = 0;
-        // 1.9 answers without the count; 2.x's rule (keepOpen) reports it.
-        const open = () => (keepOpen ? { kept_open_count: keptOpen } : {});
-        parsed.forEach((entry, i) => {
-          const old = !!entry && typeof entry.timestamp === 'string' && entry.timestamp < cutoff;
-          if (!entry || !old || retained.has(i) || (keepDecisions && entry.entry_type === 'decision')) kept.push(lines[i]);
-          else if (keepOpen && RESOLVABLE_TYPES.includes(entry.entry_type) && !resolved.has(entry.id)) {
-            kept.push(lines[i]);
-            keptOpen++;
-          } else {
-            moved.push(entry);
-            movedLines.push(lines[i].replace(/\r$/, ''));
-          }
-        });
-        if (!moved.length) return { archived_count: 0, archive_file: '', ...open() };
-        await fs.mkdir(ctx.layout.archiveDir, { recursive: true });
-        const archiveFile = path.join(ctx.layout.archiveDir, `${cutoff.slice(0, 10)}-blackboard.jsonl`);
-        // The archive first: an entry is never only in neither file.
-        await tx.append(archiveFile, movedLines.map(line => line + '\n').join(''));
-        await ctx.storage.replaceEntries(kept, tx);
-        if (args.summarize === false) return { archived_count: moved.length, archive_file: archiveFile, ...open() };
-        const summary = archiveSummary(moved);
-        const finding = await appendEntryLocked(
-          ctx,
-          {
-            entry_type: 'finding',
-            summary: `Archive: ${moved.length} entries archived`,
-            detail: summary,
-            tags: ['archive'],
-            scope: 'project',
-            agent_id: 'main',
-          },
-          tx,
-        );
-        return { archived_count: moved.length, archive_file: archiveFile, summary, summary_entry_id: finding.id, ...open() };
-      }),
-    { direct: true },
+  return ctx.lock([ctx.locks.blackboard], () =>
+    allOrNothing(async tx => {
+      const text = await ctx.storage.blackboardText();
+      const lines = text.split('\n').filter(line => line.trim() !== '');
+      const parsed = lines.map(line => parseObject<BlackboardEntry>(line.replace(/\r$/, '')));
+      // The newest `retain` parsed entries stay, whatever their age.
+      const retained = new Set<number>();
+      for (let i = parsed.length - 1; i >= 0 && retained.size < retain; i--) if (parsed[i]) retained.add(i);
+      const kept: string[] = [];
+      const moved: BlackboardEntry[] = [];
+      const movedLines: string[] = [];
+      const resolved = keepOpen ? resolvedIdsOf(parsed.filter((e): e is BlackboardEntry => !!e)) : new Set<string>();
+      let keptOpen = 0;
+      // 1.9 answers without the count; 2.x's rule (keepOpen) reports it.
+      const open = () => (keepOpen ? { kept_open_count: keptOpen } : {});
+      parsed.forEach((entry, i) => {
+        const old = !!entry && typeof entry.timestamp === 'string' && entry.timestamp < cutoff;
+        if (!entry || !old || retained.has(i) || (keepDecisions && entry.entry_type === 'decision')) kept.push(lines[i]);
+        else if (keepOpen && RESOLVABLE_TYPES.includes(entry.entry_type) && !resolved.has(entry.id)) {
+          kept.push(lines[i]);
+          keptOpen++;
+        } else {
+          moved.push(entry);
+          movedLines.push(lines[i].replace(/\r$/, ''));
+        }
+      });
+      if (!moved.length) return { archived_count: 0, archive_file: '', ...open() };
+      await fs.mkdir(ctx.layout.archiveDir, { recursive: true });
+      const archiveFile = path.join(ctx.layout.archiveDir, `${cutoff.slice(0, 10)}-blackboard.jsonl`);
+      // The archive first: an entry is never only in neither file.
+      await tx.append(archiveFile, movedLines.map(line => line + '\n').join(''));
+      await ctx.storage.replaceEntries(kept, tx);
+      if (args.summarize === false) return { archived_count: moved.length, archive_file: archiveFile, ...open() };
+      const summary = archiveSummary(moved);
+      const finding = await appendEntryLocked(
+        ctx,
+        {
+          entry_type: 'finding',
+          summary: `Archive: ${moved.length} entries archived`,
+          detail: summary,
+          tags: ['archive'],
+          scope: 'project',
+          agent_id: 'main',
+        },
+        tx,
+      );
+      return { archived_count: moved.length, archive_file: archiveFile, summary, summary_entry_id: finding.id, ...open() };
+    }),
   );
 }
 

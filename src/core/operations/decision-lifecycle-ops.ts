@@ -17,21 +17,18 @@ const notFound = (op: string, id: string) => new TwiningError('NOT_FOUND', `${op
 
 /**
  * Runs `work` on the decision index items under the index and blackboard locks, then writes the
- * index; every step is undone if a later one fails (a full disk changes nothing). `direct`: every
- * step writes through the folder's storage (FolderStore.lock), none rewrites the 1.x blackboard file.
+ * index; every step is undone if a later one fails (a full disk changes nothing). Every step writes
+ * through the folder's storage (FolderStore.lock).
  */
-export async function transition<T>(ctx: FolderStore, work: (raw: unknown[], tx: Transaction) => Promise<T>, direct = true): Promise<T> {
+export async function transition<T>(ctx: FolderStore, work: (raw: unknown[], tx: Transaction) => Promise<T>): Promise<T> {
   await ctx.ready();
-  return ctx.lock(
-    [ctx.locks.decisionIndex, ctx.locks.blackboard],
-    () =>
-      allOrNothing(async tx => {
-        const raw = (await ctx.decisionIndex.fresh()).raw.slice();
-        const result = await work(raw, tx);
-        await ctx.storage.writeDecisionIndex(raw, tx);
-        return result;
-      }),
-    { direct },
+  return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () =>
+    allOrNothing(async tx => {
+      const raw = (await ctx.decisionIndex.fresh()).raw.slice();
+      const result = await work(raw, tx);
+      await ctx.storage.writeDecisionIndex(raw, tx);
+      return result;
+    }),
   );
 }
 

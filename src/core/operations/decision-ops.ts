@@ -22,16 +22,13 @@ export async function decide(ctx: FolderStore, input: InputOf<'decide'>): Promis
   await ctx.ready();
   // Index and blackboard locks first: a LOCKED decision writes nothing.
   // Every step after the first is undone if a later one fails: a full disk records nothing.
-  return ctx.lock(
-    [ctx.locks.decisionIndex, ctx.locks.blackboard],
-    () =>
-      allOrNothing(async tx => {
-        const raw = (await ctx.decisionIndex.fresh()).raw.slice();
-        const result = await decideLocked(ctx, raw, args, tx);
-        await ctx.storage.writeDecisionIndex(raw, tx);
-        return result;
-      }),
-    { direct: true },
+  return ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () =>
+    allOrNothing(async tx => {
+      const raw = (await ctx.decisionIndex.fresh()).raw.slice();
+      const result = await decideLocked(ctx, raw, args, tx);
+      await ctx.storage.writeDecisionIndex(raw, tx);
+      return result;
+    }),
   );
 }
 

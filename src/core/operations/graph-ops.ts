@@ -76,27 +76,23 @@ async function changeGraphNow<T>(ctx: FolderStore, work: (entities: GraphEntity[
   await ctx.ready();
   const g = ctx.graph;
   if (!ctx.twoX) await fs.mkdir(ctx.layout.graphDir, { recursive: true });
-  return ctx.lock(
-    [g.entitiesLock, g.relationsLock],
-    async () => {
-      // Copies: the cached arrays stay as on disk if a write fails.
-      const entities = structuredClone((await g.entities.fresh()).raw) as GraphEntity[];
-      const relations = structuredClone((await g.relations.fresh()).raw) as GraphRelation[];
-      const before = { e: toJsonText(entities), r: toJsonText(relations) };
-      let result: T;
-      try {
-        result = work(entities, relations);
-      } finally {
-        // What was done before a failure stays done, as twining-mcp writes after each step.
-        const e = toJsonText(entities);
-        const r = toJsonText(relations);
-        if (e !== before.e) await ctx.storage.writeArray('entities', entities);
-        if (r !== before.r) await ctx.storage.writeArray('relations', relations);
-      }
-      return result;
-    },
-    { direct: true },
-  );
+  return ctx.lock([g.entitiesLock, g.relationsLock], async () => {
+    // Copies: the cached arrays stay as on disk if a write fails.
+    const entities = structuredClone((await g.entities.fresh()).raw) as GraphEntity[];
+    const relations = structuredClone((await g.relations.fresh()).raw) as GraphRelation[];
+    const before = { e: toJsonText(entities), r: toJsonText(relations) };
+    let result: T;
+    try {
+      result = work(entities, relations);
+    } finally {
+      // What was done before a failure stays done, as twining-mcp writes after each step.
+      const e = toJsonText(entities);
+      const r = toJsonText(relations);
+      if (e !== before.e) await ctx.storage.writeArray('entities', entities);
+      if (r !== before.r) await ctx.storage.writeArray('relations', relations);
+    }
+    return result;
+  });
 }
 
 /** Upserts by (name, type): properties merged, `updated_at` refreshed (graph-store.ts addEntity). */

@@ -69,27 +69,23 @@ export async function handoff(ctx: FolderStore, input: InputOf<'handoff'>, optio
   // steps leaves a record without a line at worst; listings find and index it.
   const compared = automatic && expectedDigest !== undefined;
   const locks = compared ? [ctx.locks.decisionIndex, ctx.locks.handoffIndex, ctx.locks.blackboard] : [ctx.locks.handoffIndex, ctx.locks.blackboard];
-  const created = await ctx.lock(
-    locks,
-    async () => {
-      const snapshot: HandoffSnapshot = args.context_snapshot ?? (automatic ? await previewSnapshot(ctx, args.scope) : emptySnapshot());
-      if (expectedDigest !== undefined) {
-        const changes = snapshotChanges({ digest: expectedDigest, snapshot: options.confirmed }, snapshot, (item, id) => summaryNow(ctx, item, id));
-        if (changes) {
-          throw new TwiningError(
-            'CHANGED',
-            `handoff: what is in scope ${args.scope ? `(${args.scope}) ` : ''}changed since the snapshot was confirmed: ${describeSnapshotChanges(changes)}. ` +
-              `Nothing was written; confirm the new snapshot (digest ${changes.current_digest}) to hand it over.`,
-            changes,
-          );
-        }
+  const created = await ctx.lock(locks, async () => {
+    const snapshot: HandoffSnapshot = args.context_snapshot ?? (automatic ? await previewSnapshot(ctx, args.scope) : emptySnapshot());
+    if (expectedDigest !== undefined) {
+      const changes = snapshotChanges({ digest: expectedDigest, snapshot: options.confirmed }, snapshot, (item, id) => summaryNow(ctx, item, id));
+      if (changes) {
+        throw new TwiningError(
+          'CHANGED',
+          `handoff: what is in scope ${args.scope ? `(${args.scope}) ` : ''}changed since the snapshot was confirmed: ${describeSnapshotChanges(changes)}. ` +
+            `Nothing was written; confirm the new snapshot (digest ${changes.current_digest}) to hand it over.`,
+          changes,
+        );
       }
-      const record = handoffRecordOf(ctx, args, snapshot);
-      await allOrNothing(tx => writeHandoffLocked(ctx, record, tx));
-      return record;
-    },
-    { direct: true },
-  );
+    }
+    const record = handoffRecordOf(ctx, args, snapshot);
+    await allOrNothing(tx => writeHandoffLocked(ctx, record, tx));
+    return record;
+  });
   // The work is handed over: the source's claims on it go with it (a failure is a warning, the handoff stands).
   const artifacts = created.results.flatMap(r => (Array.isArray(r.artifacts) ? r.artifacts : []));
   await releaseCovered(ctx, created.source_agent, [created.scope, ...artifacts], `handoff ${created.id}`).catch((error: Error) =>
@@ -213,48 +209,44 @@ export async function acknowledge(
 ): Promise<{ id: string; acknowledged_by: string; acknowledged_at: string; summary: string; source_agent: string }> {
   const args = ctx.validate('acknowledge', input);
   await ctx.ready();
-  return ctx.lock(
-    [ctx.locks.handoffIndex],
-    async () => {
-      // Parse the index before anything changes; lines that do not parse are kept as they are.
-      // (A 2.x folder's index lines are its rows' index_data, made with the record.)
-      const text = ctx.twoX ? '' : ((await readTextIfExists(ctx.layout.handoffIndex)) ?? '');
-      const lines = text
-        .split('\n')
-        .filter(l => l.trim() !== '')
-        .map(raw => ({ raw, value: parseObject<Record<string, unknown>>(raw) }));
-      const record = await ctx.handoffRecords.fresh(args.handoff_id);
-      if (!record) throw new TwiningError('NOT_FOUND', `Handoff not found: ${args.handoff_id}`);
-      record.acknowledged_by = args.agent_id;
-      record.acknowledged_at = ctx.timestamp();
-      let found = false;
-      for (const line of lines) {
-        if (line.value?.id !== args.handoff_id) continue;
-        line.value.acknowledged = true;
-        line.raw = JSON.stringify(line.value);
-        found = true;
-      }
-      // An id missing from the index (an interrupted writer) gets its line now instead of staying invisible.
-      if (!found) lines.push({ raw: JSON.stringify(indexLineOf(record, true)), value: undefined });
-      // The record first, then the index; a failed index write puts the record back.
-      await allOrNothing(async tx => {
-        await ctx.handoffRecords.write(args.handoff_id, record, tx);
-        await ctx.storage.writeHandoffIndex(
-          lines.map(l => l.raw),
-          true,
-          tx,
-        );
-      });
-      return {
-        id: record.id ?? args.handoff_id,
-        acknowledged_by: record.acknowledged_by,
-        acknowledged_at: record.acknowledged_at,
-        summary: record.summary,
-        source_agent: record.source_agent,
-      };
-    },
-    { direct: true },
-  );
+  return ctx.lock([ctx.locks.handoffIndex], async () => {
+    // Parse the index before anything changes; lines that do not parse are kept as they are.
+    // (A 2.x folder's index lines are its rows' index_data, made with the record.)
+    const text = ctx.twoX ? '' : ((await readTextIfExists(ctx.layout.handoffIndex)) ?? '');
+    const lines = text
+      .split('\n')
+      .filter(l => l.trim() !== '')
+      .map(raw => ({ raw, value: parseObject<Record<string, unknown>>(raw) }));
+    const record = await ctx.handoffRecords.fresh(args.handoff_id);
+    if (!record) throw new TwiningError('NOT_FOUND', `Handoff not found: ${args.handoff_id}`);
+    record.acknowledged_by = args.agent_id;
+    record.acknowledged_at = ctx.timestamp();
+    let found = false;
+    for (const line of lines) {
+      if (line.value?.id !== args.handoff_id) continue;
+      line.value.acknowledged = true;
+      line.raw = JSON.stringify(line.value);
+      found = true;
+    }
+    // An id missing from the index (an interrupted writer) gets its line now instead of staying invisible.
+    if (!found) lines.push({ raw: JSON.stringify(indexLineOf(record, true)), value: undefined });
+    // The record first, then the index; a failed index write puts the record back.
+    await allOrNothing(async tx => {
+      await ctx.handoffRecords.write(args.handoff_id, record, tx);
+      await ctx.storage.writeHandoffIndex(
+        lines.map(l => l.raw),
+        true,
+        tx,
+      );
+    });
+    return {
+      id: record.id ?? args.handoff_id,
+      acknowledged_by: record.acknowledged_by,
+      acknowledged_at: record.acknowledged_at,
+      summary: record.summary,
+      source_agent: record.source_agent,
+    };
+  });
 }
 
 /**
@@ -275,18 +267,14 @@ async function repairAcknowledgements(ctx: FolderStore): Promise<void> {
   // A 2.x folder's index line is its row's index_data: the record written again makes it from the record (store/two-x-rows.ts).
   if (ctx.twoX) {
     const fixed: string[] = [];
-    await ctx.lock(
-      [ctx.locks.handoffIndex],
-      async () => {
-        for (const id of behind) {
-          const record = await ctx.handoffRecords.fresh(id).catch(() => undefined);
-          if (!record || typeof record.acknowledged_by !== 'string') continue;
-          await ctx.handoffRecords.write(id, record);
-          fixed.push(id);
-        }
-      },
-      { direct: true },
-    );
+    await ctx.lock([ctx.locks.handoffIndex], async () => {
+      for (const id of behind) {
+        const record = await ctx.handoffRecords.fresh(id).catch(() => undefined);
+        if (!record || typeof record.acknowledged_by !== 'string') continue;
+        await ctx.handoffRecords.write(id, record);
+        fixed.push(id);
+      }
+    });
     if (fixed.length) ctx.warn(`marked ${fixed.length} handoff(s) acknowledged in twining.db's index_data, as their records say: ${fixed.join(', ')}`);
     await ctx.handoffIndex.refresh();
     return;

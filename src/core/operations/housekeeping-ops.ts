@@ -65,9 +65,6 @@ export interface HousekeepingResult {
 
 export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeeping'> = {}): Promise<HousekeepingResult> {
   const args = ctx.validate('housekeeping', input);
-  // A 2.x folder's 1.x copy is still laid out here (and kept by two-x-cache.ts), though what follows reads
-  // and writes through the storage interface: the copy and its cache are what is left to remove of it.
-  await ctx.twoX?.copyForRead();
   const execute = args.execute ?? false;
   const nowMs = ctx.now().getTime();
   const at = ctx.timestamp();

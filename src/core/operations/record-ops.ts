@@ -127,100 +127,97 @@ export async function record(ctx: FolderStore, input: InputOf<'record'>): Promis
   const preview: HandoffSnapshot | undefined = handoffArgs ? await previewSnapshot(ctx, scope) : undefined;
 
   const locks = handoffArgs ? [ctx.locks.decisionIndex, ctx.locks.handoffIndex, ctx.locks.blackboard] : [ctx.locks.decisionIndex, ctx.locks.blackboard];
-  const result = await ctx.lock(
-    locks,
-    () =>
-      allOrNothing(async tx => {
-        const detail = [
-          args.summary.length > SUMMARY_MAX ? `Full summary: ${args.summary}` : '',
-          decisions.length ? `Decisions: ${decisions.map(d => d.summary).join('; ')}` : '',
-          findings.length ? `Findings: ${findings.map(f => (f.entry_type === 'finding' ? f.text : `${f.entry_type}: ${f.text}`)).join('; ')}` : '',
-          resolves.length ? `Resolves: ${resolves.join(', ')}` : '',
-        ]
-          .filter(Boolean)
-          .join('\n');
-        const status = await appendEntryLocked(
+  const result = await ctx.lock(locks, () =>
+    allOrNothing(async tx => {
+      const detail = [
+        args.summary.length > SUMMARY_MAX ? `Full summary: ${args.summary}` : '',
+        decisions.length ? `Decisions: ${decisions.map(d => d.summary).join('; ')}` : '',
+        findings.length ? `Findings: ${findings.map(f => (f.entry_type === 'finding' ? f.text : `${f.entry_type}: ${f.text}`)).join('; ')}` : '',
+        resolves.length ? `Resolves: ${resolves.join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n');
+      const status = await appendEntryLocked(
+        ctx,
+        {
+          entry_type: 'status',
+          summary: clip(args.summary),
+          detail,
+          tags: ['session-record'],
+          scope,
+          ...(resolves.length ? { relates_to: resolves } : {}),
+          agent_id,
+        },
+        tx,
+      );
+      const created: RecordResult['decisions_created'] = [];
+      if (decisions.length) {
+        const raw = (await ctx.decisionIndex.fresh()).raw.slice();
+        for (const d of decisions) {
+          const made = await decideLocked(ctx, raw, d, tx);
+          created.push({
+            id: made.id,
+            summary: d.summary,
+            ...(d.status === 'provisional' ? { status: 'provisional' } : {}),
+            ...(made.conflicts ? { status: 'provisional', conflicts: made.conflicts } : {}),
+          });
+        }
+        await ctx.storage.writeDecisionIndex(raw, tx);
+      }
+      const posted: RecordResult['findings_created'] = [];
+      for (const f of findings) {
+        const summary = clip(f.text.trim());
+        const entry = await appendEntryLocked(
           ctx,
           {
-            entry_type: 'status',
-            summary: clip(args.summary),
-            detail,
-            tags: ['session-record'],
+            entry_type: f.entry_type,
+            summary,
+            detail: summary === f.text.trim() ? '' : `Full summary: ${f.text.trim()}`,
+            tags: ['session-finding'],
             scope,
-            ...(resolves.length ? { relates_to: resolves } : {}),
             agent_id,
           },
           tx,
         );
-        const created: RecordResult['decisions_created'] = [];
-        if (decisions.length) {
-          const raw = (await ctx.decisionIndex.fresh()).raw.slice();
-          for (const d of decisions) {
-            const made = await decideLocked(ctx, raw, d, tx);
-            created.push({
-              id: made.id,
-              summary: d.summary,
-              ...(d.status === 'provisional' ? { status: 'provisional' } : {}),
-              ...(made.conflicts ? { status: 'provisional', conflicts: made.conflicts } : {}),
-            });
-          }
-          await ctx.storage.writeDecisionIndex(raw, tx);
-        }
-        const posted: RecordResult['findings_created'] = [];
-        for (const f of findings) {
-          const summary = clip(f.text.trim());
-          const entry = await appendEntryLocked(
-            ctx,
-            {
-              entry_type: f.entry_type,
-              summary,
-              detail: summary === f.text.trim() ? '' : `Full summary: ${f.text.trim()}`,
-              tags: ['session-finding'],
-              scope,
-              agent_id,
-            },
-            tx,
-          );
-          posted.push({ id: entry.id, entry_type: f.entry_type, summary });
-        }
-        let handoff_id: string | undefined;
-        if (handoffArgs && preview) {
-          const own = {
-            decisions: created,
-            warnings: posted.filter(p => p.entry_type === 'warning'),
-            findings: posted.filter(p => p.entry_type === 'finding'),
-          };
-          const snapshot: HandoffSnapshot = {
-            decision_ids: [...own.decisions.map(d => d.id), ...preview.decision_ids],
-            warning_ids: [...own.warnings.map(w => w.id), ...preview.warning_ids],
-            finding_ids: [...own.findings.map(f => f.id), ...preview.finding_ids],
-            summaries: [
-              ...own.decisions.map(d => `Decision: ${d.summary}`),
-              ...own.warnings.map(w => `Warning: ${w.summary}`),
-              ...own.findings.map(f => `Finding: ${f.summary}`),
-              ...preview.summaries,
-            ],
-          };
-          const h = handoffRecordOf(ctx, handoffArgs, snapshot);
-          await writeHandoffLocked(ctx, h, tx);
-          handoff_id = h.id;
-        }
-        const parts = ['Recorded status'];
-        if (created.length) parts.push(`${created.length} decision(s)`);
-        if (posted.length) parts.push(`${posted.length} finding(s)`);
-        if (resolves.length) parts.push(`${resolves.length} resolved`);
-        if (handoff_id) parts.push('a handoff');
-        return {
-          status_entry_id: status.id,
-          decisions_created: created,
-          findings_created: posted,
-          resolved: resolves,
-          ...(handoff_id ? { handoff_id } : {}),
-          scope,
-          message: parts.join(' + ') + (args.summary.length > SUMMARY_MAX ? ' (summary cut to 200 characters; the full text is in the detail)' : ''),
+        posted.push({ id: entry.id, entry_type: f.entry_type, summary });
+      }
+      let handoff_id: string | undefined;
+      if (handoffArgs && preview) {
+        const own = {
+          decisions: created,
+          warnings: posted.filter(p => p.entry_type === 'warning'),
+          findings: posted.filter(p => p.entry_type === 'finding'),
         };
-      }),
-    { direct: true },
+        const snapshot: HandoffSnapshot = {
+          decision_ids: [...own.decisions.map(d => d.id), ...preview.decision_ids],
+          warning_ids: [...own.warnings.map(w => w.id), ...preview.warning_ids],
+          finding_ids: [...own.findings.map(f => f.id), ...preview.finding_ids],
+          summaries: [
+            ...own.decisions.map(d => `Decision: ${d.summary}`),
+            ...own.warnings.map(w => `Warning: ${w.summary}`),
+            ...own.findings.map(f => `Finding: ${f.summary}`),
+            ...preview.summaries,
+          ],
+        };
+        const h = handoffRecordOf(ctx, handoffArgs, snapshot);
+        await writeHandoffLocked(ctx, h, tx);
+        handoff_id = h.id;
+      }
+      const parts = ['Recorded status'];
+      if (created.length) parts.push(`${created.length} decision(s)`);
+      if (posted.length) parts.push(`${posted.length} finding(s)`);
+      if (resolves.length) parts.push(`${resolves.length} resolved`);
+      if (handoff_id) parts.push('a handoff');
+      return {
+        status_entry_id: status.id,
+        decisions_created: created,
+        findings_created: posted,
+        resolved: resolves,
+        ...(handoff_id ? { handoff_id } : {}),
+        scope,
+        message: parts.join(' + ') + (args.summary.length > SUMMARY_MAX ? ' (summary cut to 200 characters; the full text is in the detail)' : ''),
+      };
+    }),
   );
   await fs.writeFile(path.join(ctx.layout.dir, '.last-record'), String(Math.floor(ctx.now().getTime() / 1000))).catch(() => undefined);
   return result;

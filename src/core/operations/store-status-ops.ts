@@ -54,8 +54,7 @@ const hasEntries = (dir: string) =>
 
 export async function migrateStatus(ctx: FolderStore, input: InputOf<'migrate_status'> = {}): Promise<MigrateStatusResult> {
   ctx.validate('migrate_status', input);
-  // The folder itself, not the 1.x copy a 2.x folder is read through (ctx.layout.dir).
-  const dir = path.join(ctx.root, '.twining');
+  const dir = ctx.layout.dir;
   const format = await detectFolderFormat(dir);
   const [database, records, frozen, events, backup, preReverse] = await Promise.all([
     exists(path.join(dir, 'twining.db')),

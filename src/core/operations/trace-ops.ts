@@ -115,40 +115,37 @@ export async function linkCommit(
   const { record, entry } = await withGraph(
     ctx,
     () =>
-      ctx.lock(
-        [ctx.locks.decisionIndex, ctx.locks.blackboard],
-        () =>
-          allOrNothing(async tx => {
-            const record = await readDecisionRecord(ctx, args.decision_id);
-            if (!record) throw new TwiningError('NOT_FOUND', `Decision not found: ${args.decision_id}`);
-            const raw = (await ctx.decisionIndex.fresh()).raw.slice();
-            const hashes = Array.isArray(record.commit_hashes) ? record.commit_hashes : [];
-            if (!hashes.includes(args.commit_hash)) {
-              record.commit_hashes = [...hashes, args.commit_hash];
-              await ctx.storage.writeDecision(record, tx);
-              for (let i = 0; i < raw.length; i++) {
-                const item = raw[i];
-                if (!isRecord(item) || item.id !== record.id) continue;
-                const list = Array.isArray(item.commit_hashes) ? (item.commit_hashes as string[]) : [];
-                raw[i] = { ...item, commit_hashes: list.includes(args.commit_hash) ? list : [...list, args.commit_hash] };
-              }
-              await ctx.storage.writeDecisionIndex(raw, tx);
+      ctx.lock([ctx.locks.decisionIndex, ctx.locks.blackboard], () =>
+        allOrNothing(async tx => {
+          const record = await readDecisionRecord(ctx, args.decision_id);
+          if (!record) throw new TwiningError('NOT_FOUND', `Decision not found: ${args.decision_id}`);
+          const raw = (await ctx.decisionIndex.fresh()).raw.slice();
+          const hashes = Array.isArray(record.commit_hashes) ? record.commit_hashes : [];
+          if (!hashes.includes(args.commit_hash)) {
+            record.commit_hashes = [...hashes, args.commit_hash];
+            await ctx.storage.writeDecision(record, tx);
+            for (let i = 0; i < raw.length; i++) {
+              const item = raw[i];
+              if (!isRecord(item) || item.id !== record.id) continue;
+              const list = Array.isArray(item.commit_hashes) ? (item.commit_hashes as string[]) : [];
+              raw[i] = { ...item, commit_hashes: list.includes(args.commit_hash) ? list : [...list, args.commit_hash] };
             }
-            const entry = await appendEntryLocked(
-              ctx,
-              {
-                entry_type: 'status',
-                summary: `Commit ${args.commit_hash.slice(0, 7)} linked to decision: ${record.summary}`.slice(0, 200),
-                detail: `Linked commit ${args.commit_hash} to decision ${record.id}`,
-                tags: [record.domain],
-                scope: record.scope,
-                agent_id: args.agent_id ?? 'main',
-              },
-              tx,
-            );
-            return { record, entry };
-          }),
-        { direct: true },
+            await ctx.storage.writeDecisionIndex(raw, tx);
+          }
+          const entry = await appendEntryLocked(
+            ctx,
+            {
+              entry_type: 'status',
+              summary: `Commit ${args.commit_hash.slice(0, 7)} linked to decision: ${record.summary}`.slice(0, 200),
+              detail: `Linked commit ${args.commit_hash} to decision ${record.id}`,
+              tags: [record.domain],
+              scope: record.scope,
+              agent_id: args.agent_id ?? 'main',
+            },
+            tx,
+          );
+          return { record, entry };
+        }),
       ),
     ({ record }) => onLinkCommit(ctx, record.id, args.commit_hash),
   );

@@ -1,7 +1,7 @@
 /**
  * The 1.x index entries derived from a record: a decision's line in `decisions/index.json` and a
  * handoff's line in `handoffs/index.jsonl` (docs/format.md §Decision index, docs/format.md §Handoff index). Used where the records are
- * written (operations/) and where a 2.x folder's records are laid out as a 1.x folder (two-x-mirror.ts).
+ * written (operations/) and where a 2.x folder's records are written back as a 1.x folder (migrate/migrate-reverse.ts).
  */
 import { resultStatusOf } from '../rules/snapshot';
 import type { HandoffIndexLine, HandoffRecord } from '../records';

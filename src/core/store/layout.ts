@@ -14,17 +14,22 @@ export const GITIGNORE = 'embeddings/*.index\narchive/\nmodels/\nmetrics.jsonl\n
 export class Layout {
   readonly dir: string;
   /**
-   * Where the records are read and written in the 1.x layout (docs/format.md): `dir`, or for a twining-mcp 2.x
-   * folder this process's 1.x copy of its records (store/two-x-store.ts). config.yml, archive/ and
-   * the session files stay in `dir`.
+   * Where the records are read and written in the 1.x layout (docs/format.md): `dir`. A twining-mcp
+   * 2.x folder has no 1.x record files (docs/twining-2.md): its records are read and written through
+   * the storage interface (store/storage.ts), so asking for one of their paths is a mistake in the
+   * code, reported as such. config.yml, archive/ and the session files are in `dir` in both.
    */
   get data(): string {
-    return this.dataDir ? this.dataDir() : this.dir;
+    if (this.twoX)
+      throw new Error(
+        `${this.dir} is a twining-mcp 2.x folder (twining.db and records/): it has no 1.x record files; its records are read through the storage interface`,
+      );
+    return this.dir;
   }
   constructor(
     readonly projectRoot: string,
-    /** A 2.x folder's write copy, asked for only when a write needs it (it is made then). */
-    private readonly dataDir?: () => string,
+    /** Whether the folder is in twining-mcp 2.x's layout (store/two-x-folder.ts). */
+    private readonly twoX = false,
   ) {
     this.dir = path.join(projectRoot, '.twining');
   }
@@ -43,7 +48,7 @@ export class Layout {
   }
   /** A decision's file as the user finds it: `decisions/{id}.json`, or in a 2.x folder `records/decisions/{id}.json`. */
   decisionFile(id: string) {
-    return this.dataDir ? path.join(this.dir, 'records', 'decisions', `${id}.json`) : this.decision(id);
+    return this.twoX ? path.join(this.dir, 'records', 'decisions', `${id}.json`) : this.decision(id);
   }
   get handoffsDir() {
     return path.join(this.data, 'handoffs');

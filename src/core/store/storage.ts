@@ -9,8 +9,6 @@
  * A view asks its source what changed since it last looked; the same records give the same views
  * in either backend. The writes below go to each backend's own place: the 1.x files, or the rows
  * (and `records/` files) inside the running write's transaction (store/two-x-store.ts `change`).
- * Writes not yet moved here run on the 1.x files (for a 2.x folder: a write copy that
- * store/two-x-store.ts stores back into rows and `records/`).
  */
 import { promises as fs, type Stats } from 'fs';
 import * as path from 'path';

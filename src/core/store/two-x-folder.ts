@@ -1,20 +1,13 @@
 /**
  * Which folders are twining-mcp 2.x SQLite folders, decided when an engine is made (synchronously,
- * so its stores know where to read), and the private folders their records are laid out in
- * (two-x-mirror.ts), one per engine, removed when the process exits.
+ * so its stores know where to read).
  */
-import { readdirSync, statSync, rmSync } from 'fs';
-import { randomBytes } from 'crypto';
-import * as os from 'os';
+import { readdirSync, statSync } from 'fs';
 import * as path from 'path';
 import { readFormatKeys } from './folder-format';
 import { databaseFile } from './sqlite-db';
 import { recordsDir } from './records-dir';
 import { readHeadSync, readTextSync } from './read-file';
-
-/** Mirror folders of this process, removed when it exits. */
-const mirrors = new Set<string>();
-let cleanupHooked = false;
 
 /**
  * Whether `.twining/` (`dir`) is in twining-mcp 2.x's SQLite layout, looked at synchronously: a
@@ -62,17 +55,4 @@ function hasAnyFileSync(dir: string): boolean {
     return false;
   }
   return entries.some(e => e.isFile()) || entries.some(e => e.isDirectory() && hasAnyFileSync(path.join(dir, e.name)));
-}
-
-/** A new mirror folder's path for this process (`<tmp>/twining-2x-XXXX/.twining`), made at the first write, removed at exit. */
-export function newMirrorDir(): string {
-  const base = path.join(os.tmpdir(), `twining-2x-${process.pid}-${randomBytes(6).toString('hex')}`);
-  mirrors.add(base);
-  if (!cleanupHooked) {
-    cleanupHooked = true;
-    process.once('exit', () => {
-      for (const m of mirrors) rmSync(m, { recursive: true, force: true });
-    });
-  }
-  return path.join(base, '.twining');
 }

@@ -4,8 +4,8 @@
  * under `records/` (RecordsSource). A source says what changed since it last looked as deltas,
  * without reading the history again: new rows by their `seq` (rowid), removed rows by a table's
  * count and then its keys alone, rows changed in place by the record files named (a watcher's
- * report) or, when none were named, by a table's byte total moving; record files by their
- * folders' and their own stats.
+ * report) or, when none were named, by a table's byte total moving (agents and entities: their
+ * rows compared); record files by their folders' and their own stats.
  */
 import * as path from 'path';
 import { dataVersion, SqliteDatabase } from './sqlite-db';
@@ -24,7 +24,7 @@ import {
   tableOf,
 } from './sqlite-tables';
 import type { Delta, HeldRecords, Item, StateKind } from './sqlite-tables';
-import { FileSeen, RECORD_KINDS, RecordKind, StoredRecord, kindDir, listFolder, listKind, readRecordFile, readRecordFileSync, recordFile } from './records-dir';
+import { FileSeen, RECORD_KINDS, RecordKind, kindDir, listFolder, listKind, readRecordFile, readRecordFileSync, recordFile } from './records-dir';
 import { promises as fs } from 'fs';
 import { mapChunked } from './parallel-io';
 import { stampOf } from './version-stamp';
@@ -177,6 +177,15 @@ export const fileOrder = (value: Record<string, unknown>) => {
   return `~${typeof at === 'string' ? at : ''}\u0000${String(value.id)}`;
 };
 
+/**
+ * The tables whose rows twining-mcp rewrites in place at the same length: an agent's `last_active`
+ * renewed by every touch, an entity's `updated_at` when it is added again with the properties it
+ * has (docs/twining-2.md §The database). A byte total cannot see those; the tables are small (a row
+ * per agent, per entity), so their rows are compared when another connection committed and no
+ * record file was named (agents have none: always).
+ */
+const SAME_LENGTH_UPDATES: ReadonlySet<StateKind> = new Set(['agents', 'entities']);
+
 /** twining.db as the source: rows in seq order; what changed found by seq, data_version and fingerprints. */
 export class DbSource implements Source {
   readonly hasAgents = true;
@@ -276,41 +285,29 @@ export class DbSource implements Source {
       if (Number(this.db.prepare(`SELECT count(*) AS n FROM ${t.table}`).get()?.n) !== state.of(t.kind).size)
         for (const d of keysDiffering(this.db, t, state.of(t.kind))) push(d);
       if (filesNamed && t.kind !== 'agents') continue;
-      // Updates keep their seq and no record file was named (agents have none): the byte total tells whether to compare the rows.
-      const bytes = this.db.prepare(`SELECT total(length(CAST(data AS BLOB))) AS b FROM ${t.table}`).get();
-      if (Number(bytes?.b) === state.byteTotal(t.kind)) continue;
+      // Updates keep their seq and no record file was named (agents have none). The tables twining-mcp
+      // rewrites at the same length are compared row by row; for the others the byte total tells
+      // whether to (docs/twining-2.md §How Twining reads and writes a 2.x folder).
+      if (!SAME_LENGTH_UPDATES.has(t.kind)) {
+        const bytes = this.db.prepare(`SELECT total(length(CAST(data AS BLOB))) AS b FROM ${t.table}`).get();
+        if (Number(bytes?.b) === state.byteTotal(t.kind)) continue;
+      }
       for (const d of rowsDiffering(this.db, t, state.of(t.kind))) push(d);
     }
     return Promise.resolve(deltas);
   }
 }
 
-/** A record file as a kept copy remembers it (two-x-cache.ts): its path under `.twining/`, its stat key when read, its value. */
-type KeptFile = [rel: string, key: string, value: StoredRecord];
-
 /** `records/` as the source (a fresh clone, or a runtime without node:sqlite): no agents. */
 export class RecordsSource implements Source {
   readonly hasAgents = false;
   private files = new Map<RecordKind, Map<string, FileSeen>>();
   private dirKeys = new Map<string, string>();
-  /** Records whose file could not be read as it now is (their stat says nothing of the value held). */
-  private unsure = new Set<string>();
-  /** Whether records were read from their files since `snapshot` last ran. */
-  unsaved = false;
-  private kept = new Map<string, { key: string; value: StoredRecord }>();
 
   constructor(
     private readonly dir: string,
     private readonly warn: (m: string) => void,
-    /** A kept copy's `records.json`: a file whose stat is still the one it had when read is not read again. */
-    kept?: unknown,
-  ) {
-    const k = kept as { version?: number; files?: KeptFile[] } | undefined;
-    if (k?.version === 1 && Array.isArray(k.files))
-      for (const f of k.files)
-        if (Array.isArray(f) && typeof f[0] === 'string' && typeof f[1] === 'string' && f[2] && typeof f[2] === 'object')
-          this.kept.set(path.join(dir, f[0]), { key: f[1], value: f[2] });
-  }
+  ) {}
 
   private loaded = false;
 
@@ -320,49 +317,31 @@ export class RecordsSource implements Source {
     for (const kind of RECORD_KINDS) {
       const seen = await listKind(this.dir, kind, this.dirKeys);
       this.files.set(kind, seen);
-      // Many files read at once, applied in the listing's order (the same state as one after another).
-      // A file kept with the same stat is not read; the others a chunk at a time, synchronously (several
-      // times faster than through promises), and through `read` (which says why) when that fails.
+      // Many files read at once, applied in the listing's order (the same state as one after another):
+      // a chunk at a time, synchronously (several times faster than through promises), and through
+      // `read` (which says why) when that fails.
       const items = await mapChunked([...seen], ([id, f]): Item | [string, FileSeen] => {
-        const k = this.kept.get(f.file);
-        const value = k && k.key === f.key && k.value.id === id ? k.value : readRecordFileSync(f.file, id);
-        if (value !== k?.value) this.unsaved = true;
+        const value = readRecordFileSync(f.file, id);
         return value ? { id, order: fileOrder(value), text: JSON.stringify(value), value } : [id, f];
       });
       for (const got of items) {
-        const item = Array.isArray(got) ? await this.read(kind, got[1].file, got[0]) : got;
+        const item = Array.isArray(got) ? await this.read(got[1].file, got[0]) : got;
         if (item) state.apply({ kind, id: item.id, item });
       }
     }
-    this.kept.clear();
     const posts = kindDir(this.dir, 'posts');
     const st = await fs.stat(posts).catch(() => undefined);
     if (st) this.dirKeys.set(posts, stampOf(st));
   }
 
-  private async read(kind: RecordKind, file: string, id: string): Promise<Item | undefined> {
-    this.unsaved = true;
+  private async read(file: string, id: string): Promise<Item | undefined> {
     try {
       const value = await readRecordFile(file, id);
-      this.unsure.delete(`${kind}/${id}`);
       return value && { id, order: fileOrder(value), text: JSON.stringify(value), value };
     } catch (error) {
-      this.unsure.add(`${kind}/${id}`);
       this.warn((error as Error).message);
       return undefined;
     }
-  }
-
-  /** The record files read and the value each gave, for a kept copy's `records.json`. */
-  snapshot(state: TwoXState): { version: 1; files: KeptFile[] } {
-    const files: KeptFile[] = [];
-    for (const [kind, seen] of this.files)
-      for (const [id, f] of seen) {
-        const item = state.of(kind).get(id);
-        if (item && !this.unsure.has(`${kind}/${id}`)) files.push([path.relative(this.dir, f.file), f.key, item.value]);
-      }
-    this.unsaved = false;
-    return { version: 1, files };
   }
 
   async poll(state: TwoXState, hints?: readonly { kind: RecordKind; id: string }[]): Promise<Delta[]> {
@@ -377,7 +356,7 @@ export class RecordsSource implements Source {
       }
       if (known.get(id)?.key === stampOf(st)) return;
       known.set(id, { file, key: stampOf(st) });
-      const item = await this.read(kind, file, id);
+      const item = await this.read(file, id);
       if (item && item.text !== state.of(kind).get(id)?.text) deltas.push({ kind, id, item });
     };
     if (hints) {

@@ -3,9 +3,9 @@
  * held in memory (`state`), which the views read through the storage interface's sqlite backend
  * (sqlite-views.ts); `sync` brings them up to date (before each read). A write stores what the
  * operation changes through the storage interface's writes (`change`: each record's row at once,
- * its file at the commit), as twining-mcp does; a step that still writes 1.x files (housekeeping's
- * copy, `copyForRead`) runs on a 1.x copy of the records (two-x-mirror.ts), whose changes are
- * stored at the end:
+ * its file at the commit), as twining-mcp does. Nothing is written outside `.twining/`: no copy of
+ * the records is laid out anywhere, and a folder with only `records/` is read from its files each
+ * time a process opens it.
  *
  *  1. `BEGIN IMMEDIATE` on twining.db (SQLite's write lock, waiting up to its 5 s busy timeout), so
  *     the operation reads and writes as one step against every other writer, twining-mcp included;
@@ -25,15 +25,13 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { beginImmediate, databaseFile, hasTwiningTables, openDatabase, sqliteMissingReason, SqliteDatabase } from './sqlite-db';
 import { isSqliteDatabase } from './folder-format';
-import { hasDatabaseHeader, newMirrorDir } from './two-x-folder';
+import { hasDatabaseHeader } from './two-x-folder';
 import { TABLE, handoffIndexData, restore, writeRow } from './two-x-rows';
 import { DbSource, Delta, Item, RecordsSource, Source, STATE_KINDS, StateKind, TwoXState, seqOrder } from './two-x-state';
 import { copyItem } from './sqlite-tables';
-import { TwoXMirror } from './two-x-mirror';
 import { RecordKind, readRecordFile, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
 import { recordText } from './record-text';
 import { processIsAlive, writeAtomic } from './files';
-import { CacheSlot, claimSlot, pruneGoneFolders } from './two-x-cache';
 import { TwiningError } from '../errors';
 
 /** One record file a write changes: its bytes before and after, and the row text it goes with (null: none). */
@@ -48,13 +46,11 @@ interface JournalEntry {
 
 const JOURNAL = /^twining\.db-twining-write-(\d+)\.json$/;
 
-/** A write running: its record file changes (journal entries), the changes stored directly and the state before them, whether a step used the copy. */
+/** A write running: its record file changes (journal entries) and the state before the changes it stored. */
 interface WriteRun {
   entries: JournalEntry[];
-  stored: Delta[];
   undo: Delta[];
   seqs: Map<StateKind, number>;
-  copy: boolean;
 }
 
 /** One journal entry per file (a record changed twice in a write): its bytes before the first change, after the last, and its last row. */
@@ -83,36 +79,6 @@ export class TwoXStore {
     private readonly warn: (m: string) => void,
     private readonly readOnly: boolean,
   ) {}
-
-  private place?: { mirror: TwoXMirror; slot?: CacheSlot };
-  /**
-   * The write copy and the kept copy it is in (two-x-cache.ts; undefined: a temporary one),
-   * claimed the first time a write (or a read of the copy) needs it: an open that only reads
-   * writes nothing outside `.twining/`.
-   */
-  private claim(): { mirror: TwoXMirror; slot?: CacheSlot } {
-    if (!this.place) {
-      const slot = claimSlot(this.dir);
-      this.place = { mirror: new TwoXMirror(slot?.mirror ?? newMirrorDir(), this.warn), slot };
-      if (slot) slot.onRelease = () => this.saveSlot();
-    }
-    return this.place;
-  }
-
-  get mirror(): TwoXMirror {
-    return this.claim().mirror;
-  }
-  /** Where the write copy is (claimed by the first call). */
-  get copyDir(): string {
-    return this.mirror.dir;
-  }
-  /** Saves the kept copy's manifest, and the records/ files read when they changed since the last save. */
-  private saveSlot(): void {
-    const slot = this.place?.slot;
-    if (!slot || !this.source) return;
-    if (this.copyBuilt) slot.save('manifest.json', { version: 1, files: this.mirror.marks() });
-    if (this.source instanceof RecordsSource && this.source.unsaved) slot.save('records.json', this.source.snapshot(this.state));
-  }
 
   /** Whether a writing operation runs now (in this async context). */
   get writing(): boolean {
@@ -148,25 +114,13 @@ export class TwoXStore {
   }
 
   /**
-   * Brings the mirror up to date. `paths` (a watcher's report: absolute, or project-relative with
+   * Brings the records held in memory up to date. `paths` (a watcher's report: absolute, or project-relative with
    * `/`) name record files to look at; without them the database's counters (or the records
    * folders' stats, at most every 500 ms) say whether anything changed.
    */
   sync(paths?: readonly string[], kinds: readonly StateKind[] = []): Promise<void> {
     if (this.inWrite.getStore()) return Promise.resolve();
     return this.enqueue(() => this.pull(paths, kinds));
-  }
-
-  /**
-   * The write copy laid out and brought up to date, for an operation that reads the 1.x files
-   * directly outside a write (housekeeping's preview); reads through the views need none.
-   */
-  copyForRead(): Promise<void> {
-    if (this.inWrite.getStore()) return Promise.resolve();
-    return this.enqueue(async () => {
-      await this.pull();
-      await this.buildCopy();
-    });
   }
 
   private async open(): Promise<void> {
@@ -186,30 +140,9 @@ export class TwoXStore {
           this.warn(`${databaseFile(this.dir)} could not be opened (${(error as Error).message}); reading records/ instead`);
         }
       }
-      // records/ read with the stats a kept copy saved (a file whose stat did not change is not read again).
-      this.source = this.db ? new DbSource(this.db, this.warn) : new RecordsSource(this.dir, this.warn, this.claim().slot?.readRecords());
-      if (this.place?.slot) {
-        // Saved once the first view is served (and at exit): the next open starts from it.
-        setTimeout(() => {
-          try {
-            this.saveSlot();
-          } catch {
-            // the cache folder is not writable: the next open lays the copy out again
-          }
-          pruneGoneFolders();
-        }, 1000).unref();
-      }
+      this.source = this.db ? new DbSource(this.db, this.warn) : new RecordsSource(this.dir, this.warn);
     })();
     return this.opened;
-  }
-
-  /** Whether the write copy is laid out (at the first write: reads come from the rows, store/sqlite-views.ts). */
-  private copyBuilt = false;
-  /** Lays the write copy out from the rows, the first time a write runs. */
-  private async buildCopy(): Promise<void> {
-    if (this.copyBuilt) return;
-    await this.mirror.build(this.state, this.place?.slot?.marks);
-    this.copyBuilt = true;
   }
 
   /**
@@ -226,8 +159,7 @@ export class TwoXStore {
       this.lastScan = Date.now();
     }
     if (this.db && !this.readOnly && hints?.length && paths) await this.ingest(paths);
-    const deltas = await this.source!.poll(this.state, hints?.length ? hints : undefined);
-    if (deltas.length && this.copyBuilt) await this.mirror.apply(deltas, this.state);
+    await this.source!.poll(this.state, hints?.length ? hints : undefined);
   }
 
   /**
@@ -281,21 +213,15 @@ export class TwoXStore {
     w.entries.push(...this.plan([d]));
     this.storeRow(this.db!, d);
     w.undo.push({ kind: d.kind, id: d.id, item: before });
-    w.stored.push(d);
     this.state.apply(d);
   }
 
   /**
-   * Runs a writing operation inside one database write transaction. Its steps store their
-   * records directly (`change`); a step that still writes 1.x files (not `direct`) runs on the
-   * write copy, laid out then, and what it changed there is stored at the end.
+   * Runs a writing operation inside one database write transaction: its steps store their records
+   * through the storage interface (`change`), and a write inside the running one is part of it.
    */
-  write<T>(work: () => Promise<T>, direct = false): Promise<T> {
-    if (this.inWrite.getStore()) {
-      if (direct) return work();
-      this.current!.copy = true;
-      return this.buildCopy().then(work);
-    }
+  write<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inWrite.getStore()) return work();
     return this.enqueue(async () => {
       const refusal = this.writeRefusal();
       if (refusal) throw new TwiningError('INVALID_INPUT', refusal);
@@ -307,16 +233,12 @@ export class TwoXStore {
       let journal: string | undefined;
       let entries: JournalEntry[] = [];
       let committed = false;
-      const w: WriteRun = { entries: [], stored: [], undo: [], seqs: (this.source as DbSource).seqs(), copy: !direct };
+      const w: WriteRun = { entries: [], undo: [], seqs: (this.source as DbSource).seqs() };
       this.current = w;
       try {
         await this.pull();
-        if (!direct) await this.buildCopy();
         const result = await this.inWrite.run(true, work);
-        // What a step changed in the copy; a record stored directly is as `change` stored it.
-        const touched = new Set(w.stored.map(d => `${d.kind}/${d.id}`));
-        const deltas = w.copy ? (await this.mirror.collect(this.state)).filter(d => !touched.has(`${d.kind}/${d.id}`)) : [];
-        entries = merged([...w.entries, ...this.plan(deltas)]);
+        entries = merged(w.entries);
         if (entries.length) {
           journal = path.join(this.dir, `twining.db-twining-write-${process.pid}.json`);
           await writeAtomic(journal, JSON.stringify(entries));
@@ -325,16 +247,10 @@ export class TwoXStore {
             if (e.after === null) await removeRecordFile(e.file);
             else await writeRecordFile(e.file, JSON.parse(e.after));
           }
-          for (const d of deltas) this.storeRow(db, d);
         }
         db.exec('COMMIT;');
         committed = true;
         this.current = undefined;
-        for (const d of deltas) this.state.apply(d);
-        if (this.copyBuilt) {
-          if (w.stored.length) await this.mirror.apply(w.stored, this.state);
-          this.mirror.noteStored(this.state);
-        }
         if (journal) await fs.rm(journal, { force: true });
         return result;
       } catch (error) {
@@ -347,12 +263,10 @@ export class TwoXStore {
           }
           for (const e of entries) if (e.file) await restore(e.file, e.before).catch(() => undefined);
           if (journal) await fs.rm(journal, { force: true }).catch(() => undefined);
-          // The changes stored directly are undone in the state too (last first), and the seqs they took freed.
+          // The changes stored are undone in the state too (last first), and the seqs they took freed.
           for (const d of w.undo.reverse()) this.state.apply(d);
           (this.source as DbSource).restoreSeqs(w.seqs);
         }
-        // The mirror may hold the operation's writes: laid out again from what is stored.
-        if (this.copyBuilt) await this.mirror.build(this.state).catch(() => (this.copyBuilt = false));
         throw error;
       }
     });
@@ -425,7 +339,6 @@ export class TwoXStore {
     this.source = new DbSource(db, this.warn);
     this.state.clear();
     await this.source.load(this.state, STATE_KINDS);
-    if (this.copyBuilt) await this.mirror.build(this.state);
   }
 
   /** Puts the record files of writes killed before or after their commit in agreement with the rows (see the file's comment). */
@@ -453,9 +366,8 @@ export class TwoXStore {
     }
   }
 
-  /** Closes the database and lets another process use the kept copy. */
+  /** Closes the database. */
   close(): void {
-    this.place?.slot?.release();
     this.db?.close();
     this.db = undefined;
   }

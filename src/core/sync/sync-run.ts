@@ -22,6 +22,7 @@ import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
 import { TwiningError } from '../errors';
 import { withLock } from '../store/lock';
+import { settleGraph } from '../operations/graph-ops';
 import { gitText, runGit } from './sync-git';
 import { syncEnded } from './git-launcher';
 import { applyLocally } from './sync-apply';
@@ -97,6 +98,8 @@ export async function repoOfStore(ctx: FolderStore): Promise<Repo> {
  */
 export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): Promise<SyncReport> {
   ctx.assertWritable('sync');
+  // The graph's upkeep still queued after a post (an MCP server's batched graph) is written first: a sync right after a post sends all of it.
+  await settleGraph(ctx);
   // A clone that never had the record (its .twining/ was not committed) gets the folder first.
   if (!(await fs.stat(ctx.layout.dir).catch(() => undefined))?.isDirectory()) await ctx.ready();
   const repo = await repoOfStore(ctx);

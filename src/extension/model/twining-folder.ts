@@ -250,7 +250,7 @@ export class TwiningFolder {
   dispose(): void {
     this.stopServingSessionStarts();
     this.emitter.dispose();
-    // A 2.x folder's database and kept copy, let go once the calls already queued have run.
+    // A 2.x folder's database, let go once the calls already queued have run.
     const engine = this.engineValue;
     if (engine) this.chain = this.chain.then(() => engine.close()).catch(() => undefined);
   }

@@ -25,12 +25,12 @@ function tree(dir: string): string[] {
   return fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).sort() : [];
 }
 
-/** The home, XDG cache and temporary folders pointed at empty folders of their own (no TWINING_CACHE_DIR) while `work` runs. */
+/** The home, XDG cache and temporary folders pointed at empty folders of their own while `work` runs. */
 async function elsewhere(work: (env: NodeJS.ProcessEnv) => Promise<void>): Promise<Record<'home' | 'cache' | 'tmp', string[]>> {
   const base = tempProject('elsewhere');
   const dirs = { home: path.join(base, 'home'), cache: path.join(base, 'xdg-cache'), tmp: path.join(base, 'tmp') };
   for (const d of Object.values(dirs)) fs.mkdirSync(d);
-  await withEnv({ HOME: dirs.home, XDG_CACHE_HOME: dirs.cache, TMPDIR: dirs.tmp, TWINING_CACHE_DIR: undefined }, work);
+  await withEnv({ HOME: dirs.home, XDG_CACHE_HOME: dirs.cache, TMPDIR: dirs.tmp }, work);
   return { home: tree(dirs.home), cache: tree(dirs.cache), tmp: tree(dirs.tmp) };
 }
 
@@ -146,14 +146,10 @@ describe('writes stored directly in a 2.x folder', { skip }, () => {
       const files = tree(path.join(dir, 'records'));
       // A step after the post fails inside the same write: the post is undone with it.
       await assert.rejects(
-        ctx.lock(
-          [ctx.locks.blackboard],
-          async () => {
-            await appendEntryLocked(ctx, { entry_type: 'finding', summary: 'Never stored', detail: '', tags: [], scope: 'project', agent_id: 'a' });
-            throw new Error('the next step failed');
-          },
-          { direct: true },
-        ),
+        ctx.lock([ctx.locks.blackboard], async () => {
+          await appendEntryLocked(ctx, { entry_type: 'finding', summary: 'Never stored', detail: '', tags: [], scope: 'project', agent_id: 'a' });
+          throw new Error('the next step failed');
+        }),
         /the next step failed/,
       );
       assert.equal(await count(), before, 'the engine does not show it');

@@ -2,10 +2,10 @@
  * A twining-mcp 2.x folder opened to read (a window showing the views, `twining why` and
  * `twining status` as one-shot processes) is read from its rows (store/sqlite-views.ts): nothing
  * is written outside `.twining/`, neither in the user's cache nor in the temporary folder, and the
- * answers are those of the same records in a 1.x folder. A post or a dismissal is stored as rows
- * and records/ files directly; housekeeping, still made on the 1.x copy, lays it out in the user's cache only
- * (src/core/store/two-x-cache.ts), never beside the project. Needs node:sqlite
- * (scripts/test.js runs it under Node 24).
+ * answers are those of the same records in a 1.x folder. A post, a dismissal and housekeeping are
+ * stored as rows and records/ files directly: no copy of the records is laid out anywhere (there was
+ * one in the user's cache for housekeeping until issue 27). Needs node:sqlite (scripts/test.js runs
+ * it under Node 24).
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,29 +13,24 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
-import { CLI_JS, fixtureProject, tempProject, tw, withEnv } from '../../../support/tmp';
+import { CLI_JS, fixtureProject, pathsUnder, tempProject, tw, withEnv } from '../../../support/tmp';
 import { hasSqlite, twoXFrom1x } from '../../../support/twining-mcp-2x';
 
 const skip = hasSqlite ? false : `this Node (${process.version}) has no node:sqlite; scripts/test.js runs this file under Node 24`;
 const quiet = { warn: () => undefined };
 
-/** Every path under `dir` (folders end with `/`), relative to it. */
-function tree(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .map(e => path.relative(dir, path.join(e.parentPath, e.name)) + (e.isDirectory() ? '/' : ''))
-    .sort();
-}
+const tree = pathsUnder;
 
-/** Runs `work` with the cache and the temporary folder pointed at empty folders of their own; gives what each holds after. */
+/**
+ * Runs `work` with the home, the user cache and the temporary folder pointed at empty folders of
+ * their own; gives what the cache (the home's and XDG's) and the temporary folder hold after.
+ */
 async function watched(work: (env: NodeJS.ProcessEnv) => Promise<void>): Promise<{ cache: string[]; tmp: string[] }> {
   const base = tempProject('watched');
-  const cache = path.join(base, 'cache');
-  const tmp = path.join(base, 'tmp');
-  fs.mkdirSync(tmp);
-  await withEnv({ TWINING_CACHE_DIR: cache, TMPDIR: tmp }, work);
-  return { cache: tree(cache), tmp: tree(tmp) };
+  const [home, cache, tmp] = ['home', 'cache', 'tmp'].map(n => path.join(base, n));
+  for (const d of [home, cache, tmp]) fs.mkdirSync(d);
+  await withEnv({ HOME: home, XDG_CACHE_HOME: cache, TMPDIR: tmp }, work);
+  return { cache: [...tree(home), ...tree(cache)], tmp: tree(tmp) };
 }
 
 describe('a 2.x folder opened to read', { skip }, () => {
@@ -71,7 +66,7 @@ describe('a 2.x folder opened to read', { skip }, () => {
     }
   });
 
-  test('posts and dismissals write nothing outside .twining/; housekeeping, still made on the 1.x copy, lays it out in the user cache only; the writes are read back from the rows', async () => {
+  test('posts, dismissals and housekeeping write nothing outside .twining/; the writes are read back from the rows', async () => {
     const two = tempProject('demo-project');
     twoXFrom1x(tw(fixtureProject()), tw(two), { withDb: true });
     const outside = () => tree(two).filter(p => !p.startsWith('.twining/') && p !== '.twining/');
@@ -92,17 +87,15 @@ describe('a 2.x folder opened to read', { skip }, () => {
         const dismissed = (await engine.read({ limit: 1 })).entries[0].id;
         await engine.dismiss({ ids: [dismissed], reason: 'Written through the copy' });
         await engine.post({ entry_type: 'finding', summary: 'Written through the copy', scope: 'src/', agent_id: 'tester' });
-        assert.deepEqual(tree(process.env.TWINING_CACHE_DIR!), [], 'a dismissal is stored as rows too');
-        // Housekeeping still works on the 1.x copy (laid out from the rows).
+        assert.deepEqual(tree(process.env.XDG_CACHE_HOME!), [], 'a dismissal is stored as rows too');
+        // Housekeeping's preview reads the rows too.
         await engine.housekeeping({});
       } finally {
         engine.close();
       }
     });
-    assert.ok(
-      seen.cache.some(p => p.endsWith('/.twining/blackboard.jsonl')),
-      `the copy is in the cache: ${seen.cache.slice(0, 5).join(', ')}`,
-    );
+    // Until issue 27 housekeeping laid a 1.x copy out in the user cache; now nothing is written there.
+    assert.deepEqual(seen.cache, [], 'nothing in the user cache or home');
     assert.deepEqual(seen.tmp, [], 'nothing in the temporary folder');
     assert.deepEqual(outside(), projectBefore, 'nothing beside .twining/ in the project');
     const again = await openWorkspace(two, quiet);

@@ -25,6 +25,7 @@ import {
   twoXFrom1x,
   withWriteTxn,
   mcpResolve,
+  mcpTouch,
 } from '../../../support/twining-mcp-2x';
 
 const skip = hasSqlite ? false : `this Node (${process.version}) has no node:sqlite; scripts/test.js runs this file under Node 24`;
@@ -338,6 +339,61 @@ describe('writes to a 2.x SQLite folder', { skip }, () => {
     assert.ok(resolved.kinds.includes('blackboard'));
     assert.equal((await engine.read({ limit: 5 })).entries.at(-1)?.status, 'resolved');
     mcp.close();
+  });
+
+  test("an agent's last_active renewed in place at the same length (no record file to name) by another process or engine is seen by the open engine's next read and refresh", async () => {
+    const { two } = twins();
+    const dir = tw(two);
+    const engine = await openWorkspace(two, quiet);
+    const lastActive = async (e: TwiningEngine, id: string) => (await e.agents({})).agents.find(a => a.agent_id === id)?.last_active;
+    const before = await lastActive(engine, 'backend-dev');
+    assert.ok(before, 'the fixture has the agent');
+    const rowOf = (id: string) => {
+      const db = openMcpDb(dir);
+      try {
+        return String((db.prepare('SELECT data FROM agents WHERE agent_id = ?').get(id) as { data: string }).data);
+      } finally {
+        db.close();
+      }
+    };
+    const length = rowOf('backend-dev').length;
+    // twining-mcp's touch from another process: the row rewritten in place, at the same length.
+    const at = '2026-11-30T09:08:07.654Z';
+    const child = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const { DatabaseSync } = require('node:sqlite');
+         const db = new DatabaseSync(${JSON.stringify(path.join(dir, 'twining.db'))});
+         db.exec('PRAGMA busy_timeout = 5000; BEGIN IMMEDIATE;');
+         const row = db.prepare('SELECT data FROM agents WHERE agent_id = ?').get('backend-dev');
+         db.prepare('UPDATE agents SET data = ? WHERE agent_id = ?').run(JSON.stringify({ ...JSON.parse(row.data), last_active: ${JSON.stringify(at)} }), 'backend-dev');
+         db.exec('COMMIT;');
+         db.close();`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(rowOf('backend-dev').length, length, 'the same length: only the text tells the change');
+    assert.equal(await lastActive(engine, 'backend-dev'), at, 'the next read sees it');
+    // The same from a connection of this process, seen by a refresh that names only the database.
+    const mcp = openMcpDb(dir);
+    const later = '2026-11-30T09:08:08.765Z';
+    mcpTouch(mcp, 'frontend-dev', later);
+    mcp.close();
+    const report = await engine.refresh(['.twining/twining.db-wal']);
+    assert.ok(report.kinds.includes('registry'), JSON.stringify(report));
+    assert.equal(await lastActive(engine, 'frontend-dev'), later);
+    // And from a second engine: its post renews its agent's last_active (twining-mcp's auto-touch).
+    const other = await openWorkspace(two, quiet);
+    try {
+      await other.post({ entry_type: 'finding', summary: 'By the reviewer', scope: 'src/', agent_id: 'reviewer' });
+      const renewed = await lastActive(other, 'reviewer');
+      assert.equal(await lastActive(engine, 'reviewer'), renewed);
+    } finally {
+      other.close();
+      engine.close();
+    }
   });
 
   test('rows changed in place or removed by another process are seen, whether or not record files were named', async () => {
