@@ -29,6 +29,7 @@ import { isSqliteDatabase } from './folder-format';
 import { hasDatabaseHeader } from './two-x-folder';
 import { TABLE, handoffIndexData, restore, writeRow } from './two-x-rows';
 import { DbSource, Delta, Item, RecordsSource, Source, STATE_KINDS, StateKind, TwoXState, seqOrder } from './two-x-state';
+import { copyItem } from './sqlite-tables';
 import { RecordKind, readRecordFile, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
 import { recordText } from './record-text';
 import { processIsAlive, writeAtomic } from './files';
@@ -324,7 +325,7 @@ export class TwoXStore {
     try {
       for (const kind of ['posts', 'decisions', 'handoffs', 'entities', 'relations'] as const) {
         for (const item of this.state.sorted(kind)) {
-          const copy: Item = { ...item };
+          const copy = copyItem(item);
           if (kind === 'handoffs') copy.index = handoffIndexData(copy, undefined);
           writeRow(db, { kind, id: copy.id, item: copy });
         }
