@@ -114,6 +114,8 @@ async function runUiTests({ only = [], exclusive, screenshotsOut } = {}) {
         Object.assign(env, { TWINING_UI_URL: server.url({ workspaceOrFolderUri: ws.open }), TWINING_UI_WORKSPACE: ws.folders[0] });
         // The server's per-user configuration folder: a hook the workbench's host would run sees this one.
         env.TWINING_UI_CONFIG_HOME = server.dirs.xdgConfig;
+        // Its run folder: the workspace storage the extension keeps state in is under it.
+        env.TWINING_UI_SERVER_DIR = server.runDir;
       }
       const code = await runChild(path.join(dir, f), env);
       let summary;

@@ -52,7 +52,15 @@ export function activate(context: vscode.ExtensionContext): TwiningApi {
   context.subscriptions.push(fileContext);
   const sessions = new SessionsModel(folders);
   context.subscriptions.push(sessions);
-  const session: TwiningSession = { folders, clock, agentId: userAgentId, extensionUri: context.extensionUri, fileContext, sessions };
+  const session: TwiningSession = {
+    folders,
+    clock,
+    agentId: userAgentId,
+    extensionUri: context.extensionUri,
+    storageUri: context.storageUri,
+    fileContext,
+    sessions,
+  };
 
   // One model per data family: the views, the status bar and the inbox draw from them.
   const handoffs = new HandoffsModel(folders, userAgentId);

@@ -16,6 +16,8 @@ export interface TwiningSession {
   /** The user's agent id (read when needed: the setting can change). */
   agentId(): string;
   readonly extensionUri: vscode.Uri;
+  /** The workspace's storage folder for this extension (ExtensionContext.storageUri; none without a folder open). */
+  readonly storageUri: vscode.Uri | undefined;
   /** What bears on each file, and which scope the Context view shows. */
   readonly fileContext: ContextModel;
   /** The hooked agent sessions of each folder (the session board). */

@@ -25,12 +25,15 @@ export function page(): Page {
   return current.page;
 }
 
-/** The server address and workspace folder that scripts/run-ui-tests.js gives each UI test file. */
-export function uiRun(): { url: string; folder: string } {
+/**
+ * The server address and workspace folder that scripts/run-ui-tests.js gives each UI test file, and
+ * the server's run folder (its user data and storage folders are in it).
+ */
+export function uiRun(): { url: string; folder: string; serverDir: string | undefined } {
   const url = process.env.TWINING_UI_URL;
   const folder = process.env.TWINING_UI_WORKSPACE;
   if (!url || !folder) throw new Error('TWINING_UI_URL and TWINING_UI_WORKSPACE must be set (run scripts/run-ui-tests.js)');
-  return { url, folder };
+  return { url, folder, serverDir: process.env.TWINING_UI_SERVER_DIR };
 }
 
 /** The records of a JSONL file of `.twining/` (what the tests check on disk). */

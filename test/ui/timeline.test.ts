@@ -5,6 +5,7 @@
 // post by another process (the CLI) showing up without a reload, the panel coming back with its
 // range and filter after the window is reloaded. Run by scripts/run-ui-tests.js
 // (`timeline`).
+import * as fs from 'fs';
 import * as path from 'path';
 import { execFileSync } from 'child_process';
 import type { FrameLocator } from 'playwright-core';
@@ -40,8 +41,38 @@ async function waitForHandoffs(accept: (rows: string[]) => boolean, what: string
   throw new Error(`${what}: the handoffs in view were ${JSON.stringify(rows, null, 1)}`);
 }
 
+/** The files named `name` under `dir`, at any depth. */
+function filesNamed(dir: string, name: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter(e => e.isFile() && e.name === name)
+    .map(e => path.join(e.parentPath, e.name));
+}
+
+/**
+ * Waits until the timeline's state the extension keeps for `folder` (timeline-state.json in the
+ * workspace's storage, under the server's run folder) satisfies `accept`; returns its file.
+ */
+async function waitForKeptState(serverDir: string | undefined, folder: string, accept: (s: Record<string, any>) => boolean): Promise<string> {
+  if (!serverDir) throw new Error('TWINING_UI_SERVER_DIR is not set (run scripts/run-ui-tests.js)');
+  const deadline = Date.now() + 20000;
+  let seen: string[] = [];
+  while (Date.now() < deadline) {
+    seen = filesNamed(serverDir, 'timeline-state.json');
+    for (const file of seen) {
+      let state: Record<string, any> | undefined;
+      try {
+        state = JSON.parse(fs.readFileSync(file, 'utf8'));
+      } catch {}
+      if (state && decodeURIComponent(String(state.folder)).endsWith(folder) && accept(state)) return file;
+    }
+    await sleep(100);
+  }
+  throw new Error(`the extension kept no such timeline state for ${folder}: ${seen.map(f => `${f}: ${fs.readFileSync(f, 'utf8')}`).join('; ') || 'no file'}`);
+}
+
 async function main(): Promise<void> {
-  const { url, folder } = uiRun();
+  const { url, folder, serverDir } = uiRun();
   let demo: { agentId: string; handoffs: Record<string, string> } | undefined;
 
   const opened = 'Open Timeline shows a lane per agent';
@@ -204,10 +235,12 @@ async function main(): Promise<void> {
       await week.click();
       if ((await week.getAttribute('aria-pressed')) !== 'true') throw new Error('"Last week" is not marked as chosen');
       // VS Code saves the open editors and each webview's state; the reloaded window restores the
-      // panel through the serializer (activation on onWebviewPanel:twining.timeline).
-      // The webview's state reaches the workbench's storage asynchronously; a reload right after a
-      // change can restore the state before it (seen on the loaded test machine).
-      await sleep(5000);
+      // panel through the serializer (activation on onWebviewPanel:twining.timeline). The workbench
+      // stores the webview's state lazily (a reload soon after a change brought back the range of a
+      // minute before); the extension keeps it too, in the workspace's storage, a moment after the
+      // change: once it is on disk, the reload brings it back, however soon after.
+      const keptFile = await waitForKeptState(serverDir, folder, s => s.range === 'week');
+      console.log(`    kept in ${path.relative(serverDir!, keptFile)}`);
       await page().reload();
       await waitForWorkbench(page());
       await timeline().locator('.lane').first().waitFor({ state: 'visible', timeout: 60000 });

@@ -100,23 +100,20 @@ export async function getEntry(ctx: FolderStore, id: string): Promise<Blackboard
 export async function dismiss(ctx: FolderStore, input: InputOf<'dismiss'>): Promise<{ dismissed: string[]; not_found: string[]; status_entry_id?: string }> {
   const args = ctx.validate('dismiss', input);
   await ctx.ready();
+  const wanted = new Set(args.ids);
+  const removed: BlackboardEntry[] = [];
   // The rewrite is undone if the status entry cannot be appended: a dismissal is whole or nothing.
-  return ctx.lock([ctx.locks.blackboard], () =>
-    allOrNothing(async tx => {
-      const wanted = new Set(args.ids);
-      const text = await ctx.storage.blackboardText();
-      const kept: string[] = [];
-      const removed: BlackboardEntry[] = [];
-      for (const line of text.split('\n')) {
-        if (line.trim() === '') continue;
-        const entry = parseObject<BlackboardEntry>(line);
-        if (entry && typeof entry.id === 'string' && wanted.has(entry.id)) removed.push(entry);
-        else kept.push(line);
-      }
+  return rewriteBlackboard(
+    ctx,
+    (line, entry) => {
+      if (!entry || typeof entry.id !== 'string' || !wanted.has(entry.id)) return line;
+      removed.push(entry as BlackboardEntry);
+      return undefined;
+    },
+    async tx => {
       const dismissed = [...new Set(removed.map(e => e.id))];
       const not_found = args.ids.filter(id => !dismissed.includes(id));
       if (!dismissed.length) return { dismissed, not_found };
-      await ctx.storage.replaceEntries(kept, tx);
       const note = dismissalEntry(removed, args.reason || undefined);
       const entry = await appendEntryLocked(
         ctx,
@@ -134,6 +131,37 @@ export async function dismiss(ctx: FolderStore, input: InputOf<'dismiss'>): Prom
         false,
       );
       return { dismissed, not_found, status_entry_id: entry.id };
+    },
+  );
+}
+
+/**
+ * The frame of an operation that rewrites the blackboard file line by line (dismiss, resolve):
+ * under the blackboard lock and as one all-or-nothing transaction, the file is read and each
+ * non-blank line given to `perLine` with its object (undefined where the line does not parse),
+ * which returns the line to write in its place (the same line keeps it byte for byte) or undefined
+ * to drop it. Blank lines are dropped, as twining-mcp drops them. When any line changed, the file
+ * is replaced whole through a temporary file (as a step of the transaction); then `after` runs in
+ * the same lock and transaction (what it appends is undone with the rewrite if it fails).
+ */
+export async function rewriteBlackboard<R>(
+  ctx: FolderStore,
+  perLine: (line: string, entry: Record<string, unknown> | undefined) => string | undefined,
+  after: (tx: Transaction) => Promise<R>,
+): Promise<R> {
+  return ctx.lock([ctx.locks.blackboard], () =>
+    allOrNothing(async tx => {
+      const text = await ctx.storage.blackboardText();
+      const out: string[] = [];
+      let changed = false;
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        const next = perLine(line, parseObject<Record<string, unknown>>(line));
+        if (next !== undefined) out.push(next);
+        if (next !== line) changed = true;
+      }
+      if (changed) await ctx.storage.replaceEntries(out, tx);
+      return after(tx);
     }),
   );
 }

@@ -19,26 +19,58 @@ import { readDecisionRecord } from './decision-ops';
 /** The records read so far, by id, each with its index entry then (JSON text; 'none': it had none). */
 interface RecordCache {
   records: Map<string, { entry: string; record: DecisionRecord | null }>;
+  /** Numbers worked out from a record (a kept record is never changed: a change is a new record), by what they measure. */
+  measures: Map<string, WeakMap<DecisionRecord, number>>;
   /** The index's stamp whose records have all been read in the background. */
   warmStamp: string;
   warming: boolean;
 }
 const BATCH = 64;
 
-/** An index entry's fields as one string ('none': no entry), cached per entry of the index as last parsed. */
-function entryKey(ctx: FolderStore, d: DecisionIndexEntry | undefined): string {
-  if (!d) return 'none';
-  const keys = ctx.derived.fromDecisions('decision entry keys', () => new WeakMap<DecisionIndexEntry, string>());
+/** Each index entry's fields as one string, per entry of the index as last parsed. */
+const entryKeys = (ctx: FolderStore) => ctx.derived.fromDecisions('decision entry keys', () => new WeakMap<DecisionIndexEntry, string>());
+
+function entryKeyIn(keys: WeakMap<DecisionIndexEntry, string>, d: DecisionIndexEntry): string {
   let key = keys.get(d);
   if (key === undefined) keys.set(d, (key = JSON.stringify(d)));
   return key;
 }
 
-const cacheOf = (ctx: FolderStore): RecordCache => ctx.derived.of('decision records', () => ({ records: new Map(), warmStamp: '', warming: false }));
+/** An index entry's fields as one string ('none': no entry), cached per entry of the index as last parsed. */
+const entryKey = (ctx: FolderStore, d: DecisionIndexEntry | undefined): string => (d ? entryKeyIn(entryKeys(ctx), d) : 'none');
+
+const cacheOf = (ctx: FolderStore): RecordCache =>
+  ctx.derived.of('decision records', () => ({ records: new Map(), measures: new Map(), warmStamp: '', warming: false }));
+
+/**
+ * `measure` of a decision record, worked out once per record and kept with the records (why-ops.ts:
+ * the JSON length of a decision's one-liner and of its entry in full, asked at every `why`).
+ */
+export function measureOf(ctx: FolderStore, what: string, record: DecisionRecord, measure: (record: DecisionRecord) => number): number {
+  const { measures } = cacheOf(ctx);
+  let map = measures.get(what);
+  if (!map) measures.set(what, (map = new WeakMap()));
+  let n = map.get(record);
+  if (n === undefined) map.set(record, (n = measure(record)));
+  return n;
+}
 
 /** The decision index's entries by id, as last read (`decisionIndex.get()` first). */
 export function decisionsById(ctx: FolderStore): ReadonlyMap<string, DecisionIndexEntry> {
   return ctx.derived.fromDecisions('decisions by id', items => new Map(items.map(d => [d.id, d] as const)));
+}
+
+/**
+ * The records kept for `entries` while their index entries are unchanged, in order (null: it could
+ * not be read then; undefined: none is kept). Nothing is read; the cache is looked up once for all.
+ */
+export function keptRecords(ctx: FolderStore, entries: readonly DecisionIndexEntry[]): (DecisionRecord | null | undefined)[] {
+  const { records } = cacheOf(ctx);
+  const keys = entryKeys(ctx);
+  return entries.map(d => {
+    const had = records.get(d.id);
+    return had && had.entry === entryKeyIn(keys, d) ? had.record : undefined;
+  });
 }
 
 /**
@@ -53,6 +85,22 @@ export async function cachedRecordOf(ctx: FolderStore, id: string, entry: Decisi
   const record = (await readDecisionRecord(ctx, id).catch(() => undefined)) ?? null;
   cache.records.set(id, { entry: key, record });
   return record ?? undefined;
+}
+
+/**
+ * The record of an indexed decision from the cache when it holds one for its index entry as it
+ * is, else read now and kept when it was read (a failure is thrown, a missing file is undefined,
+ * and neither is kept): for a caller that reports a record it cannot read and reads it again next
+ * time (trace-ops.ts), while what it reads serves `why` and briefings too, and theirs it.
+ */
+export async function readRecordSharing(ctx: FolderStore, d: DecisionIndexEntry): Promise<DecisionRecord | undefined> {
+  const cache = cacheOf(ctx);
+  const key = entryKey(ctx, d);
+  const had = cache.records.get(d.id);
+  if (had && had.entry === key && had.record) return had.record;
+  const record = await readDecisionRecord(ctx, d.id);
+  if (record) cache.records.set(d.id, { entry: key, record });
+  return record;
 }
 
 /** The record of an indexed decision, as `cachedRecordOf` gives it. */

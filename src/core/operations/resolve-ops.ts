@@ -9,11 +9,10 @@
  * resolved counts as resolved and changes nothing. Unlike dismiss, nothing is removed.
  */
 import type { FolderStore } from '../engine/folder-store';
-import { allOrNothing } from '../store/transaction';
-import { parseObject } from '../store/jsonl';
 import type { InputOf } from '../schemas/schemas';
 import { resolvedEntry } from '../rules/resolution';
 import { touchAgentLocked } from './agent-touch';
+import { rewriteBlackboard } from './blackboard-ops';
 
 export interface ResolveResult {
   /** Ids found on the blackboard: resolved now, or already resolved before. */
@@ -25,34 +24,23 @@ export interface ResolveResult {
 export async function resolve(ctx: FolderStore, input: InputOf<'resolve'>): Promise<ResolveResult> {
   const args = ctx.validate('resolve', input);
   await ctx.ready();
-  return ctx.lock([ctx.locks.blackboard], () =>
-    allOrNothing(async tx => {
-      const wanted = new Set(args.ids);
-      const text = await ctx.storage.blackboardText();
-      const at = ctx.timestamp();
-      const out: string[] = [];
-      const resolved: string[] = [];
-      let changed = false;
-      for (const raw of text.split('\n')) {
-        if (raw.trim() === '') continue;
-        const entry = parseObject<Record<string, unknown>>(raw);
-        if (!entry || typeof entry.id !== 'string' || !wanted.has(entry.id)) {
-          out.push(raw);
-          continue;
-        }
-        if (!resolved.includes(entry.id)) resolved.push(entry.id);
-        const next = resolvedEntry(entry, { at, by: args.agent_id, note: args.note || undefined });
-        if (next === entry) out.push(raw);
-        else {
-          out.push(JSON.stringify(next));
-          changed = true;
-        }
-      }
-      const not_found = args.ids.filter(id => !resolved.includes(id));
-      if (changed) await ctx.storage.replaceEntries(out, tx);
+  const wanted = new Set(args.ids);
+  // One time for every entry resolved, taken inside the lock (at the first match).
+  let at: string | undefined;
+  const resolved: string[] = [];
+  return rewriteBlackboard(
+    ctx,
+    (line, entry) => {
+      if (!entry || typeof entry.id !== 'string' || !wanted.has(entry.id)) return line;
+      if (!resolved.includes(entry.id)) resolved.push(entry.id);
+      at ??= ctx.timestamp();
+      const next = resolvedEntry(entry, { at, by: args.agent_id, note: args.note || undefined });
+      return next === entry ? line : JSON.stringify(next);
+    },
+    async tx => {
       // A twining-mcp 2.x folder: resolving registers the resolver, as its BlackboardEngine.resolve does.
       await touchAgentLocked(ctx, args.agent_id, tx);
-      return { resolved, not_found };
-    }),
+      return { resolved, not_found: args.ids.filter(id => !resolved.includes(id)) };
+    },
   );
 }

@@ -15,6 +15,7 @@ import type { InputOf } from '../schemas/schemas';
 import type { DecisionRecord } from '../records';
 import { appendEntryLocked } from './blackboard-ops';
 import { indexOrphanDecisions, readDecisionRecord } from './decision-ops';
+import { readRecordSharing } from './decision-record-cache';
 import { onLinkCommit, withGraph } from './graph-populate-ops';
 
 export interface TraceEntry {
@@ -58,8 +59,10 @@ async function dependencyView(ctx: FolderStore): Promise<Map<string, Traceable>>
   const index = await ctx.decisionIndex.get();
   const known = ctx.derived.of('decision dependencies', () => new Map<string, string[]>());
   const missing = index.filter(d => !known.has(d.id));
+  // Through the engine's copies of the records (decision-record-cache.ts): a `why` or a briefing
+  // after the first trace reads none of them again, nor the background warm-up.
   const records = await mapBounded(missing, d =>
-    readDecisionRecord(ctx, d.id).catch(error => {
+    readRecordSharing(ctx, d).catch(error => {
       ctx.warn((error as Error).message);
       return undefined;
     }),

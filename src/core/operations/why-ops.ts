@@ -33,7 +33,7 @@ import { estimateTokens, tokensForLength } from '../rules/assembly';
 import { readDecisionRecord } from './decision-ops';
 import { decisionsTouching } from '../rules/decision-paths';
 import { decisionPathsOf } from './assemble-decisions';
-import { cachedDecisionRecord, warmDecisionRecords } from './decision-record-cache';
+import { cachedDecisionRecord, keptRecords, measureOf, warmDecisionRecords } from './decision-record-cache';
 import type { DecisionRecord } from '../records';
 
 /** twining-mcp's cap on one-liners (WHY_MAX_COMPACT). */
@@ -130,8 +130,35 @@ function itemLength(item: object): number {
   if (n === undefined) itemLengths.set(item, (n = JSON.stringify(item).length));
   return n;
 }
-/** The JSON length of a list: its brackets, its items and the commas between them. */
-const listLength = (items: readonly object[] | undefined) => (items?.length ? items.reduce((n, item) => n + itemLength(item), 0) + items.length - 1 : 0);
+/** The JSON length of a list's items, without the brackets and commas. */
+const itemsLength = (items: readonly object[] | undefined) => (items ? items.reduce((n, item) => n + itemLength(item), 0) : 0);
+/** The JSON length of a list whose items add up to `items`: its brackets, its items and the commas between them. */
+const listLength = (items: number, count: number) => (count ? items + count - 1 : 0);
+
+/** The JSON length of each list of an answer's items, kept up to date by whoever cuts them. */
+interface ListSizes {
+  decisions: number;
+  more: number;
+  superseded_excluded: number;
+}
+
+const listSizesOf = (result: WhyResult): ListSizes => ({
+  decisions: itemsLength(result.decisions),
+  more: itemsLength(result.more),
+  superseded_excluded: itemsLength(result.superseded_excluded),
+});
+
+/** The token estimate of `result` from its lists' sizes: the answer with its lists empty, plus each list. */
+function tokensWith(result: WhyResult, sizes: ListSizes): number {
+  const lists = { decisions: [], ...(result.more && { more: [] }), ...(result.superseded_excluded && { superseded_excluded: [] }) };
+  const frame = JSON.stringify({ ...result, ...lists }).length;
+  return tokensForLength(
+    frame +
+      listLength(sizes.decisions, result.decisions.length) +
+      listLength(sizes.more, result.more?.length ?? 0) +
+      listLength(sizes.superseded_excluded, result.superseded_excluded?.length ?? 0),
+  );
+}
 
 /**
  * The size of the answer as the token estimate used for every budget here (rules/assembly.ts):
@@ -139,11 +166,7 @@ const listLength = (items: readonly object[] | undefined) => (items?.length ? it
  * plus each list's items (measured once each), so that cutting an answer down costs what is cut,
  * not the whole answer again at every step.
  */
-export function tokensOf(result: WhyResult): number {
-  const lists = { decisions: [], ...(result.more && { more: [] }), ...(result.superseded_excluded && { superseded_excluded: [] }) };
-  const frame = JSON.stringify({ ...result, ...lists }).length;
-  return tokensForLength(frame + listLength(result.decisions) + listLength(result.more) + listLength(result.superseded_excluded));
-}
+export const tokensOf = (result: WhyResult): number => tokensWith(result, listSizesOf(result));
 
 export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyResult> {
   const args = ctx.validate('why', input);
@@ -159,11 +182,21 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
     .filter(d => decisionAffects(d, scope));
   // Queries load the records of the matching index entries; an entry whose file is missing is skipped (docs/format.md §Decision index).
   // Each record is cached while its index entry is unchanged (decision-record-cache.ts): every writer changes both.
-  const all = (await mapBounded(inScope, d => cachedDecisionRecord(ctx, d))).filter((r): r is DecisionRecord => r !== undefined);
+  // Those kept are taken as they are (no promise each); only the others are read.
+  const kept = keptRecords(ctx, inScope);
+  const toRead = inScope.filter((_, i) => kept[i] === undefined);
+  if (toRead.length) {
+    const read = await mapBounded(toRead, d => cachedDecisionRecord(ctx, d));
+    for (let i = 0, j = 0; i < kept.length; i++) if (kept[i] === undefined) kept[i] = read[j++] ?? null;
+  }
+  const all = kept.filter((r): r is DecisionRecord => !!r);
   // A long-lived engine reads the other records in the background, so the next `why` of any scope reads none.
   warmDecisionRecords(ctx, index);
   const matches = exclude ? all.filter(d => !RETIRED.has(d.status)) : args.include_superseded ? all : all.filter(d => d.status !== 'archived');
-  matches.sort((a, b) => specificity(b, scope) - specificity(a, scope) || (STATUS_RANK[b.status] ?? 0) - (STATUS_RANK[a.status] ?? 0) || newestFirst(a, b));
+  // Each decision's rank worked out once, not at every comparison.
+  const ranked = matches.map(d => ({ d, specific: specificity(d, scope), status: STATUS_RANK[d.status] ?? 0 }));
+  ranked.sort((a, b) => b.specific - a.specific || b.status - a.status || newestFirst(a.d, b.d));
+  ranked.forEach((r, i) => (matches[i] = r.d));
 
   const retired = all.filter(d => d.status === 'superseded' || d.status === 'overridden');
   const result: WhyResult = {
@@ -195,8 +228,10 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
     // Once one decision did not fit, the rest are one-liners: none is made in full.
     if (more.length === 0 && omitted === 0) {
       const item = full(d, false);
-      if (args.lineage && (d.status === 'superseded' || d.status === 'overridden')) Object.assign(item, await lineageHead(ctx, d.id));
-      const length = JSON.stringify(item).length;
+      const lineage = args.lineage && (d.status === 'superseded' || d.status === 'overridden');
+      if (lineage) Object.assign(item, await lineageHead(ctx, d.id));
+      // Without a lineage head the item depends on the record alone: measured once per record.
+      const length = lineage ? JSON.stringify(item).length : measureOf(ctx, 'why full', d, () => JSON.stringify(item).length);
       itemLengths.set(item, length);
       const cost = tokensForLength(length);
       if (used + cost <= budget) {
@@ -205,8 +240,14 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
         continue;
       }
     }
-    if (more.length < MAX_COMPACT) more.push(compact(d));
-    else omitted++;
+    if (more.length < MAX_COMPACT) {
+      const item = compact(d);
+      itemLengths.set(
+        item,
+        measureOf(ctx, 'why compact', d, () => JSON.stringify(item).length),
+      );
+      more.push(item);
+    } else omitted++;
   }
   if (more.length) result.more = more;
   // Chosen by rank, listed newest first (1.9's order).
@@ -226,6 +267,8 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
  * says how to get what is left out.
  */
 function keepTo(result: WhyResult, budget: number, omitted: number, rank: (id: string) => number = () => 0): WhyResult {
+  // Each list's size, less what is cut at each step (not all its items added up again).
+  const sizes = listSizesOf(result);
   const settle = () => {
     if (omitted) result.omitted_count = omitted;
     else delete result.omitted_count;
@@ -237,24 +280,46 @@ function keepTo(result: WhyResult, budget: number, omitted: number, rank: (id: s
     } else delete result.message;
     // The estimate's own digits are part of what it measures.
     result.token_estimate = budget;
-    const size = tokensOf(result);
+    const size = tokensWith(result, sizes);
     result.token_estimate = size;
     return size;
   };
-  while (settle() > budget) {
+  /** One cut, in the order above; false when nothing is left to cut. */
+  const cut = (): boolean => {
     if (result.superseded_excluded?.length) {
-      result.superseded_excluded.pop();
+      sizes.superseded_excluded -= itemLength(result.superseded_excluded.pop()!);
       if (!result.superseded_excluded.length) delete result.superseded_excluded;
     } else if (result.decisions.length) {
       let last = result.decisions.length - 1;
       result.decisions.forEach((d, i) => (rank(d.id) > rank(result.decisions[last].id) ? (last = i) : undefined));
       const [d] = result.decisions.splice(last, 1);
-      result.more = [{ id: d.id, summary: d.summary, status: d.status, confidence: d.confidence, timestamp: d.timestamp }, ...(result.more ?? [])];
+      const oneLiner: WhyCompact = { id: d.id, summary: d.summary, status: d.status, confidence: d.confidence, timestamp: d.timestamp };
+      sizes.decisions -= itemLength(d);
+      sizes.more += itemLength(oneLiner);
+      result.more = [oneLiner, ...(result.more ?? [])];
     } else if (result.more?.length) {
-      result.more.pop();
+      sizes.more -= itemLength(result.more.pop()!);
       if (!result.more.length) delete result.more;
       omitted++;
-    } else break;
+    } else return false;
+    return true;
+  };
+  // The lists alone over the budget: the whole answer is too, so it is cut without being measured
+  // (the cuts do not depend on the fields settle sets), as long as settle would neither add nor
+  // remove a field: the answer's fields then come in the order settling at every cut gives them.
+  const listsAlone = () =>
+    tokensForLength(
+      listLength(sizes.decisions, result.decisions.length) +
+        listLength(sizes.more, result.more?.length ?? 0) +
+        listLength(sizes.superseded_excluded, result.superseded_excluded?.length ?? 0),
+    );
+  const fieldsSettled = () => 'omitted_count' in result === omitted > 0 && 'message' in result === ((result.more?.length ?? 0) > 0 || omitted > 0);
+  for (;;) {
+    if (!(listsAlone() > budget && fieldsSettled()) && settle() <= budget) break;
+    if (!cut()) {
+      settle();
+      break;
+    }
   }
   return result;
 }

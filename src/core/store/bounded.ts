@@ -12,6 +12,9 @@
  */
 export const READS_AT_ONCE = 128;
 
+/** How long a run of `mapBounded` holds the event loop at most before it lets other work in. */
+const SLICE_MS = 10;
+
 /**
  * `fn` of each item, in order, with at most `limit` calls running at a time: the one bounded pool
  * of the project (parallel-io.ts's mapParallel is it with fewer at once). The first failure is
@@ -21,6 +24,9 @@ export async function mapBounded<T, R>(items: readonly T[], fn: (item: T, index:
   const results = new Array<R>(items.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
+  // Record files are read synchronously (read-file.ts readText): a run of thousands would hold the
+  // event loop for its whole length, so it lets other work in every SLICE_MS.
+  let since = performance.now();
   const worker = async () => {
     while (next < items.length) {
       const i = next++;
@@ -28,6 +34,10 @@ export async function mapBounded<T, R>(items: readonly T[], fn: (item: T, index:
         results[i] = await fn(items[i], i);
       } catch (error) {
         failure ??= { error };
+      }
+      if (performance.now() - since > SLICE_MS) {
+        await new Promise(resolve => setImmediate(resolve));
+        since = performance.now();
       }
     }
   };

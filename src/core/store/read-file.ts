@@ -274,8 +274,15 @@ export async function readBytes(file: string, kind: ReadKind, from = 0, to?: num
   }
 }
 
-/** The text of a regular file of the record without its byte-order mark; undefined when missing. */
+/**
+ * The text of a regular file of the record without its byte-order mark; undefined when missing.
+ * A record (a decision, a handoff: a few kilobytes) is read with synchronous calls: each costs its
+ * system call, where the thread pool costs five round trips (open, stat, two reads, close), each
+ * waiting for a pool thread and the event loop on a busy machine; a `why` or a briefing reads a
+ * scope's records one after another, and the warm-up of a long-lived engine reads them all.
+ */
 export async function readText(file: string, kind: ReadKind): Promise<string | undefined> {
+  if (kind === 'record') return readTextSync(file, kind);
   const bytes = await readBytes(file, kind);
   return bytes === undefined ? undefined : text(bytes);
 }

@@ -62,14 +62,37 @@ export async function repoOf(dir: string): Promise<Repo | undefined> {
   // Asked once per folder and process while its git directory stays (a long-lived engine syncs every 30 s).
   const known = repos.get(cwd);
   if (known && (await fs.stat(known.gitDir).catch(() => undefined))?.isDirectory()) return known;
+  // Outside a repository git is asked again only once a `.git` up the tree appears, goes or changes.
+  const entries = await gitEntriesUp(cwd);
+  if (notRepos.get(cwd) === entries) return undefined;
   const r = await runGit(cwd, ['rev-parse', '--git-common-dir', '--show-object-format']).catch(() => undefined);
-  if (!r || r.code !== 0) return undefined;
+  if (!r || r.code !== 0) {
+    if (r) notRepos.set(cwd, entries); // not when git could not be run at all
+    return undefined;
+  }
+  notRepos.delete(cwd);
   const [common, format] = r.stdout.toString('utf8').trim().split('\n');
   const repo = { cwd, gitDir: path.resolve(cwd, common), objectFormat: format || 'sha1' };
   repos.set(cwd, repo);
   return repo;
 }
 const repos = new Map<string, Repo>();
+/** Folders git said are in no repository, with the `.git` entries up their tree at the time (gitEntriesUp). */
+const notRepos = new Map<string, string>();
+
+/**
+ * What git's search for a repository from `cwd` depends on, as one string: each `.git` file or
+ * folder from `cwd` up to the root with its kind, inode and change times, and the variables
+ * that point git elsewhere. A few stats, where asking git is a process.
+ */
+async function gitEntriesUp(cwd: string): Promise<string> {
+  const seen = [process.env.GIT_DIR ?? '', process.env.GIT_COMMON_DIR ?? '', process.env.GIT_CEILING_DIRECTORIES ?? ''];
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const stat = await fs.stat(path.join(dir, '.git')).catch(() => undefined);
+    if (stat) seen.push(`${dir}:${stat.isDirectory() ? 'd' : 'f'}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`);
+    if (path.dirname(dir) === dir) return seen.join('|');
+  }
+}
 
 export const stateFile = (repo: Repo) => path.join(repo.gitDir, 'twining', 'sync-state.json');
 

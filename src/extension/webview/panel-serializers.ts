@@ -16,7 +16,7 @@ export function registerPanelSerializers(ctx: TwiningSession): vscode.Disposable
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, {
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
         await ctx.folders.ready();
-        TimelinePanel.revive(panel, ctx, asObject<TimelineState>(state));
+        await TimelinePanel.revive(panel, ctx, asObject<TimelineState>(state));
       },
     }),
     vscode.window.registerWebviewPanelSerializer(GRAPH_VIEW_TYPE, {

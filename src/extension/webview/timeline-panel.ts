@@ -13,10 +13,13 @@ import { documentUri, showDocument } from '../editor/record-documents';
 import { inBackground, log, messageOf } from '../log';
 import { TimelineFeed } from './timeline-feed';
 import { onFolderChange } from './folder-changes';
-import { webviewHtml, webviewOptions } from './webview-html';
-import type { FromWebview, TimelineMark, TimelineState, ToWebview } from '../../webview/shared/timeline-messages';
+import { escapeHtml, webviewHtml, webviewOptions } from './webview-html';
+import { KeptState } from './kept-state';
+import { newerState, type FromWebview, type TimelineMark, type TimelineState, type ToWebview } from '../../webview/shared/timeline-messages';
 
 export const TIMELINE_VIEW_TYPE = 'twining.timeline';
+/** The name of the file in the workspace's storage that keeps the page's state (kept-state.ts). */
+const KEPT_STATE = 'timeline-state';
 
 /** The last first-paint the page reported (benchmarks and host tests read it through the test hooks). */
 export interface PaintReport {
@@ -48,6 +51,8 @@ export class TimelinePanel implements vscode.Disposable {
   private relationsDue = false;
   /** The way to the first paint (a few array pushes; dropped with it): the benchmark reads them with the paint. */
   private startMarks: TimelineMark[] | undefined;
+  /** The page's state as the extension keeps it (kept-state.ts), for a reload that outruns the workbench's copy. */
+  private readonly kept: KeptState<TimelineState>;
 
   /** Opens the timeline (or shows the open one) for `folder`, or the first folder with `.twining/`. */
   static async show(ctx: TwiningSession, folder?: TwiningFolder): Promise<TimelinePanel> {
@@ -68,12 +73,16 @@ export class TimelinePanel implements vscode.Disposable {
     ]));
   }
 
-  /** Brings back a panel VS Code restored after a reload (the serializer), with the page's saved state. */
-  static revive(panel: vscode.WebviewPanel, ctx: TwiningSession, state: TimelineState | undefined): TimelinePanel {
+  /**
+   * Brings back a panel VS Code restored after a reload (the serializer), with the page's saved
+   * state: the workbench's copy, or the extension's where that is newer (the page is given it).
+   */
+  static async revive(panel: vscode.WebviewPanel, ctx: TwiningSession, state: TimelineState | undefined): Promise<TimelinePanel> {
     panel.webview.options = webviewOptions(ctx.extensionUri);
-    const folder = ctx.folders.all().find(f => f.key === state?.folder);
+    const restored = newerState(state, await KeptState.in<TimelineState>(ctx.storageUri, KEPT_STATE).read());
+    const folder = ctx.folders.all().find(f => f.key === restored?.folder);
     TimelinePanel.current?.dispose();
-    return (TimelinePanel.current = new TimelinePanel(panel, ctx, folder));
+    return (TimelinePanel.current = new TimelinePanel(panel, ctx, folder, [], restored !== state ? restored : undefined));
   }
 
   /** The open panel, if any (test hooks). */
@@ -86,13 +95,17 @@ export class TimelinePanel implements vscode.Disposable {
     private readonly ctx: TwiningSession,
     folder: TwiningFolder | undefined,
     marks: TimelineMark[] = [],
+    /** The state the page starts from where it is newer than the one the workbench gives it back (revive). */
+    state?: TimelineState,
   ) {
     this.startMarks = marks;
+    this.kept = KeptState.in<TimelineState>(ctx.storageUri, KEPT_STATE);
     panel.iconPath = vscode.Uri.joinPath(ctx.extensionUri, 'media', 'twining.svg');
+    const given = state ? ` data-state="${escapeHtml(JSON.stringify(state))}"` : '';
     panel.webview.html = webviewHtml(panel.webview, ctx.extensionUri, {
       title: 'Twining Timeline',
       script: 'timeline',
-      body: '<div id="app" aria-busy="true">Loading the timeline…</div>',
+      body: `<div id="app"${given} aria-busy="true">Loading the timeline…</div>`,
     });
     this.mark('html set');
     if (folder) this.use(folder);
@@ -142,7 +155,8 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private received(message: FromWebview): void {
-    if (message.type !== 'painted') this.mark(`${message.type} in`);
+    // The page's state (after each change) is no step of the way to a paint.
+    if (message.type !== 'painted' && message.type !== 'state') this.mark(`${message.type} in`);
     switch (message.type) {
       case 'ready':
         this.ready = true;
@@ -172,6 +186,9 @@ export class TimelinePanel implements vscode.Disposable {
         break;
       case 'open':
         inBackground('Timeline: opening a record', this.open(message.ref.type, message.ref.id));
+        break;
+      case 'state':
+        this.kept.keep(message.state);
         break;
       case 'showGraph':
         void vscode.commands.executeCommand('twining.showGraph', { id: message.decisionId, folder: this.feed?.folder.root });

@@ -9,7 +9,7 @@
  */
 import './timeline.css';
 import { arrowVisible, firstAtOrAfter, type TimelineArrow, type TimelineItem, type TimelineLane, type TimelineLink } from '../shared/timeline-layout';
-import type { FromWebview, TimelineState, ToWebview } from '../shared/timeline-messages';
+import { newerState, type FromWebview, type TimelineState, type ToWebview } from '../shared/timeline-messages';
 import { mark, takeMarks } from './timeline-marks';
 import type { Density, TimelineBar } from '../shared/timeline-window';
 import { AXIS, LANE_H, arrowEnds, draw, drawDensity, readTheme, type Scene } from './timeline-draw';
@@ -37,7 +37,10 @@ interface Window {
   density: Density;
 }
 
-const state: TimelineState = vscode.getState() ?? { filter: {} };
+const app = document.getElementById('app')!;
+/** The state the extension kept, where a revived panel's is newer than the workbench's (timeline-panel.ts). */
+const kept = app.dataset.state ? (JSON.parse(app.dataset.state) as TimelineState) : undefined;
+const state: TimelineState = newerState(vscode.getState(), kept) ?? { filter: {} };
 let user = '';
 let now = Date.now();
 let first: number | undefined;
@@ -59,7 +62,7 @@ let seq = 0;
 let asked: { seq: number; start: number; end: number; column: number; key: string } | undefined;
 let inFlight = false;
 
-const chrome: Chrome = buildChrome(document.getElementById('app')!, state, {
+const chrome: Chrome = buildChrome(app, state, {
   range: name => setRange(name),
   zoom: factor => zoom(factor, 0.5),
   filterChanged: () => {
@@ -84,7 +87,10 @@ const og = chrome.overview.getContext('2d')!;
 chrome.setRange(state.range);
 
 function save(): void {
+  state.id ??= Math.random().toString(36).slice(2) + Date.now().toString(36);
+  state.rev = (state.rev ?? 0) + 1;
   vscode.setState(state);
+  vscode.postMessage({ type: 'state', state });
 }
 
 function filter() {

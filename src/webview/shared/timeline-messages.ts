@@ -51,6 +51,8 @@ export type FromWebview =
   | { type: 'step'; lanes: string[]; from: { t: number; id?: string }; dir: 'next' | 'prev' | 'near'; filter: TimelineFilter }
   | { type: 'open'; ref: RecordRef }
   | { type: 'showGraph'; decisionId: string }
+  /** The page's state after each change, kept by the extension as well (see TimelineState). */
+  | { type: 'state'; state: TimelineState }
   /** The first frame with data is on the screen (the benchmark reads it): `ms` since the message came, `drawMs` of it in drawing. */
   | { type: 'painted'; items: number; ms: number; drawMs: number; reason: string; marks?: TimelineMark[] };
 
@@ -61,8 +63,16 @@ export type FromWebview =
  */
 export type TimelineMark = [name: string, at: number];
 
-/** What the webview keeps with setState (and the serializer gets back after a reload). */
+/**
+ * What the webview keeps with setState (and the serializer gets back after a reload). The workbench
+ * stores it lazily (when idle, and on leaving the page, which a reload can outrun): the page also
+ * posts it to the extension, which keeps it in a file of the workspace's storage, and a revived
+ * panel takes whichever of the two copies is newer (`newerState`).
+ */
 export interface TimelineState {
+  /** Which panel the state belongs to (the page makes it up on its first save) and how many saves it has had. */
+  id?: string;
+  rev?: number;
   folder?: string;
   filter: TimelineFilter & { activeFile?: boolean };
   /** The visible window: its start and its length in milliseconds; `follow`: the end tracks now. */
@@ -70,4 +80,13 @@ export interface TimelineState {
   /** The range button last chosen (`hour`, `day`, `week`, `all`), until a zoom or a scroll. */
   range?: string;
   scrollTop?: number;
+}
+
+/**
+ * Of the state the workbench kept and the one the extension kept, the newer: `kept` only where it is
+ * the same panel's (another window's panel keeps its own) and saved later than `got`.
+ */
+export function newerState(got: TimelineState | undefined, kept: TimelineState | undefined): TimelineState | undefined {
+  if (!got || !kept || got.id === undefined || kept.id !== got.id) return got;
+  return (kept.rev ?? 0) > (got.rev ?? 0) ? kept : got;
 }

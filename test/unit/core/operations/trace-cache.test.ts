@@ -60,3 +60,20 @@ test('a record that cannot be read is left out with a warning, and read again by
     [RS256],
   );
 });
+
+test("the records a trace reads are the engine's copies: a why after it reads none, and gives what a new engine gives", async () => {
+  const root = referenceProject();
+  const ws = await openWorkspace(root, { warn: () => undefined });
+  const reads: string[] = [];
+  const source = (ws as unknown as { ctx: { storage: { decisions: { read: (id: string) => Promise<unknown> } } } }).ctx.storage.decisions;
+  const read = source.read.bind(source);
+  source.read = id => (reads.push(id), read(id));
+  await ws.trace({ decision_id: JWT_BEARER });
+  assert.ok(reads.length >= 4, `the first trace reads every record (${reads.length})`);
+  reads.length = 0;
+  const got = await ws.why({ scope: 'src/auth/jwt.ts' });
+  assert.deepEqual(reads, [], 'no record read again');
+  assert.deepEqual(got, await (await openWorkspace(root, { warn: () => undefined })).why({ scope: 'src/auth/jwt.ts' }));
+  // The file's own decision and its folder's.
+  assert.deepEqual(got.decisions.map(d => d.id).sort(), [JWT_BEARER, RS256].sort());
+});

@@ -15,7 +15,7 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as path from 'path';
 import { spawn } from 'child_process';
-import { CLI_JS, tempProject } from '../../../support/tmp';
+import { CLI_JS, tempProject, withEnv } from '../../../support/tmp';
 import { cliOk as ok, git, syncTeam } from '../../../support/git-repo';
 import { openWorkspace } from '../../../../src/core/engine/engine';
 
@@ -67,7 +67,7 @@ function cliInTerminal(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): 
  * A clone that has synced before, whose `origin` now wants credentials it has none for (a token
  * expired, the repository went private), with one post pending and askpass set up everywhere.
  */
-function projectAgainst(url: string): { repo: string; env: NodeJS.ProcessEnv; marks: string } {
+function projectAgainst(url: string): { repo: string; vars: Record<string, string>; env: NodeJS.ProcessEnv; marks: string } {
   const top = tempProject('sync-credentials');
   const { a: repo } = syncTeam(top, { path: 'src/auth/jwt.ts', text: 'export {};\n' });
   ok(repo, 'sync');
@@ -76,8 +76,7 @@ function projectAgainst(url: string): { repo: string; env: NodeJS.ProcessEnv; ma
   const marks = path.join(top, 'askpass-marks.txt');
   const script = askpassScript(top, marks);
   git(repo, 'config', 'core.askPass', script);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  const vars = {
     GIT_ASKPASS: script,
     SSH_ASKPASS: script,
     SSH_ASKPASS_REQUIRE: 'force',
@@ -86,7 +85,7 @@ function projectAgainst(url: string): { repo: string; env: NodeJS.ProcessEnv; ma
     VSCODE_GIT_ASKPASS_NODE: process.execPath,
     GIT_TERMINAL_PROMPT: '1',
   };
-  return { repo, env, marks };
+  return { repo, vars, env: { ...process.env, ...vars }, marks };
 }
 
 const board = (repo: string) => fs.readFileSync(path.join(repo, '.twining', 'blackboard.jsonl'), 'utf8');
@@ -125,27 +124,25 @@ test(
 
 test('the background sync of a long-lived engine asks nobody either, and reports the same error', { timeout: 60_000 }, async () => {
   const remote = await challengingRemote();
-  const saved = { ...process.env };
   try {
-    const { repo, env, marks } = projectAgainst(remote.url);
+    const { repo, vars, marks } = projectAgainst(remote.url);
     // The engine runs git with this process's environment: make it look like VS Code's.
-    Object.assign(process.env, env);
-    const engine = await openWorkspace(repo, { warn: () => undefined });
-    const started = Date.now();
-    const error = await engine.sync().then(
-      () => undefined,
-      (e: unknown) => e as Error,
-    );
-    assert.ok(error, 'the sync fails');
-    assert.match(error.message, /origin/);
-    assert.match(error.message, /without asking|never prompts/);
-    assert.ok(Date.now() - started < 30_000);
-    assert.equal(fs.existsSync(marks), false, 'no askpass program ran');
-    assert.ok(remote.requests.length > 0 && remote.requests.every(q => !q.includes('with credentials')));
-    engine.close();
+    await withEnv(vars, async () => {
+      const engine = await openWorkspace(repo, { warn: () => undefined });
+      const started = Date.now();
+      const error = await engine.sync().then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      assert.ok(error, 'the sync fails');
+      assert.match(error.message, /origin/);
+      assert.match(error.message, /without asking|never prompts/);
+      assert.ok(Date.now() - started < 30_000);
+      assert.equal(fs.existsSync(marks), false, 'no askpass program ran');
+      assert.ok(remote.requests.length > 0 && remote.requests.every(q => !q.includes('with credentials')));
+      engine.close();
+    });
   } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
     await remote.close();
   }
 });

@@ -3,11 +3,18 @@
  * while sync is off, a write does not make it run git to look again (each look spawns git from
  * the engine's process, which holds up the calls it serves); the next interval looks, and once it
  * finds sync on (as a first `twining sync` in a terminal leaves it), a write syncs soon after.
+ * Outside a repository, and in one where sync is off, the looks after the first spawn no git at
+ * all (counted by a `git` on PATH that notes each run, then runs the real one); a repository made
+ * around the folder later is still found.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { execFileSync } from 'child_process';
 import { openWorkspace, SyncScheduler } from '../../../../src/core';
 import { git, newRepo } from '../../../support/git-repo';
+import { tempProject, withEnv } from '../../../support/tmp';
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
@@ -57,4 +64,77 @@ test('background sync: no git look after a write while sync is off; the interval
   } finally {
     scheduler.stop();
   }
+});
+
+/** A folder with a `git` that writes its arguments to a log, then runs the real git; and that log's lines. */
+function countingGit(): { bin: string; runs: () => string[] } {
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const bin = path.join(tempProject('git-counter'), 'bin');
+  const log = path.join(bin, '..', 'git-runs.log');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  return { bin, runs: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) };
+}
+
+/** Runs the background sync of `folder`'s engine over a few 1 s intervals; returns how many looks it made. */
+async function looksOver(folder: string, ms: number): Promise<{ looks: number; statuses: string[] }> {
+  const engine = await openWorkspace(folder, { warn: () => undefined });
+  const statuses: string[] = [];
+  let looks = 0;
+  const scheduler = new SyncScheduler(
+    {
+      syncStatus: async () => {
+        looks++;
+        const status = await engine.syncStatus();
+        statuses.push(status.message);
+        return status;
+      },
+      sync: options => engine.sync(options),
+    },
+    { intervalMs: 1000 },
+  ).start();
+  try {
+    await sleep(ms);
+  } finally {
+    scheduler.stop();
+    engine.close();
+  }
+  return { looks, statuses };
+}
+
+test('background sync outside a git repository: git is asked once, not at every interval, until a repository appears', async () => {
+  const counter = countingGit();
+  const folder = tempProject('no-repo');
+  await withEnv({ PATH: `${counter.bin}${path.delimiter}${process.env.PATH}` }, async () => {
+    const first = await looksOver(folder, 4500);
+    assert.ok(first.looks >= 3, `the scheduler looked ${first.looks} time(s)`);
+    assert.ok(
+      first.statuses.every(m => m.includes('is not in a git repository')),
+      `the folder is outside every repository: ${first.statuses.join('; ')}`,
+    );
+    const revParses = counter.runs().filter(r => r.startsWith('rev-parse'));
+    assert.equal(revParses.length, 1, `git runs over ${first.looks} looks: ${counter.runs().join('; ')}`);
+    // A repository made around the folder later: the next look asks git again and finds it.
+    execFileSync('git', ['init', '-q'], { cwd: folder });
+    const second = await looksOver(folder, 1500);
+    assert.ok(
+      second.statuses.some(m => m.includes('sync is not set up: run `twining sync`')),
+      `after git init: ${second.statuses.join('; ')}`,
+    );
+  });
+});
+
+test('background sync in a repository where sync was never turned on: no git after the first look', async () => {
+  const counter = countingGit();
+  const repo = newRepo();
+  await withEnv({ PATH: `${counter.bin}${path.delimiter}${process.env.PATH}` }, async () => {
+    const { looks, statuses } = await looksOver(repo, 4500);
+    assert.ok(looks >= 3, `the scheduler looked ${looks} time(s)`);
+    assert.ok(
+      statuses.every(m => m.includes('sync is not set up')),
+      statuses.join('; '),
+    );
+    // The first look asks where the repository is and reads its config; the later ones run nothing.
+    assert.ok(counter.runs().length <= 2, `git runs over ${looks} looks: ${counter.runs().join('; ')}`);
+  });
 });
