@@ -70,16 +70,34 @@ const hookFs = {
   },
 };
 
+/**
+ * Points the hook bundles' js-yaml at dist/hook-yaml.js, loaded only when a config.yml must be parsed
+ * (store/folder-format.ts): js-yaml is half of what the hook would otherwise compile on every tool call.
+ */
+const hookYaml = {
+  name: 'hook-yaml',
+  setup(build) {
+    build.onResolve({ filter: /^js-yaml$/ }, () => ({ path: './hook-yaml.js', external: true }));
+  },
+};
+
 const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...common, entryPoints: { core: 'src/library.ts' }, outdir: 'dist' },
   { ...common, entryPoints: { cli: 'src/cli/cli.ts' }, outdir: 'dist', banner: { js: CLI_BANNER } },
   // git's merge driver, which dist/cli.js hands `merge` to (see CLI_BANNER).
   { ...common, entryPoints: { 'merge-driver': 'src/cli/merge-driver-main.ts' }, outdir: 'dist' },
-  // Agent hooks (`twining hook <event>`, see CLI_BANNER); it loads core.js only for the events that need the engine.
-  // Its `fs` is src/agents/hooks/sync-fs.ts: Node's, with `promises` answered synchronously (a one-shot process
+  // Agent hooks (`twining hook <event>`, see CLI_BANNER); it loads core.js only for the events that need the engine,
+  // hook-start.js for SessionStart only (src/agents/hooks/hook-start.ts) and hook-yaml.js for a config.yml to parse.
+  // Their `fs` is src/agents/hooks/sync-fs.ts: Node's, with `promises` answered synchronously (a one-shot process
   // on a few small files; thread-pool round trips cost a SessionStart 10-20 ms on a busy machine).
-  { ...common, entryPoints: { hook: 'src/agents/hooks/hook-main.ts' }, outdir: 'dist', plugins: [hookFs] },
+  {
+    ...common,
+    entryPoints: { hook: 'src/agents/hooks/hook-main.ts', 'hook-start': 'src/agents/hooks/hook-start.ts' },
+    outdir: 'dist',
+    plugins: [hookFs, hookYaml],
+  },
+  { ...common, entryPoints: { 'hook-yaml': require.resolve('js-yaml') }, outdir: 'dist' },
   // The MCP server, loaded by `twining mcp` only (see src/cli/cli.ts).
   { ...common, entryPoints: { mcp: 'src/mcp/server.ts' }, outdir: 'dist' },
   // The worker thread that reads decision records for the search index (src/core/search/record-reader.ts),

@@ -5,13 +5,13 @@
 // Ask for a Record or Handoff posts a need addressed to its agent.
 import * as assert from 'assert';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { spawn } from 'child_process';
 import * as vscode from 'vscode';
 import { describeIn, firstFolder, openFile, waitFor } from './helpers';
 import { Row, TwiningApi, readLines, repoRoot, rows, tooltipOf, twining } from './twining';
 import { claude } from '../support/hook-inputs';
+import { hookAlone } from '../support/dist';
 
 /** Runs `node dist/hook.js <event>` with the event's JSON on standard input; resolves with its standard output. */
 function runHook(event: string, input: object, args: string[], now: Date): Promise<string> {
@@ -123,8 +123,7 @@ describeIn(['single'], 'the session board', () => {
     this.timeout(90_000);
     // A copy of the hook bundle without dist/core.js beside it: it can answer only from its cache
     // (not after a write) or by asking the engine running in this host.
-    const alone = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-host-hook-')), 'hook.js');
-    fs.copyFileSync(path.join(repoRoot(), 'dist', 'hook.js'), alone);
+    const alone = hookAlone(path.join(repoRoot(), 'dist'), 'twining-host-hook-');
     const summary = `Served briefing warning ${Date.now()}`;
     await vscode.commands.executeCommand('twining.postWarning', { summary, scope: 'sessions-demo/' });
     const served = 'host-served-agent';

@@ -31,6 +31,8 @@ const EXPECTED = [
   'dist/merge-driver.js',
   'dist/mcp.js',
   'dist/hook.js', // twining hook, which agent hosts run on every tool call (a small bundle of its own)
+  'dist/hook-start.js', // the hook's SessionStart, loaded for that event only
+  'dist/hook-yaml.js', // js-yaml for the hook, loaded only when a config.yml must be parsed
   'dist/record-worker.js', // read by a worker thread of the search index
   'dist/webview/timeline.js', // the timeline and graph webview pages with their style sheets
   'dist/webview/timeline.css',

@@ -1,8 +1,9 @@
 /**
  * What `twining hook <event>` does for each event, for a project's `.twining/` folder:
- *  - SessionStart: registers the session's agent and answers with its briefing (`assemble`) as
- *    additional context; starts the session's state (.twining/sessions/, store/session-files.ts)
- *    and writes the hook index from the engine it loaded anyway;
+ *  - SessionStart (hook-start.ts, a bundle of its own that only this event loads): registers the
+ *    session's agent and answers with its briefing (`assemble`) as additional context; starts the
+ *    session's state (.twining/sessions/, store/session-files.ts) and writes the hook index from
+ *    the engine it loaded anyway;
  *  - PreToolUse on an edit: the file's active decisions and open warnings as additional context,
  *    from the hook index (bounded reads); a claim by another live agent asks or refuses (claim-seam.ts);
  *  - PostToolUse: the session's liveness, last tool call and the files it touched; the agent's
@@ -18,11 +19,7 @@ import { decisionInScope } from '../../core/rules/assembly';
 import { overlaps } from '../../core/scope';
 import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, permissionAnswer, recordsWork, reminderAnswer } from './hook-protocol';
 import { blackboardSince, lookUp } from '../../core/store/hook-index';
-import { askRunningEngine } from '../session-start/local-socket';
-import { blackboardSize, newState, resumed } from './hook-liveness';
-import { cachedBriefing, updateBriefing } from '../../core/store/briefing-cache';
-import { registerInBackground } from './background-register';
-import { syncInBackground } from './background-sync';
+import { REGISTER_EVERY_MS, blackboardSize, newState, resumed } from './hook-liveness';
 import { claimSeam } from './claim-seam';
 import { isTwoXFolder } from '../../core/store/two-x-folder';
 import { postedSince, readDecision } from '../../core/store/sqlite-hook-read';
@@ -48,7 +45,6 @@ export interface HookOptions {
   loadCore: () => typeof import('../../library');
 }
 
-const REGISTER_EVERY_MS = 120_000;
 const CONTEXT_DECISIONS = 5;
 const CONTEXT_WARNINGS = 5;
 
@@ -57,62 +53,6 @@ export function projectPath(root: string, file: string): string {
   const abs = path.resolve(root, file);
   const rel = path.relative(root, abs);
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
-}
-
-/**
- * SessionStart without the engine: on a folder nobody wrote to since the agent's last briefing, the
- * cached briefing (briefing-cache.ts); on one others only appended blackboard lines to since, that
- * briefing brought up to date from its basis (briefing-basis.ts). The agent's registration, when
- * not fresh, is refreshed by a background process (background-register.ts) the host does not wait for.
- */
-async function quickStart(input: HookInput, o: HookOptions, twiningDir: string): Promise<HookOutput | undefined> {
-  const text = await cachedBriefing(twiningDir, o.agentId, o.scope, o.maxTokens, o.now());
-  const updated = text === undefined ? await updateBriefing(twiningDir, o.agentId, o.scope, o.maxTokens, o.now()) : undefined;
-  if (text === undefined && !updated) return undefined;
-  registerInBackground(o.root, twiningDir, o.agentId, roleOf(input), o.now(), REGISTER_EVERY_MS);
-  await startState(input, o, twiningDir, () => updated?.offset ?? blackboardSize(twiningDir));
-  return contextAnswer('SessionStart', updated?.text ?? text!);
-}
-
-/** The session's state at its start (a resumed session keeps what it had), registered now. */
-async function startState(input: HookInput, o: HookOptions, twiningDir: string, offset: () => number | Promise<number>): Promise<void> {
-  const state = (await readSessionState(twiningDir, input.sessionId)) ?? newState(input, o, await offset());
-  resumed(state, o.now().toISOString());
-  state.registered_at = o.now().toISOString();
-  await writeSessionState(twiningDir, state);
-}
-
-const roleOf = (input: HookInput) => (input.host === 'vscode' ? 'VS Code agent session' : 'Claude Code session');
-
-/** How long SessionStart waits for a running engine's answer before loading the engine itself. */
-const ASK_RUNNING_MS = 3000;
-
-export async function sessionStart(input: HookInput, o: HookOptions): Promise<HookOutput> {
-  const twiningDir = path.join(o.root, '.twining');
-  // A sync that is due runs beside the hook, never before its answer (background-sync.ts says why).
-  try {
-    syncInBackground(o.root, twiningDir, o.now());
-  } catch (error) {
-    process.stderr.write(`twining hook SessionStart: the background sync did not start: ${(error as Error).message}\n`);
-  }
-  const quick = await quickStart(input, o, twiningDir).catch(() => undefined);
-  if (quick) return quick;
-  const request = { agent_id: o.agentId, role: roleOf(input), scope: o.scope, ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}) };
-  // An engine already running on the project (the extension's, `twining mcp`'s) answers warm
-  // (agents/session-start/session-start-server.ts); without one, or when it fails, this process loads its own.
-  const asked = process.env.TWINING_NOW ? undefined : await askRunningEngine(o.root, { v: 1, op: 'session-start', ...request }, ASK_RUNNING_MS);
-  let answer =
-    asked?.ok === true && typeof asked.text === 'string' && typeof asked.offset === 'number' ? { text: asked.text, offset: asked.offset } : undefined;
-  if (!answer) {
-    const core = o.loadCore();
-    const engine = await core.openWorkspace(o.root, { now: o.now, warn: m => process.stderr.write(`twining: warning: ${m}\n`), project: o.root });
-    const started = await core.startSession(engine, twiningDir, request, m => process.stderr.write(`twining hook SessionStart: ${m}\n`));
-    await started.keep();
-    answer = started;
-  }
-  const offset = answer.offset;
-  await startState(input, o, twiningDir, () => offset);
-  return contextAnswer('SessionStart', answer.text);
 }
 
 export async function preToolUse(input: HookInput, o: HookOptions): Promise<HookOutput | undefined> {
@@ -137,8 +77,10 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
     lines.push(`Twining: before you edit ${file}, ${decisions.length} active decision(s) and ${warnings.length} open warning(s) apply:`);
     for (const w of warnings.slice(-CONTEXT_WARNINGS).reverse()) lines.push(`- WARNING [${w[0]}] ${w[2]}${w[3] ? ` (from ${w[3]})` : ''}`);
     // Newest decisions first, each with its rationale from its record (a handful of small reads).
+    // The folder's layout is looked at once (several system calls), not once per record.
+    const twoX = decisions.length > 0 && isTwoXFolder(twiningDir);
     for (const d of decisions.slice(-CONTEXT_DECISIONS).reverse()) {
-      const record = decisionRecord(twiningDir, d[0]);
+      const record = decisionRecord(twiningDir, twoX, d[0]);
       const why = typeof record?.rationale === 'string' ? ` Why: ${record.rationale.replace(/\s+/g, ' ').slice(0, 300)}` : '';
       lines.push(`- DECISION [${d[0]}]${d[4] === 'provisional' ? ' (provisional)' : ''} ${d[3]}.${why}`);
     }
@@ -148,8 +90,8 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
 }
 
 /** A decision's record in either layout (bounded reads); undefined when it cannot be read. */
-function decisionRecord(twiningDir: string, id: string): { rationale?: unknown } | undefined {
-  if (isTwoXFolder(twiningDir)) return readDecision(twiningDir, id);
+function decisionRecord(twiningDir: string, twoX: boolean, id: string): { rationale?: unknown } | undefined {
+  if (twoX) return readDecision(twiningDir, id);
   try {
     const text = readTextSync(path.join(twiningDir, 'decisions', `${id}.json`), 'record');
     return text === undefined ? undefined : (JSON.parse(text) as { rationale?: unknown });

@@ -21,6 +21,9 @@ export interface SessionStartOptions {
   branch?: string;
 }
 
+/** How often a session's agent is registered again (its liveness in the registry): at most every two minutes. */
+export const REGISTER_EVERY_MS = 120_000;
+
 const WAITING: Record<string, string> = {
   permission_prompt: 'a permission prompt',
   idle_prompt: 'your reply',

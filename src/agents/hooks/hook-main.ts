@@ -13,10 +13,10 @@
  * hosts would run Twining's hooks twice in VS Code: the command written for Claude Code says
  * `--host claude-code`, and stays silent when the input is VS Code's.
  */
-import { promises as fs } from 'fs';
+import { promises as fs, writeSync } from 'fs';
 import * as path from 'path';
 import { HOOK_EVENTS, HookInput, readHookInput } from './hook-protocol';
-import { HookOptions, StopMode, postToolUse, preToolUse, sessionStart, stop } from './hook-events';
+import { HookOptions, StopMode, postToolUse, preToolUse, stop } from './hook-events';
 import { fileSafe } from '../../core/store/session-files';
 import { notification, userPromptSubmit } from './hook-liveness';
 import { REGISTER_FLAG, registerNow } from './background-register';
@@ -84,6 +84,26 @@ function clock(pinned: string | undefined): () => Date {
   return () => new Date(base + (Date.now() - start));
 }
 
+/**
+ * The answer, written to descriptor 1 directly: `process.stdout` on a pipe (how both hosts read a
+ * hook) loads Node's `net` and stream modules, several milliseconds of a hook process that has
+ * nothing else to do with them. A pipe the host made non-blocking that is full (EAGAIN) takes the
+ * rest through `process.stdout`, which waits for it.
+ */
+function writeStdout(text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let done = 0;
+  try {
+    while (done < bytes.length) done += writeSync(1, bytes, done, bytes.length - done);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    process.stdout.write(bytes.subarray(done));
+  }
+}
+
+/** SessionStart's code, dist/hook-start.js beside this bundle (hook-start.ts says why it is a bundle of its own). */
+const loadStart = () => require(path.join(__dirname, 'hook-start.js')) as typeof import('./hook-start');
+
 export async function runHook(argv: string[]): Promise<number> {
   if (argv[0] === REGISTER_FLAG) return registerNow(argv.slice(1));
   if (argv[0] === SYNC_FLAG) return syncNow(argv.slice(1));
@@ -138,7 +158,7 @@ export async function runHook(argv: string[]): Promise<number> {
     const event = HOOK_EVENTS.includes(input.event as never) ? input.event : args.event;
     const answer =
       event === 'SessionStart'
-        ? await sessionStart(input, options)
+        ? await loadStart().sessionStart(input, options)
         : event === 'PreToolUse'
           ? await preToolUse(input, options)
           : event === 'PostToolUse'
@@ -150,7 +170,7 @@ export async function runHook(argv: string[]): Promise<number> {
                 : event === 'Notification'
                   ? await notification(input, options)
                   : undefined;
-    if (answer) process.stdout.write(JSON.stringify(answer) + '\n');
+    if (answer) writeStdout(JSON.stringify(answer) + '\n');
     return 0;
   } catch (error) {
     process.stderr.write(`twining hook ${args.event}: ${(error as Error).message}; the agent goes ahead without it\n`);

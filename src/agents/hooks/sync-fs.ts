@@ -10,11 +10,36 @@
  *
  * Only the calls those modules make are here, each giving what its asynchronous twin gives (a
  * failure is a rejected promise); another is not a function, so a new use fails the hook's tests
- * rather than giving a wrong answer.
+ * rather than giving a wrong answer. The same for the callback forms store/read-file.ts reads
+ * every file of the record with (`open`, `fstat`, `read`, `close`, through `util.promisify`): the
+ * hook index's buckets, the session state and the decision records were each four thread-pool
+ * round trips, and starting the pool, in every PreToolUse.
  */
 import * as nodeFs from 'node:fs';
+import { promisify } from 'node:util';
 
-export * from 'node:fs';
+// The synchronous calls the hook's modules make, by name: copying every export of Node's `fs`
+// (`export *`) cost each hook process about a millisecond at load. A name missing here fails the
+// build (an import by name) or esbuild warns that it is always undefined (a property of `* as fs`).
+export {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+export type { Stats } from 'node:fs';
 
 function later<A extends unknown[], R>(call: (...args: A) => R): (...args: A) => Promise<R> {
   return (...args) => {
@@ -27,7 +52,7 @@ function later<A extends unknown[], R>(call: (...args: A) => R): (...args: A) =>
 }
 
 /** A file handle with what the hook's modules use of one: read at a position, stat, close. */
-function open(file: string, flags: string) {
+function openHandle(file: string, flags: string) {
   const fd = nodeFs.openSync(file, flags);
   return {
     fd,
@@ -47,5 +72,39 @@ export const promises = {
   mkdir: later(nodeFs.mkdirSync),
   rename: later(nodeFs.renameSync),
   rm: later(nodeFs.rmSync),
-  open: later(open),
+  open: later(openHandle),
 };
+
+type Callback = (error: NodeJS.ErrnoException | null, ...results: unknown[]) => void;
+
+/** A callback form answered at once: the callback is called before the call returns. */
+function answered(call: (...args: never[]) => unknown[]): (...args: unknown[]) => void {
+  return (...args) => {
+    const callback = args.pop() as Callback;
+    let results: unknown[];
+    try {
+      results = call(...(args as never[]));
+    } catch (error) {
+      callback(error as NodeJS.ErrnoException);
+      return;
+    }
+    callback(null, ...results);
+  };
+}
+
+export const open = answered((file: nodeFs.PathLike, flags: nodeFs.OpenMode, mode?: nodeFs.Mode) => [nodeFs.openSync(file, flags, mode)]);
+export const fstat = answered((fd: number) => [nodeFs.fstatSync(fd)]);
+export const close = answered((fd: number) => (nodeFs.closeSync(fd), []));
+/** `read` calls back with (bytesRead, buffer), and its promisified form gives `{ bytesRead, buffer }`, as Node's does. */
+export const read = Object.assign(
+  answered((fd: number, buffer: Buffer, offset: number, length: number, position: number | null) => [
+    nodeFs.readSync(fd, buffer, offset, length, position),
+    buffer,
+  ]),
+  {
+    [promisify.custom]: later((fd: number, buffer: Buffer, offset: number, length: number, position: number | null) => ({
+      bytesRead: nodeFs.readSync(fd, buffer, offset, length, position),
+      buffer,
+    })),
+  },
+);

@@ -9,7 +9,8 @@
  */
 import { promises as fs, statSync } from 'fs';
 import * as path from 'path';
-import { FolderStore, WorkspaceOptions } from './folder-store';
+import { FolderStore } from './folder-store';
+import type { WorkspaceOptions } from './workspace-options';
 import { FolderFormat, pinFilesBackend } from '../store/folder-format';
 import { TwiningError } from '../errors';
 import type { Config } from './config';
@@ -36,7 +37,7 @@ import { sessions as sessionBoard } from '../operations/session-ops';
 import { RecordRoute, RouteOptions, resolveRecord } from '../git/record-location';
 import { type FoldReport, foldCheckedOutCopy } from '../git/fold-checked-out-copy';
 
-export type { WorkspaceOptions } from './folder-store';
+export type { WorkspaceOptions } from './workspace-options';
 
 /** What a refresh found: the kinds of data changed since the last report, and why a file could not be read. */
 export interface ChangeReport {

@@ -5,7 +5,6 @@
  * functions of this store; the engine (engine.ts) is their facade.
  */
 import type { RecordRoute } from '../git/record-location';
-import { realpathSync } from 'fs';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
 import { Layout, assertWritesStayInside, ensureFolder } from '../store/layout';
@@ -33,70 +32,11 @@ import { DerivedData, type DerivedSource } from './derived-data';
 import { ClaimLog } from '../store/claim-log';
 import { claimsFileOf } from '../store/claims-file';
 import { type GraphFiles, type GraphQueue, graphFiles } from '../store/graph-files';
-
-export interface WorkspaceOptions {
-  /** The clock; every timestamp, liveness and expiry is computed from it. */
-  now?: () => Date;
-  /** Where warnings go (skipped corrupt lines, broken locks). Default: stderr. */
-  warn?: (message: string) => void;
-  /** Never write, not even repairs (an untrusted workspace). Writing operations then fail. */
-  readOnly?: boolean;
-  /**
-   * Asked before every write (repairs included): a reason to hold writes back, such as git being in
-   * the middle of a checkout or merge (see core/git/git-busy.ts). Writes wait up to `writeGateMs`
-   * (default 5 s) for it to clear, then fail with the reason, having written nothing.
-   */
-  writeGate?: () => string | undefined;
-  writeGateMs?: number;
-  /**
-   * The ranker behind `search` (default: keyword search, search/text-index.ts). The seam for a
-   * semantic (embedding) index, which none is offered for here.
-   */
-  textIndex?: () => TextIndex;
-  /**
-   * The worker thread that reads decision records for the search index (search/record-reader.ts):
-   * `script` defaults to record-worker.js beside the running bundle, and fewer than `minRecords`
-   * (default 1,000) new decisions are read on this thread; false: never a worker.
-   */
-  searchWorker?: { script?: string; minRecords?: number } | false;
-  /**
-   * A long-lived engine (the extension's, the MCP server's): after a briefing, the decision records
-   * are read in the background so the next briefing of any scope reads none
-   * (operations/decision-record-cache.ts). Off for one-shot processes, which then exit at once.
-   */
-  keepRecordsWarm?: boolean;
-  /**
-   * A server answering one call after another (`twining mcp`): the knowledge graph's upkeep after
-   * the operations (ops/graph-populate-ops.ts) is applied a moment after the operation answers,
-   * the steps of several operations in one write of the graph files (ops/graph-ops.ts
-   * changeGraphSoon); anything that reads or changes the graph applies them first.
-   */
-  batchGraph?: boolean;
-  /**
-   * A server answering one call after another (`twining mcp`): a write answers as soon as its work
-   * is done, and its locks are released just after (store/lock.ts LaterRelease); `settled()` waits
-   * for them.
-   */
-  releaseAfterAnswer?: boolean;
-  /** The branch of the linked worktree the writer works in (core/git/record-location.ts): a handoff notes it in `provenance`. */
-  branch?: string;
-}
+import type { WorkspaceOptions } from './workspace-options';
+import { projectPath } from './project-path';
 
 /** A lock target and the content it is created with when missing. */
 export type LockTarget = readonly [file: string, emptyContent: string];
-
-/** `file` with symbolic links resolved in its nearest existing folder (the file itself may not exist yet). */
-function realSpelling(file: string): string {
-  const rest: string[] = [];
-  for (let at = path.resolve(file); ; at = path.dirname(at)) {
-    try {
-      return path.join(realpathSync.native(at), ...rest.reverse());
-    } catch {
-      if (path.dirname(at) === at) return path.resolve(file);
-      rest.push(path.basename(at));
-    }
-  }
-}
 
 export class FolderStore {
   readonly layout: Layout;
@@ -230,27 +170,9 @@ export class FolderStore {
     return parsed;
   }
 
-  /**
-   * A path a caller gave, as a path of the project: an absolute path inside the linked worktree the
-   * engine was opened from is made relative to that worktree (as the hooks make an edited file's
-   * path, agents/hooks/hook-events.ts projectPath), so it matches claims and scopes made from the
-   * primary; another absolute path is made relative to the project root (it starts with `..` when
-   * it is outside). Relative paths are returned as given; a trailing `/` (a folder scope) is kept.
-   */
+  /** A path a caller gave, as a path of the project (project-path.ts): from a linked worktree, relative to it. */
   projectPath(given: string): string {
-    if (!path.isAbsolute(given)) return given;
-    if (/[\\/]$/.test(given) && given.length > 1) {
-      const folder = this.projectPath(given.replace(/[\\/]+$/, ''));
-      return folder === '' ? folder : `${folder}/`;
-    }
-    const bases = this.route?.linked && this.route.worktree ? [this.route.worktree, this.root] : [this.root];
-    for (const spelling of [path.resolve(given), realSpelling(given)]) {
-      for (const base of bases) {
-        const rel = path.relative(base, spelling);
-        if (!rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
-      }
-    }
-    return path.relative(this.root, given).split(path.sep).join('/');
+    return projectPath(given, this.root, this.route?.linked ? this.route.worktree : undefined);
   }
 
   /**

@@ -7,6 +7,7 @@
  * the merge driver never sees it. Imports nothing heavy: the hook process loads it on every call.
  */
 import { readText } from './read-file';
+import { sha1Hex } from '../text/sha1';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { SessionState } from '../records';
@@ -19,9 +20,8 @@ export const sessionsDir = (twiningDir: string) => path.join(twiningDir, SESSION
 export function fileSafe(id: string): string {
   const plain = id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
   if (plain === id) return id;
-  // Loaded only here: `crypto` costs a hook process about 7 ms to load, and most ids are safe already.
-  const { createHash } = require('crypto') as typeof import('crypto');
-  return `${plain}-${createHash('sha1').update(id).digest('hex').slice(0, 10)}`;
+  // SHA-1 without `crypto`, which a hook process would load for this alone (text/sha1.ts).
+  return `${plain}-${sha1Hex(id).slice(0, 10)}`;
 }
 
 /** The folders made (or found) by this process: a long-lived engine writes a briefing mark per `assemble`. */

@@ -270,6 +270,15 @@ export class DbSource implements Source {
   }
 }
 
+/**
+ * Per `.twining/` folder read from `records/`, each record file the last load in this process read:
+ * its version stamp then (version-stamp.ts) and the record it gave. An engine opened again on the
+ * folder (the extension reopening it) reads again only the files whose stamp moved; nothing of it is
+ * kept outside the process. At most a few folders.
+ */
+const lastRecordsReads = new Map<string, Map<string, { key: string; item: Item }>>();
+const KEPT_FOLDERS = 4;
+
 /** `records/` as the source (a fresh clone, or a runtime without node:sqlite): no agents. */
 export class RecordsSource implements Source {
   readonly hasAgents = false;
@@ -286,21 +295,35 @@ export class RecordsSource implements Source {
   async load(state: TwoXState): Promise<void> {
     if (this.loaded) return;
     this.loaded = true;
+    const before = lastRecordsReads.get(this.dir);
+    const read = new Map<string, { key: string; item: Item }>();
     for (const kind of RECORD_KINDS) {
       const seen = await listKind(this.dir, kind, this.dirKeys);
       this.files.set(kind, seen);
       // Many files read at once, applied in the listing's order (the same state as one after another):
-      // a chunk at a time, synchronously (several times faster than through promises), and through
+      // a file the last load read with the same stamp gives the same record; the others are read a
+      // chunk at a time, synchronously (several times faster than through promises), and through
       // `read` (which says why) when that fails.
       const items = await mapChunked([...seen], ([id, f]): Item | [string, FileSeen] => {
+        const known = before?.get(f.file);
+        if (known && known.key === f.key && known.item.id === id) {
+          read.set(f.file, known);
+          return known.item;
+        }
         const value = readRecordFileSync(f.file, id);
-        return value ? { id, order: fileOrder(value), text: JSON.stringify(value), value } : [id, f];
+        if (!value) return [id, f];
+        const item = { id, order: fileOrder(value), text: JSON.stringify(value), value };
+        read.set(f.file, { key: f.key, item });
+        return item;
       });
       for (const got of items) {
         const item = Array.isArray(got) ? await this.read(got[1].file, got[0]) : got;
         if (item) state.apply({ kind, id: item.id, item });
       }
     }
+    lastRecordsReads.delete(this.dir);
+    lastRecordsReads.set(this.dir, read);
+    while (lastRecordsReads.size > KEPT_FOLDERS) lastRecordsReads.delete(lastRecordsReads.keys().next().value!);
     const posts = kindDir(this.dir, 'posts');
     const st = await fs.stat(posts).catch(() => undefined);
     if (st) this.dirKeys.set(posts, stampOf(st));

@@ -32,6 +32,8 @@ export interface LocalRead {
   contents: Map<string, Buffer>;
   parts: Map<string, Part[]>;
   work: PartsWork;
+  /** Blobs the local record no longer has but its last sync did (the last part an append replaced), by id. */
+  replaced?: Map<string, Buffer>;
 }
 
 /** What a round is made on: the remote's record (its tip, if it has one) and this clone's last synced state. */
@@ -94,6 +96,7 @@ export async function mergeRound(input: RoundInput): Promise<Round> {
   for (const [rel, parts] of read.parts) partsCache.set(local.get(rel)!, parts);
   const localIds = new Map<string, string[]>();
   const source = new BlobSource(repo);
+  for (const [id, bytes] of read.replaced ?? []) source.hold(id, bytes);
   for (const [rel, content] of local) {
     const parts = partsOf(rel, content, repo);
     const ids = parts.map(p => p.id);

@@ -4,6 +4,9 @@
  * the parts this process pushed lately, else one `cat-file --batch` for all that are missing). A
  * long-lived engine syncs every 30 s; each of these would otherwise be a git process per sync.
  */
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { randomBytes } from 'crypto';
 import { Repo, TreeEntry, blobId, listTree, readBlobs } from './record-tree';
 import { PARTS_SUFFIX, isJsonl, partName, treeEntriesOf } from './record-files';
 import type { Part } from './parts-cache';
@@ -17,18 +20,51 @@ export function listTreeOnce(repo: Repo, commit: string): Promise<Listing> {
   let listing = listings.get(key);
   if (!listing) {
     if (listings.size > 64) listings.clear();
-    listings.set(key, (listing = listTree(repo, commit)));
+    listings.set(key, (listing = keptListing(repo, commit).then(kept => kept ?? listTree(repo, commit))));
     listing.catch(() => listings.delete(key));
   }
   return listing;
 }
 
-/** The listing of a commit this process just made: what `ls-tree` would print for it. */
-export function seedListing(repo: Repo, commit: string, files: Map<string, string>, sizes: Map<string, number>, folders = new Map<string, string>()): void {
+/**
+ * The listing of the commit this clone pushed last, kept in `.git/twining/listing.json` (never
+ * committed): the next sync of a new process (the CLI) starts from that commit in the usual case,
+ * and then needs no `ls-tree`. Read only for the very commit it names; anything else is undefined.
+ */
+const listingFile = (repo: Repo) => path.join(repo.gitDir, 'twining', 'listing.json');
+async function keptListing(repo: Repo, commit: string): Promise<Listing | undefined> {
+  try {
+    const kept = JSON.parse(await fs.readFile(listingFile(repo), 'utf8')) as { commit?: unknown; files?: unknown };
+    if (kept.commit !== commit || !Array.isArray(kept.files)) return undefined;
+    const entries: Listing = (kept.files as [string, string, number][]).map(([p, id, size]) => ({ path: p, mode: '100644', type: 'blob', id, size }));
+    if (!entries.every(e => typeof e.path === 'string' && typeof e.id === 'string' && Number.isSafeInteger(e.size))) return undefined;
+    entries.folders = new Map();
+    return entries;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The listing of a commit this process just made: what `ls-tree` would print for it; kept on disk too (resolves when written, never rejects). */
+export function seedListing(
+  repo: Repo,
+  commit: string,
+  files: Map<string, string>,
+  sizes: Map<string, number>,
+  folders = new Map<string, string>(),
+): Promise<void> {
   const entries: Listing = [...files].map(([p, id]) => ({ path: p, mode: '100644', type: 'blob', id, size: sizes.get(p) ?? 0 }));
   entries.folders = new Map([...folders].filter(([f]) => f !== ''));
   if (listings.size > 64) listings.clear();
   listings.set(`${repo.gitDir}\0${commit}`, Promise.resolve(entries));
+  const target = listingFile(repo);
+  const temp = `${target}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  const body = JSON.stringify({ commit, files: entries.map(e => [e.path, e.id, e.size]) });
+  // Only a speed-up: when it cannot be written, the next new process lists the commit with git.
+  return fs
+    .writeFile(temp, body)
+    .then(() => fs.rename(temp, target))
+    .catch(() => fs.rm(temp, { force: true }).catch(() => undefined));
 }
 
 /** Blobs this process wrote lately (the parts it pushed), held for the next sync: the part an append replaces is among them. */

@@ -234,10 +234,10 @@ async function runSync(
       pushed = true;
       newBlobCount = newBlobs.size;
       // The new commit's tree is known: the next sync lists it from here, not from git; its new blobs are held for the next sync's counts.
-      seedListing(repo, commit, round.treeFiles, round.sizes);
+      const listed = seedListing(repo, commit, round.treeFiles, round.sizes);
       for (const [id, bytes] of newBlobs) remember(id, bytes);
       // Accepted: both refs are written by fast-import as its stream ends (awaited before the report).
-      refsWritten = made.finish([REMOTE_REF, BASE_REF]);
+      refsWritten = Promise.all([made.finish([REMOTE_REF, BASE_REF]), listed]);
       refsWritten.catch(() => undefined);
     }
     const { incoming, outgoing, incomingEntries, incomingClaims, lost } = round;

@@ -155,7 +155,8 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private received(message: FromWebview): void {
-    if (message.type !== 'painted') this.mark(`${message.type} in`);
+    // The page's state (after each change) is no step of the way to a paint.
+    if (message.type !== 'painted' && message.type !== 'state') this.mark(`${message.type} in`);
     switch (message.type) {
       case 'ready':
         this.ready = true;

@@ -9,11 +9,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
 import { CLI_JS, fixtureProject, tempProject, tw } from '../../../support/tmp';
+import { hookAlone } from '../../../support/dist';
 
 const HOOK_JS = path.join(path.dirname(CLI_JS), 'hook.js');
 
@@ -35,8 +35,7 @@ function start(hookJs: string, root: string, session: string, scope = 'src/auth/
 
 test('an unchanged folder: the cached briefing, without the engine; a write: assembled again, with what changed', async () => {
   const root = fixtureProject();
-  const alone = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-hook-alone-')), 'hook.js');
-  fs.copyFileSync(HOOK_JS, alone);
+  const alone = hookAlone();
   const mark = () => JSON.parse(fs.readFileSync(path.join(root, '.twining/sessions/assembly-cached-agent.json'), 'utf8')).assembled_at as string;
 
   const missAlone = start(alone, root, 'c0');
@@ -84,8 +83,7 @@ test('a claim made after a briefing is in the next SessionStart: the cache does 
 
 test('a change to the knowledge graph after a briefing: the cache does not answer for it (the graph weighs in the decisions a briefing picks)', async () => {
   const root = fixtureProject();
-  const alone = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-hook-alone-')), 'hook.js');
-  fs.copyFileSync(HOOK_JS, alone);
+  const alone = hookAlone();
   assert.equal(start(HOOK_JS, root, 'g1').status, 0);
   assert.equal(start(alone, root, 'g2').status, 0, 'nothing written: the cached briefing answers');
   const engine = await openWorkspace(root, { warn: () => undefined });
@@ -102,8 +100,7 @@ test('lines another agent appended since: the briefing brought up to date withou
   await engine.init();
   for (let i = 0; i < 30; i++)
     await engine.post({ entry_type: i % 3 ? 'finding' : 'warning', summary: `Earlier note ${i}`, scope: i % 2 ? 'src/db/' : 'project', agent_id: 'earlier' });
-  const alone = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-hook-alone-')), 'hook.js');
-  fs.copyFileSync(HOOK_JS, alone);
+  const alone = hookAlone();
   const first = start(HOOK_JS, root, 'b1', 'project');
   assert.equal(first.status, 0, first.stderr);
 

@@ -17,6 +17,7 @@ import { spawn } from 'child_process';
 import { SessionStartServer, openWorkspace } from '../../../../src/library';
 import { localSocketPath, projectIdentity } from '../../../../src/agents/session-start/local-socket';
 import { claude } from '../../../support/hook-inputs';
+import { hookAlone } from '../../../support/dist';
 import { CLI_JS, fixtureProject } from '../../../support/tmp';
 
 const HOOK_JS = path.join(path.dirname(CLI_JS), 'hook.js');
@@ -27,13 +28,6 @@ function runtimeDir(): string {
   fs.chmodSync(dir, 0o700);
   process.env.XDG_RUNTIME_DIR = dir;
   return dir;
-}
-
-/** A copy of the hook bundle that cannot load the engine: an answer from it came from the cache or a running engine. */
-function hookAlone(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twining-hook-alone-')), 'hook.js');
-  fs.copyFileSync(HOOK_JS, file);
-  return file;
 }
 
 /** Runs the hook as a host does, without blocking this process (its server must answer meanwhile). */

@@ -85,12 +85,28 @@ test('parts are kept by version stamp between syncs, and always equal cutting th
   const rewritten = await check();
   assert.equal(rewritten.hashedBytes, fs.statSync(board).size + 0, 'the whole board is hashed again');
 
+  // Its last part changed in place, same inode, then grown: all of it is cut again.
+  const atLast = fs.readFileSync(board).lastIndexOf('"id":"E') + 6;
+  const fd2 = fs.openSync(board, 'r+');
+  fs.writeSync(fd2, Buffer.from('Z'), 0, 1, atLast);
+  fs.writeSync(fd2, Buffer.from(line(10001)), 0, undefined, fs.fstatSync(fd2).size);
+  fs.closeSync(fd2);
+  assert.equal(fs.statSync(board).ino, inode);
+  assert.equal((await check()).hashedBytes, fs.statSync(board).size, 'the whole board is cut again');
+
+  // Replaced (as every rewrite of the record is: a new file renamed over it) by one whose first and last parts are the same and a line between them differs, grown: exact.
+  const text = fs.readFileSync(board, 'utf8');
+  const middle = text.indexOf('"id":"E', text.length >> 1) + 6;
+  fs.writeFileSync(`${board}.new`, text.slice(0, middle) + 'Y' + text.slice(middle + 1) + lines(20000, 20003));
+  fs.renameSync(`${board}.new`, board);
+  assert.equal((await check()).hashedBytes, fs.statSync(board).size, 'another file: all of it is cut again');
+
   // Shrunk (an entry removed by a rewrite), then a damaged cache file: still exact.
   fs.writeFileSync(board, lines(5, 2000));
   await check();
   fs.writeFileSync(
-    path.join(repo.gitDir, 'twining', 'parts-cache.json'),
-    '{"format":1,"objectFormat":"sha1","files":{"blackboard.jsonl":{"stamp":"x","size":3,"digest":"d","parts":[]}}',
+    path.join(repo.gitDir, 'twining', 'parts.json'),
+    '{"format":2,"objectFormat":"sha1","files":{"blackboard.jsonl":{"stamp":"x","size":3,"parts":[]}}',
   );
   const afterDamage = await check();
   assert.equal(afterDamage.reused, 0, 'a damaged cache is ignored');
