@@ -30,7 +30,7 @@ function tsFiles(dir) {
 }
 
 /**
- * The unit suites, in folders that mirror src/ (test/unit/core/store/…), and the shared helpers
+ * The unit suites, in folders that mirror src/ (test/unit/core/storage/…), and the shared helpers
  * of test/support/ (some run as processes of their own: claim-process, writer-process), as entry
  * points named by file alone: out/unit/ stays flat, so a suite finds its helpers, the fixtures
  * and the repository at the same place wherever its source sits. Two files of one name would
@@ -72,7 +72,7 @@ const hookFs = {
 
 /**
  * Points the hook bundles' js-yaml at dist/hook-yaml.js, loaded only when a config.yml must be parsed
- * (store/folder-format.ts): js-yaml is half of what the hook would otherwise compile on every tool call.
+ * (storage/folder-format.ts): js-yaml is half of what the hook would otherwise compile on every tool call.
  */
 const hookYaml = {
   name: 'hook-yaml',

@@ -6,7 +6,7 @@
  *     claims log since, the collision check against every live claim, one append (the log is
  *     compacted now and then: those rounds are in the medians' population too);
  *   - check a path, warm: `claims({path})` through the engine, and `checkPath` (the hook's read path);
- *   - the check from a new process, as a hook runs it: a bundle of src/core/store/claims-file.ts alone
+ *   - the check from a new process, as a hook runs it: a bundle of src/core/storage/claims-file.ts alone
  *     (built here with esbuild), and the hook itself (dist/hook.js PreToolUse) on an edit of a claimed file,
  *     each against `node -e 0`. The hooks issue's budget is 1.5x a bare start.
  * The claim's CPU time is printed beside its wall time: on a busy machine most of a claim is
@@ -88,7 +88,7 @@ async function main() {
     // The check from a new process: claims-file.ts bundled alone, as a hook entry point would bundle it.
     const bundle = path.join(root, 'check.js');
     require('esbuild').buildSync({
-      entryPoints: [path.resolve(__dirname, '../src/core/store/claims-file.ts')],
+      entryPoints: [path.resolve(__dirname, '../src/core/storage/claims-file.ts')],
       bundle: true,
       platform: 'node',
       format: 'cjs',

@@ -99,7 +99,7 @@ function oneX(root, { decisions, posts }) {
   fs.writeFileSync(path.join(dir, 'agents', 'registry.json'), '[]');
 }
 
-function twoX(root, { decisions, posts }) {
+function sqlite(root, { decisions, posts }) {
   const dir = path.join(root, '.twining');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'config.yml'), 'version: 2\nproject_name: bench\nstorage:\n  backend: sqlite\n');
@@ -188,7 +188,7 @@ function whyProcess(dist, root, file) {
   const two = path.join(base, 'two');
   const clone = path.join(base, 'clone');
   oneX(one, data);
-  twoX(two, data);
+  sqlite(two, data);
   fs.mkdirSync(path.join(clone, '.twining'), { recursive: true });
   fs.cpSync(path.join(two, '.twining', 'records'), path.join(clone, '.twining', 'records'), { recursive: true });
   fs.copyFileSync(path.join(two, '.twining', 'config.yml'), path.join(clone, '.twining', 'config.yml'));

@@ -33,7 +33,7 @@ export type { SnapshotChange, SnapshotChanges } from './rules/snapshot-changes';
 export { describeSnapshotChanges } from './rules/snapshot-changes';
 export { DATA_KINDS, changedKinds } from './engine/data-kinds';
 export type { DataKind, Versions } from './engine/data-kinds';
-export type { FolderFormat, Backend } from './store/folder-format';
+export type { FolderFormat, Backend } from './storage/folder-format';
 export { gitSetup, gitMergeState, driverCommand, driverNeedsUpdate, LOCAL_CONFIG_NOTE } from './git/git-setup';
 export type { GitSetupResult, GitMergeState } from './git/git-setup';
 export { findGitDir, gitBusyReason, GIT_OPERATION_FILES } from './git/git-busy';
@@ -45,7 +45,7 @@ export type { DecisionStory } from './operations/decision-story-ops';
 export { claimConflicts, claimState, describeHolder } from './rules/claims';
 export type { ClaimRecord, ClaimView, ClaimState, ClaimClock } from './rules/claims';
 export { targetsOverlap, normaliseTarget, isGlob } from './rules/claim-paths';
-export { checkPath, lapsedClaimsOf, claimsFileOf } from './store/claims-file';
+export { checkPath, lapsedClaimsOf, claimsFileOf } from './storage/claims-file';
 export type { ClaimResult, ReleaseResult, Conflict } from './operations/claim-ops';
 export { briefingText } from './text/briefing-text';
 /** The token estimate every budget here uses (briefings, why): a quarter of the characters, rounded up. */

@@ -247,7 +247,7 @@ export interface GraphRelation extends Extra {
   created_at: string;
 }
 
-/** A session state: what the hooks keep of one agent session, in `.twining/sessions/session-<id>.json` (store/session-files.ts). */
+/** A session state: what the hooks keep of one agent session, in `.twining/sessions/session-<id>.json` (storage/session-files.ts). */
 export interface SessionState {
   session_id: string;
   agent_id: string;

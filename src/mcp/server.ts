@@ -183,7 +183,7 @@ export interface McpServerOptions {
 /** An MCP server on one project's engine, not yet connected to a transport. */
 export async function createServer(options: McpServerOptions): Promise<{ server: Server; settled: () => Promise<void>; engine: TwiningEngine }> {
   // The graph's upkeep after a post is written a moment after the answer, several posts' at once (operations/graph-ops.ts
-  // changeGraphSoon), and a write's locks are released just after its answer (store/lock.ts LaterRelease).
+  // changeGraphSoon), and a write's locks are released just after its answer (storage/lock.ts LaterRelease).
   const engine = await openWorkspace(options.dir, {
     now: options.now,
     warn: options.warn,

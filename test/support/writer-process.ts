@@ -197,7 +197,7 @@ async function hold(): Promise<void> {
 }
 
 async function ourLock(): Promise<void> {
-  const { withLock } = require('../../src/core/store/lock') as typeof import('../../src/core/store/lock');
+  const { withLock } = require('../../src/core/storage/lock') as typeof import('../../src/core/storage/lock');
   await withLock(config.files![0], '', async () => {
     emit({ locked: true, at: Date.now() });
     await sleep(config.holdMs ?? 1000);

@@ -53,7 +53,7 @@ function filesNamed(dir: string, name: string): string[] {
  * Waits until the timeline's state the extension keeps for `folder` (timeline-state.json in the
  * workspace's storage, under the server's run folder) satisfies `accept`; returns its file.
  */
-async function waitForKeptState(serverDir: string | undefined, folder: string, accept: (s: Record<string, any>) => boolean): Promise<string> {
+async function waitForPageStateFile(serverDir: string | undefined, folder: string, accept: (s: Record<string, any>) => boolean): Promise<string> {
   if (!serverDir) throw new Error('TWINING_UI_SERVER_DIR is not set (run scripts/run-ui-tests.js)');
   const deadline = Date.now() + 20000;
   let seen: string[] = [];
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
       // stores the webview's state lazily (a reload soon after a change brought back the range of a
       // minute before); the extension keeps it too, in the workspace's storage, a moment after the
       // change: once it is on disk, the reload brings it back, however soon after.
-      const keptFile = await waitForKeptState(serverDir, folder, s => s.range === 'week');
+      const keptFile = await waitForPageStateFile(serverDir, folder, s => s.range === 'week');
       console.log(`    kept in ${path.relative(serverDir!, keptFile)}`);
       await page().reload();
       await waitForWorkbench(page());

@@ -4,7 +4,8 @@
  * depend on the core, never on the extension; the webview's code runs in a browser page (no Node,
  * no vscode) and its pages import nothing from the extension; the rules modules do no I/O; the
  * extension loads the engine lazily (no value import of the core but its dependency-free tables);
- * the operations are one table, not a chain of engine classes; no two files share a name.
+ * the operations are one table, not a chain of engine classes; the storage backends keep to their
+ * folders; no two files share a name.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -111,7 +112,7 @@ describe('architecture', () => {
       'src/core/operations/operation-writes',
       'src/core/operations/operation-info',
       'src/core/text/drift-text',
-      'src/core/store/bounded',
+      'src/core/storage/bounded',
     ]);
     for (const module of free)
       assert.deepEqual(
@@ -127,6 +128,21 @@ describe('architecture', () => {
         assert.ok(free.has(to), `${rel(file)} imports ${spec} (only types, or ${[...free].join(', ')})`);
       }
     }
+  });
+
+  test('storage has its two backends in folders of their own: only storage/sqlite/ loads node:sqlite, and storage/files/ takes nothing but types from it', () => {
+    const storage = all.filter(f => rel(f).startsWith('src/core/storage/'));
+    assert.ok(storage.some(f => rel(f).startsWith('src/core/storage/files/')) && storage.some(f => rel(f).startsWith('src/core/storage/sqlite/')));
+    const namesSqlite = all.filter(f => fs.readFileSync(f, 'utf8').includes("'node:sqlite'")).map(rel);
+    assert.ok(namesSqlite.length > 0, 'the database module names node:sqlite');
+    assert.deepEqual(
+      namesSqlite.filter(f => !f.startsWith('src/core/storage/sqlite/')),
+      [],
+      'node:sqlite outside storage/sqlite/',
+    );
+    for (const file of storage.filter(f => rel(f).startsWith('src/core/storage/files/')))
+      for (const { spec, typeOnly } of importsOf(file))
+        assert.ok(typeOnly || !target(file, spec).startsWith('src/core/storage/sqlite/'), `${rel(file)} imports ${spec}`);
   });
 
   /**

@@ -7,7 +7,7 @@
  * due registers again.
  */
 import { startDetachedHook } from './detached-hook';
-import { readTextSync } from '../../core/store/read-file';
+import { readTextSync } from '../../core/storage/read-file';
 import * as path from 'path';
 
 export const REGISTER_FLAG = '--register-in-background';

@@ -18,7 +18,7 @@
 import { mkdirSync } from 'fs';
 import { startDetachedHook } from './detached-hook';
 import * as path from 'path';
-import { readTextSync } from '../../core/store/read-file';
+import { readTextSync } from '../../core/storage/read-file';
 
 export const SYNC_FLAG = '--sync-in-background';
 

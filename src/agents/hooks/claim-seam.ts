@@ -1,5 +1,5 @@
 /**
- * The PreToolUse hook's claim check, from core/store/claims-file.ts's checkPaths (one read of
+ * The PreToolUse hook's claim check, from core/storage/claims-file.ts's checkPaths (one read of
  * `.twining/claims/` and the registry, with the pure overlap rules: no zod, no engine, so it stays
  * within the hook's start-up budget):
  *  - the other live agent holding a claim on a file the agent is about to edit: the hook then
@@ -9,7 +9,7 @@
  *    has not claimed again or released: said with the edit, so a lapse is never silent.
  */
 import * as path from 'path';
-import { checkPaths } from '../../core/store/claims-file';
+import { checkPaths } from '../../core/storage/claims-file';
 import type { ClaimView } from '../../core/rules/claims';
 
 export interface ClaimHolder {

@@ -2,7 +2,7 @@
  * What `twining hook <event>` does for each event, for a project's `.twining/` folder:
  *  - SessionStart (hook-start.ts, a bundle of its own that only this event loads): registers the
  *    session's agent and answers with its briefing (`assemble`) as additional context; starts the
- *    session's state (.twining/sessions/, store/session-files.ts) and writes the hook index from
+ *    session's state (.twining/sessions/, storage/session-files.ts) and writes the hook index from
  *    the engine it loaded anyway;
  *  - PreToolUse on an edit: the file's active decisions and open warnings as additional context,
  *    from the hook index (bounded reads); a claim by another live agent asks or refuses (claim-seam.ts);
@@ -14,16 +14,16 @@
  * from dist/core.js beside this bundle: the events on every tool call stay a small program.
  */
 import * as path from 'path';
-import { SessionState, readSessionState, writeSessionState } from '../../core/store/session-files';
+import { SessionState, readSessionState, writeSessionState } from '../../core/storage/session-files';
 import { decisionInScope } from '../../core/rules/assembly';
 import { overlaps } from '../../core/scope';
 import { HookInput, HookOutput, blockStopAnswer, contextAnswer, editedFiles, permissionAnswer, recordsWork, reminderAnswer } from './hook-protocol';
-import { blackboardSince, lookUp } from '../../core/store/hook-index';
+import { blackboardSince, lookUp } from '../../core/storage/derived/hook-index';
 import { REGISTER_EVERY_MS, blackboardSize, newState, resumed } from './hook-liveness';
 import { claimSeam } from './claim-seam';
-import { isTwoXFolder } from '../../core/store/two-x-folder';
-import { postedSince, readDecision } from '../../core/store/sqlite-hook-read';
-import { readText, readTextSync } from '../../core/store/read-file';
+import { isSqliteFolder } from '../../core/storage/sqlite/sqlite-detect';
+import { postedSince, readDecision } from '../../core/storage/sqlite/sqlite-hook-read';
+import { readText, readTextSync } from '../../core/storage/read-file';
 
 export type StopMode = 'block' | 'remind' | 'off';
 
@@ -78,9 +78,9 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
     for (const w of warnings.slice(-CONTEXT_WARNINGS).reverse()) lines.push(`- WARNING [${w[0]}] ${w[2]}${w[3] ? ` (from ${w[3]})` : ''}`);
     // Newest decisions first, each with its rationale from its record (a handful of small reads).
     // The folder's layout is looked at once (several system calls), not once per record.
-    const twoX = decisions.length > 0 && isTwoXFolder(twiningDir);
+    const sqlite = decisions.length > 0 && isSqliteFolder(twiningDir);
     for (const d of decisions.slice(-CONTEXT_DECISIONS).reverse()) {
-      const record = decisionRecord(twiningDir, twoX, d[0]);
+      const record = decisionRecord(twiningDir, sqlite, d[0]);
       const why = typeof record?.rationale === 'string' ? ` Why: ${record.rationale.replace(/\s+/g, ' ').slice(0, 300)}` : '';
       lines.push(`- DECISION [${d[0]}]${d[4] === 'provisional' ? ' (provisional)' : ''} ${d[3]}.${why}`);
     }
@@ -90,8 +90,8 @@ export async function preToolUse(input: HookInput, o: HookOptions): Promise<Hook
 }
 
 /** A decision's record in either layout (bounded reads); undefined when it cannot be read. */
-function decisionRecord(twiningDir: string, twoX: boolean, id: string): { rationale?: unknown } | undefined {
-  if (twoX) return readDecision(twiningDir, id);
+function decisionRecord(twiningDir: string, sqlite: boolean, id: string): { rationale?: unknown } | undefined {
+  if (sqlite) return readDecision(twiningDir, id);
   try {
     const text = readTextSync(path.join(twiningDir, 'decisions', `${id}.json`), 'record');
     return text === undefined ? undefined : (JSON.parse(text) as { rationale?: unknown });
@@ -126,7 +126,7 @@ async function recordedSince(twiningDir: string, state: SessionState, since: str
   if (state.recorded_at && state.recorded_at >= since) return true;
   const marker = (await readText(path.join(twiningDir, '.last-record'), 'config').catch(() => undefined)) ?? '';
   if (/^\d+$/.test(marker.trim()) && Number(marker.trim()) * 1000 >= Date.parse(since)) return true;
-  if (isTwoXFolder(twiningDir)) return postedSince(twiningDir, state.agent_id, since);
+  if (isSqliteFolder(twiningDir)) return postedSince(twiningDir, state.agent_id, since);
   const lines = await blackboardSince(twiningDir, state.blackboard_offset);
   return !!lines?.some(e => e.agent_id === state.agent_id && typeof e.timestamp === 'string' && e.timestamp >= since);
 }

@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { SessionState, readSessionState, writeSessionState } from '../../core/store/session-files';
+import { SessionState, readSessionState, writeSessionState } from '../../core/storage/session-files';
 import type { HookInput } from './hook-protocol';
 
 /** What these events need of the hook's options (hook-events.ts's HookOptions). */

@@ -17,7 +17,7 @@ import { promises as fs, writeSync } from 'fs';
 import * as path from 'path';
 import { HOOK_EVENTS, HookInput, readHookInput } from './hook-protocol';
 import { HookOptions, StopMode, postToolUse, preToolUse, stop } from './hook-events';
-import { fileSafe } from '../../core/store/session-files';
+import { fileSafe } from '../../core/storage/session-files';
 import { notification, userPromptSubmit } from './hook-liveness';
 import { REGISTER_FLAG, registerNow } from './background-register';
 import { SYNC_FLAG, syncNow } from './background-sync';

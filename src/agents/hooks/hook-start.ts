@@ -6,11 +6,11 @@
  * process compiles what it loads.
  */
 import * as path from 'path';
-import { readSessionState, writeSessionState } from '../../core/store/session-files';
+import { readSessionState, writeSessionState } from '../../core/storage/session-files';
 import { HookInput, HookOutput, contextAnswer } from './hook-protocol';
 import { askRunningEngine } from '../session-start/local-socket';
 import { REGISTER_EVERY_MS, blackboardSize, newState, resumed } from './hook-liveness';
-import { cachedBriefing, updateBriefing } from '../../core/store/briefing-cache';
+import { cachedBriefing, updateBriefing } from '../../core/storage/derived/briefing-cache';
 import { registerInBackground } from './background-register';
 import { syncInBackground } from './background-sync';
 import type { HookOptions } from './hook-events';

@@ -4,13 +4,13 @@
  * time on a handful of small files, and an asynchronous call crosses to libuv's thread pool and
  * back for each step (a `readFile` is four trips: open, stat, read, close; a `writeFile` three):
  * on a busy machine a SessionStart spent 10 to 20 ms of its 1.5x budget waiting on them. A
- * synchronous call costs its system call. The shared modules the hook uses (store/session-files,
- * store/briefing-cache, store/hook-index) keep their asynchronous code, which the extension and the
+ * synchronous call costs its system call. The shared modules the hook uses (storage/session-files,
+ * storage/derived/briefing-cache, storage/derived/hook-index) keep their asynchronous code, which the extension and the
  * MCP server run with Node's own `fs`.
  *
  * Only the calls those modules make are here, each giving what its asynchronous twin gives (a
  * failure is a rejected promise); another is not a function, so a new use fails the hook's tests
- * rather than giving a wrong answer. The same for the callback forms store/read-file.ts reads
+ * rather than giving a wrong answer. The same for the callback forms storage/read-file.ts reads
  * every file of the record with (`open`, `fstat`, `read`, `close`, through `util.promisify`): the
  * hook index's buckets, the session state and the decision records were each four thread-pool
  * round trips, and starting the pool, in every PreToolUse.

@@ -12,11 +12,11 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { TwiningEngine } from '../../core/engine/engine';
 import { briefingText } from '../../core/text/briefing-text';
-import { cacheFile, fingerprint, keepBriefing } from '../../core/store/briefing-cache';
-import { type BriefingParts, keepBasis } from '../../core/store/briefing-basis';
-import { isTwoXFolder } from '../../core/store/two-x-folder';
-import { hookIndexUsable, indexDecisions, writeHookIndex } from '../../core/store/hook-index';
-import { identityOf, stampOf } from '../../core/store/version-stamp';
+import { cacheFile, fingerprint, keepBriefing } from '../../core/storage/derived/briefing-cache';
+import { type BriefingParts, keepBasis } from '../../core/storage/derived/briefing-basis';
+import { isSqliteFolder } from '../../core/storage/sqlite/sqlite-detect';
+import { hookIndexUsable, indexDecisions, writeHookIndex } from '../../core/storage/derived/hook-index';
+import { identityOf, stampOf } from '../../core/storage/version-stamp';
 
 export interface SessionStartRequest {
   agent_id: string;
@@ -85,7 +85,7 @@ export async function startSession(
       return false;
     });
     // And what it was made from, for a start after lines were appended (1.x folders: the basis reads blackboard.jsonl).
-    if (kept && parts && !isTwoXFolder(twiningDir))
+    if (kept && parts && !isSqliteFolder(twiningDir))
       await keepBasis(twiningDir, cacheFile(twiningDir, req.agent_id, req.scope), parts, req.max_tokens, offset).catch(error =>
         warn(`the briefing's basis was not kept (${(error as Error).message})`),
       );

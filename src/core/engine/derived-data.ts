@@ -2,12 +2,12 @@
  * What the engine works out from a folder's record and keeps between operations, in one place:
  * the folder's store owns it (FolderStore.derived), and `DERIVED` below says what each value is
  * derived from. A value is cached with the version stamp of its source when it was made
- * (store/version-stamp.ts is the one definition of "this file changed"; the store re-reads a file
+ * (storage/version-stamp.ts is the one definition of "this file changed"; the store re-reads a file
  * when its stamp moves, and the source's stamp here moves with that read); asked for again after the
  * stamp moved, it is made again. Nothing here reads a file: the callers read (refresh, `get()`)
  * first, as they must to answer at all.
  *
- * The hook index (store/hook-index.ts) and the SessionStart briefing cache (store/briefing-cache.ts)
+ * The hook index (storage/derived/hook-index.ts) and the SessionStart briefing cache (storage/derived/briefing-cache.ts)
  * are derived too, but on disk, for processes that never load the engine: they keep the same
  * version stamps of the files they were made from in their own files.
  */

@@ -11,7 +11,7 @@ import { promises as fs, statSync } from 'fs';
 import * as path from 'path';
 import { FolderStore } from './folder-store';
 import type { WorkspaceOptions } from './workspace-options';
-import { FolderFormat, pinFilesBackend } from '../store/folder-format';
+import { FolderFormat, pinFilesBackend } from '../storage/folder-format';
 import { TwiningError } from '../errors';
 import type { Config } from './config';
 import type { InputOf, OperationName } from '../schemas/schemas';
@@ -32,7 +32,7 @@ import { settleGraph } from '../operations/graph-ops';
 import { archiveAutomatically } from '../operations/auto-archive-ops';
 import type { AnyOperation, Operation } from '../operations/operation';
 import { OPERATION_TABLE, type OperationTable } from '../operations/registry';
-import { SessionWatch } from '../store/session-watch';
+import { SessionWatch } from '../storage/session-watch';
 import { sessions as sessionBoard } from '../operations/session-ops';
 import { RecordRoute, RouteOptions, resolveRecord } from '../git/record-location';
 import { type FoldReport, foldCheckedOutCopy } from '../git/fold-checked-out-copy';
@@ -123,7 +123,7 @@ export class TwiningEngine {
 
   /** Lets go of what the engine holds (a 2.x folder's database), for another process to use; the engine is not used after it. */
   close(): void {
-    this.ctx.twoX?.close();
+    this.ctx.sqlite?.close();
   }
 
   now(): Date {
@@ -143,7 +143,7 @@ export class TwiningEngine {
     return foldCheckedOutCopy(this.ctx, this.route);
   }
 
-  /** Whether `.twining/` exists (a synchronous stat, as every look before a call: store/version-stamp.ts currentStamp). */
+  /** Whether `.twining/` exists (a synchronous stat, as every look before a call: storage/version-stamp.ts currentStamp). */
   exists(): Promise<boolean> {
     try {
       return Promise.resolve(statSync(this.ctx.layout.dir, { throwIfNoEntry: false })?.isDirectory() ?? false);
@@ -177,7 +177,7 @@ export class TwiningEngine {
     const created = await this.ctx.ready(true);
     // A folder made before init said its layout: say it now, so twining-mcp 2.x keeps it shared.
     // Never on a 2.x folder found by its twining.db or records/: the key would turn it back to files.
-    if (!created && !this.ctx.twoX) await pinFilesBackend(this.ctx.layout.config);
+    if (!created && !this.ctx.sqlite) await pinFilesBackend(this.ctx.layout.config);
     return { created, dir: this.ctx.layout.dir };
   }
 
@@ -192,7 +192,7 @@ export class TwiningEngine {
    * the report was of this engine's own write. One stat per file.
    */
   async isCurrent(paths: readonly string[]): Promise<boolean> {
-    if (this.ctx.twoX) return false; // twining.db and records/ are looked at by a refresh
+    if (this.ctx.sqlite) return false; // twining.db and records/ are looked at by a refresh
     for (const p of paths) if (!(await this.fileIsCurrent(p, kindOfPath(p)))) return false;
     return true;
   }
@@ -244,8 +244,8 @@ export class TwiningEngine {
       try {
         await this.sessionWatch.recheck(changedPaths ? sessionPaths : undefined);
         // A 2.x folder: the rows and record files named (or any) brought into the records held first.
-        if (ctx.twoX) await ctx.twoX.sync(changedPaths?.map(p => path.join(this.root, p)));
-        let current = changedPaths !== undefined && !ctx.twoX;
+        if (ctx.sqlite) await ctx.sqlite.sync(changedPaths?.map(p => path.join(this.root, p)));
+        let current = changedPaths !== undefined && !ctx.sqlite;
         for (const { p, kind } of paths) if (current) current = await this.fileIsCurrent(p, kind);
         if (!current) {
           this.work.refreshes++;

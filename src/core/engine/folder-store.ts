@@ -7,18 +7,18 @@
 import type { RecordRoute } from '../git/record-location';
 import * as path from 'path';
 import { monotonicFactory } from 'ulid';
-import { Layout, assertWritesStayInside, ensureFolder } from '../store/layout';
-import { type LaterRelease, withLocks } from '../store/lock';
-import { readTextIfExists, sweepTemporaryFiles } from '../store/files';
+import { Layout, assertWritesStayInside, ensureFolder } from '../storage/layout';
+import { type LaterRelease, withLocks } from '../storage/lock';
+import { readTextIfExists, sweepTemporaryFiles } from '../storage/json-files';
 import { Config, parseConfig } from './config';
-import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../store/loaded-files';
-import { HandoffRecords, readHandoffRecord } from '../store/handoff-records';
-import { FilesStorage, Storage } from '../store/storage';
-import { SqliteStorage } from '../store/sqlite-views';
-import { readDecisionFile } from '../store/decision-file';
-import { FolderFormat, detectFolderFormat, formatStamps } from '../store/folder-format';
-import { TwoXStore } from '../store/two-x-store';
-import { isTwoXFolder } from '../store/two-x-folder';
+import { ArchiveIndex, Blackboard, HandoffIndex, JsonArrayFile } from '../storage/files/loaded-files';
+import { HandoffRecords, readHandoffRecord } from '../storage/handoff-records';
+import { FilesStorage, Storage } from '../storage/storage';
+import { SqliteStorage } from '../storage/sqlite/sqlite-storage';
+import { readDecisionFile } from '../storage/files/decision-file';
+import { FolderFormat, detectFolderFormat, formatStamps } from '../storage/folder-format';
+import { SqliteFolder } from '../storage/sqlite/sqlite-folder';
+import { isSqliteFolder } from '../storage/sqlite/sqlite-detect';
 import { TwiningError } from '../errors';
 import { isWritableDate } from '../timestamps';
 import { OperationName, ParsedInputOf, parseInput } from '../schemas/schemas';
@@ -27,11 +27,11 @@ import { writeRefusal } from './write-trust';
 import type { AgentRecord, BlackboardEntry, DecisionIndexEntry } from '../records';
 import type { SearchIndex } from '../search/search-index';
 import type { TextIndex } from '../search/text-index';
-import { stampOf, stampOfFileSync, statNow } from '../store/version-stamp';
+import { stampOf, stampOfFileSync, statNow } from '../storage/version-stamp';
 import { DerivedData, type DerivedSource } from './derived-data';
-import { ClaimLog } from '../store/claim-log';
-import { claimsFileOf } from '../store/claims-file';
-import { type GraphFiles, type GraphQueue, graphFiles } from '../store/graph-files';
+import { ClaimLog } from '../storage/claim-log';
+import { claimsFileOf } from '../storage/claims-file';
+import { type GraphFiles, type GraphQueue, graphFiles } from '../storage/files/graph-files';
 import type { WorkspaceOptions } from './workspace-options';
 import { projectPath } from './project-path';
 
@@ -49,12 +49,12 @@ export class FolderStore {
   /** Handoff records read or written, by id, each with the stat it had then. */
   readonly handoffRecords: HandoffRecords;
   /**
-   * Where every view above reads its records (store/storage.ts): the `files` backend (1.x), or
+   * Where every view above reads its records (storage/storage.ts): the `files` backend (1.x), or
    * the `sqlite` backend (a twining-mcp 2.x folder's rows).
    */
   readonly storage: Storage;
-  readonly claimLog: ClaimLog; // claims/claims.jsonl as this engine last read or wrote it (store/claim-log.ts)
-  /** The knowledge graph's two files (store/graph-files.ts), re-read by version stamp like the other array files. */
+  readonly claimLog: ClaimLog; // claims/claims.jsonl as this engine last read or wrote it (storage/claim-log.ts)
+  /** The knowledge graph's two files (storage/files/graph-files.ts), re-read by version stamp like the other array files. */
   readonly graph: GraphFiles;
   /** The graph's changes queued to be written together (operations/graph-ops.ts changeGraphSoon). */
   graphQueue?: GraphQueue;
@@ -79,9 +79,9 @@ export class FolderStore {
   /**
    * A twining-mcp 2.x folder (twining.db + records/, decided when the engine is made): its rows
    * held in memory, read and written through `storage`, each write one database transaction
-   * (store/two-x-store.ts).
+   * (storage/sqlite/sqlite-folder.ts).
    */
-  readonly twoX?: TwoXStore;
+  readonly sqlite?: SqliteFolder;
   /** Set once the handoff records without an index line have been looked for. */
   orphansChecked = false;
   /** When each agent last assembled a briefing with this engine (twining-mcp's assembly log). */
@@ -103,10 +103,10 @@ export class FolderStore {
     options: WorkspaceOptions = {},
   ) {
     const dir = path.join(root, '.twining');
-    if (isTwoXFolder(dir)) {
-      const twoX = new TwoXStore(dir, options.warn ?? (message => process.stderr.write(`twining: ${message}\n`)), options.readOnly ?? false);
+    if (isSqliteFolder(dir)) {
+      const sqlite = new SqliteFolder(dir, options.warn ?? (message => process.stderr.write(`twining: ${message}\n`)), options.readOnly ?? false);
       this.layout = new Layout(root, true);
-      this.twoX = twoX;
+      this.sqlite = sqlite;
     } else this.layout = new Layout(root);
     this.clock = options.now ?? (() => new Date());
     this.warn = options.warn ?? (message => process.stderr.write(`twining: ${message}\n`));
@@ -124,7 +124,7 @@ export class FolderStore {
     this.writeGateMs = options.writeGateMs ?? 5000;
     this.textIndex = options.textIndex;
     this.searchWorker = options.searchWorker ?? {};
-    this.storage = this.twoX ? new SqliteStorage(this.twoX) : new FilesStorage(this.layout, readHandoffRecord, readDecisionFile);
+    this.storage = this.sqlite ? new SqliteStorage(this.sqlite) : new FilesStorage(this.layout, readHandoffRecord, readDecisionFile);
     const storage = this.storage;
     this.blackboard = new Blackboard(storage.lines('posts', this.warn));
     this.handoffIndex = new HandoffIndex(storage.lines('handoffs', this.warn));
@@ -213,7 +213,7 @@ export class FolderStore {
   async ready(complete = false): Promise<boolean> {
     await this.assertFormatWritable();
     // A 2.x folder's copy is complete; its own folder is twining-mcp's, left as it is.
-    if (this.twoX) return false;
+    if (this.sqlite) return false;
     if (!this.folderReady) {
       const pending = this.gate()
         .then(() => ensureFolder(this.layout, { complete, warn: this.warn }))
@@ -233,8 +233,8 @@ export class FolderStore {
   }
 
   /**
-   * Which of twining-mcp's layouts the folder is in (store/folder-format.ts). A layout config.yml
-   * names is kept while the files it was decided from keep their version stamps (store/folder-format.ts
+   * Which of twining-mcp's layouts the folder is in (storage/folder-format.ts). A layout config.yml
+   * names is kept while the files it was decided from keep their version stamps (storage/folder-format.ts
    * `formatStamps`: config.yml, `events/`, `records/RECORDS-FROZEN.md`, three synchronous stats), so
    * a write does not read and parse config.yml again; a folder whose config.yml names none (`auto`)
    * is looked at afresh each time, as its layout follows its content.
@@ -257,8 +257,8 @@ export class FolderStore {
   private async assertFormatWritable(): Promise<void> {
     const format = await this.folderFormat();
     if (format.refusal) throw new TwiningError('INVALID_INPUT', format.refusal);
-    if (this.twoX) {
-      const refusal = this.twoX.writeRefusal();
+    if (this.sqlite) {
+      const refusal = this.sqlite.writeRefusal();
       if (refusal) throw new TwiningError('INVALID_INPUT', refusal);
       return;
     }
@@ -285,12 +285,12 @@ export class FolderStore {
   async formatNotice(): Promise<string | undefined> {
     const format = await this.folderFormat();
     if (format.refusal) return format.refusal.replace(/; nothing was written/, '');
-    if (this.twoX) {
-      const refusal = this.twoX.writeRefusal();
+    if (this.sqlite) {
+      const refusal = this.sqlite.writeRefusal();
       if (refusal)
         return `${refusal.replace(/; nothing was written.*$/, '')}: its records are read from records/, its agents (kept only in twining.db) are not shown, and nothing is written to it`;
-      await this.twoX.sync();
-      return this.twoX.agentsUnavailable();
+      await this.sqlite.sync();
+      return this.sqlite.agentsUnavailable();
     }
     if (format.backend === 'sqlite' && format.reason !== 'fresh')
       return `${this.layout.dir} turned into twining-mcp 2.x's SQLite layout (twining.db and records/) after it was opened: open it again (reload the window, or start the command again) to read and write it there`;
@@ -307,7 +307,7 @@ export class FolderStore {
    * A 2.x folder's stand for its records of that kind (`recordsLock`): no file is locked for them.
    */
   get locks(): { decisionIndex: LockTarget; handoffIndex: LockTarget; blackboard: LockTarget; registry: LockTarget } {
-    if (this.twoX)
+    if (this.sqlite)
       return {
         decisionIndex: this.recordsLock('decisions'),
         handoffIndex: this.recordsLock('handoffs'),
@@ -324,14 +324,14 @@ export class FolderStore {
 
   /**
    * A 2.x folder's records of one kind as a lock target: their write is one database write
-   * transaction (store/two-x-store.ts), which excludes every other writer, twining-mcp included.
+   * transaction (storage/sqlite/sqlite-folder.ts), which excludes every other writer, twining-mcp included.
    */
   private recordsLock(kind: string): LockTarget {
     return [`${path.join(this.layout.dir, 'twining.db')}#${kind}`, ''];
   }
 
   private isRecordsLock(file: string): boolean {
-    return this.twoX !== undefined && file.startsWith(`${path.join(this.layout.dir, 'twining.db')}#`);
+    return this.sqlite !== undefined && file.startsWith(`${path.join(this.layout.dir, 'twining.db')}#`);
   }
 
   /**
@@ -349,12 +349,12 @@ export class FolderStore {
       own.length
         ? withLocks(own, work, (locked, error) => this.warn(`the lock on ${locked} was broken by another process while held: ${error.message}`), this.later)
         : work();
-    return records ? this.twoX!.write(locked) : locked();
+    return records ? this.sqlite!.write(locked) : locked();
   }
 
-  /** The graph's lock targets (store/graph-files.ts): a 2.x folder's stand for its rows. */
+  /** The graph's lock targets (storage/files/graph-files.ts): a 2.x folder's stand for its rows. */
   private graphLock(kind: 'entities' | 'relations'): LockTarget {
-    return this.twoX ? this.recordsLock(kind) : [path.join(this.layout.graphDir, `${kind}.json`), '[]'];
+    return this.sqlite ? this.recordsLock(kind) : [path.join(this.layout.graphDir, `${kind}.json`), '[]'];
   }
 
   /** Whether config.yml is as last read (one stat). */
@@ -362,7 +362,7 @@ export class FolderStore {
     return this.configCache?.key === stampOfFileSync(this.layout.config);
   }
 
-  /** The configuration, re-read whenever config.yml changes (one synchronous stat when it has not: store/version-stamp.ts currentStamp). */
+  /** The configuration, re-read whenever config.yml changes (one synchronous stat when it has not: storage/version-stamp.ts currentStamp). */
   async config(): Promise<Config> {
     const st = statNow(this.layout.config);
     const key = stampOf(st);

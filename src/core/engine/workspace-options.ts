@@ -46,7 +46,7 @@ export interface WorkspaceOptions {
   batchGraph?: boolean;
   /**
    * A server answering one call after another (`twining mcp`): a write answers as soon as its work
-   * is done, and its locks are released just after (store/lock.ts LaterRelease); `settled()` waits
+   * is done, and its locks are released just after (storage/lock.ts LaterRelease); `settled()` waits
    * for them.
    */
   releaseAfterAnswer?: boolean;

@@ -14,7 +14,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { FolderStore, LockTarget } from '../engine/folder-store';
 import { kindOf, mergeTwiningFile } from '../merge/merge-file';
-import { readTextIfExists, writeAtomic } from '../store/files';
+import { readTextIfExists, writeAtomic } from '../storage/json-files';
 import { git } from './git-run';
 import { type RecordRoute, routeSummary } from './record-location';
 
@@ -71,7 +71,7 @@ export async function foldCheckedOutCopy(ctx: FolderStore, route: RecordRoute): 
   const kept = path.join(route.gitDir, FOLDED_DIR);
   const marker = path.join(kept, '.digest');
   if ((await readTextIfExists(marker))?.trim() === digest) return report;
-  if (ctx.twoX) {
+  if (ctx.sqlite) {
     report.skipped = changed;
     report.message = `${copy} (this worktree's own copy of .twining/) has ${changed.length} changed file(s) that the shared twining-mcp 2.x record does not take in by itself: ${changed.join(', ')}`;
     return report;

@@ -1,6 +1,6 @@
 /**
  * `claims/claims.jsonl`: a claim is a record with an expiry. Each side's log is first folded to
- * the last line of each claim (store/claim-log.ts: a renewal or release appends the whole record
+ * the last line of each claim (storage/claim-log.ts: a renewal or release appends the whole record
  * again), then merged as a collection: union by id; a claim changed on both sides keeps the newest
  * renewal (later `renewed_at`: its reason and expiry), and a claim released on either side stays
  * released (the earlier release, with what released it). A claim pruned on one side (ended a week

@@ -3,7 +3,7 @@
  * serialisation (docs/format.md §Serialisation) with the core's own helpers.
  */
 import { isAscii } from 'buffer';
-import { toJsonText } from '../store/files';
+import { toJsonText } from '../storage/json-files';
 import { JsonObject, isObject } from './json-values';
 import type { Entry, Side, Sides } from './record-collection';
 

@@ -16,7 +16,7 @@ import { JsonObject, compareStrings, firstOf } from './json-values';
 import { mergeDecision } from './decision-merge';
 import { mergeHandoffRecord } from './handoff-merge';
 import { graphItems } from './graph-merge';
-import { recordText } from '../store/record-text';
+import { recordText } from '../storage/sqlite/record-text';
 
 const RESOLUTION = ['status', 'resolved_at', 'resolved_by', 'resolution_note'] as const;
 

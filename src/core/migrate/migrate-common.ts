@@ -6,10 +6,10 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import * as yaml from 'js-yaml';
 import { TwiningError } from '../errors';
-import { isRecord, readTextIfExists } from '../store/files';
-import { detectFolderFormat } from '../store/folder-format';
-import type { ConfigEdit } from '../store/migrate-config';
-import type { Layout } from '../store/layout';
+import { isRecord, readTextIfExists } from '../storage/json-files';
+import { detectFolderFormat } from '../storage/folder-format';
+import type { ConfigEdit } from './migrate-config';
+import type { Layout } from '../storage/layout';
 
 export interface MigrateOptions {
   /** sqlite → files (twining-mcp's `--reverse`); default files → sqlite. */

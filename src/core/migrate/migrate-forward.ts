@@ -11,18 +11,18 @@
 import { promises as fs, existsSync, readFileSync } from 'fs';
 import * as path from 'path';
 import { TwiningError } from '../errors';
-import { Layout } from '../store/layout';
-import { withLocks } from '../store/lock';
-import { ioError, readTextIfExists } from '../store/files';
-import { isSqliteDatabase } from '../store/folder-format';
-import { databaseFile, openDatabase, sqliteMissingReason, SqliteDatabase } from '../store/sqlite-db';
-import { RECORD_KINDS, RecordKind, StoredRecord, kindDir, recordFile, writeRecordFile } from '../store/records-dir';
-import { recordText } from '../store/record-text';
-import { LegacyRecords, readLegacyRecords } from '../store/legacy-records';
-import { ingestRecordsTree } from '../store/records-ingest';
-import { TABLE } from '../store/two-x-rows';
-import { mapParallel } from '../store/parallel-io';
-import { addIgnores, backUpConfig, editConfigText, missingIgnores, writeConfig } from '../store/migrate-config';
+import { Layout } from '../storage/layout';
+import { withLocks } from '../storage/lock';
+import { ioError, readTextIfExists } from '../storage/json-files';
+import { isSqliteDatabase } from '../storage/folder-format';
+import { databaseFile, openDatabase, sqliteMissingReason, SqliteDatabase } from '../storage/sqlite/sqlite-db';
+import { RECORD_KINDS, RecordKind, StoredRecord, kindDir, recordFile, writeRecordFile } from '../storage/sqlite/records-dir';
+import { recordText } from '../storage/sqlite/record-text';
+import { LegacyRecords, readLegacyRecords } from '../storage/files/legacy-records';
+import { ingestRecordsTree } from '../storage/sqlite/records-ingest';
+import { TABLE } from '../storage/sqlite/sqlite-rows';
+import { mapParallel } from '../storage/parallel-io';
+import { addIgnores, backUpConfig, editConfigText, missingIgnores, writeConfig } from './migrate-config';
 import { MigrateReport, checkFolder, describeConfigChange, files, oneXLockTargets, shown, stoppedError } from './migrate-common';
 
 interface PlannedFile {

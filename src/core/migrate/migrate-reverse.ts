@@ -14,25 +14,25 @@ import { promises as fs, existsSync } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { TwiningError } from '../errors';
-import { Layout, ensureFolder } from '../store/layout';
-import { withLocks } from '../store/lock';
-import { isRecord, ioError, readJsonArray, toJsonText, writeAtomic } from '../store/files';
-import { isSqliteDatabase } from '../store/folder-format';
-import { databaseFile, openDatabase, sqliteMissingReason } from '../store/sqlite-db';
-import { RECORD_KINDS, kindDir, recordsDir } from '../store/records-dir';
-import { recordText } from '../store/record-text';
-import { readLegacyRecords } from '../store/legacy-records';
-import { ingestRecordsTree, readRecordsTree } from '../store/records-ingest';
-import { DbSource, Item, STATE_KINDS, StateKind, TwoXState } from '../store/two-x-state';
-import { indexEntryOf, indexLineOf } from '../store/index-lines';
+import { Layout, ensureFolder } from '../storage/layout';
+import { withLocks } from '../storage/lock';
+import { isRecord, ioError, readJsonArray, toJsonText, writeAtomic } from '../storage/json-files';
+import { isSqliteDatabase } from '../storage/folder-format';
+import { databaseFile, openDatabase, sqliteMissingReason } from '../storage/sqlite/sqlite-db';
+import { RECORD_KINDS, kindDir, recordsDir } from '../storage/sqlite/records-dir';
+import { recordText } from '../storage/sqlite/record-text';
+import { readLegacyRecords } from '../storage/files/legacy-records';
+import { ingestRecordsTree, readRecordsTree } from '../storage/sqlite/records-ingest';
+import { DbSource, Item, STATE_KINDS, StateKind, SqliteRecords } from '../storage/sqlite/sqlite-records';
+import { indexEntryOf, indexLineOf } from '../storage/index-lines';
 import type { HandoffRecord } from '../records';
-import { copyItem } from '../store/sqlite-tables';
-import { mapParallel } from '../store/parallel-io';
-import { backUpConfig, editConfigText, writeConfig } from '../store/migrate-config';
+import { copyItem } from '../storage/sqlite/sqlite-tables';
+import { mapParallel } from '../storage/parallel-io';
+import { backUpConfig, editConfigText, writeConfig } from './migrate-config';
 import { MigrateReport, checkFolder, describeConfigChange, files, oneXLockTargets, shown, stoppedError } from './migrate-common';
 
 /** What ingest would make of the rows, in memory (a dry run): each kind with a folder under records/ taken from its files. */
-async function simulated(dir: string, state: TwoXState, warn: (m: string) => void): Promise<void> {
+async function simulated(dir: string, state: SqliteRecords, warn: (m: string) => void): Promise<void> {
   const { state: tree } = await readRecordsTree(dir, warn);
   for (const kind of RECORD_KINDS) {
     if (!existsSync(kindDir(dir, kind))) continue;
@@ -54,7 +54,7 @@ async function simulated(dir: string, state: TwoXState, warn: (m: string) => voi
  * order), the decision index made from the decision records, the graph, the handoff index (each
  * row's `index_data` as stored, made from the record when it has none) and the registry.
  */
-function oneXFiles(state: TwoXState): { records: Map<string, string>; files: Map<string, string> } {
+function oneXFiles(state: SqliteRecords): { records: Map<string, string>; files: Map<string, string> } {
   const records = new Map<string, string>();
   for (const d of state.sorted('decisions')) records.set(path.join('decisions', `${d.id}.json`), toJsonText(d.value));
   for (const h of state.sorted('handoffs')) records.set(path.join('handoffs', `${h.id}.json`), toJsonText(h.value));
@@ -96,7 +96,7 @@ export async function migrateReverse(projectRoot: string, dryRun: boolean, warn:
   const exportOff = exportRecords === false;
   const notes: string[] = [];
   if (exportOff) notes.push('storage.export_records is false: records/ is not read; the 1.x files are written from twining.db alone');
-  const state = new TwoXState();
+  const state = new SqliteRecords();
   if (dryRun) {
     if (hasDb && !missingSqlite) {
       // Read from a copy: even a read-only connection to a WAL database makes its -wal and -shm files.

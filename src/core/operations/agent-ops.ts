@@ -65,7 +65,7 @@ function lastSeen(ctx: FolderStore, agent: AgentRecord): string {
 
 /** A 2.x folder read from records/ has no agents to show (they live only in twining.db): said, not shown as none. */
 async function assertAgentsKnown(ctx: FolderStore): Promise<void> {
-  await ctx.twoX?.sync();
-  const why = ctx.twoX?.agentsUnavailable();
+  await ctx.sqlite?.sync();
+  const why = ctx.sqlite?.agentsUnavailable();
   if (why) throw new TwiningError('NOT_FOUND', why);
 }

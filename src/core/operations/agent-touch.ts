@@ -11,13 +11,13 @@
  * twining-mcp 1.9 registers nobody on a write, so a 1.x folder is left as it is.
  */
 import type { FolderStore } from '../engine/folder-store';
-import type { Transaction } from '../store/transaction';
-import { isRecord } from '../store/files';
+import type { Transaction } from '../storage/transaction';
+import { isRecord } from '../storage/json-files';
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** On a 2.x folder: registers `agentId` (or refreshes its `last_active`), inside the caller's write. */
 export async function touchAgentLocked(ctx: FolderStore, agentId: string | undefined, tx?: Transaction): Promise<void> {
-  if (!ctx.twoX) return;
+  if (!ctx.sqlite) return;
   const id = agentId ?? 'main';
   if (!id || id === 'unknown') return;
   try {

@@ -6,14 +6,14 @@
  * rationale, context) changes. The record keeps an `amendments` trail and a finding records the
  * change. The index entry is rewritten with the record, because every listing and `why` read the
  * affected files from the index (twining-mcp's invariant 1); on a twining.db folder the record file
- * and row follow as every write's do (store/two-x-store.ts). Asking to add only what it has
+ * and row follow as every write's do (storage/sqlite/sqlite-folder.ts). Asking to add only what it has
  * changes nothing and writes nothing.
  */
 import type { FolderStore } from '../engine/folder-store';
 import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas/schemas';
-import { isRecord } from '../store/files';
-import { indexEntryOf } from '../store/index-lines';
+import { isRecord } from '../storage/json-files';
+import { indexEntryOf } from '../storage/index-lines';
 import { appendEntryLocked } from './blackboard-ops';
 import { readDecisionRecord } from './decision-ops';
 import { transition } from './decision-lifecycle-ops';

@@ -12,14 +12,14 @@
  * The automatic archive keeps 1.9's sweep (auto-archive-ops.ts). Unlike twining-mcp,
  * a line that does not parse stays on the blackboard rather than being lost.
  *
- * Archived entries stay findable: verify tells archived from dismissed (store/loaded-files.ts
+ * Archived entries stay findable: verify tells archived from dismissed (storage/files/loaded-files.ts
  * ArchiveIndex), and decisions are never archived (their records are separate files).
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
-import { allOrNothing } from '../store/transaction';
-import { parseObject } from '../store/jsonl';
+import { allOrNothing } from '../storage/transaction';
+import { parseObject } from '../storage/files/jsonl';
 import { canonicalTimestamp } from '../timestamps';
 import type { InputOf } from '../schemas/schemas';
 import type { BlackboardEntry } from '../records';
@@ -42,7 +42,7 @@ export async function archive(ctx: FolderStore, input: InputOf<'archive'> = {}):
   const cutoff = args.before !== undefined ? canonicalTimestamp(args.before)! : ctx.timestamp();
   const keepDecisions = args.keep_decisions ?? true;
   const retain = args.retain ?? 0;
-  const keepOpen = args.keep_open_needs_warnings ?? ctx.twoX !== undefined;
+  const keepOpen = args.keep_open_needs_warnings ?? ctx.sqlite !== undefined;
   await ctx.ready();
   return ctx.lock([ctx.locks.blackboard], () =>
     allOrNothing(async tx => {

@@ -7,7 +7,7 @@
  * findings, and what changed in the scope since the agent's previous briefing. Ranking and budget
  * are twining-mcp's (rules/assembly.ts); each item says why it is there (`reason`).
  *
- * The assembly is recorded (`.twining/sessions/assembly-<agent>.json`, store/session-files.ts) so a
+ * The assembly is recorded (`.twining/sessions/assembly-<agent>.json`, storage/session-files.ts) so a
  * later decision by the same agent is honestly `assembled_before` (twining-mcp keeps the same mark in
  * its server's memory and writes it into the decision).
  */
@@ -22,12 +22,12 @@ import { type Scored, candidatePools, resolvedIds } from './assemble-candidates'
 import { cachedDecisionRecord, warmDecisionRecords } from './decision-record-cache';
 import { chooseDecisions, decisionScores, decisionsInScope } from './assemble-decisions';
 import { briefingOf, changedDecisions, changedSince, placeChosen, placedEntry } from './assemble-result';
-import type { BriefingParts, ShownDecision } from '../store/briefing-basis';
+import type { BriefingParts, ShownDecision } from '../storage/derived/briefing-basis';
 import { handoffs as listHandoffs } from './handoff-ops';
 import { verify } from './verify-ops';
 import { graphContextFrom } from './assemble-graph-ops';
 import { readGraph } from './graph-ops';
-import { readAssembly, writeAssembly } from '../store/session-files';
+import { readAssembly, writeAssembly } from '../storage/session-files';
 import { claimClock, claimItems } from './claim-ops';
 import { claimConflicts, describeHolder, isClaim, viewOf } from '../rules/claims';
 
@@ -42,7 +42,7 @@ export interface AssembleOptions {
    * counts the briefing at once either way (`ctx.assembledAt`).
    */
   recordAfter?: (write: () => Promise<void>) => void;
-  /** Given what the briefing was made from, for the SessionStart hook's basis (store/briefing-basis.ts). */
+  /** Given what the briefing was made from, for the SessionStart hook's basis (storage/derived/briefing-basis.ts). */
   basis?: (parts: BriefingParts) => void;
 }
 

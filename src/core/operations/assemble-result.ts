@@ -1,6 +1,6 @@
 /**
  * The last steps of a briefing (assemble-ops.ts), shared with the SessionStart hook's briefing
- * brought up to date from its basis (store/briefing-basis.ts), so that both put the same items in
+ * brought up to date from its basis (storage/derived/briefing-basis.ts), so that both put the same items in
  * the same places: the chosen items into their sections, and what others wrote in the scope since
  * the agent's previous briefing. Pure.
  */

@@ -1,8 +1,8 @@
 /** Blackboard operations: post, read, dismiss, one entry by id, and the append every writer uses. */
 import type { FolderStore } from '../engine/folder-store';
 import { touchAgentLocked } from './agent-touch';
-import { Transaction, allOrNothing } from '../store/transaction';
-import { parseObject } from '../store/jsonl';
+import { Transaction, allOrNothing } from '../storage/transaction';
+import { parseObject } from '../storage/files/jsonl';
 import { dismissalEntry } from '../rules/why';
 import type { InputOf } from '../schemas/schemas';
 import { overlaps } from '../scope';

@@ -1,7 +1,7 @@
 /**
  * What a briefing (`assemble`, assemble-ops.ts) answers, as types alone: shared by the engine, the
  * text of a briefing (text/briefing-text.ts) and the SessionStart hook's briefing brought up to
- * date (store/briefing-update.ts), which load none of the engine.
+ * date (storage/derived/briefing-update.ts), which load none of the engine.
  */
 import type { HandoffResult, VerifyResult } from '../records';
 

@@ -9,7 +9,7 @@ import type { FolderStore } from '../engine/folder-store';
 import type { InputOf } from '../schemas/schemas';
 import { overlaps } from '../scope';
 import { canonicalTimestamp } from '../timestamps';
-import { mapBounded } from '../store/bounded';
+import { mapBounded } from '../storage/bounded';
 import type { BlackboardEntry } from '../records';
 import { isResolved } from '../rules/resolution';
 import { indexOrphanDecisions, readDecisionRecord } from './decision-ops';

@@ -1,7 +1,7 @@
 /**
  * Claims (issue 19): one agent at a time on a file, folder, glob or delegation. Claim, renew and
  * release are each one read-check-append of `claims/claims.jsonl` under its lock
- * (store/claims-file.ts says why), so colliding claims made at the same instant by any number of
+ * (storage/claims-file.ts says why), so colliding claims made at the same instant by any number of
  * processes get exactly one winner; the others are told who holds what, since and until when, and
  * why. A claim lapses when its time runs out or its holder is gone; the holder's next claim or
  * release says so (and closes it), and listings mark it lapsed until then.

@@ -7,11 +7,11 @@
 import type { FolderStore } from '../engine/folder-store';
 import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas/schemas';
-import { Transaction, allOrNothing } from '../store/transaction';
+import { Transaction, allOrNothing } from '../storage/transaction';
 import { overrideEntry, promotionEntry, reconsiderationWarning } from '../rules/why';
 import { appendEntryLocked } from './blackboard-ops';
 import { decideLocked, readDecisionRecord, setDecisionStatus } from './decision-ops';
-import { mapBounded } from '../store/bounded';
+import { mapBounded } from '../storage/bounded';
 
 const notFound = (op: string, id: string) => new TwiningError('NOT_FOUND', `${op}: Decision not found: ${id}; nothing was written`);
 
@@ -63,7 +63,7 @@ export async function override(ctx: FolderStore, input: InputOf<'override'>): Pr
     const decision = await setDecisionStatus(ctx, raw, args.decision_id, 'overridden', tx, { overridden_by: by, override_reason: args.reason });
     if (!decision) throw notFound('override', args.decision_id);
     // twining-mcp 2.x posts no `decision` entry for an override either (its issue #30).
-    if (!ctx.twoX)
+    if (!ctx.sqlite)
       await appendEntryLocked(
         ctx,
         { entry_type: 'decision', ...overrideEntry(decision.summary, by, args.reason), tags: [decision.domain], scope: decision.scope, agent_id: by },

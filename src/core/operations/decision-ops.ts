@@ -2,18 +2,18 @@
 import type { FolderStore } from '../engine/folder-store';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { isRecord, readJson, toJsonText, writeAtomic } from '../store/files';
-import { Transaction, allOrNothing } from '../store/transaction';
+import { isRecord, readJson, toJsonText, writeAtomic } from '../storage/json-files';
+import { Transaction, allOrNothing } from '../storage/transaction';
 import { TwiningError } from '../errors';
 import { InputOf, ParsedInputOf, checkUlid, isUlid } from '../schemas/schemas';
 import { overlaps } from '../scope';
 import { conflictWarning, conflictingDecisions, statusOfNewDecision } from '../rules/conflicts';
 import { appendEntryLocked } from './blackboard-ops';
 import { touchAgentLocked } from './agent-touch';
-import { relatedDecisions, relatedFinding } from '../rules/two-x-decide';
+import { relatedDecisions, relatedFinding } from '../rules/related-decisions';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
-import { ASSEMBLY_FRESH_MS, readAssembly } from '../store/session-files';
-import { indexEntryOf } from '../store/index-lines';
+import { ASSEMBLY_FRESH_MS, readAssembly } from '../storage/session-files';
+import { indexEntryOf } from '../storage/index-lines';
 
 export type DecideResult = { id: string; timestamp: string; conflicts?: { id: string; summary: string }[] };
 
@@ -42,18 +42,18 @@ export async function decideLocked(ctx: FolderStore, raw: unknown[], args: Parse
   const id = ctx.id();
   if (args.supersedes !== undefined) await supersede(ctx, raw, args.supersedes, tx, id);
   // Conflicts are computed inside the lock, so two concurrent conflicting decisions cannot both stay active.
-  // A twining-mcp 2.x folder follows 2.x's decide (rules/two-x-decide.ts): related decisions leave the status as it is.
-  const twoX = ctx.twoX !== undefined;
-  const conflicts = twoX ? relatedDecisions(raw, args) : conflictingDecisions(raw, args);
+  // A twining-mcp 2.x folder follows 2.x's decide (rules/related-decisions.ts): related decisions leave the status as it is.
+  const sqlite = ctx.sqlite !== undefined;
+  const conflicts = sqlite ? relatedDecisions(raw, args) : conflictingDecisions(raw, args);
   const timestamp = ctx.timestamp();
   // An explicit provisional stays provisional (twining-mcp 2.x's `status`); otherwise 2.x records it active and 1.9 lets conflicts decide.
-  const status = args.status === 'provisional' ? 'provisional' : twoX ? 'active' : statusOfNewDecision(conflicts);
+  const status = args.status === 'provisional' ? 'provisional' : sqlite ? 'active' : statusOfNewDecision(conflicts);
   const commit_hashes = args.commit_hash ? [args.commit_hash] : [];
   const assembled_before = await assembledBefore(ctx, agent_id);
   const record = decisionRecordOf(args, { agent_id, id, timestamp, status, commit_hashes, assembled_before });
   raw.push(indexEntryOf(record));
   await ctx.storage.writeDecision(record as { id: string }, tx);
-  if (twoX) {
+  if (sqlite) {
     // 2.x: the agent is touched, related decisions get a finding, and no `decision` entry is posted (its issue #30).
     await touchAgentLocked(ctx, agent_id, tx);
     if (conflicts.length)
@@ -111,7 +111,7 @@ export async function setDecisionStatus(
   return before;
 }
 
-/** A decision record through the folder's storage (store/storage.ts), or undefined when missing; CORRUPT (naming the file) when it is not a JSON object. */
+/** A decision record through the folder's storage (storage/storage.ts), or undefined when missing; CORRUPT (naming the file) when it is not a JSON object. */
 export function readDecisionRecord(ctx: FolderStore, id: string): Promise<DecisionRecord | undefined> {
   return ctx.storage.decisions.read(id);
 }
@@ -162,7 +162,7 @@ function decisionRecordOf(
  */
 export async function indexOrphanDecisions(ctx: FolderStore): Promise<void> {
   // A 2.x folder's index is made from its decision rows: none can be missing from it.
-  if (ctx.decisionOrphansChecked || ctx.readOnly || ctx.twoX) return;
+  if (ctx.decisionOrphansChecked || ctx.readOnly || ctx.sqlite) return;
   ctx.decisionOrphansChecked = true;
   const names = await fs.readdir(path.dirname(ctx.layout.decisionIndex)).catch(() => [] as string[]);
   const indexed = new Set((await ctx.decisionIndex.get()).map(d => d.id));

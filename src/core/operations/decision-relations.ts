@@ -7,7 +7,7 @@
  */
 import type { FolderStore } from '../engine/folder-store';
 import { cachedRecordOf, decisionsById } from './decision-record-cache';
-import { mapBounded } from '../store/bounded';
+import { mapBounded } from '../storage/bounded';
 import type { DecisionRecord, HandoffIndexLine } from '../records';
 
 export class DecisionRelations {

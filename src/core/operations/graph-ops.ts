@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'fs';
 import type { FolderStore } from '../engine/folder-store';
-import { toJsonText } from '../store/files';
+import { toJsonText } from '../storage/json-files';
 import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas/schemas';
 import type { GraphEntity, GraphRelation } from '../records';
@@ -75,7 +75,7 @@ export function settleGraph(ctx: FolderStore): Promise<void> {
 async function changeGraphNow<T>(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {
   await ctx.ready();
   const g = ctx.graph;
-  if (!ctx.twoX) await fs.mkdir(ctx.layout.graphDir, { recursive: true });
+  if (!ctx.sqlite) await fs.mkdir(ctx.layout.graphDir, { recursive: true });
   return ctx.lock([g.entitiesLock, g.relationsLock], async () => {
     // Copies: the cached arrays stay as on disk if a write fails.
     const entities = structuredClone((await g.entities.fresh()).raw) as GraphEntity[];

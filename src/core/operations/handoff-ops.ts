@@ -6,9 +6,9 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { releaseCovered } from './claim-ops';
 import type { FolderStore } from '../engine/folder-store';
-import { appendLineSafely, readJson, readTextIfExists, toJsonlLine, writeAtomic } from '../store/files';
-import { joinLines, parseObject } from '../store/jsonl';
-import { Transaction, allOrNothing } from '../store/transaction';
+import { appendLineSafely, readJson, readTextIfExists, toJsonlLine, writeAtomic } from '../storage/json-files';
+import { joinLines, parseObject } from '../storage/files/jsonl';
+import { Transaction, allOrNothing } from '../storage/transaction';
 import { TwiningError } from '../errors';
 import { InputOf, ParsedInputOf, isUlid } from '../schemas/schemas';
 import { overlaps } from '../scope';
@@ -17,7 +17,7 @@ import { appendEntryLocked } from './blackboard-ops';
 import { describeSnapshotChanges, snapshotChanges, SnapshotItemKind } from '../rules/snapshot-changes';
 import type { HandoffSnapshot, HandoffIndexLine, HandoffRecord, HandoffResult } from '../records';
 import { canonicalTimestamp } from '../timestamps';
-import { indexLineOf } from '../store/index-lines';
+import { indexLineOf } from '../storage/index-lines';
 import { decisionsById } from './decision-record-cache';
 
 /** Handoff files older than this with no index line are taken as left by a crash and indexed. */
@@ -178,7 +178,7 @@ async function indexOrphans(ctx: FolderStore): Promise<void> {
   ctx.orphansChecked = true;
   await repairAcknowledgements(ctx);
   // A 2.x folder's index lines are its rows' index_data: a handoff without one cannot be.
-  if (ctx.twoX) return;
+  if (ctx.sqlite) return;
   const names = await fs.readdir(ctx.layout.handoffsDir).catch(() => [] as string[]);
   const indexed = new Set(ctx.handoffIndex.lines.map(l => l.id));
   const candidates = names.filter(n => n.length === 31 && n.endsWith('.json') && isUlid(n.slice(0, 26)) && !indexed.has(n.slice(0, 26)));
@@ -212,7 +212,7 @@ export async function acknowledge(
   return ctx.lock([ctx.locks.handoffIndex], async () => {
     // Parse the index before anything changes; lines that do not parse are kept as they are.
     // (A 2.x folder's index lines are its rows' index_data, made with the record.)
-    const text = ctx.twoX ? '' : ((await readTextIfExists(ctx.layout.handoffIndex)) ?? '');
+    const text = ctx.sqlite ? '' : ((await readTextIfExists(ctx.layout.handoffIndex)) ?? '');
     const lines = text
       .split('\n')
       .filter(l => l.trim() !== '')
@@ -264,8 +264,8 @@ async function repairAcknowledgements(ctx: FolderStore): Promise<void> {
     if (record && typeof record.acknowledged_by === 'string') behind.push(line.id);
   }
   if (behind.length === 0) return;
-  // A 2.x folder's index line is its row's index_data: the record written again makes it from the record (store/two-x-rows.ts).
-  if (ctx.twoX) {
+  // A 2.x folder's index line is its row's index_data: the record written again makes it from the record (storage/sqlite/sqlite-rows.ts).
+  if (ctx.sqlite) {
     const fixed: string[] = [];
     await ctx.lock([ctx.locks.handoffIndex], async () => {
       for (const id of behind) {

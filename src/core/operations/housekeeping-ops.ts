@@ -21,17 +21,17 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
-import { readTextIfExists, isRecord, readJson } from '../store/files';
-import { indexEntryOf } from '../store/index-lines';
+import { readTextIfExists, isRecord, readJson } from '../storage/json-files';
+import { indexEntryOf } from '../storage/index-lines';
 import { isUlid } from '../schemas/schemas';
-import { parseObject } from '../store/jsonl';
+import { parseObject } from '../storage/files/jsonl';
 import type { InputOf } from '../schemas/schemas';
 import type { DecisionIndexEntry } from '../records';
 import { isResolved, resolvedIdsOf, RESOLVABLE_TYPES } from '../rules/resolution';
 import { setDecisionStatus } from './decision-ops';
 import { transition } from './decision-lifecycle-ops';
 import { pruneGraph } from './graph-ops';
-import type { Transaction } from '../store/transaction';
+import type { Transaction } from '../storage/transaction';
 
 const DAY = 24 * 3600 * 1000;
 /** twining-mcp 2.x's default archive.retain_recent, when config.yml sets none. */
@@ -134,7 +134,7 @@ export async function housekeeping(ctx: FolderStore, input: InputOf<'housekeepin
 
     const orphans: Record<string, unknown>[] = [];
     if (args.repair_index) {
-      if (ctx.twoX)
+      if (ctx.sqlite)
         out.index_repair_error =
           'this folder keeps its decisions in twining.db and records/, which have no decisions/index.json to fall out of step; nothing was repaired';
       else {

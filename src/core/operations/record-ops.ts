@@ -17,7 +17,7 @@ import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
 import { InputOf, ParsedInputOf, parseInput } from '../schemas/schemas';
 import { TwiningError } from '../errors';
-import { allOrNothing } from '../store/transaction';
+import { allOrNothing } from '../storage/transaction';
 import { appendEntryLocked } from './blackboard-ops';
 import { decideLocked } from './decision-ops';
 import { handoffRecordOf, previewSnapshot, writeHandoffLocked } from './handoff-ops';

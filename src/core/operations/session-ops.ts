@@ -4,7 +4,7 @@
  * and whether its agent recorded its work, which also counts the agent's latest blackboard entry.
  */
 import type { FolderStore } from '../engine/folder-store';
-import { listSessionStates } from '../store/session-files';
+import { listSessionStates } from '../storage/session-files';
 import { SessionView, nextBoardChange, sessionBoard } from '../rules/session-board';
 
 export interface SessionBoard {

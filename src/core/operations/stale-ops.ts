@@ -14,8 +14,8 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
-import { isRecord } from '../store/files';
-import { parseObject } from '../store/jsonl';
+import { isRecord } from '../storage/json-files';
+import { parseObject } from '../storage/files/jsonl';
 import { isUlid, type InputOf } from '../schemas/schemas';
 import type { DecisionIndexEntry, DecisionRecord } from '../records';
 import { readDecisionRecord, setDecisionStatus } from './decision-ops';

@@ -39,7 +39,7 @@ export async function status(ctx: FolderStore, input: InputOf<'status'> = {}) {
   // twining-mcp's third warning (src/tools/lifecycle-tools.ts at 4846d70).
   if (graph.orphans > 0) warnings.push(`${graph.orphans} graph entities have no relations`);
   // A 2.x folder read from records/: its agents are not known, not none.
-  const noAgents = ctx.twoX?.agentsUnavailable();
+  const noAgents = ctx.sqlite?.agentsUnavailable();
   if (noAgents) warnings.push(noAgents);
   const summary =
     `${warnings.length ? 'Needs attention' : 'Healthy'}. ${entries.length} blackboard entries, ${active_decisions} active decisions, ` +

@@ -17,8 +17,8 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
 import type { InputOf } from '../schemas/schemas';
-import { detectFolderFormat } from '../store/folder-format';
-import { configBackupFile } from '../store/migrate-config';
+import { detectFolderFormat } from '../storage/folder-format';
+import { configBackupFile } from '../migrate/migrate-config';
 import { readSyncState, type SyncGap } from '../sync/exchange-state';
 
 /** twining-mcp's states of a migration (src/core/commands/migrate.ts). */

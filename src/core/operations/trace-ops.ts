@@ -7,9 +7,9 @@
  * decisions a hash was linked to.
  */
 import type { FolderStore } from '../engine/folder-store';
-import { isRecord } from '../store/files';
-import { allOrNothing } from '../store/transaction';
-import { mapBounded } from '../store/bounded';
+import { isRecord } from '../storage/json-files';
+import { allOrNothing } from '../storage/transaction';
+import { mapBounded } from '../storage/bounded';
 import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas/schemas';
 import type { DecisionRecord } from '../records';

@@ -4,7 +4,7 @@
  * cost does not grow with the history before it.
  */
 import type { FolderStore } from '../engine/folder-store';
-import { byTime, firstAfter } from '../store/loaded-files';
+import { byTime, firstAfter } from '../storage/files/loaded-files';
 import { TwiningError } from '../errors';
 import { InputOf, isUlid } from '../schemas/schemas';
 import { normaliseSnapshot, snapshotIntegrity } from '../rules/snapshot';

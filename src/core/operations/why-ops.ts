@@ -27,7 +27,7 @@
 import type { FolderStore } from '../engine/folder-store';
 import type { InputOf } from '../schemas/schemas';
 import { isUlid } from '../schemas/schemas';
-import { mapBounded } from '../store/bounded';
+import { mapBounded } from '../storage/bounded';
 import { decisionAffects, newestFirst } from '../rules/why';
 import { estimateTokens, tokensForLength } from '../rules/assembly';
 import { readDecisionRecord } from './decision-ops';

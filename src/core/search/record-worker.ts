@@ -5,15 +5,15 @@
  * fields search indexes, or null for a file it could not read as a JSON object: the engine then
  * reads that one itself and says what is wrong with it.
  */
-import { readTextSync } from '../store/read-file';
+import { readTextSync } from '../storage/read-file';
 import { parentPort, workerData } from 'worker_threads';
-import { isRecord } from '../store/files';
+import { isRecord } from '../storage/json-files';
 import { INDEXED_FIELDS, type IndexedFields } from './record-reader';
 
 function read(file: string): IndexedFields | null {
   let text: string | undefined;
   try {
-    // Bounded (store/read-file.ts): a FIFO, a device or an oversized file where a record belongs
+    // Bounded (storage/read-file.ts): a FIFO, a device or an oversized file where a record belongs
     // is left to the engine, which refuses it with a message.
     text = readTextSync(file, 'record');
   } catch {

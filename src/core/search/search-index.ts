@@ -17,7 +17,7 @@
 import type { BlackboardEntry, DecisionIndexEntry, DecisionRecord } from '../records';
 import type { ParsedInputOf } from '../schemas/schemas';
 import { overlaps } from '../scope';
-import { mapBounded } from '../store/bounded';
+import { mapBounded } from '../storage/bounded';
 import type { IndexedFields } from './record-reader';
 import type { SearchText, TextIndex } from './text-index';
 import { grow } from './typed-arrays';

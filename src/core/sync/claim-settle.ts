@@ -6,7 +6,7 @@
  * with the reason, and goes out released. Every clone then names the same holder.
  */
 import { ClaimClock, ClaimRecord, claimConflicts, isClaim } from '../rules/claims';
-import { claimsInLogText } from '../store/claim-log';
+import { claimsInLogText } from '../storage/claim-log';
 
 export interface LostClaim {
   id: string;

@@ -14,7 +14,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { SessionState } from '../records';
 import type { TreeEntry } from './record-tree';
-import { ensureSessionsDir, fileSafe, listSessionStates, readJsonFile, sessionsDir, writeJsonFile } from '../store/session-files';
+import { ensureSessionsDir, fileSafe, listSessionStates, readJsonFile, sessionsDir, writeJsonFile } from '../storage/session-files';
 
 /** The tree folder of the snapshots. */
 export const SESSIONS_TREE = 'sessions';

@@ -2,13 +2,13 @@
  * Each record file's parts and their blob ids, kept between syncs so an incremental sync does not
  * cut and hash the whole record again. Kept in `.git/twining/parts.json` (the common git
  * directory, never committed), one row per file, keyed by the file's version stamp
- * (store/version-stamp.ts: the store's one definition of "changed"):
+ * (storage/version-stamp.ts: the store's one definition of "changed"):
  *
  *   - same stamp: the file did not change, its parts and ids are taken as they are;
  *   - a JSONL file appended to: every part but the last is kept and only the rest is cut and
  *     hashed; appending entries costs what was appended. "Appended to" is the store's own rule for
- *     reading a log on from where it stopped (store/jsonl.ts): the same file (its identity: every
- *     rewrite of the record replaces the file, store/files.ts writeAtomic), not shorter, and its
+ *     reading a log on from where it stopped (storage/files/jsonl.ts): the same file (its identity: every
+ *     rewrite of the record replaces the file, storage/json-files.ts writeAtomic), not shorter, and its
  *     bytes unchanged at its start and just before the old end: here its first and its last kept
  *     part, checked whole against their blob ids (or the bytes held), so the cost does not grow
  *     with the file;
@@ -27,7 +27,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
-import { stampOf, VersionStamp } from '../store/version-stamp';
+import { stampOf, VersionStamp } from '../storage/version-stamp';
 import { isJsonl, splitParts } from './record-files';
 import { blobId, Repo } from './record-tree';
 
@@ -93,7 +93,7 @@ interface Held {
   arena: Buffer;
 }
 
-/** A file's identity (device and inode) from its version stamp (store/version-stamp.ts stampOf). */
+/** A file's identity (device and inode) from its version stamp (storage/version-stamp.ts stampOf). */
 const identityIn = (stamp: VersionStamp | undefined) => stamp?.split(':', 2).join(':');
 
 /** The byte ranges of the first and the last of `parts` ([id, length] in order): what "appended to" checks. */

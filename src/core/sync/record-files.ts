@@ -15,7 +15,7 @@
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { stampOf } from '../store/version-stamp';
+import { stampOf } from '../storage/version-stamp';
 
 export type SyncLayout = 'files' | 'sqlite';
 

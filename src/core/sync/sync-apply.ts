@@ -9,15 +9,15 @@ import * as path from 'path';
 import type { FolderStore, LockTarget } from '../engine/folder-store';
 import { TwiningError } from '../errors';
 import { mergeTwiningTexts } from '../merge/merge-file';
-import { assertWritesStayInside } from '../store/layout';
-import { writeAtomic } from '../store/files';
-import { claimsFileOf } from '../store/claims-file';
+import { assertWritesStayInside } from '../storage/layout';
+import { writeAtomic } from '../storage/json-files';
+import { claimsFileOf } from '../storage/claims-file';
 import { removable } from './record-files';
 
 /** The lock a record file is written under, as the operations take it. */
 function lockFor(ctx: FolderStore, rel: string): LockTarget | undefined {
   if (rel === 'claims/claims.jsonl') return [claimsFileOf(ctx.layout.dir), ''];
-  if (ctx.twoX) return undefined; // records/ files are written whole, as a git pull writes them
+  if (ctx.sqlite) return undefined; // records/ files are written whole, as a git pull writes them
   if (rel.startsWith('decisions/')) return ctx.locks.decisionIndex;
   if (rel.startsWith('handoffs/')) return ctx.locks.handoffIndex;
   if (rel === 'blackboard.jsonl') return ctx.locks.blackboard;

@@ -11,7 +11,7 @@
  */
 import * as os from 'os';
 import * as path from 'path';
-import { stampOfFile } from '../store/version-stamp';
+import { stampOfFile } from '../storage/version-stamp';
 import { gitText, runGit } from './sync-git';
 import type { Repo } from './record-tree';
 

@@ -1,4 +1,4 @@
-import { claimsInLogText } from '../store/claim-log';
+import { claimsInLogText } from '../storage/claim-log';
 
 /** What a sync brought in and sent out, counted by kind of record, for its report. */
 export interface SyncCounts {

@@ -21,7 +21,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { FolderStore } from '../engine/folder-store';
 import { TwiningError } from '../errors';
-import { withLock } from '../store/lock';
+import { withLock } from '../storage/lock';
 import { settleGraph } from '../operations/graph-ops';
 import { gitText, runGit } from './sync-git';
 import { syncEnded } from './git-launcher';
@@ -34,7 +34,7 @@ import { SpareImport, identityEnv } from './record-commit';
 import { listTreeOnce, partsOf, readRefs, remember, seedListing, treePathOf } from './sync-reads';
 import { receiveSessions } from './clone-sessions';
 import { attributeIncoming } from './origins';
-import { claimsInLogText } from '../store/claim-log';
+import { claimsInLogText } from '../storage/claim-log';
 import { pushUrlOf, setLocal } from './sync-config';
 import { refused } from './remote-checks';
 import { BASE_REF, BEFORE_REF, BRANCH, REMOTE_REF, SyncState, cloneIdentity, readState, repoOf, signatureOf, writeState } from './sync-state';
@@ -78,7 +78,7 @@ export interface SyncReport {
 const MAX_ATTEMPTS = 8;
 
 export function layoutOf(ctx: FolderStore): SyncLayout {
-  return ctx.twoX ? 'sqlite' : 'files';
+  return ctx.sqlite ? 'sqlite' : 'files';
 }
 
 /** The repository of the engine's folder, or an error saying sync needs one. */

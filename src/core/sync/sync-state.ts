@@ -13,7 +13,7 @@ import { runGit } from './sync-git';
 import { setLocal, syncConfig } from './sync-config';
 import { JSONL_FILES, SyncLayout, listLocalRecords, stampsOf } from './record-files';
 import type { Repo } from './record-tree';
-import { isTwoXFolder } from '../store/two-x-folder';
+import { isSqliteFolder } from '../storage/sqlite/sqlite-detect';
 
 /** The branch the record lives on at the remote: a branch, because every hosting service accepts one (README: Sync across machines). */
 export const BRANCH = 'twining/record';
@@ -133,7 +133,7 @@ export async function cloneIdentity(repo: Repo): Promise<{ id: string; label: st
   return { id, label };
 }
 
-/** Each synced file's version stamp (store/version-stamp.ts), to tell what changed since. */
+/** Each synced file's version stamp (storage/version-stamp.ts), to tell what changed since. */
 export async function signatureOf(dir: string, layout: SyncLayout): Promise<Record<string, string>> {
   await listLocalRecords(dir, layout); // stats only: nothing is read
   return Object.fromEntries(stampsOf(dir));
@@ -160,7 +160,7 @@ export async function syncStatus(dir: string): Promise<SyncStatus> {
   const remote = config.get('twining.sync.remote');
   const clone = config.get('twining.sync.label');
   if (!enabled) return { enabled, ref: BRANCH, pending: 0, message: 'sync is not set up: run `twining sync` (or Twining: Sync) once in this clone' };
-  const layout: SyncLayout = isTwoXFolder(dir) ? 'sqlite' : 'files';
+  const layout: SyncLayout = isSqliteFolder(dir) ? 'sqlite' : 'files';
   const pending = (await pendingFiles(dir, layout, state).catch(() => [])).length;
   const when = state.last_sync_at ? `last synced ${state.last_sync_at}` : 'never synced';
   const message = state.last_error

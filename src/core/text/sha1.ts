@@ -1,7 +1,7 @@
 /**
  * SHA-1 of a short text, in hex, without Node's `crypto`: loading that module (and the stream
  * modules it brings) is most of what a PreToolUse hook process spent beyond its own start, for
- * one hash of a bucket name (store/session-files.ts's fileSafe). Gives exactly what
+ * one hash of a bucket name (storage/session-files.ts's fileSafe). Gives exactly what
  * `createHash('sha1').update(text).digest('hex')` gives (a unit test holds the two equal), so the
  * names of files written before stay the same. Not for large inputs: it copies the text's bytes once.
  */

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { TwiningEngine } from '../../core';
-import { mapBounded } from '../../core/store/bounded';
+import { mapBounded } from '../../core/storage/bounded';
 import type { TwiningSession } from '../session';
 import type { TwiningFolder } from '../model/folders';
 import { ContinuePromptFacts, continuePrompt } from '../present/continue-prompt';

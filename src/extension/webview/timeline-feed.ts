@@ -2,7 +2,7 @@
  * What the timeline webview is sent for one folder. The feed holds the timeline's items
  * (webview/shared/timeline-window.ts) and answers the page's queries with the window it looks at: at
  * most one marker per lane and column, bars, counts and a density of the rest, never the history.
- * The engine reads the blackboard incrementally (store/jsonl.ts keeps every parsed line and
+ * The engine reads the blackboard incrementally (storage/files/jsonl.ts keeps every parsed line and
  * appends new ones), so after a change the feed adds the entries past the last one it took, and
  * sends the page's window again: the history is neither re-read from disk nor sent. A rewritten
  * file (dismiss, archive, checkout) makes a new list, and then the items are built again.
@@ -13,7 +13,7 @@
 import type { AgentRecord, BlackboardEntry, DecisionIndexEntry, HandoffIndexLine, TwiningEngine } from '../../core';
 import type { ChangeKind } from '../model/change-kinds';
 import type { TwiningFolder } from '../model/folders';
-import { mapBounded } from '../../core/store/bounded';
+import { mapBounded } from '../../core/storage/bounded';
 import {
   byTime,
   decisionLookup,

@@ -14,12 +14,12 @@ import { inBackground, log, messageOf } from '../log';
 import { TimelineFeed } from './timeline-feed';
 import { onFolderChange } from './folder-changes';
 import { escapeHtml, webviewHtml, webviewOptions } from './webview-html';
-import { KeptState } from './kept-state';
+import { PageStateFile } from './page-state-file';
 import { newerState, type FromWebview, type TimelineMark, type TimelineState, type ToWebview } from '../../webview/shared/timeline-messages';
 
 export const TIMELINE_VIEW_TYPE = 'twining.timeline';
-/** The name of the file in the workspace's storage that keeps the page's state (kept-state.ts). */
-const KEPT_STATE = 'timeline-state';
+/** The name of the file in the workspace's storage that keeps the page's state (page-state-file.ts). */
+const PAGE_STATE_FILE = 'timeline-state';
 
 /** The last first-paint the page reported (benchmarks and host tests read it through the test hooks). */
 export interface PaintReport {
@@ -51,8 +51,8 @@ export class TimelinePanel implements vscode.Disposable {
   private relationsDue = false;
   /** The way to the first paint (a few array pushes; dropped with it): the benchmark reads them with the paint. */
   private startMarks: TimelineMark[] | undefined;
-  /** The page's state as the extension keeps it (kept-state.ts), for a reload that outruns the workbench's copy. */
-  private readonly kept: KeptState<TimelineState>;
+  /** The page's state as the extension keeps it (page-state-file.ts), for a reload that outruns the workbench's copy. */
+  private readonly stateFile: PageStateFile<TimelineState>;
 
   /** Opens the timeline (or shows the open one) for `folder`, or the first folder with `.twining/`. */
   static async show(ctx: TwiningSession, folder?: TwiningFolder): Promise<TimelinePanel> {
@@ -79,7 +79,7 @@ export class TimelinePanel implements vscode.Disposable {
    */
   static async revive(panel: vscode.WebviewPanel, ctx: TwiningSession, state: TimelineState | undefined): Promise<TimelinePanel> {
     panel.webview.options = webviewOptions(ctx.extensionUri);
-    const restored = newerState(state, await KeptState.in<TimelineState>(ctx.storageUri, KEPT_STATE).read());
+    const restored = newerState(state, await PageStateFile.in<TimelineState>(ctx.storageUri, PAGE_STATE_FILE).read());
     const folder = ctx.folders.all().find(f => f.key === restored?.folder);
     TimelinePanel.current?.dispose();
     return (TimelinePanel.current = new TimelinePanel(panel, ctx, folder, [], restored !== state ? restored : undefined));
@@ -99,7 +99,7 @@ export class TimelinePanel implements vscode.Disposable {
     state?: TimelineState,
   ) {
     this.startMarks = marks;
-    this.kept = KeptState.in<TimelineState>(ctx.storageUri, KEPT_STATE);
+    this.stateFile = PageStateFile.in<TimelineState>(ctx.storageUri, PAGE_STATE_FILE);
     panel.iconPath = vscode.Uri.joinPath(ctx.extensionUri, 'media', 'twining.svg');
     const given = state ? ` data-state="${escapeHtml(JSON.stringify(state))}"` : '';
     panel.webview.html = webviewHtml(panel.webview, ctx.extensionUri, {
@@ -188,7 +188,7 @@ export class TimelinePanel implements vscode.Disposable {
         inBackground('Timeline: opening a record', this.open(message.ref.type, message.ref.id));
         break;
       case 'state':
-        this.kept.keep(message.state);
+        this.stateFile.keep(message.state);
         break;
       case 'showGraph':
         void vscode.commands.executeCommand('twining.showGraph', { id: message.decisionId, folder: this.feed?.folder.root });

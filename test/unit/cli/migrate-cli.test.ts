@@ -1,7 +1,7 @@
 /**
  * `twining migrate` where the runtime has no node:sqlite (the CLI on Node 20): it refuses, naming
  * the Node version and writing nothing, while `--dry-run` still says what a run would write; and
- * the config.yml edit both directions make (src/core/store/migrate-config.ts): only the two values
+ * the config.yml edit both directions make (src/core/migrate/migrate-config.ts): only the two values
  * change in the text, as twining-mcp's config-edit.ts sets them (75b67af2). Runs under any Node:
  * the CLI is started without node:sqlite (`--no-experimental-sqlite` where the Node has it).
  */
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as yaml from 'js-yaml';
 import { spawnSync } from 'child_process';
-import { editConfigText } from '../../../src/core/store/migrate-config';
+import { editConfigText } from '../../../src/core/migrate/migrate-config';
 import { CLI_JS, changedFiles, fixtureProject, snapshotTree, tempProject, tw } from '../../support/tmp';
 import { hasSqlite, twoXFrom1x } from '../../support/twining-mcp-2x';
 

@@ -36,7 +36,7 @@ async function ok(client: Client, name: string, args: Record<string, unknown> = 
 }
 
 /** A twining-mcp 2.x folder made from the reference fixture (rows and record files). */
-function twoXProject(): string {
+function sqliteProject(): string {
   const one = fixtureProject();
   const two = tempProject();
   twoXFrom1x(tw(one), tw(two));
@@ -65,7 +65,7 @@ function assertKept(d: Record<string, any>, where: string): void {
 
 describe('twining-mcp 2.16 surface over MCP, 2.x folder, and the new fields through both layouts', { skip }, () => {
   test('decide, amend and why on twining.db; rows and record files agree; kept after a restart, in a fresh clone, and through migrate --reverse and forward', async () => {
-    const root = twoXProject();
+    const root = sqliteProject();
     let client = await connect(root);
     let id = '';
     try {
@@ -143,7 +143,7 @@ describe('twining-mcp 2.16 surface over MCP, 2.x folder, and the new fields thro
   });
 
   test("2.x folder: archive keeps open needs and warnings unless told; repair_index says there is no index; migrate_status and exchange_status; why's budget and lineage as on 1.x", async () => {
-    const root = twoXProject();
+    const root = sqliteProject();
     const client = await connect(root);
     try {
       const warning = await ok(client, 'twining_post', { entry_type: 'warning', summary: 'Settlement retries are not idempotent', scope: 'src/pay/' });

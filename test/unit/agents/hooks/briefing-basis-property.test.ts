@@ -1,5 +1,5 @@
 /**
- * SessionStart's briefing brought up to date from its basis (src/core/store/briefing-basis.ts)
+ * SessionStart's briefing brought up to date from its basis (src/core/storage/derived/briefing-basis.ts)
  * equals a fresh engine's briefing, over random histories on a 1.x folder: an agent starts a
  * session (the engine assembles and keeps the briefing and its basis), then other agents append
  * (warnings, needs, questions, findings, answers resolving earlier entries, status posts, their own
@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import { openWorkspace } from '../../../../src/core';
 import { startSession } from '../../../../src/agents/session-start/session-start';
-import { updateBriefing } from '../../../../src/core/store/briefing-cache';
+import { updateBriefing } from '../../../../src/core/storage/derived/briefing-cache';
 import { briefingText } from '../../../../src/core/text/briefing-text';
 import { prng } from '../../../support/prng';
 import { tempProject, tw } from '../../../support/tmp';

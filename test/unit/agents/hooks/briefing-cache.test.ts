@@ -1,10 +1,10 @@
 /**
- * SessionStart's briefing cache (src/core/store/briefing-cache.ts), run as a host runs the hook: a
+ * SessionStart's briefing cache (src/core/storage/derived/briefing-cache.ts), run as a host runs the hook: a
  * second session start of the same agent on a folder nobody wrote to is answered with the same
  * briefing by dist/hook.js alone (a copy of it without dist/core.js beside it answers, so the
  * engine is not loaded), records the new briefing, and any write to the folder makes the next
  * start assemble again with what changed; lines another agent appended since are brought into the
- * briefing from its basis (src/core/store/briefing-basis.ts), again without the engine.
+ * briefing from its basis (src/core/storage/derived/briefing-basis.ts), again without the engine.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -34,7 +34,7 @@ const editJwt = (root: string, session: string) =>
   });
 
 /** A new, empty 2.x folder (as twining-mcp makes for every new project). */
-async function emptyTwoX(): Promise<string> {
+async function emptySqliteFolder(): Promise<string> {
   const one = tempProject();
   await (await openWorkspace(one, quiet)).init();
   const two = tempProject('two-x-project');
@@ -44,7 +44,7 @@ async function emptyTwoX(): Promise<string> {
 
 describe('hooks on a twining-mcp 2.x folder', { skip }, () => {
   test('PreToolUse on an edit tells of the warning on the file and the decision on its folder, as twining why does', async () => {
-    const root = await emptyTwoX();
+    const root = await emptySqliteFolder();
     const engine = await openWorkspace(root, quiet);
     const warning = await engine.post({ entry_type: 'warning', summary: 'jwt.ts trusts the alg header', scope: 'src/auth/jwt.ts', agent_id: 'reviewer' });
     const decided = await engine.decide({
@@ -71,7 +71,7 @@ describe('hooks on a twining-mcp 2.x folder', { skip }, () => {
   });
 
   test("PreToolUse sees what twining-mcp itself wrote since the hook's last answer", async () => {
-    const root = await emptyTwoX();
+    const root = await emptySqliteFolder();
     const engine = await openWorkspace(root, quiet);
     await engine.post({ entry_type: 'warning', summary: 'first warning', scope: 'src/auth/', agent_id: 'reviewer' });
     const first = hook(root, 'PreToolUse', editJwt(root, 's1'));

@@ -11,7 +11,7 @@ import { execFileSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
 import { canonicalTimestamp } from '../../../../src/core/timestamps';
 import { parseConfig } from '../../../../src/core/engine/config';
-import { readTextIfExists } from '../../../../src/core/store/files';
+import { readTextIfExists } from '../../../../src/core/storage/json-files';
 import { fixtureProject, tempProject, tw, snapshotTree, changedFiles, rejectsWith as rejects } from '../../../support/tmp';
 
 const FIXTURE_ENTRIES = 14;

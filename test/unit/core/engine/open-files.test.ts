@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import { openWorkspace } from '../../../../src/core';
-import { mapBounded } from '../../../../src/core/store/bounded';
+import { mapBounded } from '../../../../src/core/storage/bounded';
 import { at, emptyProject } from '../../../support/fixture';
 import { CLI_JS, tw } from '../../../support/tmp';
 

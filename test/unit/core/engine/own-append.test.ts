@@ -1,5 +1,5 @@
 /**
- * A post's line taken into the engine's copy of the blackboard as it is written (store/jsonl.ts
+ * A post's line taken into the engine's copy of the blackboard as it is written (storage/files/jsonl.ts
  * takeAppended): the engine holds the file as written without reading it back, and what it holds
  * stays what the file says when other writers (another process, another engine) append between
  * its posts, or when the file's last line was torn by a killed writer.

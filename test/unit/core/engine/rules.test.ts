@@ -5,8 +5,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace, overlaps, normaliseTags, livenessOf, snapshotDigest, isTwiningError } from '../../../../src/core';
 import { parseConfig, defaultConfigYaml } from '../../../../src/core/engine/config';
-import { JsonlFile } from '../../../../src/core/store/jsonl';
-import { GITIGNORE } from '../../../../src/core/store/layout';
+import { JsonlFile } from '../../../../src/core/storage/files/jsonl';
+import { GITIGNORE } from '../../../../src/core/storage/layout';
 import { at, emptyProject, read, readJson, readLines, referenceProject } from '../../../support/fixture';
 
 const T0 = '2026-11-22T10:00:00.000Z';

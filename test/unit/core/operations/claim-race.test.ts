@@ -13,7 +13,7 @@ import { spawn, ChildProcess } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
 import { targetsOverlap } from '../../../../src/core/rules/claim-paths';
 import { isClaim, viewOf } from '../../../../src/core/rules/claims';
-import { readClaimLogSync } from '../../../../src/core/store/claim-log';
+import { readClaimLogSync } from '../../../../src/core/storage/claim-log';
 import { lockDirs, ownerRecords, tempProject } from '../../../support/tmp';
 import { prng } from '../../../support/prng';
 

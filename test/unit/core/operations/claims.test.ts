@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { openWorkspace } from '../../../../src/core';
-import { checkPath, lapsedClaimsOf } from '../../../../src/core/store/claims-file';
+import { checkPath, lapsedClaimsOf } from '../../../../src/core/storage/claims-file';
 import { CLI_JS, fixtureProject, rejectsWith, tempProject } from '../../../support/tmp';
 import { INSTRUCTIONS } from '../../../../src/mcp/instructions';
 

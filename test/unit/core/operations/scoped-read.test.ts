@@ -1,5 +1,5 @@
 /**
- * twining_read with a scope goes through the positions kept per scope (store/scope-positions.ts):
+ * twining_read with a scope goes through the positions kept per scope (storage/files/scope-positions.ts):
  * it must return exactly what the filter of docs/format.md §Reading the blackboard returns (types, then scope overlap,
  * total_count before the limit, the last N oldest first), after appends and rewrites too.
  */

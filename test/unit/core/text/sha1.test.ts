@@ -1,13 +1,13 @@
 /**
  * The hook's SHA-1 (src/core/text/sha1.ts) gives what Node's crypto gives, so the file names it
- * makes (store/session-files.ts's fileSafe: hook index buckets, session states of unsafe ids) are
+ * makes (storage/session-files.ts's fileSafe: hook index buckets, session states of unsafe ids) are
  * the names written before it: texts of every length around the block boundaries, ASCII and not.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'crypto';
 import { sha1Hex } from '../../../../src/core/text/sha1';
-import { fileSafe } from '../../../../src/core/store/session-files';
+import { fileSafe } from '../../../../src/core/storage/session-files';
 import { prng } from '../../../support/prng';
 
 const nodeSha1 = (text: string) => createHash('sha1').update(text).digest('hex');
