@@ -4,10 +4,13 @@
  * and --posts (20000), medians over --runs (default 5):
  *  - `twining why <file>` from a new process (the CLI, as an agent's shell runs it), 2.x against
  *    1.x, interleaved, and their ratio;
- *  - reopen: the engine opened and its first view read (refresh, the decision list, the last 50
- *    entries, status), each engine closed before the next open; the opens after the first, 2.x
- *    against 1.x, and their ratio (the first open of each is printed apart), in wall time and in
- *    the engine thread's CPU time (Node 23.9+), which the machine's other load changes far less;
+ *  - reopen, as a window reopening the folder does it: a new process (bench/reopen-runner.js) loads
+ *    the engine, opens the folder and reads its first view (refresh, the decision list, the last
+ *    50 entries, status); the open + first view after the engine's load, 2.x against 1.x, and
+ *    their ratio, in wall time and in that thread's CPU time (Node 23.9+), which the machine's
+ *    other load changes far less;
+ *  - the same open again in this process (an engine closed and opened on the folder, each after
+ *    the first: what a process keeps from its last read helps here and nowhere else);
  *  - one write by another process seen (a post: a row + its record file, or a 1.x line) through
  *    refresh(paths);
  *  - our own writes: an open engine's first post and the one after it, and `twining post` from a
@@ -16,7 +19,7 @@
  * this one, for a before/after of the same rows. Prints os.loadavg() with the figures. Needs
  * node:sqlite (Node 22.13+): under an older Node it says so and measures nothing.
  *
- *   node bench/two-x.js [--decisions 3000] [--posts 20000] [--runs 5] [--before ../main/dist]
+ *   node bench/two-x.js [--decisions 3000] [--posts 20000] [--runs 5] [--before ../main/dist] [--only reopen]
  */
 const fs = require('fs');
 const os = require('os');
@@ -35,6 +38,8 @@ try {
 const DECISIONS = Number(arg('--decisions', 3000));
 const POSTS = Number(arg('--posts', 20000));
 const RUNS = Number(arg('--runs', 5));
+/** `--only reopen`: the new-process reopen alone (the other figures take several minutes). */
+const ONLY = arg('--only', undefined);
 const BEFORE = arg('--before', undefined);
 /** The builds measured: this one, and with --before another one's dist/. */
 const BUILDS = [['this', path.join(__dirname, '..', 'dist')], ...(BEFORE ? [['before', path.resolve(BEFORE)]] : [])];
@@ -57,6 +62,7 @@ const sorted = v =>
       : v;
 const recordText = v => JSON.stringify(sorted(v), null, 2) + '\n';
 const { ulid, fieldDecision, indexEntryOf } = require('./field-records');
+const { firstView } = require('./reopen-runner');
 
 function records() {
   const base = Date.parse('2026-01-01T00:00:00.000Z');
@@ -120,15 +126,6 @@ PRAGMA user_version = 1;`);
   }
   fs.mkdirSync(path.join(dir, 'records', 'decisions'), { recursive: true });
   for (const x of decisions) fs.writeFileSync(path.join(dir, 'records', 'decisions', `${x.id}.json`), recordText(x));
-}
-
-async function firstView(core, root) {
-  const engine = await core.openWorkspace(root, { warn: () => undefined });
-  await engine.refresh();
-  await engine.decisions({});
-  await engine.read({ limit: 50 });
-  await engine.status({});
-  return engine;
 }
 
 async function writeSeen(root, engine, kind, i) {
@@ -197,6 +194,26 @@ function whyProcess(dist, root, file) {
   fs.copyFileSync(path.join(two, '.twining', 'config.yml'), path.join(clone, '.twining', 'config.yml'));
   console.log(`two-x: ${DECISIONS} decisions, ${POSTS} posts, ${RUNS} runs (medians); load average before ${load()}`);
   const file = 'src/m7/f7.ts';
+  const layouts = [
+    ['1.x files', one, '1.x'],
+    ['2.x twining.db', two, '2.x'],
+    ['2.x records/ only', clone, undefined],
+  ];
+  if (ONLY !== 'reopen') whyRows(one, two, file);
+  reopenRows(layouts);
+  if (ONLY !== 'reopen') {
+    await againRows(layouts);
+    await writeRows(layouts);
+  }
+  console.log(`  load average after ${load()}`);
+  fs.rmSync(base, { recursive: true, force: true });
+})().catch(error => {
+  console.error(error);
+  process.exit(1);
+});
+
+/** `twining why <file>` from a new process on each layout. */
+function whyRows(one, two, file) {
   // The first runs: the files in the page cache.
   for (const [, dist] of BUILDS) {
     whyProcess(dist, one, file);
@@ -218,12 +235,38 @@ function whyProcess(dist, root, file) {
     const b = median(why.get(`${name} 1.x`));
     console.log(`  ${name.padEnd(6)} twining why ${file} (new process): 2.x ${a} ms, 1.x ${b} ms, ratio ${ratio(a, b)}`);
   }
-  // Reopen: open + first view, every build and layout in turn in each round; then another process's post seen.
-  const layouts = [
-    ['1.x files', one, '1.x'],
-    ['2.x twining.db', two, '2.x'],
-    ['2.x records/ only', clone, undefined],
-  ];
+}
+
+/** The reopen from a new process, as a window reopening the folder. */
+function reopenRows(layouts) {
+  // Reopen: a new process per open + first view, every build and layout in turn in each round.
+  const reopens = new Map();
+  const runner = path.join(__dirname, 'reopen-runner.js');
+  for (let r = 0; r < RUNS + 1; r++)
+    for (const [name, dist] of BUILDS)
+      for (const [label, root] of layouts) {
+        const child = spawnSync(process.execPath, [runner, dist, root], { encoding: 'utf8' });
+        if (child.status !== 0) throw new Error(`reopen of ${root} failed (${child.status}): ${child.stderr}`);
+        if (r === 0) continue; // the first round: the files in the page cache
+        const key = `${name} ${label}`;
+        reopens.set(key, [...(reopens.get(key) ?? []), JSON.parse(child.stdout)]);
+      }
+  for (const [name] of BUILDS) {
+    const of = (label, field) => median(reopens.get(`${name} ${label}`).map(x => x[field] ?? NaN));
+    for (const [label] of layouts)
+      console.log(
+        `  ${name.padEnd(6)} ${label.padEnd(18)} reopen (new process: open + first view) ${of(label, 'openMs')} ms, thread CPU ${of(label, 'cpuMs')} ms (the engine's load before it ${of(label, 'loadMs')} ms)`,
+      );
+    const [a, b] = [of('2.x twining.db', 'openMs'), of('1.x files', 'openMs')];
+    const [ca, cb] = [of('2.x twining.db', 'cpuMs'), of('1.x files', 'cpuMs')];
+    const cpu = Number.isNaN(ca) ? '' : `; thread CPU ${ca} ms against ${cb} ms, ratio ${ratio(ca, cb)}`;
+    console.log(`  ${name.padEnd(6)} reopen (new process) 2.x / 1.x: ${a} ms against ${b} ms, ratio ${ratio(a, b)}${cpu}`);
+  }
+}
+
+/** The same open again in this process, then another process's post seen by the open engine. */
+async function againRows(layouts) {
+  // The same open again in this process (engines closed between opens); then another process's post seen.
   const opens = new Map();
   const cpus = new Map();
   const seens = new Map();
@@ -252,16 +295,20 @@ function whyProcess(dist, root, file) {
       const key = `${name} ${label}`;
       const open = opens.get(key);
       console.log(
-        `  ${name.padEnd(6)} ${label.padEnd(18)} reopen (open + first view) ${median(open.slice(1))} ms (the first open: ${Math.round(open[0] * 100) / 100} ms)${kind ? `; another process's post seen ${median(seens.get(key))} ms` : ''}`,
+        `  ${name.padEnd(6)} ${label.padEnd(18)} open again in this process ${median(open.slice(1))} ms (the first open: ${Math.round(open[0] * 100) / 100} ms)${kind ? `; another process's post seen ${median(seens.get(key))} ms` : ''}`,
       );
     }
     const a = median(opens.get(`${name} 2.x twining.db`).slice(1));
     const b = median(opens.get(`${name} 1.x files`).slice(1));
     const ca = median(cpus.get(`${name} 2.x twining.db`).slice(1));
     const cb = median(cpus.get(`${name} 1.x files`).slice(1));
-    const cpu = Number.isNaN(ca) ? '' : `; the engine thread's CPU time ${ca} ms against ${cb} ms, ratio ${ratio(ca, cb)}`;
-    console.log(`  ${name.padEnd(6)} reopen 2.x / 1.x ratio ${ratio(a, b)}${cpu}`);
+    const cpu = Number.isNaN(ca) ? '' : `; thread CPU ${ca} ms against ${cb} ms, ratio ${ratio(ca, cb)}`;
+    console.log(`  ${name.padEnd(6)} open again in this process 2.x / 1.x ratio ${ratio(a, b)}${cpu}`);
   }
+}
+
+/** Our own posts: an open engine's first and next, and `twining post` from a new process. */
+async function writeRows(layouts) {
   // Our own writes: an engine's first post (a 2.x folder's first write of the process) and the next one, then a new process's post.
   const writes = new Map();
   const note = (key, ms) => writes.set(key, [...(writes.get(key) ?? []), ms]);
@@ -295,9 +342,4 @@ function whyProcess(dist, root, file) {
         `  ${name.padEnd(6)} ${label.padEnd(18)} post: an engine's first ${m('first')} ms, the next ${m('next')} ms; \`twining post\` (new process) ${m('cli')} ms`,
       );
     }
-  console.log(`  load average after ${load()}`);
-  fs.rmSync(base, { recursive: true, force: true });
-})().catch(error => {
-  console.error(error);
-  process.exit(1);
-});
+}

@@ -26,6 +26,7 @@ import { ingestRecordsTree, readRecordsTree } from '../store/records-ingest';
 import { DbSource, Item, STATE_KINDS, StateKind, TwoXState } from '../store/two-x-state';
 import { indexEntryOf, indexLineOf } from '../store/index-lines';
 import type { HandoffRecord } from '../records';
+import { copyItem } from '../store/sqlite-tables';
 import { mapParallel } from '../store/parallel-io';
 import { backUpConfig, editConfigText, writeConfig } from '../store/migrate-config';
 import { MigrateReport, checkFolder, describeConfigChange, files, oneXLockTargets, shown, stoppedError } from './migrate-common';
@@ -40,7 +41,7 @@ async function simulated(dir: string, state: TwoXState, warn: (m: string) => voi
     for (const item of tree.sorted(kind)) {
       const row = rows.get(item.id);
       if (row && recordText(row.value) === recordText(item.value)) continue;
-      state.apply({ kind, id: item.id, item: { ...item, order: row?.order ?? item.order, index: undefined } });
+      state.apply({ kind, id: item.id, item: { ...copyItem(item), order: row?.order ?? item.order, index: undefined } });
     }
   }
 }
@@ -57,7 +58,7 @@ function oneXFiles(state: TwoXState): { records: Map<string, string>; files: Map
   const records = new Map<string, string>();
   for (const d of state.sorted('decisions')) records.set(path.join('decisions', `${d.id}.json`), toJsonText(d.value));
   for (const h of state.sorted('handoffs')) records.set(path.join('handoffs', `${h.id}.json`), toJsonText(h.value));
-  const lines = (items: Item[], line: (item: Item) => string) => items.map(i => line(i) + '\n').join('');
+  const lines = (items: readonly Item[], line: (item: Item) => string) => items.map(i => line(i) + '\n').join('');
   const values = (kind: StateKind) => toJsonText(state.sorted(kind).map(i => i.value));
   const handoffLine = (h: Item) => h.index ?? JSON.stringify(indexLineOf(h.value as unknown as HandoffRecord, h.value.acknowledged_by !== undefined));
   const files = new Map<string, string>();

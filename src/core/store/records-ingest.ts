@@ -13,6 +13,7 @@ import type { SqliteDatabase } from './sqlite-db';
 import { RECORD_KINDS, RecordKind, kindDir } from './records-dir';
 import { recordText } from './record-text';
 import { Item, RecordsSource, TwoXState } from './two-x-state';
+import { copyItem } from './sqlite-tables';
 import { TABLE, handoffIndexData, writeRow } from './two-x-rows';
 
 export interface IngestStats {
@@ -81,7 +82,7 @@ export async function ingestRecordsTree(
       for (const item of ordered) {
         const row = rows.get(item.id);
         if (row && canonical(String(row.data)) === recordText(item.value)) continue;
-        const copy: Item = { ...item };
+        const copy = copyItem(item);
         if (kind === 'handoffs') copy.index = handoffIndexData(copy, undefined);
         writeRow(db, { kind, id: item.id, item: copy });
         if (row) stats.updated++;

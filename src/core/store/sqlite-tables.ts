@@ -60,6 +60,33 @@ export const tableOf = (kind: StateKind) => TABLES.find(t => t.kind === kind)!;
 /** A row's place in its table as text that sorts as its seq (rowid) does. */
 export const seqOrder = (seq: number | bigint) => String(seq).padStart(16, '0');
 
+/**
+ * A record read from its row: its order is made from its seq when first asked for, since few ever
+ * are (the last of a table, a row read again), rather than a string per row at every open.
+ */
+export class RowItem implements Item {
+  index?: string;
+  private made?: string;
+
+  constructor(
+    public id: string,
+    readonly seq: number,
+    public text: string,
+    public value: StoredRecord,
+  ) {}
+
+  get order(): string {
+    return (this.made ??= seqOrder(this.seq));
+  }
+
+  set order(order: string) {
+    this.made = order;
+  }
+}
+
+/** A record's own copy, as a plain object (`{...item}` would leave a RowItem's order behind). */
+export const copyItem = (item: Item): Item => ({ id: item.id, order: item.order, text: item.text, value: item.value, index: item.index });
+
 export const select = (t: Table) => `SELECT ${t.seq} AS s, ${t.key} AS k, data${t.extra ? `, ${t.extra} AS x` : ''} FROM ${t.table}`;
 
 /** The JSON object a row's text holds, or undefined. */
@@ -111,15 +138,18 @@ export function lastReader(file: string): HeldRecords | undefined {
  * and seqs as JSON arrays. A row of `before` with the same key, text (and index) at the same seq
  * is used as it is. Undefined when the pieces do not come out one per row (a text that is not
  * JSON holds the separator) or a key cannot be put into JSON: the caller reads the rows one by one.
+ * `unique`: every key is text, the same bytes as the string read (no U+FFFD put in for bytes that are
+ * not UTF-8) and no two alike (a count of the distinct keys in the same statement, which the key's
+ * unique index answers without reading the rows): then the items need no map to find a key twice.
  */
 export function readTableWhole(
   db: SqliteDatabase,
   t: Table,
   before: ReadonlyMap<string, Item> | undefined,
   unreadable: (key: unknown) => void,
-): { items: Item[]; last: number } | undefined {
+): { items: Item[]; last: number; unique: boolean } | undefined {
   const sql =
-    `SELECT count(*) AS n, json_group_array(s) AS ss, json_group_array(k) AS ks, group_concat(data, char(1)) AS ds` +
+    `SELECT count(*) AS n, (SELECT count(DISTINCT ${t.key}) FROM ${t.table}) AS u, json_group_array(s) AS ss, json_group_array(k) AS ks, group_concat(data, char(1)) AS ds` +
     `${t.extra ? ', json_group_array(x) AS xs' : ''} FROM (${select(t)} ORDER BY ${t.seq})`;
   let row: Record<string, unknown> | undefined;
   let seqs: unknown, keys: unknown, extras: unknown;
@@ -132,7 +162,7 @@ export function readTableWhole(
     return undefined;
   }
   const n = Number(row?.n);
-  if (n === 0) return { items: [], last: 0 };
+  if (n === 0) return { items: [], last: 0, unique: true };
   const texts = typeof row?.ds === 'string' ? row.ds.split('\u0001') : [];
   if (!Array.isArray(seqs) || !Array.isArray(keys) || texts.length !== n || seqs.length !== n || keys.length !== n) return undefined;
   if (t.extra && (!Array.isArray(extras) || extras.length !== n)) return undefined;
@@ -140,18 +170,19 @@ export function readTableWhole(
   // rows out of seq order are read one by one (not seen: the subquery gives them in order).
   for (let i = 1; i < n; i++) if (!(Number(seqs[i]) > Number(seqs[i - 1]))) return undefined;
   const items: Item[] = [];
+  let unique = Number(row?.u) === n && !String(row?.ks).includes('\uFFFD');
   for (let i = 0; i < n; i++) {
     const seq = Number(seqs[i]);
+    if (typeof keys[i] !== 'string') unique = false;
     const id = String(keys[i]);
     const text = texts[i];
     const index = t.extra ? String((extras as unknown[])[i]) : undefined;
     const known = before?.get(id);
-    // The same seq: its order is seqOrder(seq), compared as a number (no string made for each row).
-    if (known && known.text === text && known.index === index && Number(known.order) === seq) {
+    // The same seq: compared as a number (no string made for each row).
+    if (known && known.text === text && known.index === index && (known instanceof RowItem ? known.seq : Number(known.order)) === seq) {
       items.push(known);
       continue;
     }
-    const order = seqOrder(seq);
     const value = objectOf(text);
     if (!value) {
       unreadable(keys[i]);
@@ -159,15 +190,15 @@ export function readTableWhole(
     }
     // A row read again alone holds its own copy of its text, not a part of this read's whole string
     // (which then goes, where the rest of the rows are the ones read before).
-    const item: Item = { id, order, text: before ? Buffer.from(text).toString() : text, value };
+    const item = new RowItem(id, seq, before ? Buffer.from(text).toString() : text, value);
     if (t.extra) item.index = index;
     items.push(item);
   }
-  return { items, last: Math.max(Number(seqs[n - 1]), 0) };
+  return { items, last: Math.max(Number(seqs[n - 1]), 0), unique };
 }
 
 /** A table's rows one by one, in seq order (what `readTableWhole` cannot read). */
-export function readTableRows(db: SqliteDatabase, t: Table, unreadable: (key: unknown) => void): { items: Item[]; last: number } {
+export function readTableRows(db: SqliteDatabase, t: Table, unreadable: (key: unknown) => void): { items: Item[]; last: number; unique: boolean } {
   const items: Item[] = [];
   let last = 0;
   for (const row of db.prepare(`${select(t)} ORDER BY ${t.seq}`).all()) {
@@ -176,7 +207,7 @@ export function readTableRows(db: SqliteDatabase, t: Table, unreadable: (key: un
     if (item) items.push(item);
     else unreadable(row.k);
   }
-  return { items, last };
+  return { items, last, unique: false };
 }
 
 /** Rows gone, and rows present that `held` lacks (a rowid used again), by their keys only. */

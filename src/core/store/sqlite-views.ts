@@ -92,13 +92,14 @@ class RowLines<T extends object> implements LineSource<T> {
       const line = this.line(item);
       if (line) lines.push(line);
     }
-    if (!appendOnly) {
-      this.records = [];
+    if (appendOnly) for (const line of lines) this.records.push(line);
+    else {
+      // A list of its own: the next appended records go into it, not into the `appended` returned now.
+      this.records = lines.slice();
       this.starts++;
     }
     if (items.length) this.lastOrder = items[items.length - 1].order;
     else if (!appendOnly) this.lastOrder = '';
-    this.records.push(...lines);
     const first = this.fresh;
     this.fresh = false;
     // The first read of nothing is not a change (as a missing 1.x file's).

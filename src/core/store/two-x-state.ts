@@ -43,8 +43,21 @@ export class TwoXState {
   private readonly changes = new Map<StateKind, number>();
   private readonly listeners = new Map<StateKind, ((change: StateChange) => void)[]>();
 
+  /**
+   * Per kind: records read whole with no key twice (DbSource), in their order, not yet put into
+   * the kind's map: it is made when first asked for, since a first view only reads them in order.
+   */
+  private readonly unmapped = new Map<StateKind, readonly Item[]>();
+
+  /** The records of a kind by id. */
   of(kind: StateKind): Map<string, Item> {
-    return this.kinds.get(kind)!;
+    const map = this.kinds.get(kind)!;
+    const items = this.unmapped.get(kind);
+    if (items) {
+      this.unmapped.delete(kind);
+      for (const item of items) map.set(item.id, item);
+    }
+    return map;
   }
 
   /** How often `kind` changed since this state was made. */
@@ -59,6 +72,8 @@ export class TwoXState {
 
   /** Forgets every record (they are read again): the views of every kind start over. */
   clear(): void {
+    this.inOrder.clear();
+    this.unmapped.clear();
     for (const [kind, map] of this.kinds) {
       map.clear();
       this.lastOrder.set(kind, '');
@@ -69,6 +84,7 @@ export class TwoXState {
   }
 
   apply(delta: Delta): void {
+    this.inOrder.delete(delta.kind);
     this.changes.set(delta.kind, this.version(delta.kind) + 1);
     for (const listener of this.listeners.get(delta.kind) ?? []) listener(delta);
     const map = this.of(delta.kind);
@@ -96,15 +112,19 @@ export class TwoXState {
 
   /**
    * The records of a kind read whole (DbSource), in their order, into a state that holds none of
-   * them: one change for the views of the kind, which read them from the start.
+   * them: one change for the views of the kind, which read them from the start. `unique`: no id
+   * is among them twice (sqlite-tables.ts readTableWhole), so their map can wait until asked for.
    */
-  loadAll(kind: StateKind, items: readonly Item[]): void {
+  loadAll(kind: StateKind, items: readonly Item[], unique = false): void {
     const map = this.of(kind);
     if (map.size) {
       for (const item of items) this.apply({ kind, id: item.id, item });
       return;
     }
-    for (const item of items) map.set(item.id, item);
+    if (unique) this.unmapped.set(kind, items);
+    else for (const item of items) map.set(item.id, item);
+    // Read whole in their order, each id once: the list `sorted` gives until the next change.
+    if (unique || map.size === items.length) this.inOrder.set(kind, items);
     if (items.length) this.lastOrder.set(kind, items[items.length - 1].order);
     this.bytes.delete(kind);
     this.changes.set(kind, this.version(kind) + 1);
@@ -125,10 +145,18 @@ export class TwoXState {
     else if (!before) this.lastOrder.set(kind, item.order);
   }
 
-  /** The items of a kind in their order. */
-  sorted(kind: StateKind): Item[] {
-    const items = [...this.of(kind).values()];
-    return this.lastOrder.has(kind) ? items : items.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  /** Per kind, its items in their order as `sorted` last gave them, until the kind changes. */
+  private readonly inOrder = new Map<StateKind, readonly Item[]>();
+
+  /** The items of a kind in their order (one list, kept until the kind changes: not to be changed). */
+  sorted(kind: StateKind): readonly Item[] {
+    let items = this.inOrder.get(kind);
+    if (!items) {
+      const all = [...this.of(kind).values()];
+      items = this.lastOrder.has(kind) ? all : all.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+      this.inOrder.set(kind, items);
+    }
+    return items;
   }
 }
 
@@ -189,7 +217,7 @@ export class DbSource implements Source {
       const unreadable = (key: unknown) => this.warn(`twining.db: the ${t.table} row ${String(key)} does not hold a JSON object; it is not shown`);
       const before = this.before !== state ? this.before?.of(t.kind) : undefined;
       const read = readTableWhole(this.db, t, before, unreadable) ?? readTableRows(this.db, t, unreadable);
-      state.loadAll(t.kind, read.items);
+      state.loadAll(t.kind, read.items, read.unique);
       this.lastSeq.set(t.kind, read.last);
       rememberRead(this.file, state);
     }

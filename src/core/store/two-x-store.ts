@@ -4,8 +4,9 @@
  * (sqlite-views.ts); `sync` brings them up to date (before each read). A write stores what the
  * operation changes through the storage interface's writes (`change`: each record's row at once,
  * its file at the commit), as twining-mcp does. Nothing is written outside `.twining/`: no copy of
- * the records is laid out anywhere, and a folder with only `records/` is read from its files each
- * time a process opens it.
+ * the records is laid out anywhere, and a folder with only `records/` is read from its files (an
+ * engine opened again in the same process reads only those whose stamp moved, two-x-state.ts).
+ * A write:
  *
  *  1. `BEGIN IMMEDIATE` on twining.db (SQLite's write lock, waiting up to its 5 s busy timeout), so
  *     the operation reads and writes as one step against every other writer, twining-mcp included;
@@ -28,6 +29,7 @@ import { isSqliteDatabase } from './folder-format';
 import { hasDatabaseHeader } from './two-x-folder';
 import { TABLE, handoffIndexData, restore, writeRow } from './two-x-rows';
 import { DbSource, Delta, Item, RecordsSource, Source, STATE_KINDS, StateKind, TwoXState, seqOrder } from './two-x-state';
+import { copyItem } from './sqlite-tables';
 import { RecordKind, readRecordFile, recordFile, recordOfPath, recordsDir, removeRecordFile, writeRecordFile } from './records-dir';
 import { recordText } from './record-text';
 import { processIsAlive, writeAtomic } from './files';
@@ -323,7 +325,7 @@ export class TwoXStore {
     try {
       for (const kind of ['posts', 'decisions', 'handoffs', 'entities', 'relations'] as const) {
         for (const item of this.state.sorted(kind)) {
-          const copy: Item = { ...item };
+          const copy = copyItem(item);
           if (kind === 'handoffs') copy.index = handoffIndexData(copy, undefined);
           writeRow(db, { kind, id: copy.id, item: copy });
         }
