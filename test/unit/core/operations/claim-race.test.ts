@@ -114,7 +114,7 @@ function startClaimer(root: string, name: string): Claimer {
         const timer = setTimeout(() => {
           const at = waiting.indexOf(waiter);
           if (at >= 0) waiting.splice(at, 1);
-          reject(new Error(`${name} printed no ${what} within ${WAIT_MS / 1000} s (stuck?); ${describe()}`));
+          reject(new Error(`${name} did not print ${what} within ${WAIT_MS / 1000} s (stuck?); ${describe()}`));
         }, WAIT_MS);
         timer.unref();
         const waiter: Waiter = {
