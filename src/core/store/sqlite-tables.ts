@@ -138,18 +138,15 @@ export function lastReader(file: string): HeldRecords | undefined {
  * and seqs as JSON arrays. A row of `before` with the same key, text (and index) at the same seq
  * is used as it is. Undefined when the pieces do not come out one per row (a text that is not
  * JSON holds the separator) or a key cannot be put into JSON: the caller reads the rows one by one.
- * `unique`: every key is text, the same bytes as the string read (no U+FFFD put in for bytes that are
- * not UTF-8) and no two alike (a count of the distinct keys in the same statement, which the key's
- * unique index answers without reading the rows): then the items need no map to find a key twice.
  */
 export function readTableWhole(
   db: SqliteDatabase,
   t: Table,
   before: ReadonlyMap<string, Item> | undefined,
   unreadable: (key: unknown) => void,
-): { items: Item[]; last: number; unique: boolean } | undefined {
+): { items: Item[]; last: number } | undefined {
   const sql =
-    `SELECT count(*) AS n, (SELECT count(DISTINCT ${t.key}) FROM ${t.table}) AS u, json_group_array(s) AS ss, json_group_array(k) AS ks, group_concat(data, char(1)) AS ds` +
+    `SELECT count(*) AS n, json_group_array(s) AS ss, json_group_array(k) AS ks, group_concat(data, char(1)) AS ds` +
     `${t.extra ? ', json_group_array(x) AS xs' : ''} FROM (${select(t)} ORDER BY ${t.seq})`;
   let row: Record<string, unknown> | undefined;
   let seqs: unknown, keys: unknown, extras: unknown;
@@ -162,7 +159,7 @@ export function readTableWhole(
     return undefined;
   }
   const n = Number(row?.n);
-  if (n === 0) return { items: [], last: 0, unique: true };
+  if (n === 0) return { items: [], last: 0 };
   const texts = typeof row?.ds === 'string' ? row.ds.split('\u0001') : [];
   if (!Array.isArray(seqs) || !Array.isArray(keys) || texts.length !== n || seqs.length !== n || keys.length !== n) return undefined;
   if (t.extra && (!Array.isArray(extras) || extras.length !== n)) return undefined;
@@ -170,10 +167,8 @@ export function readTableWhole(
   // rows out of seq order are read one by one (not seen: the subquery gives them in order).
   for (let i = 1; i < n; i++) if (!(Number(seqs[i]) > Number(seqs[i - 1]))) return undefined;
   const items: Item[] = [];
-  let unique = Number(row?.u) === n && !String(row?.ks).includes('\uFFFD');
   for (let i = 0; i < n; i++) {
     const seq = Number(seqs[i]);
-    if (typeof keys[i] !== 'string') unique = false;
     const id = String(keys[i]);
     const text = texts[i];
     const index = t.extra ? String((extras as unknown[])[i]) : undefined;
@@ -194,11 +189,11 @@ export function readTableWhole(
     if (t.extra) item.index = index;
     items.push(item);
   }
-  return { items, last: Math.max(Number(seqs[n - 1]), 0), unique };
+  return { items, last: Math.max(Number(seqs[n - 1]), 0) };
 }
 
 /** A table's rows one by one, in seq order (what `readTableWhole` cannot read). */
-export function readTableRows(db: SqliteDatabase, t: Table, unreadable: (key: unknown) => void): { items: Item[]; last: number; unique: boolean } {
+export function readTableRows(db: SqliteDatabase, t: Table, unreadable: (key: unknown) => void): { items: Item[]; last: number } {
   const items: Item[] = [];
   let last = 0;
   for (const row of db.prepare(`${select(t)} ORDER BY ${t.seq}`).all()) {
@@ -207,7 +202,7 @@ export function readTableRows(db: SqliteDatabase, t: Table, unreadable: (key: un
     if (item) items.push(item);
     else unreadable(row.k);
   }
-  return { items, last, unique: false };
+  return { items, last };
 }
 
 /** Rows gone, and rows present that `held` lacks (a rowid used again), by their keys only. */

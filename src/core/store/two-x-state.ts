@@ -43,21 +43,8 @@ export class TwoXState {
   private readonly changes = new Map<StateKind, number>();
   private readonly listeners = new Map<StateKind, ((change: StateChange) => void)[]>();
 
-  /**
-   * Per kind: records read whole with no key twice (DbSource), in their order, not yet put into
-   * the kind's map: it is made when first asked for, since a first view only reads them in order.
-   */
-  private readonly unmapped = new Map<StateKind, readonly Item[]>();
-
-  /** The records of a kind by id. */
   of(kind: StateKind): Map<string, Item> {
-    const map = this.kinds.get(kind)!;
-    const items = this.unmapped.get(kind);
-    if (items) {
-      this.unmapped.delete(kind);
-      for (const item of items) map.set(item.id, item);
-    }
-    return map;
+    return this.kinds.get(kind)!;
   }
 
   /** How often `kind` changed since this state was made. */
@@ -73,7 +60,6 @@ export class TwoXState {
   /** Forgets every record (they are read again): the views of every kind start over. */
   clear(): void {
     this.inOrder.clear();
-    this.unmapped.clear();
     for (const [kind, map] of this.kinds) {
       map.clear();
       this.lastOrder.set(kind, '');
@@ -112,19 +98,17 @@ export class TwoXState {
 
   /**
    * The records of a kind read whole (DbSource), in their order, into a state that holds none of
-   * them: one change for the views of the kind, which read them from the start. `unique`: no id
-   * is among them twice (sqlite-tables.ts readTableWhole), so their map can wait until asked for.
+   * them: one change for the views of the kind, which read them from the start.
    */
-  loadAll(kind: StateKind, items: readonly Item[], unique = false): void {
+  loadAll(kind: StateKind, items: readonly Item[]): void {
     const map = this.of(kind);
     if (map.size) {
       for (const item of items) this.apply({ kind, id: item.id, item });
       return;
     }
-    if (unique) this.unmapped.set(kind, items);
-    else for (const item of items) map.set(item.id, item);
+    for (const item of items) map.set(item.id, item);
     // Read whole in their order, each id once: the list `sorted` gives until the next change.
-    if (unique || map.size === items.length) this.inOrder.set(kind, items);
+    if (map.size === items.length) this.inOrder.set(kind, items);
     if (items.length) this.lastOrder.set(kind, items[items.length - 1].order);
     this.bytes.delete(kind);
     this.changes.set(kind, this.version(kind) + 1);
@@ -217,7 +201,7 @@ export class DbSource implements Source {
       const unreadable = (key: unknown) => this.warn(`twining.db: the ${t.table} row ${String(key)} does not hold a JSON object; it is not shown`);
       const before = this.before !== state ? this.before?.of(t.kind) : undefined;
       const read = readTableWhole(this.db, t, before, unreadable) ?? readTableRows(this.db, t, unreadable);
-      state.loadAll(t.kind, read.items, read.unique);
+      state.loadAll(t.kind, read.items);
       this.lastSeq.set(t.kind, read.last);
       rememberRead(this.file, state);
     }

@@ -96,40 +96,6 @@ describe('a twining-mcp 2.x SQLite folder', { skip }, () => {
       );
   });
 
-  test('a table made without a unique key that holds an id twice gives one record of it, the later row, in every view and in the open engine after a change', async () => {
-    const { two } = twins();
-    const dir = tw(two);
-    const mcp = openMcpDb(dir);
-    // The blackboard as something other than twining-mcp might make it: the same columns, no unique id.
-    mcp.exec(`ALTER TABLE blackboard RENAME TO old;
-CREATE TABLE blackboard (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, entry_type TEXT NOT NULL, scope TEXT NOT NULL, timestamp TEXT NOT NULL, data TEXT NOT NULL);
-INSERT INTO blackboard SELECT * FROM old; DROP TABLE old;`);
-    const first = mcp.prepare('SELECT id, entry_type, scope, timestamp, data FROM blackboard ORDER BY seq LIMIT 1').get() as Record<string, string>;
-    const count = Number(mcp.prepare('SELECT count(*) AS n FROM blackboard').get()?.n);
-    const twice = { ...(JSON.parse(first.data) as object), summary: 'The later row' };
-    mcp
-      .prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)')
-      .run(first.id, first.entry_type, first.scope, first.timestamp, JSON.stringify(twice));
-    mcp.close();
-    const engine = await openWorkspace(two, quiet);
-    const entries = (await engine.read({ limit: 1000 })).entries;
-    assert.equal(entries.length, count, 'one entry per id');
-    assert.deepEqual(
-      entries.filter(e => e.id === first.id).map(e => e.summary),
-      ['The later row'],
-    );
-    assert.equal((await engine.status({})).blackboard_entries, count);
-    // A row another process adds: the engine's lists still hold the id once.
-    const mcp2 = openMcpDb(dir);
-    mcpPost(mcp2, dir, { ...(JSON.parse(first.data) as object), id: '01KB2000000000000000000099', summary: 'Added', timestamp: '2026-11-27T00:00:00.000Z' });
-    mcp2.close();
-    await engine.refresh(['.twining/twining.db-wal']);
-    const after = (await engine.read({ limit: 1000 })).entries;
-    assert.equal(after.length, count + 1);
-    assert.equal(after.filter(e => e.id === first.id).length, 1);
-    engine.close();
-  });
-
   test('an engine opened again in this process reads the rows as they now are: changed (at the same length too), removed or put back by another process, as a new process reads them', async () => {
     const { two } = twins();
     const dir = tw(two);
