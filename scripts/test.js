@@ -224,7 +224,10 @@ function nodeFor(file) {
 function runTapFile(file, tapDir, out) {
   return new Promise(resolve => {
     const started = Date.now();
-    const child = spawn(nodeFor(file), ['--enable-source-maps', '--test', '--test-reporter=tap', file], {
+    // --test-force-exit: once its tests have ended (failed or timed out included), the file's process
+    // exits even if a child process it started is still alive; without it node:test waits for
+    // that child's pipes, and the whole run hangs at zero CPU after the failure is reported.
+    const child = spawn(nodeFor(file), ['--enable-source-maps', '--test', '--test-force-exit', '--test-reporter=tap', file], {
       cwd: REPO,
       env: { ...process.env, NODE_TEST_CONTEXT: undefined, TWINING_TEST_DIST: UNIT_DIST },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -24,45 +24,105 @@ interface Claimer {
   name: string;
   child: ChildProcess;
   lines: Record<string, any>[];
-  next(predicate: (m: Record<string, any>) => boolean): Promise<Record<string, any>>;
+  /** The first line (printed so far or to come) that `predicate` accepts; rejects naming `what` when the process ends or stays silent for WAIT_MS. */
+  next(what: string, predicate: (m: Record<string, any>) => boolean): Promise<Record<string, any>>;
   send(command: object): void;
 }
 
+/**
+ * How long one answer may take. A claim is bounded (store/lock.ts: about 35 s at most before
+ * LOCKED), so a process silent for longer is stuck: the wait fails naming the process, what it was
+ * waiting for and what the process printed, instead of waiting until the test's own timeout.
+ */
+const WAIT_MS = 90_000;
+
 const all = new Set<ChildProcess>();
-process.on('exit', () => all.forEach(c => c.exitCode === null && c.kill('SIGKILL')));
+/**
+ * Every claiming process is killed when the test ends, passed or failed: one left alive keeps its
+ * pipes open, and with them this test file's process (node:test does not exit while they are
+ * open), which then hangs at zero CPU after reporting the failure, the `exit` handler below never
+ * running. The `exit` handler stays for a run stopped some other way.
+ */
+const killAll = () => all.forEach(c => c.exitCode === null && c.signalCode === null && c.kill('SIGKILL'));
+process.on('exit', killAll);
 
 function startClaimer(root: string, name: string): Claimer {
   const child = spawn(process.execPath, [PROCESS_JS, JSON.stringify({ root, name })], { stdio: ['pipe', 'pipe', 'pipe'] });
   all.add(child);
   const lines: Record<string, any>[] = [];
-  const waiting: [(m: Record<string, any>) => boolean, (m: Record<string, any>) => void][] = [];
+  interface Waiter {
+    predicate: (m: Record<string, any>) => boolean;
+    resolve: (m: Record<string, any>) => void;
+    reject: (error: Error) => void;
+  }
+  const waiting: Waiter[] = [];
   let buffer = '';
   let stderr = '';
-  child.stderr.on('data', chunk => (stderr += chunk));
+  /** Set once the process can print nothing more (it ended, or printed something that is not an answer). */
+  let ended: string | undefined;
+  const describe = () =>
+    `its last lines: ${
+      lines
+        .slice(-3)
+        .map(l => JSON.stringify(l))
+        .join(' ') || 'none'
+    }; its stderr: ${stderr.trim().slice(-2000) || 'empty'}`;
+  const end = (why: string) => {
+    if (ended !== undefined) return;
+    ended = why;
+    for (const w of waiting.splice(0)) w.reject(new Error(`${name} ${why} before printing what the test waits for; ${describe()}`));
+  };
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     buffer += chunk;
-    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-      const message = JSON.parse(buffer.slice(0, nl));
+    for (let nl = buffer.indexOf('\n'); nl >= 0 && ended === undefined; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
-      if (message.fatal) throw new Error(`${name}: ${message.fatal} ${stderr}`);
+      let message: Record<string, any>;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        end(`printed a line that is not JSON (${line.slice(0, 200)})`);
+        return;
+      }
+      if (message.fatal) {
+        end(`failed (${message.fatal})`);
+        return;
+      }
       lines.push(message);
       for (const w of waiting.splice(0)) {
-        if (w[0](message)) w[1](message);
+        if (w.predicate(message)) w.resolve(message);
         else waiting.push(w);
       }
     }
   });
+  // 'close': after the process exited and its output was read to the end.
+  child.on('close', (code, signal) => end(`ended (${signal ?? `exit code ${code}`})`));
+  child.on('error', error => end(`could not be run (${error.message})`));
   child.stdin.on('error', () => undefined);
   return {
     name,
     child,
     lines,
-    next: predicate =>
-      new Promise(resolve => {
+    next: (what, predicate) =>
+      new Promise((resolve, reject) => {
         const found = lines.find(predicate);
-        if (found) resolve(found);
-        else waiting.push([predicate, resolve]);
+        if (found) return resolve(found);
+        if (ended !== undefined) return reject(new Error(`${name} ${ended}; it never printed ${what}; ${describe()}`));
+        const timer = setTimeout(() => {
+          const at = waiting.indexOf(waiter);
+          if (at >= 0) waiting.splice(at, 1);
+          reject(new Error(`${name} did not print ${what} within ${WAIT_MS / 1000} s (stuck?); ${describe()}`));
+        }, WAIT_MS);
+        timer.unref();
+        const waiter: Waiter = {
+          predicate,
+          resolve: m => (clearTimeout(timer), resolve(m)),
+          reject: e => (clearTimeout(timer), reject(e)),
+        };
+        waiting.push(waiter);
       }),
     send: command => child.stdin.write(JSON.stringify(command) + '\n'),
   };
@@ -81,13 +141,15 @@ function assertNoCollidingLiveClaims(root: string, label: string): void {
 
 test(
   '16 processes claiming colliding paths at once: one winner per collision, losers told the winner, no lock left after SIGKILLs',
+  // A hang fails here, in bounded time, and `killAll` then lets the file's process end.
   { timeout: 240_000 },
-  async () => {
+  async t => {
+    t.after(killAll);
     const root = tempProject();
     await (await openWorkspace(root, { warn: () => undefined })).init();
     const rand = prng(19);
     let claimers = Array.from({ length: 16 }, (_, i) => startClaimer(root, `agent-${i}`));
-    await Promise.all(claimers.map(c => c.next(m => m.ready === true)));
+    await Promise.all(claimers.map(c => c.next('{"ready":true}', m => m.ready === true)));
     const ROUNDS = 8;
     let contested = 0;
     for (let round = 0; round < ROUNDS; round++) {
@@ -99,7 +161,7 @@ test(
       }
       // The same instant: every command is written before any answer is awaited.
       for (const c of claimers) c.send({ round, paths: asked.get(c.name) });
-      const answers = await Promise.all(claimers.map(c => c.next(m => m.round === round)));
+      const answers = await Promise.all(claimers.map(c => c.next(`its answer to round ${round}`, m => m.round === round)));
       const winners = new Map<string, string[]>();
       answers.forEach((a, i) => {
         assert.equal(a.error, undefined, `${claimers[i].name}: ${a.error}`);
@@ -131,7 +193,7 @@ test(
       });
       assertNoCollidingLiveClaims(root, `round ${round}`);
       for (const c of claimers) c.send({ release: round });
-      await Promise.all(claimers.map(c => c.next(m => m.released === round)));
+      await Promise.all(claimers.map(c => c.next(`{"released":${round}}`, m => m.released === round)));
     }
     assert.ok(contested > ROUNDS, `the rounds were contested (${contested} refusals)`);
 
@@ -143,12 +205,12 @@ test(
       const victims = claimers.slice(0, 4);
       for (const v of victims) v.child.kill('SIGKILL');
       const survivors = claimers.slice(4);
-      await Promise.all(survivors.map(c => c.next(m => m.round === round)));
+      await Promise.all(survivors.map(c => c.next(`its answer to round ${round}`, m => m.round === round)));
       assertNoCollidingLiveClaims(root, `after SIGKILL ${kill}`);
       for (const c of survivors) c.send({ release: round });
-      await Promise.all(survivors.map(c => c.next(m => m.released === round)));
+      await Promise.all(survivors.map(c => c.next(`{"released":${round}}`, m => m.released === round)));
       claimers = [...survivors, ...victims.map((_, k) => startClaimer(root, `agent-${16 + kill * 4 + k}`))];
-      await Promise.all(claimers.map(c => c.next(m => m.ready === true)));
+      await Promise.all(claimers.map(c => c.next('{"ready":true}', m => m.ready === true)));
     }
     for (const c of claimers) c.child.kill('SIGKILL');
     await new Promise(resolve => setTimeout(resolve, 100));
