@@ -6,9 +6,15 @@
  *  - `meta.json`: the decision index's stat and the blackboard's identity and byte offset the
  *    buckets were made from, the bucket keys, and warnings resolved since;
  *  - `d-<key>.json` / `w-<key>.json`: the decisions / warnings whose scope (or, for decisions, an
- *    affected file) lies under that key; `_short` holds scopes shallower than two folders.
+ *    affected file) lies under that key; a scope shallower than two folders is in the bucket
+ *    `_short:<its first folder>` (`_short:src` for `src/` and `src/x.ts`; `_short:project` for
+ *    `project`, a scope without a slash being its own first folder).
  * A file `a/b/...` overlaps a scope (docs/format.md §Scope overlap: either is a prefix of the other) only if the
- * scope is in bucket `a/b/` or `_short`, so the lookup is exact. Kept current cheaply: decision
+ * scope is in bucket `a/b/`, or is shallow and a prefix of the file: a shallow scope with a slash
+ * has first folder `a`, one without is a prefix of `a`; so the file reads `a/b/` and the `_short:`
+ * buckets of `a`'s prefixes (`_short:`, `_short:s`, ..., `_short:a`) that exist, and the lookup is
+ * exact. Project-wide warnings (scope `project`, which overlaps only paths starting so) are not
+ * read for `src/...`. A file shallower than two folders reads every bucket. Kept current cheaply: decision
  * buckets are rewritten when `decisions/index.json` changed; warning buckets get the lines
  * appended since the offset (a rewritten blackboard, after a dismiss or an archive, is read whole
  * once). SessionStart writes it from the engine it loaded anyway. Derived, never the truth.
@@ -33,8 +39,11 @@ export type IndexedDecision = [string, string, string[], string, string];
 /** [id, scope, summary, agent_id] */
 export type IndexedWarning = [string, string, string, string];
 
+/** The index's format; an index of another (an older build's) is made again, never read. */
+const VERSION = 3;
+
 interface Meta {
-  version: 2;
+  version: typeof VERSION;
   decisions_stat: string;
   blackboard: { identity: string; offset: number };
   decision_keys: string[];
@@ -43,15 +52,16 @@ interface Meta {
 }
 
 const DIR = 'hook-index';
-const SHORT = '_short';
+/** The prefix of the buckets of scopes shallower than two folders. */
+const SHORT = '_short:';
 /** `blackboard.identity` of an index made from a 2.x folder's database. */
 const SQLITE = 'sqlite';
 const dirOf = (twiningDir: string) => path.join(sessionsDir(twiningDir), DIR);
 
-/** The bucket of a scope or file: its first two folders ("src/auth/"), or `_short`. */
+/** The bucket of a scope or file: its first two folders ("src/auth/"), or `_short:` and its first folder. */
 export function bucketOf(p: string): string {
   const parts = p.split('/');
-  return parts.length >= 3 ? `${parts[0]}/${parts[1]}/` : SHORT;
+  return parts.length >= 3 ? `${parts[0]}/${parts[1]}/` : `${SHORT}${parts[0]}`;
 }
 
 export function indexDecisions(items: unknown): IndexedDecision[] {
@@ -133,7 +143,7 @@ export async function hookIndexUsable(twiningDir: string): Promise<boolean> {
     readJsonFile<Meta>(path.join(dirOf(twiningDir), 'meta.json')),
     fs.stat(path.join(twiningDir, 'blackboard.jsonl')).catch(() => undefined),
   ]);
-  return meta?.version === 2 && !!bst && meta.blackboard.identity === identityOf(bst) && bst.size >= meta.blackboard.offset;
+  return meta?.version === VERSION && !!bst && meta.blackboard.identity === identityOf(bst) && bst.size >= meta.blackboard.offset;
 }
 
 /** Writes the whole index (SessionStart, from the engine's state). */
@@ -147,7 +157,7 @@ export async function writeHookIndex(
   const { warnings, resolved } = scanEntries(from.entries);
   const gone = new Set(resolved);
   const meta: Meta = {
-    version: 2,
+    version: VERSION,
     decisions_stat: from.decisionsStat,
     blackboard: from.blackboard,
     decision_keys: await writeAll(twiningDir, 'd', group(from.decisions, decisionKeys), old?.decision_keys ?? []),
@@ -179,7 +189,7 @@ export async function lookUp(twiningDir: string, file: string): Promise<{ decisi
 async function currentForSqlite(twiningDir: string, metaFile: string): Promise<Meta> {
   const stamp = sqliteFolderStamp(twiningDir);
   const kept = await readJsonFile<Meta>(metaFile);
-  if (kept?.version === 2 && kept.blackboard.identity === SQLITE && kept.decisions_stat === stamp) return kept;
+  if (kept?.version === VERSION && kept.blackboard.identity === SQLITE && kept.decisions_stat === stamp) return kept;
   const { decisions, entries } = readForHookIndex(twiningDir);
   await writeHookIndex(twiningDir, { decisionsStat: stamp, blackboard: { identity: SQLITE, offset: 0 }, decisions: indexDecisions(decisions), entries });
   return (await readJsonFile<Meta>(metaFile))!;
@@ -196,7 +206,7 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
   ]);
   const identity = bst ? identityOf(bst) : 'missing';
   const size = bst?.size ?? 0;
-  let meta = kept?.version === 2 ? kept : undefined;
+  let meta = kept?.version === VERSION ? kept : undefined;
   if (!meta || identity !== meta.blackboard.identity || size < meta.blackboard.offset) {
     // No index yet, or the blackboard was rewritten: read both whole, once.
     const { text, end } = size ? await readRange(blackboardFile, 0, size) : { text: '', end: 0 };
@@ -239,7 +249,11 @@ async function currentForFiles(twiningDir: string, metaFile: string): Promise<Me
 
 async function candidates(twiningDir: string, meta: Meta, file: string): Promise<{ decisions: IndexedDecision[]; warnings: IndexedWarning[] }> {
   const own = bucketOf(file);
-  const keys = (list: string[]) => (own === SHORT ? list : list.filter(k => k === own || k === SHORT));
+  // The buckets that can hold a scope overlapping the file (see above); all for a shallow file.
+  const wanted = new Set([own]);
+  const first = file.slice(0, file.indexOf('/'));
+  for (let i = 0; i <= first.length; i++) wanted.add(SHORT + first.slice(0, i));
+  const keys = (list: string[]) => (own.startsWith(SHORT) ? list : list.filter(k => wanted.has(k)));
   const gone = new Set(meta.resolved);
   const [decisions, warnings] = await Promise.all([
     Promise.all(keys(meta.decision_keys).map(k => readBucket<IndexedDecision>(twiningDir, 'd', k))),

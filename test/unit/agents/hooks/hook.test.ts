@@ -168,6 +168,29 @@ describe('the hook index', () => {
     );
     assert.match(edit(), /Allow 30 s of clock skew\. Why: CI clocks drift/);
   });
+
+  test('an index in an older format (an older build wrote it) is made again, never read', () => {
+    const root = fixtureProject();
+    hook(root, 'SessionStart', claude(root, 'ix', 'SessionStart', { source: 'startup' }), '--agent', 'ix');
+    const edit = () =>
+      hook(
+        root,
+        'PreToolUse',
+        claude(root, 'ix', 'PreToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src/auth/jwt.ts') }, tool_use_id: 't' }),
+      ).json.hookSpecificOutput.additionalContext as string;
+    assert.match(edit(), new RegExp(EXP_WARNING));
+    // The same index, current with the folder, but saying an older format and holding a warning the folder has not.
+    const dir = path.join(root, '.twining', 'sessions', 'hook-index');
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { version: number };
+    fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({ ...meta, version: 2 }));
+    const bucket = fs.readdirSync(dir).find(f => f.startsWith('w-src_auth_'));
+    assert.ok(bucket, 'a warning bucket for src/auth/');
+    fs.writeFileSync(path.join(dir, bucket), JSON.stringify({ items: [['01M80HHK0000000000000STALE', 'src/auth/', 'A stale warning', 'x']] }));
+    const answer = edit();
+    assert.doesNotMatch(answer, /A stale warning/);
+    assert.match(answer, new RegExp(EXP_WARNING));
+    assert.equal((JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { version: number }).version, meta.version);
+  });
 });
 
 describe('twining hook, VS Code', () => {

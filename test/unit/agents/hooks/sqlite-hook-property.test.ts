@@ -19,8 +19,10 @@ import { hasSqlite, twoXFrom1x } from '../../../support/twining-mcp-2x';
 
 const skip = hasSqlite ? false : `this Node (${process.version}) has no node:sqlite; scripts/test.js runs this file under Node 24`;
 
-const FOLDERS = ['src/', 'src/auth/', 'src/auth/jwt/', 'src/db/', 'docs/', 'lib/util/'];
-const FILES = ['src/auth/jwt.ts', 'src/auth/jwt/sign.ts', 'src/db/pool.ts', 'docs/guide.md', 'lib/util/x.ts', 'README.md'];
+// Scopes shallower than two folders with and without a slash ('project', the default scope, and
+// 'sr', a prefix of a folder's name, overlap only the paths they are a prefix of).
+const FOLDERS = ['src/', 'src/auth/', 'src/auth/jwt/', 'src/db/', 'docs/', 'lib/util/', 'project', 'sr', 'src'];
+const FILES = ['src/auth/jwt.ts', 'src/auth/jwt/sign.ts', 'src/db/pool.ts', 'docs/guide.md', 'lib/util/x.ts', 'README.md', 'projects/a/b.ts'];
 
 function preToolUse(root: string, file: string): string {
   const input = claude(root, 'prop', 'PreToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, file) }, tool_use_id: 't' });
