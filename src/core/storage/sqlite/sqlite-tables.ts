@@ -133,6 +133,15 @@ export function lastReader(file: string): HeldRecords | undefined {
 }
 
 /**
+ * The texts of a table's rows joined on U+0001 by SQLite, as the bytes SQLite holds when they are
+ * UTF-8 (SQLite's default encoding, which twining-mcp's databases keep): node:sqlite makes a JS string
+ * of a TEXT value several times slower than Node decodes the same UTF-8 bytes from a buffer, and
+ * a table's texts are megabytes. A database in UTF-16 gives the text as before.
+ */
+const TEXTS_AS_BYTES =
+  "CASE WHEN (SELECT encoding FROM pragma_encoding) = 'UTF-8' THEN CAST(group_concat(data, char(1)) AS BLOB) ELSE group_concat(data, char(1)) END";
+
+/**
  * A table's rows in one query, in seq order: each column's values joined into one string by
  * SQLite, the texts on U+0001, which a JSON text never holds unescaped (JSON escapes control characters), the keys
  * and seqs as JSON arrays. A row of `before` with the same key, text (and index) at the same seq
@@ -146,7 +155,7 @@ export function readTableWhole(
   unreadable: (key: unknown) => void,
 ): { items: Item[]; last: number } | undefined {
   const sql =
-    `SELECT count(*) AS n, json_group_array(s) AS ss, json_group_array(k) AS ks, group_concat(data, char(1)) AS ds` +
+    `SELECT count(*) AS n, json_group_array(s) AS ss, json_group_array(k) AS ks, ${TEXTS_AS_BYTES} AS ds` +
     `${t.extra ? ', json_group_array(x) AS xs' : ''} FROM (${select(t)} ORDER BY ${t.seq})`;
   let row: Record<string, unknown> | undefined;
   let seqs: unknown, keys: unknown, extras: unknown;
@@ -160,7 +169,8 @@ export function readTableWhole(
   }
   const n = Number(row?.n);
   if (n === 0) return { items: [], last: 0 };
-  const texts = typeof row?.ds === 'string' ? row.ds.split('\u0001') : [];
+  const joined = row?.ds instanceof Uint8Array ? Buffer.from(row.ds.buffer, row.ds.byteOffset, row.ds.byteLength).toString('utf8') : row?.ds;
+  const texts = typeof joined === 'string' ? joined.split('\u0001') : [];
   if (!Array.isArray(seqs) || !Array.isArray(keys) || texts.length !== n || seqs.length !== n || keys.length !== n) return undefined;
   if (t.extra && (!Array.isArray(extras) || extras.length !== n)) return undefined;
   // SQLite gives an aggregate's values in the order it visits the rows, the same for every column;

@@ -96,6 +96,36 @@ describe('a twining-mcp 2.x SQLite folder', { skip }, () => {
       );
   });
 
+  test('rows whose texts are not ASCII read as their UTF-8 text (the tables are read as bytes and decoded)', async () => {
+    const { two } = twins();
+    const mcp = openMcpDb(tw(two));
+    const summaries = ['café — naïve', '日本語の決定', 'rocket 🚀 and \u0001 escaped', 'Ωmega ß'];
+    summaries.forEach((summary, i) =>
+      mcp
+        .prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)')
+        .run(
+          `utf-${i}`,
+          'finding',
+          'src/',
+          '2027-01-01T00:00:00.000Z',
+          JSON.stringify({ id: `utf-${i}`, entry_type: 'finding', summary, detail: summary, scope: 'src/', tags: [], timestamp: '2027-01-01T00:00:00.000Z' }),
+        ),
+    );
+    const decision = String(mcp.prepare('SELECT id FROM decisions ORDER BY seq LIMIT 1').get()?.id);
+    const data = JSON.parse(String(mcp.prepare('SELECT data FROM decisions WHERE id = ?').get(decision)?.data)) as Record<string, unknown>;
+    mcp.prepare('UPDATE decisions SET data = ? WHERE id = ?').run(JSON.stringify({ ...data, summary: summaries[1] + summaries[2] }), decision);
+    mcp.close();
+    const engine = await openWorkspace(two, quiet);
+    const posts = (await engine.read({ limit: 1000 })).entries as { id: string; summary: string; detail: string }[];
+    summaries.forEach((summary, i) => {
+      const post = posts.find(p => p.id === `utf-${i}`);
+      assert.equal(post?.summary, summary);
+      assert.equal(post?.detail, summary);
+    });
+    const listed = (await engine.decisions({})).decisions as { id: string; summary: string }[];
+    assert.equal(listed.find(d => d.id === decision)?.summary, summaries[1] + summaries[2]);
+  });
+
   test('an engine opened again in this process reads the rows as they now are: changed (at the same length too), removed or put back by another process, as a new process reads them', async () => {
     const { two } = twins();
     const dir = tw(two);
