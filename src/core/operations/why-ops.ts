@@ -147,15 +147,15 @@ const listSizesOf = (result: WhyResult): ListSizes => ({
   superseded_excluded: itemsLength(result.superseded_excluded),
 });
 
-/** The token estimate of `result` from its lists' sizes: the answer with its lists empty, plus each list. */
-function tokensWith(result: WhyResult, sizes: ListSizes): number {
+/** The JSON length of `result` from its lists' sizes: the answer with its lists empty, plus each list. */
+function lengthWith(result: WhyResult, sizes: ListSizes): number {
   const lists = { decisions: [], ...(result.more && { more: [] }), ...(result.superseded_excluded && { superseded_excluded: [] }) };
   const frame = JSON.stringify({ ...result, ...lists }).length;
-  return tokensForLength(
+  return (
     frame +
-      listLength(sizes.decisions, result.decisions.length) +
-      listLength(sizes.more, result.more?.length ?? 0) +
-      listLength(sizes.superseded_excluded, result.superseded_excluded?.length ?? 0),
+    listLength(sizes.decisions, result.decisions.length) +
+    listLength(sizes.more, result.more?.length ?? 0) +
+    listLength(sizes.superseded_excluded, result.superseded_excluded?.length ?? 0)
   );
 }
 
@@ -165,7 +165,7 @@ function tokensWith(result: WhyResult, sizes: ListSizes): number {
  * plus each list's items (measured once each), so that measuring it costs its frame, not its
  * items again.
  */
-export const tokensOf = (result: WhyResult): number => tokensWith(result, listSizesOf(result));
+export const tokensOf = (result: WhyResult): number => tokensForLength(lengthWith(result, listSizesOf(result)));
 
 export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyResult> {
   const args = ctx.validate('why', input);
@@ -222,7 +222,7 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   if (budget === Infinity) {
     for (const d of matches) result.decisions.push(await fullItem(ctx, d, args.lineage));
     result.decisions.sort(newestFirst);
-    return settle(result, 0, Infinity);
+    return settle(result, 0);
   }
   // The decisions that might fit in full, in rank order: no more than whose items alone fit.
   const fulls: WhyDecision[] = [];
@@ -246,7 +246,7 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   if (tiers.compact) result.more = matches.slice(tiers.full, tiers.full + tiers.compact).map(d => compactItem(ctx, d));
   if (tiers.excluded) excluded.length = tiers.excluded;
   else delete result.superseded_excluded;
-  return settle(result, tiers.omitted, budget);
+  return settle(result, tiers.omitted);
 }
 
 /** A decision in full (with `lineage`, a superseded or overridden one's current answer), its length measured once per record. */
@@ -277,17 +277,19 @@ function frameLength(result: WhyResult, budget: number): number {
  * Sets the fields that say what is left out (`omitted_count`, `truncated`, `message`) and the
  * token estimate, the size of the answer with the estimate's own digits in it.
  */
-function settle(result: WhyResult, omitted: number, budget: number): WhyResult {
+function settle(result: WhyResult, omitted: number): WhyResult {
   if (omitted) result.omitted_count = omitted;
   else delete result.omitted_count;
   const more = result.more?.length ?? 0;
   result.truncated = more > 0 || omitted > 0;
   if (result.truncated) result.message = whyMessage(more, omitted);
   else delete result.message;
-  const sizes = listSizesOf(result);
-  // No estimate is past the budget (unbounded: none is past this), so it starts there and only shrinks.
-  result.token_estimate = budget === Infinity ? Number.MAX_SAFE_INTEGER : budget;
-  for (let size = tokensWith(result, sizes); size !== result.token_estimate; size = tokensWith(result, sizes)) result.token_estimate = size;
+  // Measured once with a one-digit estimate; the estimate's own digits are then added until it holds.
+  result.token_estimate = 0;
+  const rest = lengthWith(result, listSizesOf(result)) - 1;
+  let estimate = tokensForLength(rest + 1);
+  while (tokensForLength(rest + String(estimate).length) !== estimate) estimate = tokensForLength(rest + String(estimate).length);
+  result.token_estimate = estimate;
   return result;
 }
 
@@ -338,5 +340,5 @@ async function whyByIds(ctx: FolderStore, ids: string[], maxTokens: number | und
   });
   result.decisions = decisions.slice(0, tiers.full);
   if (tiers.compact) result.more = decisions.slice(tiers.full, tiers.full + tiers.compact).map(compact);
-  return settle(result, tiers.omitted, maxTokens);
+  return settle(result, tiers.omitted);
 }
