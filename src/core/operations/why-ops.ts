@@ -220,14 +220,15 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   }
 
   if (budget === Infinity) {
-    for (const d of matches) result.decisions.push(await fullItem(ctx, d, args.lineage));
+    for (const d of matches) result.decisions.push(wantsLineage(args.lineage, d) ? await withLineage(ctx, fullItem(ctx, d)) : fullItem(ctx, d));
     result.decisions.sort(newestFirst);
     return settle(result, 0);
   }
   // The decisions that might fit in full, in rank order: no more than whose items alone fit.
   const fulls: WhyDecision[] = [];
   for (let length = -1; fulls.length < matches.length;) {
-    const item = await fullItem(ctx, matches[fulls.length], args.lineage);
+    const d = matches[fulls.length];
+    const item = wantsLineage(args.lineage, d) ? await withLineage(ctx, fullItem(ctx, d)) : fullItem(ctx, d);
     length += itemLength(item) + 1;
     if (tokensForLength(length) > budget) break;
     fulls.push(item);
@@ -249,15 +250,23 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
   return settle(result, tiers.omitted);
 }
 
-/** A decision in full (with `lineage`, a superseded or overridden one's current answer), its length measured once per record. */
-async function fullItem(ctx: FolderStore, d: DecisionRecord, withLineage: boolean | undefined): Promise<WhyDecision> {
+/** A decision in full, its length measured once per record. */
+function fullItem(ctx: FolderStore, d: DecisionRecord): WhyDecision {
   const item = full(d, false);
-  const lineage = withLineage && (d.status === 'superseded' || d.status === 'overridden');
-  if (lineage) Object.assign(item, await lineageHead(ctx, d.id));
-  // Without a lineage head the item depends on the record alone.
-  itemLengths.set(item, lineage ? JSON.stringify(item).length : measureOf(ctx, 'why full', d, () => JSON.stringify(item).length));
+  itemLengths.set(
+    item,
+    measureOf(ctx, 'why full', d, () => JSON.stringify(item).length),
+  );
   return item;
 }
+
+/** With `lineage`, a superseded or overridden decision in full gets its current answer (and is measured again); awaited only then. */
+async function withLineage(ctx: FolderStore, item: WhyDecision): Promise<WhyDecision> {
+  Object.assign(item, await lineageHead(ctx, item.id));
+  itemLengths.set(item, JSON.stringify(item).length);
+  return item;
+}
+const wantsLineage = (lineage: boolean | undefined, d: DecisionRecord) => lineage === true && (d.status === 'superseded' || d.status === 'overridden');
 
 const compactLength = (ctx: FolderStore, d: DecisionRecord) => measureOf(ctx, 'why compact', d, () => JSON.stringify(compact(d)).length);
 
