@@ -168,6 +168,8 @@ describeIn(['multi'], 'multi-root workspace', () => {
         timeoutMs: 5000,
         what: 'the web need',
       });
+      // The rows read the engine, which may see the write before the watcher reports it: the report (the redraw) follows.
+      await waitFor(() => fired.length >= 1, { timeoutMs: 5000, what: "the web folder's redraw" });
       await api.whenIdle();
     } finally {
       sub.dispose();
