@@ -4,12 +4,13 @@
  * `whyByIds` (commit 017a87802232ba85184c4e6aef9ff78060e73873) and src/tools/decision-tools.ts
  * (the version with `lineage`, 2.11; test/fixtures/twining-2/README.md names them).
  *
- *  - The decisions that fit `max_tokens` come in full (a model's call through the MCP server or a
- *    language model tool gets twining-mcp's default of 4000, schemas/model-defaults.ts; the library
- *    and the CLI answer in full unless given one); the rest as one-liners in
- *    `more` (at most 50), then only counted in `omitted_count`. Unlike twining-mcp, which bounds
- *    the full tier only, the whole answer keeps to the budget: one-liners and the list of left-out
- *    superseded decisions are dropped (and counted) before it would grow past it.
+ *  - The best-ranked decisions that fit `max_tokens` come in full (a model's call through the MCP
+ *    server or a language model tool gets twining-mcp's default of 4000, schemas/model-defaults.ts;
+ *    the library and the CLI answer in full unless given one), the top one always unless it alone
+ *    is past the budget; the next ones as one-liners in `more` (at most 50) while they fit, the
+ *    rest only counted in `omitted_count` (rules/why.ts whyTiers). Unlike twining-mcp, which bounds
+ *    the full tier only, the whole answer keeps to the budget, the list of left-out superseded
+ *    decisions included (named last, while they fit).
  *  - `ids`: full detail (context, alternatives, constraints, depends_on) for exactly those decisions.
  *  - `include_superseded: false` leaves superseded, overridden and archived decisions out, as
  *    twining-mcp 2.x does by default: the superseded and overridden ones are named in
@@ -28,7 +29,7 @@ import type { FolderStore } from '../engine/folder-store';
 import type { InputOf } from '../schemas/schemas';
 import { isUlid } from '../schemas/schemas';
 import { mapBounded } from '../storage/bounded';
-import { decisionAffects, newestFirst } from '../rules/why';
+import { decisionAffects, newestFirst, whyMessage, whyTiers } from '../rules/why';
 import { estimateTokens, tokensForLength } from '../rules/assembly';
 import { readDecisionRecord } from './decision-ops';
 import { decisionsTouching } from '../rules/decision-paths';
@@ -36,8 +37,6 @@ import { decisionPathsOf } from './assemble-decisions';
 import { cachedDecisionRecord, keptRecords, measureOf, warmDecisionRecords } from './decision-record-cache';
 import type { DecisionRecord } from '../records';
 
-/** twining-mcp's cap on one-liners (WHY_MAX_COMPACT). */
-const MAX_COMPACT = 50;
 /** twining-mcp's cap on superseded_excluded. */
 const MAX_EXCLUDED = 20;
 /** How far `lineage` follows superseded_by (twining-mcp: depth-capped). */
@@ -121,7 +120,7 @@ function full(d: DecisionRecord, detail: boolean): WhyDecision {
   return out;
 }
 
-const compact = (d: DecisionRecord): WhyCompact => ({ id: d.id, summary: d.summary, status: d.status, confidence: d.confidence, timestamp: d.timestamp });
+const compact = (d: WhyCompact): WhyCompact => ({ id: d.id, summary: d.summary, status: d.status, confidence: d.confidence, timestamp: d.timestamp });
 
 /** The JSON length of each list item of an answer, taken once per item (items are not changed once listed). */
 const itemLengths = new WeakMap<object, number>();
@@ -148,25 +147,25 @@ const listSizesOf = (result: WhyResult): ListSizes => ({
   superseded_excluded: itemsLength(result.superseded_excluded),
 });
 
-/** The token estimate of `result` from its lists' sizes: the answer with its lists empty, plus each list. */
-function tokensWith(result: WhyResult, sizes: ListSizes): number {
+/** The JSON length of `result` from its lists' sizes: the answer with its lists empty, plus each list. */
+function lengthWith(result: WhyResult, sizes: ListSizes): number {
   const lists = { decisions: [], ...(result.more && { more: [] }), ...(result.superseded_excluded && { superseded_excluded: [] }) };
   const frame = JSON.stringify({ ...result, ...lists }).length;
-  return tokensForLength(
+  return (
     frame +
-      listLength(sizes.decisions, result.decisions.length) +
-      listLength(sizes.more, result.more?.length ?? 0) +
-      listLength(sizes.superseded_excluded, result.superseded_excluded?.length ?? 0),
+    listLength(sizes.decisions, result.decisions.length) +
+    listLength(sizes.more, result.more?.length ?? 0) +
+    listLength(sizes.superseded_excluded, result.superseded_excluded?.length ?? 0)
   );
 }
 
 /**
  * The size of the answer as the token estimate used for every budget here (rules/assembly.ts):
  * the length of `JSON.stringify(result)`, taken as the length of the answer with its lists empty
- * plus each list's items (measured once each), so that cutting an answer down costs what is cut,
- * not the whole answer again at every step.
+ * plus each list's items (measured once each), so that measuring it costs its frame, not its
+ * items again.
  */
-export const tokensOf = (result: WhyResult): number => tokensWith(result, listSizesOf(result));
+export const tokensOf = (result: WhyResult): number => tokensForLength(lengthWith(result, listSizesOf(result)));
 
 export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyResult> {
   const args = ctx.validate('why', input);
@@ -220,107 +219,86 @@ export async function why(ctx: FolderStore, input: InputOf<'why'>): Promise<WhyR
     if (archived) result.archived_excluded_count = archived;
   }
 
-  // twining-mcp's tiers: the full decisions that fit, in rank order, then one-liners.
-  let used = 0;
-  const more: WhyCompact[] = [];
-  let omitted = 0;
-  for (const d of matches) {
-    // Once one decision did not fit, the rest are one-liners: none is made in full.
-    if (more.length === 0 && omitted === 0) {
-      const item = full(d, false);
-      const lineage = args.lineage && (d.status === 'superseded' || d.status === 'overridden');
-      if (lineage) Object.assign(item, await lineageHead(ctx, d.id));
-      // Without a lineage head the item depends on the record alone: measured once per record.
-      const length = lineage ? JSON.stringify(item).length : measureOf(ctx, 'why full', d, () => JSON.stringify(item).length);
-      itemLengths.set(item, length);
-      const cost = tokensForLength(length);
-      if (used + cost <= budget) {
-        result.decisions.push(item);
-        used += cost;
-        continue;
-      }
-    }
-    if (more.length < MAX_COMPACT) {
-      const item = compact(d);
-      itemLengths.set(
-        item,
-        measureOf(ctx, 'why compact', d, () => JSON.stringify(item).length),
-      );
-      more.push(item);
-    } else omitted++;
-  }
-  if (more.length) result.more = more;
-  // Chosen by rank, listed newest first (1.9's order).
-  result.decisions.sort(newestFirst);
   if (budget === Infinity) {
-    result.token_estimate = tokensOf(result);
-    return result;
+    for (const d of matches) result.decisions.push(wantsLineage(args.lineage, d) ? await withLineage(ctx, fullItem(ctx, d)) : fullItem(ctx, d));
+    result.decisions.sort(newestFirst);
+    return settle(result, 0);
   }
-  const ranks = new Map(matches.map((d, i) => [d.id, i]));
-  return keepTo(result, budget, omitted, id => ranks.get(id) ?? 0);
+  // The decisions that might fit in full, in rank order: no more than whose items alone fit.
+  const fulls: WhyDecision[] = [];
+  for (let length = -1; fulls.length < matches.length;) {
+    const d = matches[fulls.length];
+    const item = wantsLineage(args.lineage, d) ? await withLineage(ctx, fullItem(ctx, d)) : fullItem(ctx, d);
+    length += itemLength(item) + 1;
+    if (tokensForLength(length) > budget) break;
+    fulls.push(item);
+  }
+  const excluded = result.superseded_excluded ?? [];
+  const tiers = whyTiers({
+    budget,
+    frame: frameLength(result, budget),
+    total: matches.length,
+    full: fulls.map(itemLength),
+    compact: rank => compactLength(ctx, matches[rank]),
+    excluded: excluded.map(itemLength),
+  });
+  // Chosen by rank, listed newest first (1.9's order).
+  result.decisions = fulls.slice(0, tiers.full).sort(newestFirst);
+  if (tiers.compact) result.more = matches.slice(tiers.full, tiers.full + tiers.compact).map(d => compactItem(ctx, d));
+  if (tiers.excluded) excluded.length = tiers.excluded;
+  else delete result.superseded_excluded;
+  return settle(result, tiers.omitted);
+}
+
+/** A decision in full, its length measured once per record. */
+function fullItem(ctx: FolderStore, d: DecisionRecord): WhyDecision {
+  const item = full(d, false);
+  itemLengths.set(
+    item,
+    measureOf(ctx, 'why full', d, () => JSON.stringify(item).length),
+  );
+  return item;
+}
+
+/** With `lineage`, a superseded or overridden decision in full gets its current answer (and is measured again); awaited only then. */
+async function withLineage(ctx: FolderStore, item: WhyDecision): Promise<WhyDecision> {
+  Object.assign(item, await lineageHead(ctx, item.id));
+  itemLengths.set(item, JSON.stringify(item).length);
+  return item;
+}
+const wantsLineage = (lineage: boolean | undefined, d: DecisionRecord) => lineage === true && (d.status === 'superseded' || d.status === 'overridden');
+
+const compactLength = (ctx: FolderStore, d: DecisionRecord) => measureOf(ctx, 'why compact', d, () => JSON.stringify(compact(d)).length);
+
+function compactItem(ctx: FolderStore, d: DecisionRecord): WhyCompact {
+  const item = compact(d);
+  itemLengths.set(item, compactLength(ctx, d));
+  return item;
+}
+
+/** The JSON length of `result` with no items and none of the fields its tiers decide, as whyTiers takes it (rules/why.ts). */
+function frameLength(result: WhyResult, budget: number): number {
+  const { more: _more, omitted_count: _omitted, message: _message, superseded_excluded: _excluded, ...rest } = result;
+  return JSON.stringify({ ...rest, decisions: [], truncated: false, token_estimate: budget }).length;
 }
 
 /**
- * Cuts until the whole answer keeps to `budget`: first the named superseded decisions (still
- * counted), then the lowest-ranked full decision becomes a one-liner at the head of `more` (by
- * `rank`, else the last), then one-liners go from the end, counted in `omitted_count`; `message`
- * says how to get what is left out.
+ * Sets the fields that say what is left out (`omitted_count`, `truncated`, `message`) and the
+ * token estimate, the size of the answer with the estimate's own digits in it.
  */
-function keepTo(result: WhyResult, budget: number, omitted: number, rank: (id: string) => number = () => 0): WhyResult {
-  // Each list's size, less what is cut at each step (not all its items added up again).
-  const sizes = listSizesOf(result);
-  const settle = () => {
-    if (omitted) result.omitted_count = omitted;
-    else delete result.omitted_count;
-    result.truncated = (result.more?.length ?? 0) > 0 || omitted > 0;
-    if (result.truncated) {
-      const n = result.more?.length ?? 0;
-      const parts = [n ? `${n} more decision(s) in scope returned as one-liners in 'more'` : '', omitted ? `${omitted} more only counted (omitted_count)` : ''];
-      result.message = `${parts.filter(Boolean).join(', ')} — call twining_why with ids: [...] for full detail on the ones that matter, or a larger max_tokens`;
-    } else delete result.message;
-    // The estimate's own digits are part of what it measures.
-    result.token_estimate = budget;
-    const size = tokensWith(result, sizes);
-    result.token_estimate = size;
-    return size;
-  };
-  /** One cut, in the order above; false when nothing is left to cut. */
-  const cut = (): boolean => {
-    if (result.superseded_excluded?.length) {
-      sizes.superseded_excluded -= itemLength(result.superseded_excluded.pop()!);
-      if (!result.superseded_excluded.length) delete result.superseded_excluded;
-    } else if (result.decisions.length) {
-      let last = result.decisions.length - 1;
-      result.decisions.forEach((d, i) => (rank(d.id) > rank(result.decisions[last].id) ? (last = i) : undefined));
-      const [d] = result.decisions.splice(last, 1);
-      const oneLiner: WhyCompact = { id: d.id, summary: d.summary, status: d.status, confidence: d.confidence, timestamp: d.timestamp };
-      sizes.decisions -= itemLength(d);
-      sizes.more += itemLength(oneLiner);
-      result.more = [oneLiner, ...(result.more ?? [])];
-    } else if (result.more?.length) {
-      sizes.more -= itemLength(result.more.pop()!);
-      if (!result.more.length) delete result.more;
-      omitted++;
-    } else return false;
-    return true;
-  };
-  // The lists alone over the budget: the whole answer is too, so it is cut without being measured
-  // (the cuts do not depend on the fields settle sets), as long as settle would neither add nor
-  // remove a field: the answer's fields then come in the order settling at every cut gives them.
-  const listsAlone = () =>
-    tokensForLength(
-      listLength(sizes.decisions, result.decisions.length) +
-        listLength(sizes.more, result.more?.length ?? 0) +
-        listLength(sizes.superseded_excluded, result.superseded_excluded?.length ?? 0),
-    );
-  const fieldsSettled = () => 'omitted_count' in result === omitted > 0 && 'message' in result === ((result.more?.length ?? 0) > 0 || omitted > 0);
-  for (;;) {
-    if (!(listsAlone() > budget && fieldsSettled()) && settle() <= budget) break;
-    if (!cut()) {
-      settle();
-      break;
-    }
-  }
+function settle(result: WhyResult, omitted: number): WhyResult {
+  if (omitted) result.omitted_count = omitted;
+  else delete result.omitted_count;
+  const more = result.more?.length ?? 0;
+  result.truncated = more > 0 || omitted > 0;
+  if (result.truncated) result.message = whyMessage(more, omitted);
+  else delete result.message;
+  // Measured once with a one-digit estimate; the estimate's own digits are then added until it holds.
+  result.token_estimate = 0;
+  const rest = lengthWith(result, listSizesOf(result)) - 1;
+  let estimate = tokensForLength(rest + 1);
+  while (tokensForLength(rest + String(estimate).length) !== estimate) estimate = tokensForLength(rest + String(estimate).length);
+  result.token_estimate = estimate;
   return result;
 }
 
@@ -359,5 +337,17 @@ async function whyByIds(ctx: FolderStore, ids: string[], maxTokens: number | und
     token_estimate: estimateTokens(JSON.stringify(decisions)),
     ...(missing.length ? { missing_ids: missing } : {}),
   };
-  return maxTokens === undefined ? result : keepTo(result, maxTokens, 0);
+  if (maxTokens === undefined) return result;
+  // Cut to the budget as a scope's answer is, the ids' order as the rank.
+  const tiers = whyTiers({
+    budget: maxTokens,
+    frame: frameLength(result, maxTokens),
+    total: decisions.length,
+    full: decisions.map(itemLength),
+    compact: rank => itemLength(compact(decisions[rank])),
+    excluded: [],
+  });
+  result.decisions = decisions.slice(0, tiers.full);
+  if (tiers.compact) result.more = decisions.slice(tiers.full, tiers.full + tiers.compact).map(compact);
+  return settle(result, tiers.omitted);
 }
