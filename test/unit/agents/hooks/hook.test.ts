@@ -132,15 +132,18 @@ describe('twining hook, Claude Code', () => {
 });
 
 describe('the hook index', () => {
+  /** The context a PreToolUse hook gives agent `ix` for an edit of src/auth/jwt.ts. */
+  const editJwt = (root: string) =>
+    hook(
+      root,
+      'PreToolUse',
+      claude(root, 'ix', 'PreToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src/auth/jwt.ts') }, tool_use_id: 't' }),
+    ).json.hookSpecificOutput.additionalContext as string;
+
   test('kept current: a warning posted after the session started shows on the next edit, a resolved one no longer does', () => {
     const root = fixtureProject();
     hook(root, 'SessionStart', claude(root, 'ix', 'SessionStart', { source: 'startup' }), '--agent', 'ix');
-    const edit = () =>
-      hook(
-        root,
-        'PreToolUse',
-        claude(root, 'ix', 'PreToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src/auth/jwt.ts') }, tool_use_id: 't' }),
-      ).json.hookSpecificOutput.additionalContext as string;
+    const edit = () => editJwt(root);
     assert.match(edit(), new RegExp(EXP_WARNING));
     const cli = (...args: string[]) => spawnSync(process.execPath, [CLI_JS, ...args], { cwd: root, encoding: 'utf8' });
     assert.equal(
@@ -172,12 +175,7 @@ describe('the hook index', () => {
   test('an index in an older format (an older build wrote it) is made again, never read', () => {
     const root = fixtureProject();
     hook(root, 'SessionStart', claude(root, 'ix', 'SessionStart', { source: 'startup' }), '--agent', 'ix');
-    const edit = () =>
-      hook(
-        root,
-        'PreToolUse',
-        claude(root, 'ix', 'PreToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'src/auth/jwt.ts') }, tool_use_id: 't' }),
-      ).json.hookSpecificOutput.additionalContext as string;
+    const edit = () => editJwt(root);
     assert.match(edit(), new RegExp(EXP_WARNING));
     // The same index, current with the folder, but saying an older format and holding a warning the folder has not.
     const dir = path.join(root, '.twining', 'sessions', 'hook-index');
