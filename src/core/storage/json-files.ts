@@ -6,7 +6,7 @@ import { closeSync, promises as fs, constants as fsConstants, fstatSync, ftrunca
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { TwiningError } from '../errors';
-import { assertLinkInside, kindOfPath, notRegularError, readText } from './read-file';
+import { assertLinkInside, readKindOfPath, notRegularError, readText } from './read-file';
 
 /** `*.json`: two-space indent, no trailing newline. */
 export function toJsonText(value: unknown): string {
@@ -91,10 +91,10 @@ export const withoutBom = (text: string) => (text.charCodeAt(0) === BOM ? text.s
 
 /**
  * The text of a regular file of the record without its BOM; undefined when it does not exist.
- * Read through read-file.ts, with the limit of what the file's name says it holds (`kindOfPath`).
+ * Read through read-file.ts, with the limit of what the file's name says it holds (`readKindOfPath`).
  */
 export async function readTextIfExists(target: string): Promise<string | undefined> {
-  return readText(target, kindOfPath(target));
+  return readText(target, readKindOfPath(target));
 }
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));

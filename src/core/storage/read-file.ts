@@ -106,7 +106,7 @@ export function assertLinkInside(file: string): void {
 }
 
 /** What a file of `.twining/` holds, by its name: the limit its reads get. */
-export function kindOfPath(file: string): ReadKind {
+export function readKindOfPath(file: string): ReadKind {
   const name = path.basename(file);
   if (name === 'config.yml') return 'config';
   const parts = file.split(/[\\/]/);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { execFileSync, spawnSync } from 'child_process';
-import { READ_LIMITS, kindOfPath, readBytes, readText, readTextSync } from '../../../../src/core/storage/read-file';
+import { READ_LIMITS, readKindOfPath, readBytes, readText, readTextSync } from '../../../../src/core/storage/read-file';
 import { readTextIfExists } from '../../../../src/core/storage/json-files';
 import { claude } from '../../../support/hook-inputs';
 import { CLI_JS, changedFiles, fixtureProject, snapshotTree, tempProject, tw } from '../../../support/tmp';
@@ -66,7 +66,7 @@ describe('read-file: what is not a regular file of the record is refused, at onc
     );
     await refused(config, () => readTextIfExists(config), /too large to read/);
     const index = folderWith('decisions/index.json', sized(READ_LIMITS.index + 1));
-    assert.equal(kindOfPath(index), 'index');
+    assert.equal(readKindOfPath(index), 'index');
     await refused(index, () => readText(index, 'index'), /too large to read/);
     // Just under the limit is read.
     const small = folderWith('config.yml', sized(1000));
