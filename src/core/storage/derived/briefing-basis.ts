@@ -25,6 +25,7 @@ import { type Weights, scopeProximity } from '../../rules/assembly';
 import type { PlacedEntry } from '../../operations/assemble-result';
 import { readBytes } from '../read-file';
 import { identityOf, stampOfFile } from '../version-stamp';
+import { type RankedOrder, rankedOrder } from './briefing-rank';
 import type { BlackboardEntry, DecisionIndexEntry } from '../../records';
 
 /** Bytes appended since the basis beyond which the engine assembles again (and keeps a new basis). */
@@ -81,7 +82,7 @@ export interface BriefingParts {
 }
 
 export interface Basis {
-  version: 1;
+  version: 2;
   scope: string;
   max_tokens: number | null;
   budget: number;
@@ -104,6 +105,8 @@ export interface Basis {
     start: Float64Array;
     end: Float64Array;
   };
+  /** The candidates in an order that holds at any time asked (briefing-rank.ts). */
+  order: RankedOrder;
   decisions: { at: Float64Array; relevance: Float64Array; confidence: Uint8Array; provisional: Uint8Array; ids: Strings; times: Strings; reasons: Strings };
   records: Record<string, ShownDecision>;
   shown: Record<string, ShownEntry>;
@@ -169,8 +172,13 @@ export async function keepBasis(
   const places = await linePlaces(blackboardFile, offset);
   // The count of lines matches the entries' (or every place is unknown).
   const placed = places && places.start.length === e.length ? places : undefined;
+  const kind = Uint8Array.from(c, x => KIND_CODE.get(e[x.position].entry_type) ?? 0);
+  const at = Float64Array.from(c, x => Date.parse(e[x.position].timestamp));
+  const relevance = Float64Array.from(c, x => 0.5 * scopeProximity(parts.scope, e[x.position].scope));
+  const cost = Float64Array.from(c, x => x.cost);
+  const summaryCost = Float64Array.from(c, x => x.summaryCost);
   const basis: Basis = {
-    version: 1,
+    version: 2,
     scope: parts.scope,
     max_tokens: maxTokens ?? null,
     budget: parts.budget,
@@ -182,16 +190,17 @@ export async function keepBasis(
     newestDecision: parts.newestDecision ?? null,
     resolved: [...parts.resolved].join('\n'),
     entries: {
-      kind: Uint8Array.from(c, x => KIND_CODE.get(e[x.position].entry_type) ?? 0),
-      at: Float64Array.from(c, x => Date.parse(e[x.position].timestamp)),
-      relevance: Float64Array.from(c, x => 0.5 * scopeProximity(parts.scope, e[x.position].scope)),
-      cost: Float64Array.from(c, x => x.cost),
-      summaryCost: Float64Array.from(c, x => x.summaryCost),
+      kind,
+      at,
+      relevance,
+      cost,
+      summaryCost,
       ids: column(c.map(x => e[x.position].id)),
       times: column(c.map(x => e[x.position].timestamp)),
       start: Float64Array.from(c, x => (placed ? placed.start[x.position] : -1)),
       end: Float64Array.from(c, x => (placed ? placed.end[x.position] : -1)),
     },
+    order: rankedOrder({ kind, at, relevance, cost, summaryCost }, KIND_CODE.get('warning')!, KIND_CODE.get('need')!),
     decisions: {
       at: d.at,
       relevance: d.relevance,
@@ -217,7 +226,7 @@ export async function readBasis(file: string): Promise<Basis | undefined> {
   try {
     const { deserialize } = require('v8') as typeof import('v8');
     const basis = deserialize(await fs.readFile(file)) as Basis;
-    return basis && basis.version === 1 ? basis : undefined;
+    return basis && basis.version === 2 ? basis : undefined;
   } catch {
     return undefined;
   }

@@ -8,7 +8,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { AssembledContext } from '../../operations/briefing-types';
 import { type Costed, byScore, entryScorer, estimateTokens, scopeProximity } from '../../rules/assembly';
-import { PoolArrays, fillBudgetRanked } from '../../rules/budget-select';
+import { type Source, fillFromOrder } from './briefing-rank';
 import { overlaps } from '../../scope';
 import { isResolved } from '../../rules/resolution';
 import { chooseDecisions, decisionScores, type DecisionsInScope } from '../../operations/assemble-decisions';
@@ -34,30 +34,6 @@ import {
 } from './briefing-basis';
 
 type Item = Costed & { score: number; timestamp: string; reason: string; decision?: DecisionIndexEntry; entry?: ShownEntry; position?: number };
-
-/** The candidates from the basis and the appended lines, scored at `nowMs`: a pool (rules/budget-select.ts). */
-class Candidates extends PoolArrays<Item> {
-  constructor(
-    capacity: number,
-    private readonly basis: Basis,
-    private readonly appended: readonly BlackboardEntry[],
-    private readonly decisions: readonly Item[] = [],
-  ) {
-    super(capacity);
-  }
-
-  item(i: number): Item {
-    const from = this.from[i];
-    const base = { cost: this.cost[i], summaryCost: this.summaryCost[i], score: this.score[i], reason: '' };
-    if (from >= 1 << 30) return this.decisions[from - (1 << 30)];
-    if (from >= 0) {
-      const e = this.basis.entries;
-      return { ...base, id: valueAt(e.ids, from), kind: KINDS[e.kind[from]] as Item['kind'], timestamp: valueAt(e.times, from), position: from };
-    }
-    const a = this.appended[-1 - from];
-    return { ...base, id: a.id, kind: a.entry_type as Item['kind'], timestamp: a.timestamp, entry: placedEntry(a) };
-  }
-}
 
 /** Whether the graph's entities as they are now add anything to a briefing of `scope` (one that cannot be read adds nothing, as in the engine). */
 async function graphTouchesScope(twiningDir: string, scope: string): Promise<boolean> {
@@ -154,29 +130,52 @@ export async function updatedBriefing(
   const takeable = await chooseDecisions(inScope, scores, basis.budget, batch => Promise.resolve(batch.map(item => basis.records[item.id]?.cost ?? null)));
   if (!takeable) return undefined;
 
-  // Entries: the basis's candidates (less those the appended lines resolved) and the appended ones in scope.
+  // Entries: the basis's candidates (less those the appended lines resolved), in their standing
+  // order (briefing-rank.ts), and the appended ones in scope; the decisions with the others.
   const e = basis.entries;
   const m = e.kind.length;
-  const capacity = m + appended.length + takeable.length;
-  const warnings = new Candidates(capacity, basis, appended);
-  const others = new Candidates(capacity, basis, appended, takeable);
-  takeable.forEach((t, k) => others.add(t.score, t.cost, t.summaryCost, false, (1 << 30) + k));
   const scorers = KINDS.map(kind => (kind ? entryScorer(kind, nowMs, basis.weights, false) : undefined));
   const dropped = new Set<number>();
   if (newlyResolved.size) for (let i = 0; i < m; i++) if (e.kind[i] !== FINDING && newlyResolved.has(valueAt(e.ids, i))) dropped.add(i);
-  for (let i = 0; i < m; i++) {
-    if (dropped.has(i)) continue;
-    const k = e.kind[i];
-    (k === 1 ? warnings : others).add(scorers[k]!(e.at[i], e.relevance[i]), e.cost[i], e.summaryCost[i], k === 2, i);
-  }
-  appended.forEach((a, j) => {
+  const extra: { warnings: Item[]; others: Item[] } = { warnings: [], others: [...takeable] };
+  appended.forEach(a => {
     const k = typeof a.id === 'string' && typeof a.scope === 'string' ? (KIND_CODE.get(a.entry_type) ?? 0) : 0;
     if (k === 0 || (k !== FINDING && resolved.has(a.id)) || (scope !== 'project' && !overlaps(a.scope, scope))) return;
     const relevance = 0.5 * scopeProximity(scope, a.scope);
-    const cost = estimateTokens(`${a.summary} ${a.detail ?? ''}`);
-    (k === 1 ? warnings : others).add(scorers[k]!(Date.parse(a.timestamp), relevance), cost, estimateTokens(a.summary), k === 2, -1 - j);
+    const item: Item = {
+      id: a.id,
+      kind: a.entry_type as Item['kind'],
+      timestamp: a.timestamp,
+      score: scorers[k]!(Date.parse(a.timestamp), relevance),
+      cost: estimateTokens(`${a.summary} ${a.detail ?? ''}`),
+      summaryCost: estimateTokens(a.summary),
+      reason: '',
+      entry: placedEntry(a),
+    };
+    (k === 1 ? extra.warnings : extra.others).push(item);
   });
-  const fill = fillBudgetRanked(warnings, others, basis.budget, basis.startTokens);
+  let warningCount = extra.warnings.length;
+  for (const g of basis.order.warnings) warningCount += g.order.length;
+  for (const i of dropped) if (e.kind[i] === 1) warningCount--;
+  const source: Source<Item> = {
+    score: i => scorers[e.kind[i]]!(e.at[i], e.relevance[i]),
+    cost: i => e.cost[i],
+    summaryCost: i => e.summaryCost[i],
+    need: i => e.kind[i] === 2,
+    skip: i => dropped.has(i),
+    item: i => ({
+      id: valueAt(e.ids, i),
+      kind: KINDS[e.kind[i]] as Item['kind'],
+      timestamp: valueAt(e.times, i),
+      score: scorers[e.kind[i]]!(e.at[i], e.relevance[i]),
+      cost: e.cost[i],
+      summaryCost: e.summaryCost[i],
+      reason: '',
+      position: i,
+    }),
+  };
+  const fill = fillFromOrder(basis.order, source, extra, x => x.kind === 'need', { warnings: warningCount }, basis.budget, basis.startTokens);
+  if (!fill) return undefined;
 
   // Every chosen item's text: the decisions' records and the entries shown then, or appended since.
   const chosen = fill.chosen.sort(byScore);
