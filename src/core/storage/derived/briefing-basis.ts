@@ -25,7 +25,7 @@ import { type Weights, scopeProximity } from '../../rules/assembly';
 import type { PlacedEntry } from '../../operations/assemble-result';
 import { readBytes } from '../read-file';
 import { identityOf, stampOfFile } from '../version-stamp';
-import { type RankedOrder, rankedOrder } from './briefing-rank';
+import { type RankedGroup, type RankedOrder, decisionOrder, rankedOrder } from './briefing-rank';
 import type { BlackboardEntry, DecisionIndexEntry } from '../../records';
 
 /** Bytes appended since the basis beyond which the engine assembles again (and keeps a new basis). */
@@ -107,7 +107,17 @@ export interface Basis {
   };
   /** The candidates in an order that holds at any time asked (briefing-rank.ts). */
   order: RankedOrder;
-  decisions: { at: Float64Array; relevance: Float64Array; confidence: Uint8Array; provisional: Uint8Array; ids: Strings; times: Strings; reasons: Strings };
+  decisions: {
+    at: Float64Array;
+    relevance: Float64Array;
+    confidence: Uint8Array;
+    provisional: Uint8Array;
+    ids: Strings;
+    times: Strings;
+    reasons: Strings;
+    /** In an order that holds at any time asked (briefing-rank.ts). */
+    order: RankedGroup[];
+  };
   records: Record<string, ShownDecision>;
   shown: Record<string, ShownEntry>;
 }
@@ -177,6 +187,10 @@ export async function keepBasis(
   const relevance = Float64Array.from(c, x => 0.5 * scopeProximity(parts.scope, e[x.position].scope));
   const cost = Float64Array.from(c, x => x.cost);
   const summaryCost = Float64Array.from(c, x => x.summaryCost);
+  const confidence = Uint8Array.from(d.list, x => {
+    const i = CONFIDENCE.indexOf(x.confidence);
+    return i < 0 ? 3 : i;
+  });
   const basis: Basis = {
     version: 2,
     scope: parts.scope,
@@ -204,14 +218,12 @@ export async function keepBasis(
     decisions: {
       at: d.at,
       relevance: d.relevance,
-      confidence: Uint8Array.from(d.list, x => {
-        const i = CONFIDENCE.indexOf(x.confidence);
-        return i < 0 ? 3 : i;
-      }),
+      confidence,
       provisional: Uint8Array.from(d.list, x => (x.status === 'provisional' ? 1 : 0)),
       ids: column(d.list.map(x => x.id)),
       times: column(d.list.map(x => x.timestamp)),
       reasons: column(d.reasons),
+      order: decisionOrder(d.at, d.relevance, confidence),
     },
     records: Object.fromEntries(parts.records),
     shown: Object.fromEntries(parts.shown.map(s => [s.id, s])),

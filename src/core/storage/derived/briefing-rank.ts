@@ -29,20 +29,29 @@ export interface RankedOrder {
   others: RankedGroup[];
 }
 
-/** The candidates by group, each group newest first (an unreadable time, which scores no recency, last). */
-export function rankedOrder(c: { kind: Uint8Array; at: Float64Array; relevance: Float64Array; cost: Float64Array; summaryCost: Float64Array }, warning: number, need: number): RankedOrder {
+/** Positions 0..n-1 by `key`, each group newest first (an unreadable time, which scores no recency, last). */
+function byGroup(n: number, key: (i: number) => string, at: Float64Array): Map<string, number[]> {
   const groups = new Map<string, number[]>();
-  for (let i = 0; i < c.kind.length; i++) {
-    const key = `${c.kind[i] === warning ? 'w' : 'o'}${c.relevance[i]}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
+  for (let i = 0; i < n; i++) {
+    const k = key(i);
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = []));
     g.push(i);
   }
-  const at = (i: number) => (Number.isNaN(c.at[i]) ? Number.NEGATIVE_INFINITY : c.at[i]);
+  const time = (i: number) => (Number.isNaN(at[i]) ? Number.NEGATIVE_INFINITY : at[i]);
+  for (const positions of groups.values()) positions.sort((a, b) => time(b) - time(a) || a - b);
+  return groups;
+}
+
+/** The blackboard candidates by group (warning or not, relevance), each with its least costs. */
+export function rankedOrder(
+  c: { kind: Uint8Array; at: Float64Array; relevance: Float64Array; cost: Float64Array; summaryCost: Float64Array },
+  warning: number,
+  need: number,
+): RankedOrder {
   const out: RankedOrder = { warnings: [], others: [] };
-  for (const [key, positions] of groups) {
+  for (const [key, positions] of byGroup(c.kind.length, i => `${c.kind[i] === warning ? 'w' : 'o'}${c.relevance[i]}`, c.at)) {
     const isWarning = key[0] === 'w';
-    positions.sort((a, b) => at(b) - at(a) || a - b);
     const n = positions.length;
     const least = new Float64Array(n);
     const leastNeed = new Float64Array(n);
@@ -58,6 +67,20 @@ export function rankedOrder(c: { kind: Uint8Array; at: Float64Array; relevance: 
     (isWarning ? out.warnings : out.others).push({ order: Int32Array.from(positions), least, leastNeed });
   }
   return out;
+}
+
+/**
+ * The decisions by group (relevance, confidence), each newest first: a decision's score is its
+ * recency times a weight plus terms its relevance and confidence fix (rules/assembly.ts scoreAt).
+ * Their costs are known only once their records are read, so the groups keep none.
+ */
+export function decisionOrder(at: Float64Array, relevance: Float64Array, confidence: Uint8Array): RankedGroup[] {
+  const none = new Float64Array(0);
+  return [...byGroup(at.length, i => `${confidence[i]} ${relevance[i]}`, at).values()].map(positions => ({
+    order: Int32Array.from(positions),
+    least: none,
+    leastNeed: none,
+  }));
 }
 
 export interface RankedItem {
@@ -181,6 +204,11 @@ class Stream<T extends RankedItem> {
     this.next = 0;
     return true;
   }
+}
+
+/** Every item of the groups, best first (byScore): the decisions, costed in this order until the budget is spent. */
+export function bestFirst<T extends RankedItem>(groups: readonly RankedGroup[], source: Source<T>): { take(): T | undefined; readonly broken: boolean } {
+  return new Stream(groups, source, [], () => false, { room: () => Number.POSITIVE_INFINITY, costOf: () => 0, least: () => 0, needs: false });
 }
 
 const minCost = (cost: number, summaryCost: number) => Math.min(cost, summaryCost);

@@ -7,11 +7,10 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import type { AssembledContext } from '../../operations/briefing-types';
-import { type Costed, byScore, entryScorer, estimateTokens, scopeProximity } from '../../rules/assembly';
-import { type Source, fillFromOrder } from './briefing-rank';
+import { type Costed, byScore, entryScorer, estimateTokens, scopeProximity, scoreAt } from '../../rules/assembly';
+import { type Source, bestFirst, fillFromOrder } from './briefing-rank';
 import { overlaps } from '../../scope';
 import { isResolved } from '../../rules/resolution';
-import { chooseDecisions, decisionScores, type DecisionsInScope } from '../../operations/assemble-decisions';
 import { briefingOf, changedSince, entryReason, placeChosen, placedEntry } from '../../operations/assemble-result';
 import { graphTouches } from '../../operations/assemble-graph-ops';
 import { readBytes, readText } from '../read-file';
@@ -113,22 +112,45 @@ export async function updatedBriefing(
   const resolved = new Set(basis.resolved ? basis.resolved.split('\n') : []);
   for (const id of newlyResolved) resolved.add(id);
 
-  // Decisions: unchanged since the basis (the index's stamp is one of `stamps`), scored now.
+  // Decisions: unchanged since the basis (the index's stamp is one of `stamps`), scored now and
+  // costed best first until the budget is spent, as assemble-decisions.ts chooseDecisions costs
+  // them, in their standing order (briefing-rank.ts): only those whose turn comes are made items.
   const d = basis.decisions;
-  const n = d.at.length;
-  const list: DecisionIndexEntry[] = [];
-  for (let i = 0; i < n; i++)
-    list.push({
-      id: valueAt(d.ids, i),
-      timestamp: valueAt(d.times, i),
-      confidence: CONFIDENCE[d.confidence[i]],
-      status: d.provisional[i] ? 'provisional' : 'active',
-    } as DecisionIndexEntry);
-  const inScope: DecisionsInScope = { list, reasons: Array.from({ length: n }, (_, i) => valueAt(d.reasons, i)), at: d.at, relevance: d.relevance };
-  const scores = decisionScores(inScope, nowMs, basis.weights, undefined);
-  // A record not costed then (null) gives up: the engine would read it.
-  const takeable = await chooseDecisions(inScope, scores, basis.budget, batch => Promise.resolve(batch.map(item => basis.records[item.id]?.cost ?? null)));
-  if (!takeable) return undefined;
+  const decision = (i: number) => ({
+    kind: 'decision' as const,
+    id: '',
+    timestamp: '',
+    at: d.at[i],
+    confidence: CONFIDENCE[d.confidence[i]],
+    reachability: undefined,
+  });
+  const decisions = bestFirst<Item>(d.order, {
+    score: i => scoreAt(decision(i), d.relevance[i], nowMs, basis.weights),
+    cost: () => 0,
+    summaryCost: () => 0,
+    need: () => false,
+    skip: () => false,
+    item: i => {
+      const index = {
+        id: valueAt(d.ids, i),
+        timestamp: valueAt(d.times, i),
+        confidence: CONFIDENCE[d.confidence[i]],
+        status: d.provisional[i] ? 'provisional' : 'active',
+      } as DecisionIndexEntry;
+      const score = scoreAt(decision(i), d.relevance[i], nowMs, basis.weights);
+      return { id: index.id, kind: 'decision', cost: 0, summaryCost: 0, score, timestamp: index.timestamp, reason: valueAt(d.reasons, i), decision: index };
+    },
+  });
+  const takeable: Item[] = [];
+  for (let room = basis.budget, t = room > 0 ? decisions.take() : undefined; t; t = room > 0 ? decisions.take() : undefined) {
+    // A record not costed then gives up: the engine would read it.
+    const cost = basis.records[t.id]?.cost;
+    if (cost === undefined) return undefined;
+    t.cost = cost;
+    room -= cost;
+    takeable.push(t);
+  }
+  if (decisions.broken) return undefined;
 
   // Entries: the basis's candidates (less those the appended lines resolved), in their standing
   // order (briefing-rank.ts), and the appended ones in scope; the decisions with the others.

@@ -8,8 +8,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { byScore, entryScorer, fillBudget, type Costed, type Weights } from '../../../../../src/core/rules/assembly';
-import { fillFromOrder, rankedOrder, type Source } from '../../../../../src/core/storage/derived/briefing-rank';
+import { byScore, entryScorer, fillBudget, scoreAt, type Costed, type Weights } from '../../../../../src/core/rules/assembly';
+import { bestFirst, decisionOrder, fillFromOrder, rankedOrder, type Source } from '../../../../../src/core/storage/derived/briefing-rank';
 import { prng } from '../../../../support/prng';
 
 type Item = Costed & { score: number; timestamp: string };
@@ -95,12 +95,74 @@ test('the fill from the standing order takes what fillBudget takes from every ca
     assert.deepEqual([...actual.summaryOnly].sort(), [...expected.summaryOnly].sort(), what);
     assert.equal(actual.tokens, expected.tokens, what);
     assert.equal(actual.warningsOmitted, expected.warningsOmitted, what);
-    assert.deepEqual(actual.chosen.map(x => x.id), [...expected.selected], what);
+    assert.deepEqual(
+      actual.chosen.map(x => x.id),
+      [...expected.selected],
+      what,
+    );
+  }
+});
+
+test('the decisions come best first from their standing order, as sorting them all puts them', () => {
+  const CONFIDENCE = ['high', 'medium', 'low', undefined];
+  for (let seed = 1; seed <= 80; seed++) {
+    const rnd = prng(seed);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
+    const weights: Weights = pick([
+      { recency: 0.3, relevance: 0.3, decision_confidence: 0.2, warning_boost: 0.1, graph_reachability: 0.1 },
+      { recency: 0, relevance: 0.5, decision_confidence: 0.2, warning_boost: 0.3, graph_reachability: 0 },
+      { recency: rnd(), relevance: rnd(), decision_confidence: rnd(), warning_boost: rnd(), graph_reachability: 0 },
+    ]);
+    const base = Date.UTC(2026, 0, 10);
+    const n = pick([0, 1, 50, 2000]);
+    const times = Array.from({ length: 10 }, () => base - Math.floor(rnd() * 900) * HOUR);
+    const at = Float64Array.from({ length: n }, () => (rnd() < 0.03 ? Number.NaN : pick(times)));
+    const relevance = Float64Array.from({ length: n }, () => 0.5 * pick([1, 0.7, 0.4]));
+    const confidence = Uint8Array.from({ length: n }, () => Math.floor(rnd() * 4));
+    const stamps = Array.from(at, t =>
+      Number.isNaN(t) ? 'not a time' : rnd() < 0.5 ? new Date(t).toISOString() : new Date(t).toISOString().replace('.000Z', 'Z'),
+    );
+    const nowMs = pick([base, base + 24 * 900 * HOUR, base - 50 * HOUR]);
+    const score = (i: number) =>
+      scoreAt(
+        { kind: 'decision', id: '', timestamp: '', at: at[i], confidence: CONFIDENCE[confidence[i]], reachability: undefined },
+        relevance[i],
+        nowMs,
+        weights,
+      );
+    const item = (i: number): Item => ({
+      id: `d${String(i).padStart(5, '0')}`,
+      kind: 'decision',
+      timestamp: stamps[i],
+      score: score(i),
+      cost: 0,
+      summaryCost: 0,
+    });
+    const stream = bestFirst(decisionOrder(at, relevance, confidence), {
+      score,
+      cost: () => 0,
+      summaryCost: () => 0,
+      need: () => false,
+      skip: () => false,
+      item,
+    });
+    const got: string[] = [];
+    for (let x = stream.take(); x; x = stream.take()) got.push(x.id);
+    const expected = Array.from({ length: n }, (_, i) => item(i))
+      .sort(byScore)
+      .map(x => x.id);
+    assert.deepEqual(got, expected, `seed ${seed}: ${n} decisions`);
   }
 });
 
 test('a score that is not a number gives up (the engine ranks), never a wrong order', () => {
-  const c = { kind: Uint8Array.of(3, 3), at: Float64Array.of(1, 2), relevance: Float64Array.of(0.5, 0.5), cost: Float64Array.of(3, 3), summaryCost: Float64Array.of(1, 1) };
+  const c = {
+    kind: Uint8Array.of(3, 3),
+    at: Float64Array.of(1, 2),
+    relevance: Float64Array.of(0.5, 0.5),
+    cost: Float64Array.of(3, 3),
+    summaryCost: Float64Array.of(1, 1),
+  };
   const order = rankedOrder(c, 1, 2);
   const source: Source<Item> = {
     score: () => Number.NaN,
@@ -110,5 +172,8 @@ test('a score that is not a number gives up (the engine ranks), never a wrong or
     skip: () => false,
     item: i => ({ id: `e${i}`, kind: 'finding', timestamp: '', score: Number.NaN, cost: 3, summaryCost: 1 }),
   };
-  assert.equal(fillFromOrder(order, source, { warnings: [], others: [] }, () => false, { warnings: 0 }, 100, 0), undefined);
+  assert.equal(
+    fillFromOrder(order, source, { warnings: [], others: [] }, () => false, { warnings: 0 }, 100, 0),
+    undefined,
+  );
 });
