@@ -132,3 +132,69 @@ test('lines another agent appended since: the briefing brought up to date withou
   assert.equal(rebuilt.status, 0, rebuilt.stderr);
   assert.doesNotMatch(rebuilt.context!, new RegExp(`\\[${warning.id}\\]`));
 });
+
+test('hundreds of candidates, times shared, a budget they overflow: the basis fills it as the engine does, after each post', async () => {
+  const root = tempProject();
+  // Posts in bursts that share a time (ties in recency) over the two days before now, in scopes near
+  // and far from the briefing's (`project`: a file or folder scope is one the knowledge graph names, where the engine assembles).
+  let clock = Date.now() - 2 * 24 * 3_600_000;
+  const engine = await openWorkspace(root, { warn: () => undefined, now: () => new Date(clock) });
+  await engine.init();
+  const types = ['warning', 'need', 'finding', 'question'] as const;
+  const scopes = ['src/db/pool.ts', 'project', 'src/', 'docs/api.md', 'docs/'];
+  for (let i = 0; i < 400; i++) {
+    await engine.post({
+      entry_type: types[(i * 7) % 4],
+      summary: `Note ${i} ${'word '.repeat(i % 9)}`,
+      detail: 'detail '.repeat((i * 13) % 40),
+      scope: scopes[(i * 3) % 5],
+      agent_id: 'earlier',
+    });
+    if (i % 5 === 4) clock += 7 * 60_000;
+  }
+  const alone = hookAlone();
+  assert.equal(start(HOOK_JS, root, 'h1', 'project').status, 0);
+  const noTimes = (text: string) => text.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'T').replace(/\n\n### Changed in scope[^#]*?(?=\n\nWhen you finish)/, '');
+  for (const [n, type] of types.entries()) {
+    clock = Date.now();
+    await engine.post({ entry_type: type, summary: `Late ${type} ${n}`, detail: 'late '.repeat(n * 5), scope: scopes[n], agent_id: 'reviewer' });
+    const answered = start(alone, root, `h${2 + n}`, 'project');
+    assert.equal(answered.status, 0, `after a ${type}, the hook without the engine answers: ${answered.stderr}`);
+    const copy = tempProject(`copy-${n}`);
+    fs.rmSync(tw(copy), { recursive: true, force: true });
+    fs.cpSync(tw(root), tw(copy), { recursive: true });
+    // The engine on a copy of the folder as the basis saw it, the agent's last briefing being the one just made.
+    const withEngine = start(HOOK_JS, copy, `e${n}`, 'project');
+    assert.equal(withEngine.status, 0, withEngine.stderr);
+    const fromBasis = start(alone, root, `a${n}`, 'project');
+    assert.equal(fromBasis.status, 0, fromBasis.stderr);
+    assert.equal(noTimes(fromBasis.context!), noTimes(withEngine.context!), `after a ${type}: the basis's briefing is the engine's`);
+  }
+});
+
+test('a basis an older build wrote (without the standing order) is never read: the engine assembles and keeps a new one', async () => {
+  const root = tempProject();
+  const engine = await openWorkspace(root, { warn: () => undefined });
+  await engine.init();
+  for (let i = 0; i < 10; i++) await engine.post({ entry_type: 'finding', summary: `Earlier note ${i}`, scope: 'project', agent_id: 'earlier' });
+  const alone = hookAlone();
+  assert.equal(start(HOOK_JS, root, 'v1', 'project').status, 0);
+  const [basisFile] = fs.readdirSync(tw(root, 'sessions')).filter(f => f.endsWith('.basis'));
+  assert.ok(basisFile, 'the briefing kept its basis');
+  const v8 = await import('v8');
+  const basis = v8.deserialize(fs.readFileSync(tw(root, 'sessions', basisFile))) as { version: number; order?: unknown; decisions: { order?: unknown } };
+  // As the previous format had it: version 1, no order.
+  delete basis.order;
+  delete basis.decisions.order;
+  fs.writeFileSync(tw(root, 'sessions', basisFile), v8.serialize({ ...basis, version: 1 }));
+
+  await engine.post({ entry_type: 'warning', summary: 'The pool leaks connections under load', scope: 'project', agent_id: 'reviewer' });
+  assert.equal(start(alone, root, 'v2', 'project').status, 1, 'the old basis does not answer: the hook needs the engine');
+  const assembled = start(HOOK_JS, root, 'v3', 'project');
+  assert.equal(assembled.status, 0, assembled.stderr);
+  assert.equal((v8.deserialize(fs.readFileSync(tw(root, 'sessions', basisFile))) as { version: number }).version, 2, 'a basis of this format kept');
+  await engine.post({ entry_type: 'finding', summary: 'Retries double the load', scope: 'project', agent_id: 'reviewer' });
+  const answered = start(alone, root, 'v4', 'project');
+  assert.equal(answered.status, 0, answered.stderr);
+  assert.match(answered.context!, /Retries double the load/);
+});
