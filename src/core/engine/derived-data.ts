@@ -55,6 +55,8 @@ export const DERIVED = {
   'decision records': 'records',
   /** Each decision's `depends_on`, written once with the decision (operations/trace-ops.ts). */
   'decision dependencies': 'records',
+  /** Every indexed decision as a trace follows it, once every record's `depends_on` is known (operations/trace-ops.ts). */
+  'decision trace view': 'decisions',
   /** Supersessions and the handoffs whose snapshot names a decision (operations/decision-relations.ts). */
   'decision relations': 'records',
 } as const satisfies Record<string, DerivedSource>;

@@ -53,11 +53,17 @@ export async function trace(ctx: FolderStore, input: InputOf<'trace'>): Promise<
  * "Figures behind choices in the code").
  */
 
-/** Every indexed decision as a trace needs it: summary and status from the index, `depends_on` from its record (read once). */
+/**
+ * Every indexed decision as a trace needs it: summary and status from the index, `depends_on` from
+ * its record (read once). Made once per version of the index when every record was read, so a
+ * trace on an unchanged index does not walk the index again.
+ */
 async function dependencyView(ctx: FolderStore): Promise<Map<string, Traceable>> {
   await indexOrphanDecisions(ctx);
   const index = await ctx.decisionIndex.get();
   const known = ctx.derived.of('decision dependencies', () => new Map<string, string[]>());
+  const kept = ctx.derived.of('decision trace view', () => ({ view: undefined as Map<string, Traceable> | undefined }));
+  if (kept.view) return kept.view;
   const missing = index.filter(d => !known.has(d.id));
   // Through the engine's copies of the records (decision-record-cache.ts): a `why` or a briefing
   // after the first trace reads none of them again, nor the background warm-up.
@@ -73,6 +79,8 @@ async function dependencyView(ctx: FolderStore): Promise<Map<string, Traceable>>
     const depends_on = known.get(d.id);
     if (depends_on) view.set(d.id, { id: d.id, summary: d.summary, status: d.status, depends_on });
   }
+  // Kept only when complete: a record that could not be read is tried again at the next trace.
+  kept.view = view.size === index.length ? view : undefined;
   return view;
 }
 

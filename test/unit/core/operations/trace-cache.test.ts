@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import { openWorkspace } from '../../../../src/core';
+import { FolderStore } from '../../../../src/core/engine/folder-store';
+import { trace } from '../../../../src/core/operations/trace-ops';
 import { referenceProject } from '../../../support/fixture';
 import { tw } from '../../../support/tmp';
 
@@ -76,4 +78,25 @@ test("the records a trace reads are the engine's copies: a why after it reads no
   assert.deepEqual(got, await (await openWorkspace(root, { warn: () => undefined })).why({ scope: 'src/auth/jwt.ts' }));
   // The file's own decision and its folder's.
   assert.deepEqual(got.decisions.map(d => d.id).sort(), [JWT_BEARER, RS256].sort());
+});
+
+test('traces on an unchanged index share one view of the decisions; a decision written elsewhere makes it again', async () => {
+  const root = referenceProject();
+  const ctx = new FolderStore(root, { warn: () => undefined });
+  const first = await trace(ctx, { decision_id: JWT_BEARER, direction: 'downstream' });
+  const view = ctx.derived.peek<{ view?: Map<string, unknown> }>('decision trace view')?.view;
+  assert.ok(view, 'a complete view is kept');
+  const made = ctx.derived.made;
+  assert.deepEqual(await trace(ctx, { decision_id: JWT_BEARER, direction: 'downstream' }), first);
+  assert.equal(ctx.derived.peek<{ view?: Map<string, unknown> }>('decision trace view')?.view, view, 'the second trace took the kept view');
+  assert.equal(ctx.derived.made, made, 'nothing was made again for an unchanged index');
+
+  const other = await openWorkspace(root, { warn: () => undefined });
+  const later = await other.decide(decision('Refresh tokens rotate on every use', [JWT_BEARER]));
+  const after = await trace(ctx, { decision_id: JWT_BEARER, direction: 'downstream' });
+  assert.ok(
+    after.chain.some(e => e.id === later.id),
+    'the decision written by another engine is in the next trace',
+  );
+  assert.notEqual(ctx.derived.peek<{ view?: Map<string, unknown> }>('decision trace view')?.view, view);
 });
