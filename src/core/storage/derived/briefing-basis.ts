@@ -4,12 +4,13 @@
  * is answered without the engine and without reading the history (issue 29): the candidates the
  * briefing ranked (per blackboard entry in the scope: its kind, time, relevance and token costs,
  * id and time; per decision in the scope the same, and the cost of its record where it was read),
- * the ids resolved, the text of what it showed, and where in the blackboard it stopped. Brought up
- * to date, the briefing is the engine's (`assemble`, operations/assemble-ops.ts) with the same
- * ranking and budget code (rules/assembly.ts, rules/budget-select.ts, operations/assemble-decisions.ts):
- * the appended lines are read (from the byte offset the basis was made at: version-stamp.ts's
- * identity, with the bytes before it checked), scored with the rest at the time asked, and the
- * budget filled again.
+ * the ids resolved, the text of what it showed, where in the blackboard it stopped, and the
+ * candidates and decisions in an order that holds at any time (briefing-rank.ts). Brought up to
+ * date, the briefing is the engine's (`assemble`, operations/assemble-ops.ts), with the same scores
+ * (rules/assembly.ts) and the same budget rule (`fillBudget`, the decisions costed best first as
+ * operations/assemble-decisions.ts costs them): the appended lines are read (from the byte offset
+ * the basis was made at: version-stamp.ts's identity, with the bytes before it checked), scored at
+ * the time asked, and the budget filled again from the heads of that order.
  *
  * It answers only when nothing else the briefing reads moved (the other files' version stamps, the
  * graph's too) and the briefing was of the simple kind: a 1.x folder, no handoff waiting for the
