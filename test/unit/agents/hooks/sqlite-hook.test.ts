@@ -104,4 +104,37 @@ describe('hooks on a twining-mcp 2.x folder', { skip }, () => {
     assert.match(second.context ?? '', /first warning/);
     assert.match(second.context ?? '', /second warning/);
   });
+
+  test("SessionStart after a post and after a claim: the engine's briefing, with what changed, and no basis kept (the basis is for 1.x folders)", async () => {
+    const root = await emptySqliteFolder();
+    const engine = await openWorkspace(root, quiet);
+    for (let i = 0; i < 12; i++)
+      await engine.post({ entry_type: i % 3 ? 'finding' : 'warning', summary: `Earlier note ${i}`, scope: 'project', agent_id: 'earlier' });
+    const start = (at: string, session: string) =>
+      hook(at, 'SessionStart', claude(at, session, 'SessionStart', { source: 'startup' }), '--agent', 'two-x-agent', '--scope', 'project');
+    assert.equal(start(root, 's0').status, 0);
+    const noTimes = (text: string) => text.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'T');
+    const writes: [string, () => Promise<unknown>, RegExp][] = [
+      [
+        'a post',
+        () => engine.post({ entry_type: 'warning', summary: 'The pool leaks connections', scope: 'project', agent_id: 'reviewer' }),
+        /The pool leaks connections/,
+      ],
+      ['a claim', () => engine.claim({ agent_id: 'holder', paths: ['src/db/'], reason: 'busy', ttl_ms: 3_600_000 }), /src\/db\//],
+    ];
+    for (const [n, [what, write, shows]] of writes.entries()) {
+      await write();
+      const copy = tempProject(`copy-${n}`);
+      fs.rmSync(tw(copy), { recursive: true, force: true });
+      fs.cpSync(tw(root), tw(copy), { recursive: true });
+      const ours = start(root, `s${n + 1}`);
+      assert.equal(ours.status, 0, ours.stderr);
+      assert.match(ours.context ?? '', shows, `after ${what}, the briefing shows it`);
+      // The engine on a copy of the folder as it was, for the same agent after the same briefing.
+      const engines = start(copy, `e${n + 1}`);
+      assert.equal(engines.status, 0, engines.stderr);
+      assert.equal(noTimes(ours.context!), noTimes(engines.context!), `after ${what}: the hook's briefing is the engine's`);
+      assert.ok(!fs.readdirSync(tw(root, 'sessions')).some(f => f.endsWith('.basis')), 'no basis kept on a 2.x folder');
+    }
+  });
 });
