@@ -60,6 +60,8 @@ const CLI_BANNER = [
   "if (process.argv[2] === 'merge' && require.main === module) return void require('./merge-driver.js').runFromArgv();",
   // `twining hook <event>` runs on every tool call of an agent: the small dist/hook.js, before zod and the engine load.
   "if (process.argv[2] === 'hook' && require.main === module) return void require('./hook.js').runHook(process.argv.slice(3)).then(code => { process.exitCode = code; });",
+  // `twining sync`: the small dist/sync.js, which syncs without the engine when nothing came in (src/core/sync/sync-quick.ts).
+  "if (process.argv[2] === 'sync' && require.main === module) return void require('./sync.js').runSyncCommand(process.argv.slice(3)).then(code => { process.exitCode = code; });",
 ].join('\n');
 
 /** Points the hook bundle's `fs` imports (not `node:fs`, which the shim itself imports) at src/agents/hooks/sync-fs.ts. */
@@ -85,6 +87,8 @@ const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...common, entryPoints: { core: 'src/library.ts' }, outdir: 'dist' },
   { ...common, entryPoints: { cli: 'src/cli/cli.ts' }, outdir: 'dist', banner: { js: CLI_BANNER } },
+  // `twining sync`, which dist/cli.js hands `sync` to (see CLI_BANNER); it loads core.js only when the engine's sync is needed.
+  { ...common, entryPoints: { sync: 'src/cli/sync-main.ts' }, outdir: 'dist' },
   // git's merge driver, which dist/cli.js hands `merge` to (see CLI_BANNER).
   { ...common, entryPoints: { 'merge-driver': 'src/cli/merge-driver-main.ts' }, outdir: 'dist' },
   // Agent hooks (`twining hook <event>`, see CLI_BANNER); it loads core.js only for the events that need the engine,

@@ -266,7 +266,7 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   if (argv[0] === 'mcp-config') return mcpConfig(argv.slice(1), out, err);
   if (argv[0] === 'migrate') return migrateCommand(argv.slice(1), out, err);
   if (argv[0] === 'setup') return setupCommand(argv.slice(1), __dirname, out, err);
-  if (argv[0] === 'sync') return syncCommand(argv.slice(1), out, err);
+  if (argv[0] === 'sync') return syncCommand(argv.slice(1), out, err, openWorkspace);
   if (argv[0] === 'hooks-setup') return hooksSetup(argv.slice(1), __dirname, out, err);
   if (argv[0] === 'hook') return (require(path.join(__dirname, 'hook.js')) as typeof import('../agents/hooks/hook-main')).runHook(argv.slice(1));
   if (isGitCommand(argv[0])) return runGitCommand(argv[0], argv.slice(1), out, err);

@@ -28,6 +28,7 @@ const EXPECTED = [
   'dist/extension.js',
   'dist/core.js',
   'dist/cli.js',
+  'dist/sync.js', // twining sync, which the CLI hands `sync` to (a small bundle of its own)
   'dist/merge-driver.js',
   'dist/mcp.js',
   'dist/hook.js', // twining hook, which agent hosts run on every tool call (a small bundle of its own)
