@@ -32,13 +32,13 @@ export async function quickSync(start: string, options: SyncOptions = {}): Promi
     quick: true,
     timestamp: () => new Date().toISOString(),
     assertWritable: () => undefined, // a CLI process is trusted (only the extension opens a folder read-only)
-    prepare: async () => undefined, // no graph upkeep is queued in a new process; the folder exists
+    prepare: () => Promise.resolve(), // no graph upkeep is queued in a new process; the folder exists
     claimClock: () => Promise.reject(new EngineNeeded('claims to settle with the remote')),
-    applyLocally: async (read, merged) => {
+    applyLocally: (read, merged) =>
       // A quick round with anything to write never reaches its push (sync-run.ts): here nothing differs.
-      if ([...merged].some(([rel, content]) => !read.get(rel)?.equals(content)))
-        throw new Error(`the quick sync of ${dir} has records to write, which only the engine's sync does; nothing was written`);
-    },
+      [...merged].some(([rel, content]) => !read.get(rel)?.equals(content))
+        ? Promise.reject(new Error(`the quick sync of ${dir} has records to write, which only the engine's sync does; nothing was written`))
+        : Promise.resolve(),
   };
   try {
     return await syncWith(host, options);
