@@ -391,7 +391,8 @@ function mcpConfig(argv: string[], out: NodeJS.WritableStream, err: NodeJS.Writa
   return 0;
 }
 
-if (require.main === module) {
+/** Runs the command line of this process (dist/cli.js hands most commands here, to dist/cli-main.js: cli-launcher.ts). */
+export function runCli(): void {
   main(process.argv.slice(2)).then(
     code => {
       process.exitCode = code;
@@ -403,3 +404,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) runCli();
