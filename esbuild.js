@@ -81,7 +81,8 @@ const builds = [
   { ...common, entryPoints: { cli: 'src/cli/cli-launcher.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...common, entryPoints: { 'cli-main': 'src/cli/cli.ts' }, outdir: 'dist' },
   // `twining sync`, which dist/cli.js hands `sync` to; it loads core.js only when the engine's sync is needed.
-  { ...common, entryPoints: { sync: 'src/cli/sync-main.ts' }, outdir: 'dist' },
+  // Its js-yaml is dist/hook-yaml.js too (a 2.x folder's config.yml is seldom parsed: storage/sqlite/sqlite-detect.ts).
+  { ...common, entryPoints: { sync: 'src/cli/sync-main.ts' }, outdir: 'dist', plugins: [hookYaml] },
   // git's merge driver, which dist/cli.js hands `merge` to.
   { ...common, entryPoints: { 'merge-driver': 'src/cli/merge-driver-main.ts' }, outdir: 'dist' },
   // Agent hooks (`twining hook <event>`, handed over by dist/cli.js); it loads core.js only for the events that need the engine,
