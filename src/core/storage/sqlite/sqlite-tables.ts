@@ -133,32 +133,20 @@ export function lastReader(file: string): HeldRecords | undefined {
 }
 
 /**
- * A column's values joined on U+0001 by SQLite, as the bytes SQLite holds when they are UTF-8
- * (SQLite's default encoding, which twining-mcp's databases keep): node:sqlite makes a JS string of a
- * TEXT value several times slower than Node decodes the same UTF-8 bytes from a buffer, and a
- * table's texts are megabytes. A database in UTF-16 gives the text as before.
+ * The texts of a table's rows joined on U+0001 by SQLite, as the bytes SQLite holds when they are
+ * UTF-8 (SQLite's default encoding, which twining-mcp's databases keep): node:sqlite makes a JS string
+ * of a TEXT value several times slower than Node decodes the same UTF-8 bytes from a buffer, and
+ * a table's texts are megabytes. A database in UTF-16 gives the text as before.
  */
-const joinedAsBytes = (column: string) =>
-  `CASE WHEN (SELECT encoding FROM pragma_encoding) = 'UTF-8' THEN CAST(group_concat(${column}, char(1)) AS BLOB) ELSE group_concat(${column}, char(1)) END`;
-
-/** A joined column as node:sqlite gives it (bytes or text) as a string, or undefined. */
-function joinedText(value: unknown): string | undefined {
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
-  return typeof value === 'string' ? value : undefined;
-}
+const TEXTS_AS_BYTES =
+  "CASE WHEN (SELECT encoding FROM pragma_encoding) = 'UTF-8' THEN CAST(group_concat(data, char(1)) AS BLOB) ELSE group_concat(data, char(1)) END";
 
 /**
  * A table's rows in one query, in seq order: each column's values joined into one string by
- * SQLite, the texts and the keys on U+0001, which a JSON text never holds unescaped (JSON escapes
- * control characters), the seqs as a JSON array. A row of `before` with the same key, text (and
- * index) at the same seq is used as it is. Undefined when the pieces do not come out one per row
- * (a text that is not JSON or a key holds the separator, a key is NULL) or a seq cannot be put
- * into JSON: the caller reads the rows one by one.
- *
- * A row's key is the record's own key field where that is the same string (twining-mcp's rows
- * hold their key in their text): the key is then held once, not once more from the joined keys,
- * and the keys are not parsed as JSON (several ms of a reopen, and as many strings more for the
- * garbage collector to move).
+ * SQLite, the texts on U+0001, which a JSON text never holds unescaped (JSON escapes control characters), the keys
+ * and seqs as JSON arrays. A row of `before` with the same key, text (and index) at the same seq
+ * is used as it is. Undefined when the pieces do not come out one per row (a text that is not
+ * JSON holds the separator) or a key cannot be put into JSON: the caller reads the rows one by one.
  */
 export function readTableWhole(
   db: SqliteDatabase,
@@ -167,63 +155,42 @@ export function readTableWhole(
   unreadable: (key: unknown) => void,
 ): { items: Item[]; last: number } | undefined {
   const sql =
-    `SELECT count(*) AS n, json_group_array(s) AS ss, ${joinedAsBytes('k')} AS ks, ${joinedAsBytes('data')} AS ds` +
+    `SELECT count(*) AS n, json_group_array(s) AS ss, json_group_array(k) AS ks, ${TEXTS_AS_BYTES} AS ds` +
     `${t.extra ? ', json_group_array(x) AS xs' : ''} FROM (${select(t)} ORDER BY ${t.seq})`;
   let row: Record<string, unknown> | undefined;
-  let seqs: unknown, extras: unknown;
+  let seqs: unknown, keys: unknown, extras: unknown;
   try {
     row = db.prepare(sql).get();
     seqs = JSON.parse(String(row?.ss));
+    keys = JSON.parse(String(row?.ks));
     extras = t.extra ? JSON.parse(String(row?.xs)) : undefined;
   } catch {
     return undefined;
   }
   const n = Number(row?.n);
   if (n === 0) return { items: [], last: 0 };
-  const joined = joinedText(row?.ds);
-  const keys = joinedText(row?.ks);
-  const texts = joined !== undefined ? joined.split('\u0001') : [];
-  if (!Array.isArray(seqs) || keys === undefined || texts.length !== n || seqs.length !== n) return undefined;
+  const joined = row?.ds instanceof Uint8Array ? Buffer.from(row.ds.buffer, row.ds.byteOffset, row.ds.byteLength).toString('utf8') : row?.ds;
+  const texts = typeof joined === 'string' ? joined.split('\u0001') : [];
+  if (!Array.isArray(seqs) || !Array.isArray(keys) || texts.length !== n || seqs.length !== n || keys.length !== n) return undefined;
   if (t.extra && (!Array.isArray(extras) || extras.length !== n)) return undefined;
   // SQLite gives an aggregate's values in the order it visits the rows, the same for every column;
   // rows out of seq order are read one by one (not seen: the subquery gives them in order).
   for (let i = 1; i < n; i++) if (!(Number(seqs[i]) > Number(seqs[i - 1]))) return undefined;
-  // The next row's key: `own` (the record's key field) when it is the whole next piece of the
-  // joined keys, else that piece. Each row takes one piece: n pieces in all is checked after.
-  let at = 0;
-  const nextKey = (own: unknown): string => {
-    if (typeof own === 'string' && !own.includes('\u0001')) {
-      const end = at + own.length;
-      if (keys.startsWith(own, at) && (end === keys.length || keys.charCodeAt(end) === 1)) {
-        at = end + 1;
-        return own;
-      }
-    }
-    const separator = keys.indexOf('\u0001', at);
-    const end = separator < 0 ? keys.length : separator;
-    const key = keys.slice(at, end);
-    at = end + 1;
-    return key;
-  };
   const items: Item[] = [];
-  const unread: string[] = [];
   for (let i = 0; i < n; i++) {
     const seq = Number(seqs[i]);
+    const id = String(keys[i]);
     const text = texts[i];
     const index = t.extra ? String((extras as unknown[])[i]) : undefined;
-    // Without rows read before, the text is parsed first and its own key used; with them, the key
-    // says which row read before to compare (and most are not parsed again).
-    let value = before ? undefined : objectOf(text);
-    const id = nextKey(value?.[t.key]);
     const known = before?.get(id);
     // The same seq: compared as a number (no string made for each row).
     if (known && known.text === text && known.index === index && (known instanceof RowItem ? known.seq : Number(known.order)) === seq) {
       items.push(known);
       continue;
     }
-    value ??= objectOf(text);
+    const value = objectOf(text);
     if (!value) {
-      unread.push(id);
+      unreadable(keys[i]);
       continue;
     }
     // A row read again alone holds its own copy of its text, not a part of this read's whole string
@@ -232,9 +199,6 @@ export function readTableWhole(
     if (t.extra) item.index = index;
     items.push(item);
   }
-  // Every key taken, each once: no key held the separator and none was NULL (group_concat leaves those out).
-  if (at !== keys.length + 1) return undefined;
-  for (const id of unread) unreadable(id);
   return { items, last: Math.max(Number(seqs[n - 1]), 0) };
 }
 
