@@ -323,6 +323,32 @@ describeIn(['single'], 'live updates from other processes', () => {
     assert.strictEqual(row.icon, 'history');
   });
 
+  it('a write whose file events were all lost still reaches the view within seconds: the folders sweep for what no watcher reported', async () => {
+    const events: number[] = [];
+    const sub = api.providers.agents.onDidChangeTreeData(() => events.push(Date.now()));
+    api.model.dropWatcherEvents(true);
+    try {
+      const eventsBefore = api.model.lastEventAt();
+      await cli('register', firstFolder(), { agent_id: 'lost-event-agent', capabilities: ['ops'] }, ['--now', api.now().toISOString()]);
+      const writtenAt = fs.statSync(path.join(dir, 'agents/registry.json')).mtimeMs;
+      // The view's own change event, not its rows: reading the rows reads the engine, which can see the file itself.
+      const announced = await waitFor(() => events.find(t => t >= writtenAt - 1), {
+        timeoutMs: 15000,
+        intervalMs: 20,
+        what: 'Agents to announce the lost write',
+      });
+      assert.ok(
+        (await rows(api.providers.agents)).some(r => r.label === 'lost-event-agent'),
+        'Agents lists the agent',
+      );
+      assert.strictEqual(api.model.lastEventAt(), eventsBefore, 'no file event reached the extension');
+      console.log(`[metric] a lost file event's write reached Agents after ${Math.round(announced! - writtenAt)} ms (the sweep's interval is 5 s)`);
+    } finally {
+      api.model.dropWatcherEvents(false);
+      sub.dispose();
+    }
+  });
+
   it('.twining/ disappearing empties the views; coming back restores them', async () => {
     const away = `${dir}-away`;
     fs.renameSync(dir, away);

@@ -33,6 +33,8 @@ import { archiveAutomatically } from '../operations/auto-archive-ops';
 import type { AnyOperation, Operation } from '../operations/operation';
 import { OPERATION_TABLE, type OperationTable } from '../operations/registry';
 import { SessionWatch } from '../storage/session-watch';
+import { stampOfFile } from '../storage/version-stamp';
+import { sessionsDir } from '../storage/session-files';
 import { sessions as sessionBoard } from '../operations/session-ops';
 import { RecordRoute, RouteOptions, resolveRecord } from '../git/record-location';
 import { type FoldReport, foldCheckedOutCopy } from '../git/fold-checked-out-copy';
@@ -81,6 +83,18 @@ export interface TwiningEngine extends Omit<OperationMethods, 'verify'> {
   verify(input: { handoff_id: string }): Promise<VerifyResult>;
   verify(input: InputOf<'verify'>): Promise<VerifyResult | ScopeVerifyResult>;
 }
+
+/** What a sweep looks at on 1.x besides the session files: every file a view reads but the handoff records (a new one comes with an index line). */
+const SWEPT_FILES = [
+  '.twining/blackboard.jsonl',
+  '.twining/agents/registry.json',
+  '.twining/handoffs/index.jsonl',
+  '.twining/decisions/index.json',
+  '.twining/claims/claims.jsonl',
+  '.twining/config.yml',
+];
+/** What a sweep looks at on 2.x besides the session files: the database and its log (a commit by another process moves one), and our files beside them. */
+const SWEPT_BESIDE_DATABASE = ['.twining/twining.db', '.twining/twining.db-wal', '.twining/claims/claims.jsonl', '.twining/config.yml'];
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class TwiningEngine {
@@ -276,6 +290,33 @@ export class TwiningEngine {
     });
     this.refreshing = run.catch(() => undefined);
     return run;
+  }
+
+  /** The stamps of the files the last sweep looked at (project-relative path → stamp); undefined before the first. */
+  private swept: Map<string, string> | undefined;
+
+  /**
+   * The backstop for a file watcher that lost an event (they can, under load or on a network
+   * drive): stats every file the views read (on 2.x the database and its write-ahead log) and the
+   * session files, and passes those whose stamp moved since the last sweep to `refresh`, as a
+   * watcher's report would have named them; a file this engine wrote itself is then read again no
+   * more than after a watcher's report. The first sweep only takes the stamps (make it when the
+   * engine is made, before anything is read); a sweep that finds nothing moved reads nothing and
+   * reports nothing.
+   */
+  async sweep(): Promise<ChangeReport> {
+    const files = this.ctx.sqlite ? SWEPT_BESIDE_DATABASE : SWEPT_FILES;
+    const sessions = (await fs.readdir(sessionsDir(this.ctx.layout.dir)).catch(() => [] as string[]))
+      .filter(name => kindOfPath(`.twining/sessions/${name}`) === 'sessions')
+      .map(name => `.twining/sessions/${name}`);
+    const stamps = new Map<string, string>();
+    for (const p of [...files, ...sessions]) stamps.set(p, await stampOfFile(path.join(this.root, p)));
+    const before = this.swept;
+    this.swept = stamps;
+    if (!before) return { kinds: [] };
+    const moved = [...stamps].filter(([p, stamp]) => before.get(p) !== stamp).map(([p]) => p);
+    for (const p of before.keys()) if (!stamps.has(p)) moved.push(p); // a session file gone
+    return moved.length ? this.refresh(moved) : { kinds: [] };
   }
 
   /**

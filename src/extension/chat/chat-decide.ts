@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { list, md, oneLine, relative, score } from '../present/format';
 import { log, messageOf } from '../log';
+import { core } from '../model/engine-loader';
 import { parseDelegate } from './chat-parse';
 import { ChatCall, ChatCommandResult, promptText, referenceScope, scopeOf } from './chat-call';
 
@@ -16,7 +17,10 @@ export async function why(call: ChatCall): Promise<ChatCommandResult> {
     return { metadata: { command: 'why' } };
   }
   stream.progress(`Looking for the decisions behind \`${scope}\`…`);
-  const { decisions, more, omitted_count, active_count, provisional_count } = await folder.run(engine => engine.why({ scope, max_tokens: 4000 }));
+  const { decisions, more, omitted_count, active_count, provisional_count } = await folder.run(engine =>
+    // The chat answers within the budget a model's call gets (twining-mcp's, core/schemas/model-defaults.ts); the rest as one line each below.
+    engine.why(core().withModelDefaults('why', { scope }) as { scope: string }),
+  );
   referenceScope(call, /[/.]/.test(scope) ? scope : undefined);
   if (decisions.length === 0 && !more?.length) {
     stream.markdown(`No decision covers \`${md(scope)}\`.`);

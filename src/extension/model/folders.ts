@@ -23,6 +23,9 @@ export interface FolderChange {
   kinds: ReadonlySet<ChangeKind>;
 }
 
+/** How often each folder looks for changes no file event reported. */
+const SWEEP_INTERVAL_MS = 5000;
+
 export class Folders implements vscode.Disposable, FolderHost {
   private readonly folders = new Map<string, TwiningFolder>();
   private readonly watchers = new Map<string, TwiningWatcher>();
@@ -41,9 +44,14 @@ export class Folders implements vscode.Disposable, FolderHost {
 
   /** Starts watching and scanning; returns at once (nothing is read before someone asks). */
   start(): void {
+    const sweeps = setInterval(() => {
+      this.sweep().catch(scanFailed);
+    }, SWEEP_INTERVAL_MS);
+    sweeps.unref();
     this.disposables.push(
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.track(this.sync()).catch(scanFailed)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.setTrusted(true)),
+      { dispose: () => clearInterval(sweeps) },
     );
     this.scanned = this.track(this.sync()).catch(scanFailed);
   }
@@ -190,6 +198,35 @@ export class Folders implements vscode.Disposable, FolderHost {
       if (waiting.length === 0) return;
       await Promise.allSettled(waiting);
     }
+  }
+
+  private sweeping: Promise<void> | undefined;
+
+  /**
+   * Every few seconds, each folder looks for a change its watcher did not report (a watcher can
+   * lose events under load, or on a network drive): a stat per file, nothing read when nothing
+   * changed (TwiningFolder.sweep). One sweep at a time; none before the first scan, and none in a
+   * folder whose watcher reported lately.
+   */
+  sweep(): Promise<void> {
+    if (this.sweeping || !this.scanned) return this.sweeping ?? Promise.resolve();
+    const run = (async () => {
+      await this.scanned;
+      for (const [key, folder] of this.folders) {
+        // A watcher with events in hand, or lately, is alive: its report is the one to wait for (a
+        // sweep between two files of one write would split one announcement in two).
+        const watcher = this.watchers.get(key);
+        if (watcher && (watcher.idle || Date.now() - watcher.lastEventAt < SWEEP_INTERVAL_MS / 2)) continue;
+        await folder.sweep().catch(error => log.warn(`${folder.name}: looking for changes failed: ${messageOf(error)}`));
+      }
+    })();
+    this.sweeping = this.track(run).finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  /** Test runs only: the watchers drop every event while set (to show the sweep is the backstop). */
+  dropWatcherEvents(drop: boolean): void {
+    for (const w of this.watchers.values()) w.dropEvents = drop;
   }
 
   /** For latency measurements: when the last `.twining/` event arrived in any folder. */

@@ -14,7 +14,7 @@ import { core } from './engine-loader';
 import type { RecordRoute } from '../../core';
 import { lstatSync, statSync } from 'fs';
 import type { Clock } from '../settings';
-import { log } from '../log';
+import { log, messageOf } from '../log';
 
 /** What a folder needs from the model that holds it. */
 export interface FolderHost {
@@ -108,6 +108,8 @@ export class TwiningFolder {
       },
       this.route,
     );
+    // The stamps the sweeps compare with (TwiningFolder.sweep), taken before any view reads.
+    this.engineValue.sweep().catch(error => log.warn(`${this.name}: looking for changes failed: ${messageOf(error)}`));
     this.serveSessionStarts();
     return this.engineValue;
   }
@@ -223,6 +225,24 @@ export class TwiningFolder {
     // A half-written or corrupt file: the views reload, keep their last good data and say why.
     if (report.error) log.warn(`${this.name}: refresh failed: ${report.error.message}`);
     if (report.kinds.length) this.emitter.fire(new Set(report.kinds));
+  }
+
+  /**
+   * The backstop for a lost file event (TwiningEngine.sweep): announces what changed on disk that
+   * no watcher reported, and `.twining/` appearing or going. Reads nothing when nothing changed,
+   * and makes no engine: a folder nobody has looked at yet has nothing on screen to bring up to date.
+   */
+  async sweep(): Promise<void> {
+    if (this.engineValue) await this.gitSettled();
+    const was = this.hasTwiningDir;
+    if ((await this.checkPresence()) !== was) this.emitter.fire(new Set<ChangeKind>(['presence']));
+    if (!this.hasTwiningDir || !this.engineValue) return;
+    const report = await this.run(engine => engine.sweep());
+    if (report.error) log.warn(`${this.name}: refresh failed: ${report.error.message}`);
+    if (report.kinds.length) {
+      log.debug(`${this.name}: changed on disk without a file event: ${report.kinds.join(', ')}`);
+      this.emitter.fire(new Set(report.kinds));
+    }
   }
 
   /** The workspace-relative, `/`-separated path of a file in this folder, or undefined. */

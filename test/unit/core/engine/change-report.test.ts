@@ -47,3 +47,27 @@ test('a file that cannot be read: the kinds of the reported paths come back with
   assert.ok(report.error instanceof Error, 'the error comes with the report');
   assert.deepEqual(report.kinds, ['registry']);
 });
+
+test('a sweep (the backstop for lost watcher events) finds another engine’s write by stat, reports it once, and reads nothing when nothing changed', async () => {
+  const root = referenceProject();
+  const mine = await openWorkspace(root, { now: NOW });
+  const other = await openWorkspace(root, { now: NOW });
+  await mine.handoffs({ limit: 5 });
+  await mine.refresh();
+  const reads = mine.work.refreshes;
+  assert.deepEqual((await mine.sweep()).kinds, [], 'nothing changed: nothing reported');
+  assert.equal(mine.work.refreshes, reads, 'and nothing read');
+
+  await other.register({ agent_id: 'swept', capabilities: ['ops'] });
+  const report = await mine.sweep();
+  assert.ok(report.kinds.includes('registry'), report.kinds.join(', '));
+  assert.equal(mine.work.refreshes, reads + 1);
+  assert.ok((await mine.agents({})).agents.some(a => a.agent_id === 'swept'));
+  assert.deepEqual((await mine.refresh(['.twining/agents/registry.json'])).kinds, [], "the watcher's late report of the same write: already reported");
+
+  // A session file written by a hook: the sweep lists the sessions folder.
+  fs.mkdirSync(tw(root, 'sessions'), { recursive: true });
+  fs.writeFileSync(tw(root, 'sessions', 'session-swept.json'), JSON.stringify({ session_id: 'swept' }));
+  assert.deepEqual((await mine.sweep()).kinds, ['sessions']);
+  assert.deepEqual((await mine.sweep()).kinds, []);
+});

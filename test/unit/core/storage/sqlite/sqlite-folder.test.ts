@@ -379,6 +379,35 @@ describe('writes to a 2.x SQLite folder', { skip }, () => {
     mcp.close();
   });
 
+  test("a sweep (the backstop for lost watcher events) finds twining-mcp's row by the database's counter, and reports nothing when nothing changed", async () => {
+    const { two } = twins();
+    const dir = tw(two);
+    const engine = await openWorkspace(two, quiet);
+    await engine.read({ limit: 5 });
+    await engine.refresh();
+    assert.deepEqual((await engine.sweep()).kinds, [], 'nothing changed: nothing reported');
+    const mcp = openMcpDb(dir);
+    const full = {
+      entry_type: 'warning',
+      summary: 'Swept from twining-mcp',
+      detail: '',
+      tags: [],
+      scope: 'src/',
+      agent_id: 'mcp',
+      id: '01KB0000000000000000000002',
+      timestamp: '2026-11-25T10:00:00.000Z',
+    };
+    mcpPost(mcp, dir, full);
+    mcp.close();
+    const report = await engine.sweep();
+    assert.ok(report.kinds.includes('blackboard'), JSON.stringify(report));
+    assert.equal((await engine.read({ limit: 5 })).entries.at(-1)?.summary, 'Swept from twining-mcp');
+    assert.deepEqual((await engine.sweep()).kinds, [], 'reported once');
+    const reads = engine.work.refreshes;
+    await engine.sweep();
+    assert.equal(engine.work.refreshes, reads, 'a sweep that finds nothing reads nothing');
+  });
+
   test("an agent's last_active renewed in place at the same length (no record file to name) by another process or engine is seen by the open engine's next read and refresh", async () => {
     const { two } = twins();
     const dir = tw(two);
