@@ -11,7 +11,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { tempProject } from '../../../support/tmp';
 import { cliOk as ok, git, run, syncTeam } from '../../../support/git-repo';
@@ -43,7 +42,7 @@ function copyTeam(top: string, to: string): void {
 
 /** dist/cli.js and dist/sync.js in a folder of their own, without the engine's dist/core.js. */
 function syncAlone(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-sync-alone-'));
+  const dir = tempProject('sync-alone'); // removed with the test's other folders, whatever its outcome
   for (const name of ['cli.js', 'sync.js']) fs.copyFileSync(path.join(DIST, name), path.join(dir, name));
   return path.join(dir, 'cli.js');
 }
@@ -73,7 +72,7 @@ test('a quick sync and the engine’s sync of the same clone give the same recor
     'alice',
   );
   ok(a, 'handoff', '--source-agent', 'alice', '--target-agent', 'bob', '--scope', 'src/', '--summary', 'please review', '--results', 'completed: x');
-  const copyTop = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-sync-quick-copy-'));
+  const copyTop = tempProject('sync-quick-copy');
   copyTeam(top, copyTop);
   const a2 = path.join(copyTop, 'a');
 
@@ -95,7 +94,6 @@ test('a quick sync and the engine’s sync of the same clone give the same recor
   // b gets the quick sync's record as it would have got the engine's.
   ok(b, 'sync');
   assert.match(fs.readFileSync(path.join(b, '.twining', 'blackboard.jsonl'), 'utf8'), /a: entry 9/);
-  fs.rmSync(copyTop, { recursive: true, force: true });
 });
 
 test(
@@ -157,6 +155,5 @@ test(
     ok(a, 'post', '--entry-type', 'finding', '--summary', 'a: after the claim', '--scope', 'src/', '--agent-id', 'alice');
     const again = aloneSync(a);
     assert.equal(again.status, 0, again.stderr);
-    fs.rmSync(path.dirname(alone), { recursive: true, force: true });
   },
 );
