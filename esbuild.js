@@ -52,15 +52,9 @@ function unitEntries() {
   return entries;
 }
 
-// `twining merge` is git's merge driver: one process per file to merge. It goes straight to the small
-// dist/merge-driver.js, before the rest of the CLI (zod, the schemas, the engine) is loaded; a
-// top-level return is allowed in a CommonJS module.
-const CLI_BANNER = [
-  '#!/usr/bin/env node',
-  "if (process.argv[2] === 'merge' && require.main === module) return void require('./merge-driver.js').runFromArgv();",
-  // `twining hook <event>` runs on every tool call of an agent: the small dist/hook.js, before zod and the engine load.
-  "if (process.argv[2] === 'hook' && require.main === module) return void require('./hook.js').runHook(process.argv.slice(3)).then(code => { process.exitCode = code; });",
-].join('\n');
+// dist/cli.js is a launcher of a few lines (src/cli/cli-launcher.ts) that hands each command to its bundle: `merge` to
+// the small dist/merge-driver.js (git's merge driver, one process per file), `hook` to dist/hook.js, `sync` to dist/sync.js,
+// the rest to dist/cli-main.js (the whole CLI: zod, the schemas, the engine), so that none compiles what it does not run.
 
 /** Points the hook bundle's `fs` imports (not `node:fs`, which the shim itself imports) at src/agents/hooks/sync-fs.ts. */
 const hookFs = {
@@ -84,10 +78,14 @@ const hookYaml = {
 const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...common, entryPoints: { core: 'src/library.ts' }, outdir: 'dist' },
-  { ...common, entryPoints: { cli: 'src/cli/cli.ts' }, outdir: 'dist', banner: { js: CLI_BANNER } },
-  // git's merge driver, which dist/cli.js hands `merge` to (see CLI_BANNER).
+  { ...common, entryPoints: { cli: 'src/cli/cli-launcher.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: { 'cli-main': 'src/cli/cli.ts' }, outdir: 'dist' },
+  // `twining sync`, which dist/cli.js hands `sync` to; it loads core.js only when the engine's sync is needed.
+  // Its js-yaml is dist/hook-yaml.js too (a 2.x folder's config.yml is seldom parsed: storage/sqlite/sqlite-detect.ts).
+  { ...common, entryPoints: { sync: 'src/cli/sync-main.ts' }, outdir: 'dist', plugins: [hookYaml] },
+  // git's merge driver, which dist/cli.js hands `merge` to.
   { ...common, entryPoints: { 'merge-driver': 'src/cli/merge-driver-main.ts' }, outdir: 'dist' },
-  // Agent hooks (`twining hook <event>`, see CLI_BANNER); it loads core.js only for the events that need the engine,
+  // Agent hooks (`twining hook <event>`, handed over by dist/cli.js); it loads core.js only for the events that need the engine,
   // hook-start.js for SessionStart only (src/agents/hooks/hook-start.ts) and hook-yaml.js for a config.yml to parse.
   // Their `fs` is src/agents/hooks/sync-fs.ts: Node's, with `promises` answered synchronously (a one-shot process
   // on a few small files; thread-pool round trips cost a SessionStart 10-20 ms on a busy machine).

@@ -3,9 +3,10 @@
  * the repository's remote (src/core/sync/), printing what came in and what went out.
  */
 import * as path from 'path';
-import { openWorkspace } from '../core/engine/engine';
+import type { TwiningEngine, WorkspaceOptions } from '../core/engine/engine';
 import { parseFlags, failure } from './command-flags';
 import type { SyncReport } from '../core/sync/sync-run';
+import { quickSync } from '../core/sync/sync-quick';
 import type { SyncCounts } from '../core/sync/sync-counts';
 
 export const SYNC_HELP = [
@@ -43,7 +44,14 @@ export function syncReportText(r: SyncReport): string {
   return lines.join('\n');
 }
 
-export async function syncCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+/** Opens the engine on a project folder: `openWorkspace`, from the CLI's bundle or, for dist/sync.js, from dist/core.js. */
+export type OpenEngine = (root: string, options: WorkspaceOptions) => Promise<Pick<TwiningEngine, 'sync' | 'syncStatus'>>;
+
+/**
+ * The command. A sync that needs no engine (nothing came in, sync-quick.ts) runs without opening
+ * it: `open` is called only for `--status` and for a sync that does need it.
+ */
+export async function syncCommand(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, open: OpenEngine): Promise<number> {
   let flags;
   try {
     flags = parseFlags('sync', argv, { json: {}, status: {}, dir: { value: true }, remote: { value: true } });
@@ -56,13 +64,13 @@ export async function syncCommand(argv: string[], out: NodeJS.WritableStream, er
   }
   const { dir = '.', remote, json = false, status = false } = flags;
   try {
-    const engine = await openWorkspace(path.resolve(dir), { warn: m => err.write(`twining: warning: ${m}\n`) });
+    const openEngine = () => open(path.resolve(dir), { warn: m => err.write(`twining: warning: ${m}\n`) });
     if (status) {
-      const s = await engine.syncStatus();
+      const s = await (await openEngine()).syncStatus();
       out.write((json ? JSON.stringify(s, null, 2) : `twining sync: ${s.message}`) + '\n');
       return 0;
     }
-    const report = await engine.sync({ remote });
+    const report = (await quickSync(path.resolve(dir), { remote })) ?? (await (await openEngine()).sync({ remote }));
     out.write((json ? JSON.stringify(report, null, 2) : syncReportText(report)) + '\n');
     return 0;
   } catch (error) {

@@ -266,7 +266,7 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
   if (argv[0] === 'mcp-config') return mcpConfig(argv.slice(1), out, err);
   if (argv[0] === 'migrate') return migrateCommand(argv.slice(1), out, err);
   if (argv[0] === 'setup') return setupCommand(argv.slice(1), __dirname, out, err);
-  if (argv[0] === 'sync') return syncCommand(argv.slice(1), out, err);
+  if (argv[0] === 'sync') return syncCommand(argv.slice(1), out, err, openWorkspace);
   if (argv[0] === 'hooks-setup') return hooksSetup(argv.slice(1), __dirname, out, err);
   if (argv[0] === 'hook') return (require(path.join(__dirname, 'hook.js')) as typeof import('../agents/hooks/hook-main')).runHook(argv.slice(1));
   if (isGitCommand(argv[0])) return runGitCommand(argv[0], argv.slice(1), out, err);
@@ -391,7 +391,8 @@ function mcpConfig(argv: string[], out: NodeJS.WritableStream, err: NodeJS.Writa
   return 0;
 }
 
-if (require.main === module) {
+/** Runs the command line of this process (dist/cli.js hands most commands here, to dist/cli-main.js: cli-launcher.ts). */
+export function runCli(): void {
   main(process.argv.slice(2)).then(
     code => {
       process.exitCode = code;
@@ -403,3 +404,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) runCli();

@@ -27,7 +27,9 @@ const EXPECTED = [
   'package.json',
   'dist/extension.js',
   'dist/core.js',
-  'dist/cli.js',
+  'dist/cli.js', // the `twining` command: hands each command to its bundle
+  'dist/cli-main.js', // the whole CLI
+  'dist/sync.js', // twining sync, which the CLI hands `sync` to (a small bundle of its own)
   'dist/merge-driver.js',
   'dist/mcp.js',
   'dist/hook.js', // twining hook, which agent hosts run on every tool call (a small bundle of its own)

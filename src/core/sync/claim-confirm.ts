@@ -15,7 +15,7 @@ import type { ClaimResult } from '../operations/claim-ops';
 import { claimClock, claimItems } from '../operations/claim-ops';
 import { claimConflicts, describeHolder, isClaim } from '../rules/claims';
 import { repoOf, syncEnabled } from './sync-state';
-import { syncFolder } from './sync-run';
+import { syncFolder } from './sync-folder';
 
 export interface ClaimSync {
   /** Whether the remote accepted the claim (or settled it against another clone's). */

@@ -6,9 +6,8 @@
  * round made on a guess of the remote's state (while the fetch runs) is dropped at no cost when
  * the fetch finds the remote moved.
  */
-import type { FolderStore } from '../engine/folder-store';
 import { mergeTwiningTexts } from '../merge/merge-file';
-import { claimClock } from '../operations/claim-ops';
+import type { SyncHost } from './sync-host';
 import { MARKER, SyncLayout, removable } from './record-files';
 import type { Part, PartsWork } from './parts-cache';
 import { Repo, blobId } from './record-tree';
@@ -38,7 +37,7 @@ export interface LocalRead {
 
 /** What a round is made on: the remote's record (its tip, if it has one) and this clone's last synced state. */
 export interface RoundInput {
-  ctx: FolderStore;
+  host: SyncHost;
   repo: Repo;
   remote: string;
   /** The record on the remote, for messages. */
@@ -79,7 +78,7 @@ async function filesOfCommit(repo: Repo, commit: string, where: string) {
 
 /** Merges the local record with the remote's at `remoteTip` (base: `base`), makes the commit to push and counts the changes. */
 export async function mergeRound(input: RoundInput): Promise<Round> {
-  const { ctx, repo, remote, where, layout, clone, read, remoteTip, base, spare } = input;
+  const { host, repo, remote, where, layout, clone, read, remoteTip, base, spare } = input;
   const notes: string[] = [];
   // The remote's tree is checked before anything of it is read.
   const remoteListing = remoteTip ? await listTreeOnce(repo, remoteTip) : undefined;
@@ -88,8 +87,8 @@ export async function mergeRound(input: RoundInput): Promise<Round> {
     throw refused(
       where,
       remoteTree.layout === 'sqlite'
-        ? `it is in twining-mcp 2.x's layout (records/), and this clone's ${ctx.layout.dir} is in the 1.x files layout. Run \`twining migrate\` in this clone (or \`twining migrate --reverse\` in the others, then sync there first) so both sides use one layout, then sync again`
-        : `it is in the 1.x files layout, and this clone's ${ctx.layout.dir} is in twining-mcp 2.x's layout (records/). Run \`twining migrate --reverse\` in this clone (or \`twining migrate\` in the others, then sync there first) so both sides use one layout, then sync again`,
+        ? `it is in twining-mcp 2.x's layout (records/), and this clone's ${host.dir} is in the 1.x files layout. Run \`twining migrate\` in this clone (or \`twining migrate --reverse\` in the others, then sync there first) so both sides use one layout, then sync again`
+        : `it is in the 1.x files layout, and this clone's ${host.dir} is in twining-mcp 2.x's layout (records/). Run \`twining migrate --reverse\` in this clone (or \`twining migrate\` in the others, then sync there first) so both sides use one layout, then sync again`,
     );
   const baseTree = base ? await filesOfCommit(repo, base, `this clone's last synced record (${BASE_REF})`) : { files: new Map<string, { ids: string[] }>() };
   const local = read.contents;
@@ -140,10 +139,17 @@ export async function mergeRound(input: RoundInput): Promise<Round> {
   // Claims made on both sides: the remote's holder wins.
   const claimsRel = 'claims/claims.jsonl';
   let lost: LostClaim[] = [];
-  if (merged.has(claimsRel)) {
+  // A log the same as the remote's has no claim the remote lacks, so none to lose: settled without the claims' clock.
+  if (
+    merged.has(claimsRel) &&
+    !sameIds(
+      partsOf(claimsRel, merged.get(claimsRel)!, repo).map(p => p.id),
+      remoteTree.files.get(claimsRel)?.ids,
+    )
+  ) {
     const remoteClaims =
       remoteBytes.get(claimsRel) ?? (remoteTree.files.has(claimsRel) ? (await source.files(remoteTree.files, [claimsRel])).get(claimsRel)! : Buffer.alloc(0));
-    const settled = settleClaims(merged.get(claimsRel)!.toString('utf8'), remoteClaims.toString('utf8'), await claimClock(ctx), ctx.timestamp(), remote);
+    const settled = settleClaims(merged.get(claimsRel)!.toString('utf8'), remoteClaims.toString('utf8'), await host.claimClock(), host.timestamp(), remote);
     lost = settled.lost;
     if (lost.length) merged.set(claimsRel, Buffer.from(settled.text, 'utf8'));
   }
@@ -166,7 +172,7 @@ export async function mergeRound(input: RoundInput): Promise<Round> {
       sizes.set(e.path, e.size);
     }
   // Who is where: this clone's sessions go out as its snapshot; the others' stay as the remote has them (clone-sessions.ts).
-  const snapshot = await ownSnapshot(ctx.layout.dir, clone);
+  const snapshot = await ownSnapshot(host.dir, clone);
   const mine = `${SESSIONS_TREE}/${clone.id}.json`;
   if (snapshot.sessions.length > 0 || remotePaths.has(mine)) {
     const bytes = snapshotBytes(snapshot);

@@ -14,20 +14,18 @@
  *   5. write what changed into `.twining/` under the same locks the operations take, merging in
  *      anything written here while the sync ran
  *
- * The folder is the one the engine was opened on (`ctx.layout.dir`); nothing here works out a
- * path of its own.
+ * The folder is the one the engine was opened on (sync-folder.ts), or the one the engine would
+ * open (sync-quick.ts): `host.dir`; nothing here works out a path of its own.
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import type { FolderStore } from '../engine/folder-store';
 import { TwiningError } from '../errors';
 import { withLock } from '../storage/lock';
-import { settleGraph } from '../operations/graph-ops';
 import { gitText, runGit } from './sync-git';
 import { syncEnded } from './git-launcher';
-import { applyLocally } from './sync-apply';
+import { EngineNeeded, SyncHost } from './sync-host';
 import { chooseRemote, fetchRecord, networkFailure } from './sync-remote';
-import { SyncLayout, listLocalRecords, stampsOf } from './record-files';
+import { listLocalRecords, stampsOf } from './record-files';
 import { PartsWork, readWithParts } from './parts-cache';
 import { Repo, buildTree } from './record-tree';
 import { SpareImport, identityEnv } from './record-commit';
@@ -77,43 +75,37 @@ export interface SyncReport {
 
 const MAX_ATTEMPTS = 8;
 
-export function layoutOf(ctx: FolderStore): SyncLayout {
-  return ctx.sqlite ? 'sqlite' : 'files';
-}
-
-/** The repository of the engine's folder, or an error saying sync needs one. */
-export async function repoOfStore(ctx: FolderStore): Promise<Repo> {
-  const repo = await repoOf(ctx.layout.dir);
+/** The repository of the record folder, or an error saying sync needs one. */
+export async function repoOfFolder(dir: string): Promise<Repo> {
+  const repo = await repoOf(dir);
   if (!repo)
     throw new TwiningError(
       'NOT_FOUND',
-      `${ctx.layout.dir} is not inside a git repository; sync exchanges the record through the repository's remote (run git init and add a remote, or copy the folder by hand)`,
+      `${dir} is not inside a git repository; sync exchanges the record through the repository's remote (run git init and add a remote, or copy the folder by hand)`,
     );
   return repo;
 }
 
 /**
- * Syncs the engine's folder with its repository's remote. Throws a TwiningError naming the remote
- * and the record when it cannot (nothing local is lost; the state says why, for the status bar).
+ * Syncs the host's folder with its repository's remote. Throws a TwiningError naming the remote
+ * and the record when it cannot (nothing local is lost; the state says why, for the status bar),
+ * or EngineNeeded from a quick host (sync-host.ts; no state written then).
  */
-export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): Promise<SyncReport> {
-  ctx.assertWritable('sync');
-  // The graph's upkeep still queued after a post (an MCP server's batched graph) is written first: a sync right after a post sends all of it.
-  await settleGraph(ctx);
-  // A clone that never had the record (its .twining/ was not committed) gets the folder first.
-  if (!(await fs.stat(ctx.layout.dir).catch(() => undefined))?.isDirectory()) await ctx.ready();
-  const repo = await repoOfStore(ctx);
+export async function syncWith(host: SyncHost, options: SyncOptions = {}): Promise<SyncReport> {
+  host.assertWritable('sync');
+  await host.prepare();
+  const repo = await repoOfFolder(host.dir);
   await fs.mkdir(path.join(repo.gitDir, 'twining'), { recursive: true });
   const lockTarget = path.join(repo.gitDir, 'twining', 'sync.lock-target');
   const state = await readState(repo);
-  const attemptAt = ctx.timestamp();
+  const attemptAt = host.timestamp();
   let remote = options.remote;
   const spare = new SpareImport(repo);
   try {
     // One sync at a time per clone (the extension, twining mcp and a claim may all want one).
     const report = await withLock(lockTarget, '', async () => {
       remote = await chooseRemote(repo, options.remote);
-      return runSync(ctx, repo, remote, options, spare, state.signature).finally(() => spare.close()); // a fast-import started and not used ends here
+      return runSync(host, repo, remote, options, spare, state.signature).finally(() => spare.close()); // a fast-import started and not used ends here
     });
     await setLocal(repo, 'twining.sync.enabled', 'true');
     await setLocal(repo, 'twining.sync.remote', report.remote);
@@ -122,10 +114,11 @@ export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): P
       last_attempt_at: attemptAt,
       remote: report.remote,
       commit: report.commit,
-      signature: await signatureOf(ctx.layout.dir, layoutOf(ctx)),
+      signature: await signatureOf(host.dir, host.layout),
     });
     return report;
   } catch (error) {
+    if (error instanceof EngineNeeded) throw error; // not a failure: the engine's sync runs next
     const fix = ((error as TwiningError).details as { fix?: string } | undefined)?.fix;
     await writeState(repo, { ...state, last_attempt_at: attemptAt, remote: remote ?? state.remote, last_error: (error as Error).message, fix }).catch(
       () => undefined,
@@ -137,7 +130,7 @@ export async function syncFolder(ctx: FolderStore, options: SyncOptions = {}): P
 }
 
 async function runSync(
-  ctx: FolderStore,
+  host: SyncHost,
   repo: Repo,
   remote: string,
   options: SyncOptions,
@@ -145,7 +138,7 @@ async function runSync(
   lastSignature: SyncState['signature'],
 ): Promise<SyncReport> {
   const timeoutMs = options.networkTimeoutMs ?? 30_000;
-  const layout = layoutOf(ctx);
+  const layout = host.layout;
   const where = `the record on ${remote} (${BRANCH})`;
   const clone = await cloneIdentity(repo);
   const pushUrl = pushUrlOf(repo, remote); // asked of git (once per config) while the fetch runs
@@ -156,9 +149,9 @@ async function runSync(
     // The fetch, sync's refs as they were and the local record are read at once: none needs another.
     const fetching = fetchRecord(repo, remote, timeoutMs); // started first: the longest of the three
     const refsBefore = readRefs(repo);
-    const reading = listLocalRecords(ctx.layout.dir, layout).then(files => {
+    const reading = listLocalRecords(host.dir, layout).then(files => {
       // A file's stamp is not the one the last sync left: there is likely a commit to make, so fast-import starts now, while the record is read and the fetch runs.
-      const stamps = stampsOf(ctx.layout.dir);
+      const stamps = stampsOf(host.dir);
       if (!lastSignature || stamps.size !== Object.keys(lastSignature).length || [...stamps].some(([rel, stamp]) => lastSignature[rel] !== stamp))
         spare.start();
       return readWithParts(repo, files);
@@ -166,7 +159,7 @@ async function runSync(
     refsBefore.catch(() => undefined);
     // A local file changed since the parts cache saw it (the state may be older): fast-import starts then at the latest.
     reading.then(r => r.work.hashedBytes > 0 && spare.start()).catch(() => undefined);
-    const input = { ctx, repo, remote, where, layout, clone, reason: options.reason, spare };
+    const input = { host, repo, remote, where, layout, clone, reason: options.reason, spare };
     // While the fetch runs, the round is made on the remote's record as this clone last fetched it, when its
     // last sync is that record (the usual case): if the fetch finds it unchanged, that commit is pushed at once.
     const guess = attempt > 1 ? undefined : guessRound(refsBefore, reading, input);
@@ -198,6 +191,12 @@ async function runSync(
     }
     work = (await reading).work;
     const { remoteTip, base, remoteListing, local, merged, notes, made, newBlobs, source } = round;
+    // Something to write into the folder: a quick host leaves the whole sync to the engine, before anything is pushed.
+    const toApply = [...merged].some(([rel, content]) => !local.get(rel)?.equals(content)) || [...local.keys()].some(rel => !merged.has(rel));
+    if (host.quick && toApply) {
+      await made?.finish([]); // fast-import ends without moving a ref
+      throw new EngineNeeded('the remote has changes to write into the folder');
+    }
     let commit = remoteTip;
     let pushed = false;
     let refsWritten: Promise<unknown> = Promise.resolve();
@@ -227,7 +226,7 @@ async function runSync(
       if (push.code !== 0) {
         // What came in is kept here even so; what is pending goes out with the next sync.
         const failure = networkFailure('push to', remote, push.stderr || push.stdout.toString('utf8'));
-        await applyLocally(ctx, local, merged, notes);
+        await host.applyLocally(local, merged, notes);
         if (remoteTip) await gitText(repo.cwd, ['update-ref', BASE_REF, remoteTip]);
         throw failure;
       }
@@ -250,7 +249,7 @@ async function runSync(
         notes.push(`could not tell which clone the new records came from: ${(error as Error).message}`),
       );
     // Keep this clone's state before the sync changes it (refs/twining/before-sync), then write what came in.
-    if ([...merged].some(([rel, content]) => !local.get(rel)?.equals(content)) || [...local.keys()].some(rel => !merged.has(rel))) {
+    if (toApply) {
       const before = await buildTree(
         repo,
         new Map([...local].flatMap(([rel, content]) => partsOf(rel, content, repo).map((part, i) => [treePathOf(rel, i), part] as const))),
@@ -259,11 +258,10 @@ async function runSync(
         await gitText(repo.cwd, ['commit-tree', '--no-gpg-sign', before.tree, '-m', 'twining: this clone before a sync'], { env: identityEnv(clone) })
       ).trim();
       await gitText(repo.cwd, ['update-ref', BEFORE_REF, beforeCommit]);
-      await applyLocally(ctx, local, merged, notes);
+      await host.applyLocally(local, merged, notes);
     }
     if (commit && !pushed && commit !== base) await gitText(repo.cwd, ['update-ref', BASE_REF, commit]);
-    if (remoteListing)
-      await receiveSessions(ctx.layout.dir, remoteListing, base ? await listTreeOnce(repo, base) : [], clone.id, ids => source.blobs(ids), notes);
+    if (remoteListing) await receiveSessions(host.dir, remoteListing, base ? await listTreeOnce(repo, base) : [], clone.id, ids => source.blobs(ids), notes);
     await refsWritten;
     return {
       remote,
@@ -275,7 +273,7 @@ async function runSync(
       incoming_entries: incomingEntries.slice(0, 50),
       claims_lost: lost,
       attempts: attempt,
-      at: ctx.timestamp(),
+      at: host.timestamp(),
       clone: clone.label,
       new_blobs: newBlobCount,
       parts_work: work,

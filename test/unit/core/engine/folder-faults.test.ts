@@ -108,6 +108,7 @@ describe('a user without write access (setpriv, not root)', () => {
       for (const d of [path.dirname(dir), dir]) fs.chmodSync(d, 0o755);
       cli = path.join(dir, 'cli.js');
       fs.copyFileSync(CLI_JS, cli);
+      fs.copyFileSync(path.join(path.dirname(CLI_JS), 'cli-main.js'), path.join(dir, 'cli-main.js')); // the whole CLI, which cli.js hands these commands to
     }
     return cli;
   };

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { openWorkspace, TwiningEngine } from '../../../../../src/core';
+import { SqliteFolder } from '../../../../../src/core/storage/sqlite/sqlite-folder';
 import { spawn, spawnSync } from 'child_process';
 import { CORE_JS, fixtureProject, rejectsWith, tempProject, tw } from '../../../../support/tmp';
 import {
@@ -124,6 +125,47 @@ describe('a twining-mcp 2.x SQLite folder', { skip }, () => {
     });
     const listed = (await engine.decisions({})).decisions as { id: string; summary: string }[];
     assert.equal(listed.find(d => d.id === decision)?.summary, summaries[1] + summaries[2]);
+  });
+
+  test('a row is held under its key column, whether its text holds the same key, another, none, or the key holds U+0001 (the table then read a row at a time)', async () => {
+    const { two } = twins();
+    const dir = tw(two);
+    const mcp = openMcpDb(dir);
+    const decision = (id: string, data: Record<string, unknown>) =>
+      mcp
+        .prepare('INSERT INTO decisions (id, status, timestamp, data) VALUES (?, ?, ?, ?)')
+        .run(id, 'active', '2027-01-01T00:00:00.000Z', JSON.stringify(data));
+    const base = { timestamp: '2027-01-01T00:00:00.000Z', agent_id: 'mcp', domain: 'api', scope: 'src/', confidence: 'medium', status: 'active' };
+    decision('key-same', { ...base, id: 'key-same', summary: 'Same' });
+    decision('key-column', { ...base, id: 'key-in-text', summary: 'Another' });
+    decision('key-none', { ...base, summary: 'None' });
+    const post = (id: string, own: string) =>
+      mcp
+        .prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)')
+        .run(
+          id,
+          'finding',
+          'src/',
+          '2027-01-01T00:00:00.000Z',
+          JSON.stringify({ id: own, entry_type: 'finding', summary: id, scope: 'src/', tags: [], timestamp: '2027-01-01T00:00:00.000Z' }),
+        );
+    post('a\u0001b', 'a\u0001b');
+    post('c', 'a');
+    const keys = (table: string) =>
+      mcp
+        .prepare(`SELECT id FROM ${table} ORDER BY seq`)
+        .all()
+        .map(r => String(r.id));
+    const expected = { decisions: keys('decisions'), posts: keys('blackboard') };
+    mcp.close();
+    const folder = new SqliteFolder(dir, quiet.warn, true);
+    await folder.sync(undefined, ['decisions', 'posts']);
+    const held = { decisions: folder.state.sorted('decisions').map(i => i.id), posts: folder.state.sorted('posts').map(i => i.id) };
+    assert.deepEqual(held, expected);
+    assert.equal(folder.state.of('decisions').get('key-column')?.value.summary, 'Another');
+    assert.equal(folder.state.of('decisions').get('key-none')?.value.summary, 'None');
+    assert.equal(folder.state.of('posts').get('c')?.value.id, 'a');
+    folder.close();
   });
 
   test('an engine opened again in this process reads the rows as they now are: changed (at the same length too), removed or put back by another process, as a new process reads them', async () => {
