@@ -205,7 +205,11 @@ export function twoXFrom1x(from: string, to: string, { withDb = true } = {}): vo
   fs.mkdirSync(to, { recursive: true });
   fs.writeFileSync(
     path.join(to, 'config.yml'),
-    fs.readFileSync(path.join(from, 'config.yml'), 'utf8').replace(/^version: .*$/m, 'version: 2') + 'storage:\n  backend: sqlite\n',
+    // A config.yml made by `twining init` already pins `storage: backend: files`: that block is replaced, not repeated (a YAML key twice is invalid).
+    fs
+      .readFileSync(path.join(from, 'config.yml'), 'utf8')
+      .replace(/^version: .*$/m, 'version: 2')
+      .replace(/^storage:\n(?:[ \t]+.*\n?)*/m, '') + 'storage:\n  backend: sqlite\n',
   );
   const json = (rel: string) => (fs.existsSync(path.join(from, rel)) ? JSON.parse(fs.readFileSync(path.join(from, rel), 'utf8')) : []);
   const lines = (rel: string) =>
