@@ -105,7 +105,7 @@ describe('hooks on a twining-mcp 2.x folder', { skip }, () => {
     assert.match(second.context ?? '', /second warning/);
   });
 
-  test("SessionStart after a post and after a claim: the engine's briefing, with what changed, and no basis kept (the basis is for 1.x folders)", async () => {
+  test("SessionStart after a post, a claim and a decision: the engine's briefing, with what changed, and no basis kept (the basis is for 1.x folders)", async () => {
     const root = await emptySqliteFolder();
     const engine = await openWorkspace(root, quiet);
     for (let i = 0; i < 12; i++)
@@ -121,12 +121,27 @@ describe('hooks on a twining-mcp 2.x folder', { skip }, () => {
         /The pool leaks connections/,
       ],
       ['a claim', () => engine.claim({ agent_id: 'holder', paths: ['src/db/'], reason: 'busy', ttl_ms: 3_600_000 }), /src\/db\//],
+      [
+        'a decision',
+        () =>
+          engine.decide({
+            domain: 'data',
+            scope: 'project',
+            summary: 'Pool connections per request',
+            context: 'c',
+            rationale: 'A shared pool leaked',
+            agent_id: 'architect',
+          }),
+        /Pool connections per request/,
+      ],
     ];
     for (const [n, [what, write, shows]] of writes.entries()) {
       await write();
       const copy = tempProject(`copy-${n}`);
       fs.rmSync(tw(copy), { recursive: true, force: true });
-      fs.cpSync(tw(root), tw(copy), { recursive: true });
+      // Without twining.db-shm: closing a descriptor of it here would drop this process's lock on the
+      // open database (docs/twining-2.md §Locks held by a process); SQLite makes it again from the log.
+      fs.cpSync(tw(root), tw(copy), { recursive: true, filter: src => !src.endsWith('twining.db-shm') });
       const ours = start(root, `s${n + 1}`);
       assert.equal(ours.status, 0, ours.stderr);
       assert.match(ours.context ?? '', shows, `after ${what}, the briefing shows it`);
