@@ -94,3 +94,14 @@ test('sessions, entries and claims from another clone say which clone they came 
   );
   assert.ok(!fs.readdirSync(path.join(b, '.twining', 'sessions')).some(n => n.includes('abcdef')));
 });
+
+test("a clone's first sync that sends only its card says so, not that nothing went out", { timeout: 120_000 }, () => {
+  const { remote, a, b } = syncTeam(tempProject('card'), { path: 'README.md', text: '# team\n' });
+  ok(a, 'sync');
+  const before = git(remote, 'rev-parse', 'refs/heads/twining/record');
+  const first = ok(b, 'sync');
+  assert.notEqual(git(remote, 'rev-parse', 'refs/heads/twining/record'), before, "b's first sync pushed a commit (its clone card)");
+  assert.match(first, /^ {2}out: no record \(this clone's card, session board or indexes\)$/m, first);
+  const again = ok(b, 'sync');
+  assert.match(again, /^ {2}out: nothing \(nothing to push\)$/m, again);
+});
