@@ -299,13 +299,12 @@ export class TwiningEngine {
   /**
    * The backstop for a file watcher that lost an event (they can, under load or on a network
    * drive): stats every file the views read (on 2.x the database and its write-ahead log) and the
-   * session files, and passes those whose stamp moved since the last sweep to `refresh`, as a
-   * watcher's report would have named them; a file this engine wrote itself is then read again no
-   * more than after a watcher's report. The first sweep only takes the stamps (make it when the
-   * engine is made, before anything is read); a sweep that finds nothing moved reads nothing and
-   * reports nothing.
+   * session files, and answers those whose stamp moved since the last sweep, to be passed to
+   * `refresh` as a watcher's report would have named them (a file this engine wrote itself is then
+   * read no more than after a watcher's report). The first sweep only takes the stamps: make it
+   * when the engine is made, before anything is read. Reads no file.
    */
-  async sweep(): Promise<ChangeReport> {
+  async sweep(): Promise<string[]> {
     const files = this.ctx.sqlite ? SWEPT_BESIDE_DATABASE : SWEPT_FILES;
     const sessions = (await fs.readdir(sessionsDir(this.ctx.layout.dir)).catch(() => [] as string[]))
       .filter(name => kindOfPath(`.twining/sessions/${name}`) === 'sessions')
@@ -314,10 +313,10 @@ export class TwiningEngine {
     for (const p of [...files, ...sessions]) stamps.set(p, await stampOfFile(path.join(this.root, p)));
     const before = this.swept;
     this.swept = stamps;
-    if (!before) return { kinds: [] };
+    if (!before) return [];
     const moved = [...stamps].filter(([p, stamp]) => before.get(p) !== stamp).map(([p]) => p);
     for (const p of before.keys()) if (!stamps.has(p)) moved.push(p); // a session file gone
-    return moved.length ? this.refresh(moved) : { kinds: [] };
+    return moved;
   }
 
   /**

@@ -217,8 +217,7 @@ export class TwiningFolder {
     if (lookForDir) {
       if (paths) log.debug(`${this.name}: changed on disk: ${paths.join(', ')}`);
       await this.gitSettled();
-      const was = this.hasTwiningDir;
-      if ((await this.checkPresence()) !== was) this.emitter.fire(new Set<ChangeKind>(['presence']));
+      await this.announcePresence();
     }
     if (!this.hasTwiningDir) return;
     const report = await this.run(engine => engine.refresh(paths));
@@ -228,21 +227,21 @@ export class TwiningFolder {
   }
 
   /**
-   * The backstop for a lost file event (TwiningEngine.sweep): announces what changed on disk that
-   * no watcher reported, and `.twining/` appearing or going. Reads nothing when nothing changed,
-   * and makes no engine: a folder nobody has looked at yet has nothing on screen to bring up to date.
+   * The backstop for a lost file event (TwiningEngine.sweep): the files whose stamp moved since
+   * the last sweep go through `refresh` as a watcher's report would. Without an engine only
+   * `.twining/` appearing or going is looked for: a folder nobody has looked at yet has nothing on
+   * screen to bring up to date, and no engine (nor the core) is loaded for it.
    */
   async sweep(): Promise<void> {
-    if (this.engineValue) await this.gitSettled();
+    if (!this.engineValue) return this.announcePresence();
+    const moved = await this.run(engine => engine.sweep());
+    if (moved.length) await this.refresh(moved);
+  }
+
+  /** Looks for `.twining/` again and announces it when it came or went. */
+  private async announcePresence(): Promise<void> {
     const was = this.hasTwiningDir;
     if ((await this.checkPresence()) !== was) this.emitter.fire(new Set<ChangeKind>(['presence']));
-    if (!this.hasTwiningDir || !this.engineValue) return;
-    const report = await this.run(engine => engine.sweep());
-    if (report.error) log.warn(`${this.name}: refresh failed: ${report.error.message}`);
-    if (report.kinds.length) {
-      log.debug(`${this.name}: changed on disk without a file event: ${report.kinds.join(', ')}`);
-      this.emitter.fire(new Set(report.kinds));
-    }
   }
 
   /** The workspace-relative, `/`-separated path of a file in this folder, or undefined. */

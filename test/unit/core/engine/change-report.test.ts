@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import { openWorkspace } from '../../../../src/core';
 import { at, referenceProject } from '../../../support/fixture';
 import { tw } from '../../../support/tmp';
+import { swept } from '../../../support/sweep';
 
 const NOW = at('2026-11-22T03:00:00.000Z');
 
@@ -55,11 +56,11 @@ test('a sweep (the backstop for lost watcher events) finds another engine’s wr
   await mine.handoffs({ limit: 5 });
   await mine.refresh();
   const reads = mine.work.refreshes;
-  assert.deepEqual((await mine.sweep()).kinds, [], 'nothing changed: nothing reported');
+  assert.deepEqual((await swept(mine)).kinds, [], 'nothing changed: nothing reported');
   assert.equal(mine.work.refreshes, reads, 'and nothing read');
 
   await other.register({ agent_id: 'swept', capabilities: ['ops'] });
-  const report = await mine.sweep();
+  const report = await swept(mine);
   assert.ok(report.kinds.includes('registry'), report.kinds.join(', '));
   assert.equal(mine.work.refreshes, reads + 1);
   assert.ok((await mine.agents({})).agents.some(a => a.agent_id === 'swept'));
@@ -68,6 +69,6 @@ test('a sweep (the backstop for lost watcher events) finds another engine’s wr
   // A session file written by a hook: the sweep lists the sessions folder.
   fs.mkdirSync(tw(root, 'sessions'), { recursive: true });
   fs.writeFileSync(tw(root, 'sessions', 'session-swept.json'), JSON.stringify({ session_id: 'swept' }));
-  assert.deepEqual((await mine.sweep()).kinds, ['sessions']);
-  assert.deepEqual((await mine.sweep()).kinds, []);
+  assert.deepEqual((await swept(mine)).kinds, ['sessions']);
+  assert.deepEqual((await swept(mine)).kinds, []);
 });

@@ -15,6 +15,7 @@ import { openWorkspace, TwiningEngine } from '../../../../../src/core';
 import { SqliteFolder } from '../../../../../src/core/storage/sqlite/sqlite-folder';
 import { spawn, spawnSync } from 'child_process';
 import { CORE_JS, fixtureProject, rejectsWith, tempProject, tw } from '../../../../support/tmp';
+import { swept } from '../../../../support/sweep';
 import {
   assertAgree,
   hasSqlite,
@@ -385,7 +386,7 @@ describe('writes to a 2.x SQLite folder', { skip }, () => {
     const engine = await openWorkspace(two, quiet);
     await engine.read({ limit: 5 });
     await engine.refresh();
-    assert.deepEqual((await engine.sweep()).kinds, [], 'nothing changed: nothing reported');
+    assert.deepEqual((await swept(engine)).kinds, [], 'nothing changed: nothing reported');
     const mcp = openMcpDb(dir);
     const full = {
       entry_type: 'warning',
@@ -399,12 +400,12 @@ describe('writes to a 2.x SQLite folder', { skip }, () => {
     };
     mcpPost(mcp, dir, full);
     mcp.close();
-    const report = await engine.sweep();
+    const report = await swept(engine);
     assert.ok(report.kinds.includes('blackboard'), JSON.stringify(report));
     assert.equal((await engine.read({ limit: 5 })).entries.at(-1)?.summary, 'Swept from twining-mcp');
-    assert.deepEqual((await engine.sweep()).kinds, [], 'reported once');
+    assert.deepEqual((await swept(engine)).kinds, [], 'reported once');
     const reads = engine.work.refreshes;
-    await engine.sweep();
+    await swept(engine);
     assert.equal(engine.work.refreshes, reads, 'a sweep that finds nothing reads nothing');
   });
 
