@@ -32,11 +32,12 @@ function counts(c: SyncCounts): string {
 }
 
 export function syncReportText(r: SyncReport): string {
+  const out = counts(r.outgoing);
   const lines = [
     `twining sync: ${r.remote} (${r.ref}) at ${r.commit?.slice(0, 12) ?? 'nothing yet'}${r.attempts > 1 ? ` after ${r.attempts} tries (others synced meanwhile)` : ''}`,
     `  in:  ${counts(r.incoming)}`,
     // A pushed commit with no record in it carries what the counts leave out: this clone's card, its session board, the indexes.
-    `  out: ${r.pushed && counts(r.outgoing) === 'nothing' ? "no record (this clone's card, session board or indexes)" : counts(r.outgoing)}${r.pushed ? '' : ' (nothing to push)'}`,
+    `  out: ${r.pushed && out === 'nothing' ? "no record (this clone's card, session board or indexes)" : out}${r.pushed ? '' : ' (nothing to push)'}`,
   ];
   for (const e of r.incoming_entries.slice(0, 10)) lines.push(`  new ${e.entry_type ?? 'entry'} by ${e.agent_id ?? '?'}: ${e.summary ?? e.id}`);
   for (const c of r.claims_lost)

@@ -15,7 +15,7 @@ import * as path from 'path';
 import { resolveRecord } from '../git/record-location';
 import { isSqliteFolder } from '../storage/sqlite/sqlite-detect';
 import { EngineNeeded, SyncHost } from './sync-host';
-import { SyncOptions, SyncReport, syncWith } from './sync-run';
+import { SyncOptions, SyncReport, recordsToWrite, syncWith } from './sync-run';
 
 /** Syncs the record of the project folder `start` when that needs no engine; undefined when it does (nothing pushed, nothing written to the folder). */
 export async function quickSync(start: string, options: SyncOptions = {}): Promise<SyncReport | undefined> {
@@ -36,7 +36,7 @@ export async function quickSync(start: string, options: SyncOptions = {}): Promi
     claimClock: () => Promise.reject(new EngineNeeded('claims to settle with the remote')),
     applyLocally: (read, merged) =>
       // A quick round with anything to write never reaches its push (sync-run.ts): here nothing differs.
-      [...merged].some(([rel, content]) => !read.get(rel)?.equals(content))
+      recordsToWrite(read, merged)
         ? Promise.reject(new Error(`the quick sync of ${dir} has records to write, which only the engine's sync does; nothing was written`))
         : Promise.resolve(),
   };

@@ -75,6 +75,11 @@ export interface SyncReport {
 
 const MAX_ATTEMPTS = 8;
 
+/** Whether the merged record differs from the folder's as read (a file to write, or one to remove). */
+export function recordsToWrite(local: ReadonlyMap<string, Buffer>, merged: ReadonlyMap<string, Buffer>): boolean {
+  return [...merged].some(([rel, content]) => !local.get(rel)?.equals(content)) || [...local.keys()].some(rel => !merged.has(rel));
+}
+
 /** The repository of the record folder, or an error saying sync needs one. */
 export async function repoOfFolder(dir: string): Promise<Repo> {
   const repo = await repoOf(dir);
@@ -192,7 +197,7 @@ async function runSync(
     work = (await reading).work;
     const { remoteTip, base, remoteListing, local, merged, notes, made, newBlobs, source } = round;
     // Something to write into the folder: a quick host leaves the whole sync to the engine, before anything is pushed.
-    const toApply = [...merged].some(([rel, content]) => !local.get(rel)?.equals(content)) || [...local.keys()].some(rel => !merged.has(rel));
+    const toApply = recordsToWrite(local, merged);
     if (host.quick && toApply) {
       await made?.finish([]); // fast-import ends without moving a ref
       throw new EngineNeeded('the remote has changes to write into the folder');
