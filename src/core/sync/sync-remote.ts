@@ -38,7 +38,9 @@ export function networkFailure(step: string, remote: string, stderr: string): Tw
     /could not resolve|connection refused|timed out|took longer|network is unreachable|does not appear to be a git repository|no such file|not found/.test(s)
   )
     fix = `${remote} could not be reached; the sync is retried later, and what is pending here goes out then`;
-  return new TwiningError('IO', `sync: git ${step} ${remote} failed: ${stderr.split('\n').filter(Boolean).slice(-2).join(' ')} (fix: ${fix})`, { fix });
+  const problem = `git ${step} ${remote} failed: ${stderr.split('\n').filter(Boolean).slice(-2).join(' ')}`;
+  // The message says both; the state keeps them apart (`problem` and `fix`), so the status says each once.
+  return new TwiningError('IO', `${problem} (fix: ${fix})`, { fix, problem });
 }
 
 /**

@@ -124,10 +124,14 @@ export async function syncWith(host: SyncHost, options: SyncOptions = {}): Promi
     return report;
   } catch (error) {
     if (error instanceof EngineNeeded) throw error; // not a failure: the engine's sync runs next
-    const fix = ((error as TwiningError).details as { fix?: string } | undefined)?.fix;
-    await writeState(repo, { ...state, last_attempt_at: attemptAt, remote: remote ?? state.remote, last_error: (error as Error).message, fix }).catch(
-      () => undefined,
-    );
+    const { fix, problem } = ((error as TwiningError).details ?? {}) as { fix?: string; problem?: string };
+    await writeState(repo, {
+      ...state,
+      last_attempt_at: attemptAt,
+      remote: remote ?? state.remote,
+      last_error: problem ?? (error as Error).message,
+      fix,
+    }).catch(() => undefined);
     throw error;
   } finally {
     syncEnded();

@@ -218,6 +218,8 @@ test('an unreachable remote fails clearly and loses nothing; a claim is granted 
   const status = json(a, 'sync', '--status');
   assert.match(status.last_error, /fetch origin failed/);
   assert.ok(status.fix, 'the status says what to do');
+  assert.equal(status.message.split(status.fix).length, 2, `the status says its fix once: ${status.message}`);
+  assert.ok(!/^twining: sync: sync:/m.test(r.stderr), `the error does not say "sync:" twice: ${r.stderr}`);
   assert.ok(status.pending >= 1, 'the offline post is pending');
   // A claim while the remote is away: granted on this clone, with a warning saying so.
   const claim = cli(a, 'claim', 'src/auth/jwt.ts', '--agent-id', 'alice', '--reason', 'offline', '--json');
