@@ -14,8 +14,7 @@ import { TwiningError } from '../errors';
 import { Layout } from '../storage/layout';
 import { withLocks } from '../storage/lock';
 import { ioError, readTextIfExists } from '../storage/json-files';
-import { isSqliteDatabase } from '../storage/folder-format';
-import { databaseFile, openDatabase, sqliteMissingReason, SqliteDatabase } from '../storage/sqlite/sqlite-db';
+import { databaseFile, hasDatabaseHeader, openDatabase, sqliteMissingReason, SqliteDatabase } from '../storage/sqlite/sqlite-db';
 import { RECORD_KINDS, RecordKind, StoredRecord, kindDir, recordFile, writeRecordFile } from '../storage/sqlite/records-dir';
 import { recordText } from '../storage/sqlite/record-text';
 import { LegacyRecords, readLegacyRecords } from '../storage/files/legacy-records';
@@ -139,7 +138,7 @@ export async function migrateForward(projectRoot: string, dryRun: boolean, warn:
       `${dir} was not migrated: ${missingSqlite}; nothing was written (run twining migrate under Node 22.13 or later; --dry-run works here)`,
     );
   const edit = editConfigText(layout.config, configText, 'sqlite', 2);
-  const dbBefore = await isSqliteDatabase(databaseFile(dir));
+  const dbBefore = hasDatabaseHeader(databaseFile(dir));
   const report = (legacy: LegacyRecords, plan: Plan, ignores: string[]): MigrateReport => ({
     direction: 'files → sqlite',
     dry_run: dryRun,
@@ -178,7 +177,7 @@ export async function migrateForward(projectRoot: string, dryRun: boolean, warn:
     const legacy = await readLegacyRecords(dir);
     const plan = await planExport(dir, legacy, already);
     const created: string[] = [];
-    const dbExisted = await isSqliteDatabase(databaseFile(dir));
+    const dbExisted = hasDatabaseHeader(databaseFile(dir));
     let dbMade = false;
     let verdict: { missing: string[]; mismatched: string[] };
     try {

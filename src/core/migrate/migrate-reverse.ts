@@ -17,8 +17,7 @@ import { TwiningError } from '../errors';
 import { Layout, ensureFolder } from '../storage/layout';
 import { withLocks } from '../storage/lock';
 import { isRecord, ioError, readJsonArray, toJsonText, writeAtomic } from '../storage/json-files';
-import { isSqliteDatabase } from '../storage/folder-format';
-import { databaseFile, openDatabase, sqliteMissingReason } from '../storage/sqlite/sqlite-db';
+import { databaseFile, hasDatabaseHeader, isOpenHere, openDatabase, sqliteMissingReason } from '../storage/sqlite/sqlite-db';
 import { RECORD_KINDS, kindDir, recordsDir } from '../storage/sqlite/records-dir';
 import { recordText } from '../storage/sqlite/record-text';
 import { readLegacyRecords } from '../storage/files/legacy-records';
@@ -83,7 +82,7 @@ export async function migrateReverse(projectRoot: string, dryRun: boolean, warn:
       'INVALID_INPUT',
       `${layout.config} already says storage.backend: files: there is nothing to reverse (twining migrate, without --reverse, goes to sqlite)`,
     );
-  const hasDb = await isSqliteDatabase(databaseFile(dir));
+  const hasDb = hasDatabaseHeader(databaseFile(dir));
   const hasTree = existsSync(recordsDir(dir));
   if (!hasDb && !hasTree) throw new TwiningError('NOT_FOUND', `${dir} has neither twining.db nor records/: there is no sqlite state to reverse`);
   const missingSqlite = sqliteMissingReason();
@@ -100,17 +99,20 @@ export async function migrateReverse(projectRoot: string, dryRun: boolean, warn:
   if (dryRun) {
     if (hasDb && !missingSqlite) {
       // Read from a copy: even a read-only connection to a WAL database makes its -wal and -shm files.
-      const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'twining-migrate-'));
+      // A database this process holds open has them already, and copying its files would open them
+      // beside SQLite (docs/twining-2.md §Locks held by a process): it is read where it is.
+      const held = isOpenHere(databaseFile(dir));
+      const copy = held ? undefined : await fs.mkdtemp(path.join(os.tmpdir(), 'twining-migrate-'));
       try {
-        for (const suffix of ['', '-wal']) await fs.copyFile(databaseFile(dir) + suffix, databaseFile(copy) + suffix).catch(() => undefined);
-        const db = openDatabase(copy, { readOnly: true });
+        if (copy) for (const suffix of ['', '-wal']) await fs.copyFile(databaseFile(dir) + suffix, databaseFile(copy) + suffix).catch(() => undefined);
+        const db = openDatabase(copy ?? dir, { readOnly: true });
         try {
           await new DbSource(db, warn).load(state, STATE_KINDS);
         } finally {
           db.close();
         }
       } finally {
-        await fs.rm(copy, { recursive: true, force: true });
+        if (copy) await fs.rm(copy, { recursive: true, force: true });
       }
     } else if (hasDb) notes.push(`twining.db is not read (${missingSqlite}): the counts are records/'s, and its agents are unknown`);
     if (!exportOff && hasTree) await simulated(dir, state, warn);

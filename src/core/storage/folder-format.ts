@@ -19,6 +19,7 @@ import { promises as fs } from 'fs';
 import * as path from 'path';
 import { isRecord, openRegular, readTextIfExists, writeAtomic } from './json-files';
 import { stampOfFileSync } from './version-stamp';
+import { hasDatabaseHeader } from './sqlite/sqlite-db';
 
 export type Backend = 'files' | 'sqlite';
 
@@ -40,24 +41,6 @@ export interface FolderFormat {
   version?: number;
   /** Why nothing may be written to this folder (a newer format than we know), or undefined. */
   refusal?: string;
-}
-
-const SQLITE_MAGIC = 'SQLite format 3\0';
-
-/** Whether `file` is a database that could hold rows (not a 0-byte or garbage file). */
-export async function isSqliteDatabase(file: string): Promise<boolean> {
-  // Opened without blocking, regular files only: a FIFO named twining.db cannot hang the look.
-  const handle = await openRegular(file).catch(() => undefined);
-  if (!handle) return false;
-  try {
-    const buffer = Buffer.alloc(SQLITE_MAGIC.length);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return bytesRead === buffer.length && buffer.toString('latin1') === SQLITE_MAGIC;
-  } catch {
-    return false;
-  } finally {
-    await handle.close();
-  }
 }
 
 async function hasAnyFile(dir: string): Promise<boolean> {
@@ -128,7 +111,7 @@ export async function hasLegacyContent(dir: string): Promise<boolean> {
 
 /** Whether twining-mcp 2.x's sqlite state is there: a real database or any record file. */
 export async function hasSqliteState(dir: string): Promise<boolean> {
-  return (await isSqliteDatabase(path.join(dir, 'twining.db'))) || (await hasAnyFile(path.join(dir, 'records')));
+  return hasDatabaseHeader(path.join(dir, 'twining.db')) || (await hasAnyFile(path.join(dir, 'records')));
 }
 
 /** config.yml's `version` and `storage.backend`, read leniently (a broken file means neither). */

@@ -6,7 +6,10 @@
  * inside `BEGIN IMMEDIATE … COMMIT`, which takes SQLite's write lock up front (waiting up to the busy
  * timeout), so two processes never interleave their reads and writes.
  */
+import { statSync } from 'fs';
 import * as path from 'path';
+import { readHeadSync } from '../read-file';
+import { identityOf } from '../version-stamp';
 
 /** The part of node:sqlite's DatabaseSync this module uses (typed here: @types/node 20 has none). */
 export interface SqliteStatement {
@@ -67,6 +70,57 @@ export function databaseFile(dir: string): string {
 }
 
 /**
+ * The database files this process holds open through SQLite, by identity (device and inode), with
+ * their connection counts. Nothing may open such a file outside SQLite: closing that descriptor
+ * would drop every POSIX lock this process holds on it, its connections' too (docs/twining-2.md
+ * §Locks held by a process).
+ */
+const openHere = new Map<string, number>();
+
+function identityNow(file: string): string | undefined {
+  try {
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st ? identityOf(st) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether this process holds `file` open as a database (a stat, no open). */
+export function isOpenHere(file: string): boolean {
+  const id = identityNow(file);
+  return id !== undefined && openHere.has(id);
+}
+
+/**
+ * Whether `file` is an SQLite database (its first 16 bytes, read bounded: a FIFO or a device is
+ * none). A database this process holds open is one without being read: a stat tells it, and its
+ * file is not opened beside SQLite's own descriptors.
+ */
+export function hasDatabaseHeader(file: string): boolean {
+  if (isOpenHere(file)) return true;
+  return readHeadSync(file, 16)?.toString('latin1') === 'SQLite format 3\0';
+}
+
+/** Counts `db` as open on `file` until it is closed. */
+function holdWhileOpen(db: SqliteDatabase, file: string): void {
+  const id = identityNow(file);
+  if (id === undefined) return;
+  openHere.set(id, (openHere.get(id) ?? 0) + 1);
+  const close = db.close.bind(db);
+  let closed = false;
+  db.close = () => {
+    if (!closed) {
+      closed = true;
+      const n = (openHere.get(id) ?? 1) - 1;
+      if (n > 0) openHere.set(id, n);
+      else openHere.delete(id);
+    }
+    close();
+  };
+}
+
+/**
  * Opens `.twining/twining.db` as twining-mcp does: WAL, a 5 s busy timeout, its tables created when
  * missing (`create`: a new database gets user_version 1). A database of a later schema version is
  * read as long as its tables have the columns used here (later versions only add columns).
@@ -75,6 +129,7 @@ export function openDatabase(dir: string, { readOnly = false, create = false } =
   const DatabaseSync = databaseSync();
   if (!DatabaseSync) throw new Error(sqliteMissingReason());
   const db = readOnly ? new DatabaseSync(databaseFile(dir), { readOnly: true }) : new DatabaseSync(databaseFile(dir));
+  holdWhileOpen(db, databaseFile(dir));
   try {
     db.exec('PRAGMA busy_timeout = 5000;');
     if (!readOnly) {

@@ -5,9 +5,9 @@
 import { readdirSync, statSync } from 'fs';
 import * as path from 'path';
 import { readFormatKeys } from '../folder-format';
-import { databaseFile } from './sqlite-db';
+import { databaseFile, hasDatabaseHeader } from './sqlite-db';
 import { recordsDir } from './records-dir';
-import { readHeadSync, readTextSync } from '../read-file';
+import { readTextSync } from '../read-file';
 
 /**
  * Whether `.twining/` (`dir`) is in twining-mcp 2.x's SQLite layout, looked at synchronously: a
@@ -40,11 +40,6 @@ export function isSqliteFolder(dir: string): boolean {
   if (text === undefined || (!text.includes(word) && !text.includes('\\'))) return state;
   const { backend } = readFormatKeys(text);
   return backend === 'files' ? false : backend === 'sqlite' ? true : state;
-}
-
-export function hasDatabaseHeader(file: string): boolean {
-  // Its first 16 bytes only (it read the whole database before: 30 MB at 20,000 posts).
-  return readHeadSync(file, 16)?.toString('latin1') === 'SQLite format 3\0';
 }
 
 function hasAnyFileSync(dir: string): boolean {

@@ -24,9 +24,7 @@
 import { AsyncLocalStorage } from 'async_hooks';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { beginImmediate, databaseFile, hasTwiningTables, openDatabase, sqliteMissingReason, SqliteDatabase } from './sqlite-db';
-import { isSqliteDatabase } from '../folder-format';
-import { hasDatabaseHeader } from './sqlite-detect';
+import { beginImmediate, databaseFile, hasDatabaseHeader, hasTwiningTables, openDatabase, sqliteMissingReason, SqliteDatabase } from './sqlite-db';
 import { TABLE, handoffIndexData, restore, writeRow } from './sqlite-rows';
 import { DbSource, Delta, Item, RecordsSource, Source, STATE_KINDS, StateKind, SqliteRecords, seqOrder } from './sqlite-records';
 import { copyItem } from './sqlite-tables';
@@ -126,7 +124,7 @@ export class SqliteFolder {
 
   private async open(): Promise<void> {
     this.opened ??= (async () => {
-      if (!sqliteMissingReason() && (await isSqliteDatabase(databaseFile(this.dir)))) {
+      if (!sqliteMissingReason() && hasDatabaseHeader(databaseFile(this.dir))) {
         try {
           this.db = openDatabase(this.dir, { readOnly: this.readOnly });
           if (!hasTwiningTables(this.db)) {

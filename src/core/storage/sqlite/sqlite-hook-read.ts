@@ -13,15 +13,15 @@
  */
 import { readdirSync } from 'fs';
 import * as path from 'path';
-import { databaseFile, databaseSync, hasTwiningTables, openDatabase, SqliteDatabase } from './sqlite-db';
+import { databaseFile, databaseSync, hasDatabaseHeader, hasTwiningTables, openDatabase, SqliteDatabase } from './sqlite-db';
 import { kindDir } from './records-dir';
-import { readHeadSync, readTextSync } from '../read-file';
+import { readTextSync } from '../read-file';
 import { stampOfFileSync } from '../version-stamp';
 
 type Row = Record<string, unknown>;
 
 /** Whether the database is there and this Node can read it. */
-const readsDatabase = (dir: string) => databaseSync() !== undefined && readHeadSync(databaseFile(dir), 16)?.toString('latin1') === 'SQLite format 3\0';
+const readsDatabase = (dir: string) => databaseSync() !== undefined && hasDatabaseHeader(databaseFile(dir));
 
 /**
  * The version stamp of what a 2.x folder's hooks read: the database and its write-ahead log (a

@@ -6,15 +6,17 @@
  * CLI) takes itself for the last connection when it closes, and deletes the log and shared memory
  * under the open connection, whose next writes go to a deleted file. The looks at whether a
  * folder is 2.x (a second engine, the sync status, a migration's dry run) happen in processes that
- * hold the database (the extension host, `twining mcp`): they read twining.db's first bytes and
- * stat its log, and this test holds that they leave the connection whole (it fails when the test
- * itself reads twining.db-shm where those looks are). Needs node:sqlite (run under Node 24 by
+ * hold the database (the extension host, `twining mcp`): this test holds that they open none of its
+ * files outside SQLite (they fail it before sqlite-db.ts answered a held database from a stat) and
+ * that the connection stays whole (it fails when the test itself reads twining.db-shm where those
+ * looks are). Needs node:sqlite (run under Node 24 by
  * scripts/test.js).
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import { spawnSync } from 'child_process';
+import { createRequire } from 'module';
 import { migrate, openWorkspace } from '../../../../../src/core';
 import { CLI_JS, tempProject, tw } from '../../../../support/tmp';
 import { hasSqlite, openMcpDb, twoXFrom1x } from '../../../../support/twining-mcp-2x';
@@ -44,10 +46,30 @@ describe('twining.db held open by this process', { skip }, () => {
     await engine.post({ entry_type: 'finding', summary: 'Before the looks', scope: 'project', agent_id: 'a' });
     const wal = fs.statSync(tw(root, 'twining.db-wal')).ino;
 
-    // Each of these looks at whether the folder is 2.x while this process holds the database.
-    await openWorkspace(root, quiet);
-    await engine.syncStatus();
-    await migrate(root, { reverse: true, dry_run: true });
+    // Each of these looks at whether the folder is 2.x while this process holds the database, and
+    // none opens the database's files outside SQLite (sqlite.org's "How To Corrupt" §2.2 warns even of
+    // reading the database file itself): the header of a database open here is not read again.
+    const opened: string[] = [];
+    // The module object itself (an import is a read-only view of it): what every bundled reader calls.
+    const realFs = createRequire(__filename)('fs') as {
+      openSync: typeof fs.openSync;
+      promises: { open: typeof fs.promises.open; copyFile: typeof fs.promises.copyFile };
+    };
+    const [openSync, open, copyFile] = [realFs.openSync, realFs.promises.open, realFs.promises.copyFile];
+    const note = (file: unknown) => {
+      if (String(file).includes('twining.db')) opened.push(String(file));
+    };
+    realFs.openSync = (...args: Parameters<typeof fs.openSync>) => (note(args[0]), openSync(...args));
+    realFs.promises.open = (...args: Parameters<typeof fs.promises.open>) => (note(args[0]), open(...args));
+    realFs.promises.copyFile = (...args: Parameters<typeof fs.promises.copyFile>) => (note(args[0]), copyFile(...args));
+    try {
+      await openWorkspace(root, quiet);
+      await engine.syncStatus();
+      await migrate(root, { reverse: true, dry_run: true });
+    } finally {
+      [realFs.openSync, realFs.promises.open, realFs.promises.copyFile] = [openSync, open, copyFile];
+    }
+    assert.deepEqual(opened, [], 'no file of the open database was opened outside SQLite');
 
     otherProcessWrites(root);
     assert.ok(fs.existsSync(tw(root, 'twining.db-wal')), 'the write-ahead log is still there');
