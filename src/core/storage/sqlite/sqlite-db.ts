@@ -72,8 +72,8 @@ export function databaseFile(dir: string): string {
 /**
  * The database files this process holds open through SQLite, by identity (device and inode), with
  * their connection counts. Nothing may open such a file outside SQLite: closing that descriptor
- * would drop every POSIX lock this process holds on it, its connections' too (docs/twining-2.md
- * §Locks held by a process).
+ * would drop every POSIX lock this process holds on it, its connections' too
+ * (docs/twining-2.md §Locks held by a process).
  */
 const openHere = new Map<string, number>();
 
