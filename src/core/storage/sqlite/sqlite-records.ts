@@ -36,13 +36,7 @@ export type { StateKind, Item, Delta };
 export type StateChange = Delta | 'reset';
 
 export class SqliteRecords {
-  private readonly kinds = new Map<StateKind, Map<string, Item>>([...RECORD_KINDS, 'agents' as const].map(k => [k, new Map<string, Item>()]));
-  /**
-   * Per kind, the records of a table read whole whose keys are known to be distinct (`loadAll`),
-   * put into the kind's map by id only when something first looks one up: a reopen's first view
-   * reads the records in order and looks up none of the 20,000 posts of a large blackboard.
-   */
-  private readonly unindexed = new Map<StateKind, readonly Item[]>();
+  readonly kinds = new Map<StateKind, Map<string, Item>>([...RECORD_KINDS, 'agents' as const].map(k => [k, new Map<string, Item>()]));
   /** Per kind: byte total of the texts (a table's fingerprint with the count), once asked for (`byteTotal`). */
   private readonly bytes = new Map<StateKind, number>();
   /** Per kind: how often it changed (the key the sqlite backend's array views are read again by). */
@@ -50,13 +44,7 @@ export class SqliteRecords {
   private readonly listeners = new Map<StateKind, ((change: StateChange) => void)[]>();
 
   of(kind: StateKind): Map<string, Item> {
-    const map = this.kinds.get(kind)!;
-    const items = this.unindexed.get(kind);
-    if (items) {
-      this.unindexed.delete(kind);
-      for (const item of items) map.set(item.id, item);
-    }
-    return map;
+    return this.kinds.get(kind)!;
   }
 
   /** How often `kind` changed since this state was made. */
@@ -72,7 +60,6 @@ export class SqliteRecords {
   /** Forgets every record (they are read again): the views of every kind start over. */
   clear(): void {
     this.inOrder.clear();
-    this.unindexed.clear();
     for (const [kind, map] of this.kinds) {
       map.clear();
       this.lastOrder.set(kind, '');
@@ -111,19 +98,17 @@ export class SqliteRecords {
 
   /**
    * The records of a kind read whole (DbSource), in their order, into a state that holds none of
-   * them: one change for the views of the kind, which read them from the start. `distinct`: each
-   * id is known to come once (the table's key is unique), so the map by id waits for its first use.
+   * them: one change for the views of the kind, which read them from the start.
    */
-  loadAll(kind: StateKind, items: readonly Item[], distinct = false): void {
+  loadAll(kind: StateKind, items: readonly Item[]): void {
     const map = this.of(kind);
     if (map.size) {
       for (const item of items) this.apply({ kind, id: item.id, item });
       return;
     }
-    if (distinct) this.unindexed.set(kind, items);
-    else for (const item of items) map.set(item.id, item);
+    for (const item of items) map.set(item.id, item);
     // Read whole in their order, each id once: the list `sorted` gives until the next change.
-    if (distinct || map.size === items.length) this.inOrder.set(kind, items);
+    if (map.size === items.length) this.inOrder.set(kind, items);
     if (items.length) this.lastOrder.set(kind, items[items.length - 1].order);
     this.bytes.delete(kind);
     this.changes.set(kind, this.version(kind) + 1);
@@ -215,9 +200,8 @@ export class DbSource implements Source {
       // The table whole, the rows the state read before holds used again where they are the same (sqlite-tables.ts).
       const unreadable = (key: unknown) => this.warn(`twining.db: the ${t.table} row ${String(key)} does not hold a JSON object; it is not shown`);
       const before = this.before !== state ? this.before?.of(t.kind) : undefined;
-      const whole = readTableWhole(this.db, t, before, unreadable);
-      const read = whole ?? readTableRows(this.db, t, unreadable);
-      state.loadAll(t.kind, read.items, whole?.distinct);
+      const read = readTableWhole(this.db, t, before, unreadable) ?? readTableRows(this.db, t, unreadable);
+      state.loadAll(t.kind, read.items);
       this.lastSeq.set(t.kind, read.last);
       rememberRead(this.file, state);
     }

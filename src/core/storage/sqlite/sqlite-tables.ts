@@ -138,66 +138,40 @@ export function lastReader(file: string): HeldRecords | undefined {
  * of a TEXT value several times slower than Node decodes the same UTF-8 bytes from a buffer, and
  * a table's texts are megabytes. A database in UTF-16 gives the text as before.
  */
-const joinedAsBytes = (column: string) =>
-  `CASE WHEN (SELECT encoding FROM pragma_encoding) = 'UTF-8' THEN CAST(group_concat(${column}, char(1)) AS BLOB) ELSE group_concat(${column}, char(1)) END`;
-
-/** A joined column as node:sqlite gives it (the bytes of UTF-8 text, or a string), as a string. */
-const joinedText = (value: unknown): string | undefined =>
-  value instanceof Uint8Array ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8') : typeof value === 'string' ? value : undefined;
-
-/**
- * Whether the table's key column alone carries a unique index (twining-mcp's schema: `id` UNIQUE
- * or PRIMARY KEY, `agent_id` PRIMARY KEY): then no two of its rows give the same id, which
- * `readTableWhole` says so that the records' map by id can wait for its first use (sqlite-records.ts).
- */
-function keyIsUnique(db: SqliteDatabase, t: Table): boolean {
-  try {
-    const row = db
-      .prepare(
-        `SELECT count(*) AS n FROM pragma_index_list('${t.table}') AS l WHERE l."unique" = 1 AND l.partial = 0 ` +
-          `AND (SELECT count(*) FROM pragma_index_info(l.name)) = 1 AND (SELECT name FROM pragma_index_info(l.name)) = '${t.key}'`,
-      )
-      .get();
-    return Number(row?.n) > 0;
-  } catch {
-    return false;
-  }
-}
+const TEXTS_AS_BYTES =
+  "CASE WHEN (SELECT encoding FROM pragma_encoding) = 'UTF-8' THEN CAST(group_concat(data, char(1)) AS BLOB) ELSE group_concat(data, char(1)) END";
 
 /**
  * A table's rows in one query, in seq order: each column's values joined into one string by
- * SQLite, the texts and the keys on U+0001, which a JSON text never holds unescaped (JSON escapes
- * control characters) and an id does not, the seqs as a JSON array. A row of `before` with the
- * same key, text (and index) at the same seq is used as it is. Undefined when the pieces do not
- * come out one per row (a text or key that holds the separator, a key that is NULL or not text):
- * the caller reads the rows one by one. `distinct`: the table's key is unique (`keyIsUnique`).
+ * SQLite, the texts on U+0001, which a JSON text never holds unescaped (JSON escapes control characters), the keys
+ * and seqs as JSON arrays. A row of `before` with the same key, text (and index) at the same seq
+ * is used as it is. Undefined when the pieces do not come out one per row (a text that is not
+ * JSON holds the separator) or a key cannot be put into JSON: the caller reads the rows one by one.
  */
 export function readTableWhole(
   db: SqliteDatabase,
   t: Table,
   before: ReadonlyMap<string, Item> | undefined,
   unreadable: (key: unknown) => void,
-): { items: Item[]; last: number; distinct: boolean } | undefined {
+): { items: Item[]; last: number } | undefined {
   const sql =
-    `SELECT count(*) AS n, total(typeof(k) = 'text') AS kt, json_group_array(s) AS ss, ${joinedAsBytes('k')} AS ks, ${joinedAsBytes('data')} AS ds` +
+    `SELECT count(*) AS n, json_group_array(s) AS ss, json_group_array(k) AS ks, ${TEXTS_AS_BYTES} AS ds` +
     `${t.extra ? ', json_group_array(x) AS xs' : ''} FROM (${select(t)} ORDER BY ${t.seq})`;
   let row: Record<string, unknown> | undefined;
-  let seqs: unknown, extras: unknown;
+  let seqs: unknown, keys: unknown, extras: unknown;
   try {
     row = db.prepare(sql).get();
     seqs = JSON.parse(String(row?.ss));
+    keys = JSON.parse(String(row?.ks));
     extras = t.extra ? JSON.parse(String(row?.xs)) : undefined;
   } catch {
     return undefined;
   }
   const n = Number(row?.n);
-  const distinct = keyIsUnique(db, t);
-  if (n === 0) return { items: [], last: 0, distinct };
-  if (Number(row?.kt) !== n) return undefined;
-  const joined = joinedText(row?.ds);
-  const texts = joined !== undefined ? joined.split('\u0001') : [];
-  const keys = joinedText(row?.ks)?.split('\u0001') ?? [];
-  if (!Array.isArray(seqs) || texts.length !== n || seqs.length !== n || keys.length !== n) return undefined;
+  if (n === 0) return { items: [], last: 0 };
+  const joined = row?.ds instanceof Uint8Array ? Buffer.from(row.ds.buffer, row.ds.byteOffset, row.ds.byteLength).toString('utf8') : row?.ds;
+  const texts = typeof joined === 'string' ? joined.split('\u0001') : [];
+  if (!Array.isArray(seqs) || !Array.isArray(keys) || texts.length !== n || seqs.length !== n || keys.length !== n) return undefined;
   if (t.extra && (!Array.isArray(extras) || extras.length !== n)) return undefined;
   // SQLite gives an aggregate's values in the order it visits the rows, the same for every column;
   // rows out of seq order are read one by one (not seen: the subquery gives them in order).
@@ -205,7 +179,7 @@ export function readTableWhole(
   const items: Item[] = [];
   for (let i = 0; i < n; i++) {
     const seq = Number(seqs[i]);
-    const id = keys[i];
+    const id = String(keys[i]);
     const text = texts[i];
     const index = t.extra ? String((extras as unknown[])[i]) : undefined;
     const known = before?.get(id);
@@ -225,7 +199,7 @@ export function readTableWhole(
     if (t.extra) item.index = index;
     items.push(item);
   }
-  return { items, last: Math.max(Number(seqs[n - 1]), 0), distinct };
+  return { items, last: Math.max(Number(seqs[n - 1]), 0) };
 }
 
 /** A table's rows one by one, in seq order (what `readTableWhole` cannot read). */
