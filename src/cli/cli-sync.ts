@@ -35,7 +35,8 @@ export function syncReportText(r: SyncReport): string {
   const out = counts(r.outgoing);
   const lines = [
     `twining sync: ${r.remote} (${r.ref}) at ${r.commit?.slice(0, 12) ?? 'nothing yet'}${r.attempts > 1 ? ` after ${r.attempts} tries (others synced meanwhile)` : ''}`,
-    `  in:  ${counts(r.incoming)}`,
+    // No fetch: the remote took the push only because its record was still the one this clone last fetched.
+    `  in:  ${counts(r.incoming)}${r.fetched ? '' : ' (the remote was as last fetched: no fetch needed)'}`,
     // A pushed commit with no record in it carries what the counts leave out: this clone's card, its session board, the indexes.
     `  out: ${r.pushed && out === 'nothing' ? "no record (this clone's card, session board or indexes)" : out}${r.pushed ? '' : ' (nothing to push)'}`,
   ];
