@@ -5,7 +5,7 @@
 import * as path from 'path';
 import type { TwiningEngine, WorkspaceOptions } from '../core/engine/engine';
 import { parseFlags, failure } from './command-flags';
-import type { SyncReport } from '../core/sync/sync-run';
+import type { SyncOptions, SyncReport } from '../core/sync/sync-run';
 import { quickSync } from '../core/sync/sync-quick';
 import type { SyncCounts } from '../core/sync/sync-counts';
 
@@ -73,7 +73,12 @@ export async function syncCommand(argv: string[], out: NodeJS.WritableStream, er
       out.write((json ? JSON.stringify(s, null, 2) : `twining sync: ${s.message}`) + '\n');
       return 0;
     }
-    const report = (await quickSync(path.resolve(dir), { remote })) ?? (await (await openEngine()).sync({ remote }));
+    const next: SyncOptions = { remote };
+    let report = await quickSync(path.resolve(dir), { remote }, next);
+    if (!report) {
+      report = await (await openEngine()).sync(next);
+      if (next.fetchFirst) report.attempts += 1; // the quick sync's push, which the remote refused, was the first
+    }
     out.write((json ? JSON.stringify(report, null, 2) : syncReportText(report)) + '\n');
     return 0;
   } catch (error) {

@@ -52,6 +52,11 @@ export interface SyncOptions {
   networkTimeoutMs?: number;
   /** Why this sync runs, for the record's commit message: "manual", "background", "claim". */
   reason?: string;
+  /**
+   * Fetch before any push: the caller knows the remote's record moved since this clone last fetched
+   * it (the quick sync's push was refused), so a push made first would be refused again.
+   */
+  fetchFirst?: boolean;
 }
 
 export interface SyncReport {
@@ -190,8 +195,7 @@ async function runSync(
     const listed = listLocalRecords(host.dir, layout).then(files => {
       // A file's stamp is not the one the last sync left: there is likely a commit to make, so fast-import starts now, while the record is read.
       const stamps = stampsOf(host.dir);
-      const changed =
-        !lastSignature || stamps.size !== Object.keys(lastSignature).length || [...stamps].some(([rel, stamp]) => lastSignature[rel] !== stamp);
+      const changed = !lastSignature || stamps.size !== Object.keys(lastSignature).length || [...stamps].some(([rel, stamp]) => lastSignature[rel] !== stamp);
       if (changed) spare.start();
       return { files, changed };
     });
@@ -211,7 +215,7 @@ async function runSync(
       l => l.changed,
       () => false,
     );
-    if (guess && changedHere) {
+    if (guess && changedHere && !options.fetchFirst) {
       first = await guess.catch((error: unknown) => {
         if (error instanceof EngineNeeded) throw error; // the quick host stops here, before any network step
         return undefined; // the fetch's round says what is wrong, if anything
@@ -279,6 +283,12 @@ async function runSync(
           push.stdout.toString('utf8') + push.stderr,
         );
       if (push.code !== 0) await made.finish([]); // not accepted: no local ref moves
+      if (push.code !== 0 && first && rejected && host.quick) {
+        // The remote moved: what came in is the engine's to write, and its sync fetches first (nothing moved here).
+        const moved = new EngineNeeded('the remote moved since the last fetch');
+        moved.remoteMoved = true;
+        throw moved;
+      }
       // A push made before any fetch that is not accepted (the remote moved, or cannot be reached): the next attempt
       // fetches, and says what is wrong with the remote if anything is. Only a push that ran out of time is not tried again.
       if (push.code !== 0 && first && push.code !== -1) continue;
