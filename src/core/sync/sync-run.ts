@@ -144,8 +144,11 @@ export async function syncWith(host: SyncHost, options: SyncOptions = {}): Promi
   try {
     // One sync at a time per clone (the extension, twining mcp and a claim may all want one).
     const report = await withLock(lockTarget, '', async () => {
+      // Sync's refs are read while the remote is chosen (a new process lists the config with git): neither needs the other.
+      const refs = readRefs(repo);
+      refs.catch(() => undefined);
       remote = await chooseRemote(repo, options.remote);
-      return runSync(host, repo, remote, options, spare, state.signature).finally(() => spare.close()); // a fast-import started and not used ends here
+      return runSync(host, repo, remote, options, spare, state.signature, refs).finally(() => spare.close()); // a fast-import started and not used ends here
     });
     await setLocal(repo, 'twining.sync.enabled', 'true');
     await setLocal(repo, 'twining.sync.remote', report.remote);
@@ -180,6 +183,7 @@ async function runSync(
   options: SyncOptions,
   spare: SpareImport,
   lastSignature: SyncState['signature'],
+  firstRefs: Promise<Map<string, string>>,
 ): Promise<SyncReport> {
   const timeoutMs = options.networkTimeoutMs ?? 30_000;
   const layout = host.layout;
@@ -191,7 +195,7 @@ async function runSync(
   let newBlobCount = 0;
   for (let attempt = 1; ; attempt++) {
     // Sync's refs as they were and the local record are read at once: neither needs the other.
-    const refsBefore = readRefs(repo);
+    const refsBefore = attempt === 1 ? firstRefs : readRefs(repo);
     const listed = listLocalRecords(host.dir, layout).then(files => {
       // A file's stamp is not the one the last sync left: there is likely a commit to make, so fast-import starts now, while the record is read.
       const stamps = stampsOf(host.dir);
