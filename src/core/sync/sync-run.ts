@@ -10,15 +10,15 @@
  *   4. commit the merged tree on top of the remote's and push it, a fast-forward that the remote
  *      takes only if its record is still the one merged (leaseOn); a rejection means another
  *      clone synced meanwhile: fetch, merge and try again
- *
- * Step 1 is skipped in the usual case. When this clone's last sync is the remote's record as it
- * last fetched it, steps 2 to 4 are first made on that record (guessRound). With something
- * written here, that commit is pushed at once, before any fetch: the remote accepts it only if
- * its record is exactly the one last fetched, which proves nothing came in; otherwise the sync
- * goes on from step 1. With nothing written here, the fetch runs while the guess is made, and
- * the guess is pushed if the fetch finds the record unchanged.
  *   5. write what changed into `.twining/` under the same locks the operations take, merging in
  *      anything written here while the sync ran
+ *
+ * Push first: step 1 is skipped in the usual case. When this clone's last sync is the remote's
+ * record as it last fetched it, steps 2 to 4 are first made on that record (guessRound). With
+ * something written here, that commit is pushed at once, before any fetch: the remote accepts it
+ * only if its record is exactly the one last fetched, which proves nothing came in; otherwise the
+ * sync goes on from step 1. With nothing written here, the fetch runs while the guess is made,
+ * and the guess is pushed if the fetch finds the record unchanged.
  *
  * The folder is the one the engine was opened on (sync-folder.ts), or the one the engine would
  * open (sync-quick.ts): `host.dir`; nothing here works out a path of its own.
