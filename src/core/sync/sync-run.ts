@@ -43,7 +43,7 @@ import { pushUrlOf, setLocal } from './sync-config';
 import { refused } from './remote-checks';
 import { BASE_REF, BEFORE_REF, BRANCH, REMOTE_REF, SyncState, cloneIdentity, readState, repoOf, signatureOf, writeState } from './sync-state';
 import { SyncCounts, IncomingEntry } from './sync-counts';
-import { LocalRead, LostClaim, Round, RoundInput, mergeRound } from './sync-merge';
+import { LocalRead, LostClaim, Round, RoundCounts, RoundInput, mergeRound } from './sync-merge';
 
 export interface SyncOptions {
   /** The remote to sync with (default: remembered, else the branch's upstream remote, else `origin`). */
@@ -268,16 +268,21 @@ async function runSync(
     let pushed = false;
     let fetched = true;
     let refsWritten: Promise<unknown> = Promise.resolve();
+    let counting: Promise<RoundCounts> | undefined;
     if (made) {
       commit = made.commit;
       // Pushed to the remote's URL rather than its name, so git does not move the user's remote-tracking refs (refs/remotes/…).
       const push = await pushUrl
-        .then(url =>
-          runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', leaseOn(remoteTip), url, `${commit}:refs/heads/${BRANCH}`], {
+        .then(url => {
+          const pushing = runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', leaseOn(remoteTip), url, `${commit}:refs/heads/${BRANCH}`], {
             // A first sync of a large record sends it all: its time limit grows with what is new (5 s a MB).
             timeoutMs: timeoutMs + [...newBlobs.values()].reduce((n, b) => n + b.length, 0) / 200,
-          }),
-        )
+          });
+          // git is started: the report's counts are made while it pushes.
+          counting = round.count();
+          counting.catch(() => undefined);
+          return pushing;
+        })
         .catch(async (error: unknown) => {
           await made.finish([]).catch(() => undefined); // fast-import ends without moving a ref
           throw error;
@@ -317,7 +322,8 @@ async function runSync(
       refsWritten = Promise.all([made.finish([REMOTE_REF, BASE_REF]), listed]);
       refsWritten.catch(() => undefined);
     }
-    const { incoming, outgoing, incomingEntries, incomingClaims, lost } = round;
+    const { lost } = round;
+    const { incoming, outgoing, incomingEntries, incomingClaims } = await (counting ?? round.count());
     const claimsRel = 'claims/claims.jsonl';
     // Which clone the records that came in were written on (origins.ts), for the views: known before they are written here.
     const localClaims = new Set(claimsInLogText(local.get(claimsRel)?.toString('utf8') ?? '').map(c => (c as { id?: string }).id));
