@@ -16,6 +16,10 @@
  * commit). Prints os.loadavg() with the figures (the machine is shared) and one line
  * `BENCH_SYNC_JSON {...}`.
  *
+ * `--latency-ms N` puts the remote behind a connection that takes N ms to open (git's ext:: transport
+ * running a script that waits, then the remote's upload-pack or receive-pack), as a remote across a
+ * network does: each exchange with it (a fetch, a push) pays it once, the bare exchange twice.
+ *
  * `--baseline DIR` (a `dist/` built from another commit, e.g. copied aside before a change) adds
  * the same incremental sync by that build's CLI, and by that build's own warm engine (its
  * core.js, opened on the same clone), to every round, interleaved: before and after in one run,
@@ -62,6 +66,7 @@ async function main() {
   for (const f of [CLI, CORE]) if (!fs.existsSync(f)) throw new Error(`${f} is missing; build first (node esbuild.js)`);
   const entries = Number(arg('--entries', 100000));
   const reps = Number(arg('--reps', 5));
+  const latencyMs = Number(arg('--latency-ms', 0));
   const baselineDir = arg('--baseline', undefined);
   const baselineCli = baselineDir ? path.resolve(baselineDir, 'cli.js') : undefined;
   if (baselineCli && !fs.existsSync(baselineCli)) throw new Error(`${baselineCli} is missing`);
@@ -78,7 +83,13 @@ async function main() {
     fs.writeFileSync(path.join(a, 'README.md'), '# bench\n');
     git(a, 'add', '-A');
     git(a, 'commit', '-q', '-m', 'code');
-    git(a, 'remote', 'add', 'origin', remote);
+    if (latencyMs > 0) {
+      // ext::<command> <arguments> with %s the service (upload-pack, receive-pack); allowed in this clone only.
+      const slow = path.join(top, 'slow-remote');
+      fs.writeFileSync(slow, `#!/bin/sh\nsleep ${latencyMs / 1000}\nexec git "$1" "$2"\n`, { mode: 0o755 });
+      git(a, 'config', 'protocol.ext.allow', 'always');
+      git(a, 'remote', 'add', 'origin', `ext::${slow} %s ${remote}`);
+    } else git(a, 'remote', 'add', 'origin', remote);
     git(a, 'push', '-q', '-u', 'origin', 'main');
     const core = require(CORE);
     const ws = await core.openWorkspace(a, { warn: () => undefined });
@@ -178,6 +189,7 @@ async function main() {
     }
     const result = {
       entries,
+      latency_ms: latencyMs,
       blackboard_mb: +(size / 1e6).toFixed(1),
       first_sync_ms: Math.round(firstMs),
       library_sync_ms: median(libraryMs),
@@ -196,7 +208,9 @@ async function main() {
       added_to_remote: added,
       loadavg: os.loadavg().map(x => +x.toFixed(2)),
     };
-    console.log(`sync at ${entries} entries (${result.blackboard_mb} MB blackboard), medians of ${reps}, load average ${result.loadavg.join(' ')}`);
+    console.log(
+      `sync at ${entries} entries (${result.blackboard_mb} MB blackboard)${latencyMs ? `, a remote ${latencyMs} ms away` : ''}, medians of ${reps}, load average ${result.loadavg.join(' ')}`,
+    );
     console.log(`  first sync (everything out):                 ${result.first_sync_ms} ms`);
     console.log(`  bare git fetch + push of the same 10 entries: ${result.bare_fetch_push_ms} ms`);
     console.log(`  incremental engine.sync() after 10 posts:     ${result.library_sync_ms} ms (${result.library_ratio}x bare; target at most 2x)`);
