@@ -111,8 +111,11 @@ export async function mergeRound(input: RoundInput): Promise<Round> {
   const rels = new Set<string>([...local.keys(), ...remoteTree.files.keys()]);
   const remoteChanged = [...rels].filter(rel => !sameIds(remoteTree.files.get(rel)?.ids, baseTree.files.get(rel)?.ids));
   // Everything of the remote's this sync may read (what changed there, what it replaces here, its claims), in one `cat-file --batch`.
+  // With nothing changed there (the usual round, pushed before any fetch), the merge needs none of it but the claims when
+  // this clone's differ: what the local files replace is read for the report's counts, while the push runs.
   const localChanged = [...rels].filter(rel => !sameIds(remoteTree.files.get(rel)?.ids, localIds.get(rel)));
-  await source.fetch([...new Set([...remoteChanged, ...localChanged, 'claims/claims.jsonl'])].flatMap(rel => remoteTree.files.get(rel)?.ids ?? []));
+  const wanted = remoteChanged.length ? [...remoteChanged, ...localChanged, 'claims/claims.jsonl'] : localChanged.filter(rel => rel === 'claims/claims.jsonl');
+  await source.fetch([...new Set(wanted)].flatMap(rel => remoteTree.files.get(rel)?.ids ?? []));
   const remoteBytes = await source.files(remoteTree.files, remoteChanged);
   for (const [rel, bytes] of remoteBytes) checkIncoming(rel, bytes, where);
   const merged = new Map<string, Buffer>(local);
