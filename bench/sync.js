@@ -48,6 +48,24 @@ function objectsIn(repo) {
   return { objects: get('count') + get('in-pack'), kib: get('size') + get('size-pack') };
 }
 
+/**
+ * The bytes a push of `to` sends to a remote that has `from`: the pack git push makes (it runs
+ * `git pack-objects --all-progress-implied --revs --stdout --thin --delta-base-offset` with the remote's
+ * tips as the objects not to send), made again here the same way and counted. The remote's own growth
+ * (objectsIn) is larger: a push of fewer than 100 objects is stored unpacked, each object whole.
+ */
+function packKiB(repo, from, to) {
+  const r = spawnSync('git', ['pack-objects', '--revs', '--stdout', '--thin', '--delta-base-offset', '-q'], {
+    cwd: repo,
+    input: `${to}\n${from ? `^${from}\n` : ''}`,
+    maxBuffer: 1 << 28,
+  });
+  if (r.status !== 0) throw new Error(`git pack-objects: ${r.stderr}`);
+  return +(r.stdout.length / 1024).toFixed(2);
+}
+
+const recordTip = remote => git(remote, 'rev-parse', '--verify', '-q', 'refs/heads/twining/record');
+
 function entryLine(i, t) {
   const id = `01M8${String(i).padStart(22, '0')}`.slice(0, 26).replace(/[ILOU]/g, '0');
   return JSON.stringify({
@@ -119,6 +137,7 @@ async function main() {
     const libraryMs = [];
     const baselineMs = [];
     const bareMs = [];
+    const bareSentKiB = [];
     const added = [];
     // A new process timed inside a shell, as from a terminal (see the bare exchange below): started from this
     // process, which holds the engines and a 40 MB record, it would first pay for copying this one's memory map.
@@ -160,21 +179,36 @@ async function main() {
       }
       await post10(rep, ' (library)');
       let before = objectsIn(remote);
+      let tipBefore = recordTip(remote);
       t = now();
       const lib = await ws.sync();
       libraryMs.push(now() - t);
       let after = objectsIn(remote);
-      added.push({ by: 'library', objects: after.objects - before.objects, kib: after.kib - before.kib, new_blobs: lib.new_blobs });
+      added.push({
+        by: 'library',
+        objects: after.objects - before.objects,
+        kib: after.kib - before.kib,
+        sent_kib: packKiB(a, tipBefore, recordTip(remote)),
+        new_blobs: lib.new_blobs,
+      });
       const fresh = await post10(rep, '');
       before = objectsIn(remote);
+      tipBefore = recordTip(remote);
       const r = cliTimed(CLI);
       syncMs.push(r.ms);
       after = objectsIn(remote);
-      added.push({ by: 'cli', objects: after.objects - before.objects, kib: after.kib - before.kib, new_blobs: JSON.parse(r.stdout).new_blobs });
+      added.push({
+        by: 'cli',
+        objects: after.objects - before.objects,
+        kib: after.kib - before.kib,
+        sent_kib: packKiB(a, tipBefore, recordTip(remote)),
+        new_blobs: JSON.parse(r.stdout).new_blobs,
+      });
       // The same bytes through plain git: a commit (not timed), then fetch + push (timed).
       fs.writeFileSync(path.join(plain, `rep-${rep}.jsonl`), fresh.join('\n') + '\n');
       git(plain, 'add', '-A');
       git(plain, 'commit', '-q', '-m', `rep ${rep}`);
+      bareSentKiB.push(packKiB(plain, git(plain, 'rev-parse', 'HEAD~1'), git(plain, 'rev-parse', 'HEAD')));
       // Timed inside a shell, as a person would run them: started from this process, which holds the
       // engines and a 40 MB record, each git would first pay for copying its memory map (fork).
       t = now();
@@ -205,6 +239,8 @@ async function main() {
             baseline_library_ratio: +(median(baselineLibraryMs) / median(bareMs)).toFixed(2),
           }
         : {}),
+      sent_kib: median(added.map(x => x.sent_kib)),
+      bare_sent_kib: median(bareSentKiB),
       added_to_remote: added,
       loadavg: os.loadavg().map(x => +x.toFixed(2)),
     };
@@ -219,7 +255,8 @@ async function main() {
       console.log(`  the same by the --baseline build's engine:    ${result.baseline_library_sync_ms} ms (${result.baseline_library_ratio}x bare)`);
       console.log(`  the same by the --baseline build's CLI:       ${result.baseline_sync_ms} ms (${result.baseline_ratio}x bare)`);
     }
-    console.log(`  added to the remote per sync: ${added.map(x => `${x.by} ${x.objects} objects / ${x.kib} KiB`).join(', ')}`);
+    console.log(`  sent per sync (the pack git push makes), median: ${result.sent_kib} KiB; the bare push of the same entries: ${result.bare_sent_kib} KiB`);
+    console.log(`  added to the remote per sync (stored unpacked): ${added.map(x => `${x.by} ${x.objects} objects / ${x.kib} KiB`).join(', ')}`);
     console.log(`BENCH_SYNC_JSON ${JSON.stringify(result)}`);
   } finally {
     if (!process.env.TWINING_KEEP_TMP) fs.rmSync(top, { recursive: true, force: true });
