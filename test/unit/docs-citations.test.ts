@@ -56,8 +56,8 @@ describe('citations of docs/', () => {
       .map(f => [f, headingsOf(fs.readFileSync(path.join(DOCS, f), 'utf8'))]),
   );
 
-  test('the documents are there: the .twining/ format, the 2.x store, the hook protocols and the glossary', () => {
-    for (const name of ['format.md', 'twining-2.md', 'hooks.md', 'glossary.md']) assert.ok(docs.has(name), `docs/${name}`);
+  test('the documents are there: the .twining/ format, the 2.x store, the hook protocols, the record on a remote and the glossary', () => {
+    for (const name of ['format.md', 'twining-2.md', 'hooks.md', 'sync.md', 'glossary.md']) assert.ok(docs.has(name), `docs/${name}`);
     // The check finds headings and tells a cited one from one that is not there.
     const headings = docs.get('format.md')!;
     assert.equal(headingNamed(headings, 'Locking, rule 5: …'), 'Locking');

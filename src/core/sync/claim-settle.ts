@@ -1,7 +1,7 @@
 /**
  * Claims across clones. Within a clone, the claims log's lock gives a claim exactly one winner;
  * across clones the record's ref on the remote does: a push succeeds only on top of the record it
- * merged (a plain fast-forward, git's compare-and-swap). So when a sync merges a claim made here
+ * merged (its lease, a compare-and-swap: docs/sync.md §One sync). So when a sync merges a claim made here
  * with a colliding live claim the remote already had, the remote's wins: this clone's is released
  * with the reason, and goes out released. Every clone then names the same holder.
  */

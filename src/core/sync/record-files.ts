@@ -11,7 +11,7 @@
  * the file byte for byte. A part ends after a line whose hash is 0 modulo 256 (or at 4,096 lines),
  * so the cut points depend on the lines alone: appending entries changes only the last part, and
  * removing one changes only its part. Unchanged parts keep their blobs, so git sends only what is
- * new. Every other file is one blob under its own path.
+ * new. Every other file is one blob under its own path (docs/sync.md §The tree of a record commit).
  */
 import { promises as fs } from 'fs';
 import * as path from 'path';

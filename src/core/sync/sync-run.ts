@@ -1,7 +1,8 @@
 /**
  * `twining sync`: the team's record exchanged through the repository's own remote, on a branch of
  * its own (`twining/record`, an orphan history never checked out), with git's plumbing only. The
- * user's branches, index, HEAD and work tree are never touched, and no other ref is pushed.
+ * user's branches, index, HEAD and work tree are never touched, and no other ref is pushed. The
+ * refs, the tree and the steps are described in docs/sync.md §One sync:
  *
  *   1. fetch `+refs/heads/twining/record` into the private ref `refs/twining/remote-record`
  *   2. merge each record file three ways, by record (src/core/merge/, the merge driver's rules),

@@ -15,7 +15,7 @@ import { JSONL_FILES, SyncLayout, listLocalRecords, stampsOf } from './record-fi
 import type { Repo } from './record-tree';
 import { isSqliteFolder } from '../storage/sqlite/sqlite-detect';
 
-/** The branch the record lives on at the remote: a branch, because every hosting service accepts one (README: Sync across machines). */
+/** The branch the record lives on at the remote: a branch, because every hosting service accepts one (docs/sync.md §Where the record lives). */
 export const BRANCH = 'twining/record';
 /** The remote's record as last fetched: a private local ref, never a branch of the user's. */
 export const REMOTE_REF = 'refs/twining/remote-record';
