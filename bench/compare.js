@@ -159,7 +159,9 @@ const BENCHES = [
     name: 'mcp',
     own: old => ['--before', path.join(old, 'dist', 'cli.js')],
     rows: ownJson('BENCH_MCP_JSON', j => {
-      const side = key => timeRows(j.rows.filter(r => r.server === key).map(({ server, label, first, ...r }) => r));
+      // Each row named by its size alone (its server and label say which build).
+      const side = key =>
+        timeRows(j.rows.filter(r => r.server === key).map(r => Object.fromEntries(Object.entries(r).filter(([k]) => k === 'size' || isTimeKey(k)))));
       return { after: side('ours'), before: side('before') };
     }),
   },
