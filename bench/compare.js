@@ -403,11 +403,18 @@ async function main() {
           process.stderr.write(`compare: ${bench.name} (both builds, --${bench.own(old)[0].slice(2)}) round ${r + 1}/${rounds}, load ${load()}\n`);
           const log = path.join(logs, `${bench.name}-${r + 1}.log`);
           const run = await runBench(node, path.join(REPO, 'bench', script), [...bench.own(old), ...pass], REPO, log);
-          const rows = readRows(bench, run.text, errors, 'both');
+          let rows = readRows(bench, run.text, errors, 'both');
           if (run.code !== 0) errors.add(`exit ${run.code} (${path.basename(log)}${reason(run.text)})`);
-          if (rows && !rows.before) errors.add(`the old build measured nothing (${path.basename(log)})`);
           notes.add("this checkout's script, both builds in one process");
-          perRound.push(rows ?? {});
+          if (!rows?.after || !Object.keys(rows.after).length) {
+            // The script could not drive the old build (it calls what <rev> did not have): this build alone, for its figures.
+            const alone = await runBench(node, path.join(REPO, 'bench', script), pass, REPO, log.replace(/\.log$/, '-after-alone.log'));
+            const after = readRows(bench, alone.text, errors, 'after alone');
+            if (alone.code !== 0) errors.add(`after alone: exit ${alone.code}${reason(alone.text)}`);
+            rows = { before: undefined, after: after?.after };
+            notes.add('the old build could not be measured by it: this build alone');
+          } else if (!rows.before || !Object.keys(rows.before).length) errors.add(`the old build measured nothing (${path.basename(log)})`);
+          perRound.push(rows);
           continue;
         }
         const sides = {};
