@@ -152,6 +152,8 @@ const BENCHES = [
       if (!j) return undefined;
       const rows = {};
       for (const [k, s] of Object.entries(j.stats ?? {})) if (isTimeKey(k)) rows[k] = s.median;
+      // The work per change while 200 handoffs are listed: milliseconds until the extension is idle again.
+      for (const w of j.work?.find(b => b.build === 'this build')?.work ?? []) if (typeof w.ms === 'number') rows[`until idle: ${w.name}`] = w.ms;
       return rows;
     },
   },
@@ -300,6 +302,11 @@ function sh(cmd, args, cwd) {
 }
 
 /** Runs one benchmark process; its output goes to `log` and is returned. */
+/** An earlier run's log, as runBench would have returned it (its exit status unknown: 0 when the log exists). */
+function readLog(log) {
+  return fs.existsSync(log) ? { text: fs.readFileSync(log, 'utf8'), code: 0, seconds: 0 } : { text: '', code: `no log ${path.basename(log)}`, seconds: 0 };
+}
+
 function runBench(node, script, args, cwd, log) {
   return new Promise(resolve => {
     const started = Date.now();
@@ -362,12 +369,15 @@ async function main() {
   const sha = spawnSync('git', ['rev-parse', '--short', rev], { cwd: REPO, encoding: 'utf8' }).stdout.trim();
   if (!sha) throw new Error(`git does not know ${rev}`);
   const here = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).stdout.trim();
-  const given = argValue(argv, '--checkout', undefined);
+  // --reread DIR: the logs of an earlier run read again (after a change to how they are read), nothing run.
+  const reread = argValue(argv, '--reread', undefined);
+  const given = argValue(argv, '--checkout', undefined) ?? (reread && os.tmpdir());
+  const exec = reread ? (node, file, args, cwd, log) => readLog(path.join(reread, path.basename(log))) : runBench;
   const temp = given ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'twining-compare-'));
   const old = given ? path.resolve(given) : path.join(temp, 'tree');
-  const logs = fs.mkdtempSync(path.join(os.tmpdir(), 'twining-compare-logs-'));
+  const logs = reread ? path.resolve(reread) : fs.mkdtempSync(path.join(os.tmpdir(), 'twining-compare-logs-'));
   const cleanUp = () => {
-    if (given) fs.rmSync(path.join(old, 'bench-current'), { recursive: true, force: true });
+    if (given && !reread) fs.rmSync(path.join(old, 'bench-current'), { recursive: true, force: true });
     if (!temp || argv.includes('--keep')) return;
     spawnSync('git', ['worktree', 'remove', '--force', old], { cwd: REPO, stdio: 'ignore' });
     fs.rmSync(temp, { recursive: true, force: true });
@@ -389,7 +399,7 @@ async function main() {
     const { sqliteNode } = require(path.join(REPO, 'scripts', 'sqlite-node.js'));
     // This checkout's scripts, for the benchmarks <rev> did not have: in the old checkout, so that `../dist` is its build.
     const copied = path.join(old, 'bench-current');
-    fs.cpSync(path.join(REPO, 'bench'), copied, { recursive: true });
+    if (!reread) fs.cpSync(path.join(REPO, 'bench'), copied, { recursive: true });
 
     for (const bench of benches) {
       const node = bench.sqlite ? sqliteNode() : process.execPath;
@@ -402,13 +412,13 @@ async function main() {
         if (bench.own) {
           process.stderr.write(`compare: ${bench.name} (both builds, --${bench.own(old)[0].slice(2)}) round ${r + 1}/${rounds}, load ${load()}\n`);
           const log = path.join(logs, `${bench.name}-${r + 1}.log`);
-          const run = await runBench(node, path.join(REPO, 'bench', script), [...bench.own(old), ...pass], REPO, log);
+          const run = await exec(node, path.join(REPO, 'bench', script), [...bench.own(old), ...pass], REPO, log);
           let rows = readRows(bench, run.text, errors, 'both');
           if (run.code !== 0) errors.add(`exit ${run.code} (${path.basename(log)}${reason(run.text)})`);
           notes.add("this checkout's script, both builds in one process");
           if (!rows?.after || !Object.keys(rows.after).length) {
             // The script could not drive the old build (it calls what <rev> did not have): this build alone, for its figures.
-            const alone = await runBench(node, path.join(REPO, 'bench', script), pass, REPO, log.replace(/\.log$/, '-after-alone.log'));
+            const alone = await exec(node, path.join(REPO, 'bench', script), pass, REPO, log.replace(/\.log$/, '-after-alone.log'));
             const after = readRows(bench, alone.text, errors, 'after alone');
             if (alone.code !== 0) errors.add(`after alone: exit ${alone.code}${reason(alone.text)}`);
             rows = { before: undefined, after: after?.after };
@@ -425,20 +435,20 @@ async function main() {
           if (side === 'before') {
             cwd = old;
             file = path.join(old, 'bench', script);
-            if (!fs.existsSync(file)) {
+            if (spawnSync('git', ['cat-file', '-e', `${sha}:bench/${script}`], { cwd: REPO }).status !== 0) {
               file = path.join(copied, script);
               notes.add(`not at ${sha}: this checkout's script on the old build`);
             }
           }
           process.stderr.write(`compare: ${bench.name} (${side}) round ${r + 1}/${rounds}, load ${load()}\n`);
           const log = path.join(logs, `${bench.name}-${side}-${r + 1}.log`);
-          let run = await runBench(node, file, pass, cwd, log);
+          let run = await exec(node, file, pass, cwd, log);
           let rows = readRows(bench, run.text, errors, side);
           if (side === 'before' && !rows && file !== path.join(copied, script)) {
             // The old script could not drive its build: this checkout's script on the old build.
             errors.add(`the old script failed (exit ${run.code}, ${path.basename(log)}${reason(run.text)})`);
             notes.add(`this checkout's script on the old build`);
-            run = await runBench(node, path.join(copied, script), pass, cwd, log.replace(/\.log$/, '-current.log'));
+            run = await exec(node, path.join(copied, script), pass, cwd, log.replace(/\.log$/, '-current.log'));
             rows = readRows(bench, run.text, errors, side);
           }
           if (run.code !== 0 || !rows) errors.add(`${side}: exit ${run.code}${rows ? '' : ', no figures'} (${path.basename(log)}${reason(run.text)})`);
