@@ -147,39 +147,85 @@ export interface BudgetResult {
 }
 
 /**
- * Fills `budget` with items in the order given (each list sorted best first): warnings from the
- * whole budget, then the others up to 90% of it, then needs that still fit. `cost` may be computed
- * lazily (a decision's rationale is read only when it is its turn).
+ * The budget rule, one item at a time, for every order the candidates are walked in (fillBudget's
+ * sorted lists; rules/budget-select.ts's pools; storage/derived/briefing-rank.ts's ranked groups):
+ *  1. warnings, from the whole budget: whole if they fit, else by their summary alone;
+ *  2. the others, while they fit and the others together stay within 90% of the budget;
+ *  3. needs not taken in 2 that still fit the whole budget.
+ * Callers offer each phase's items best first. `room` and `otherRoom` are what the next item of a
+ * phase may cost, so a caller can stop when nothing left can fit. An item's costs are read only
+ * when the rule needs them (a decision's is worked out from its rationale). Pure.
+ */
+export class BudgetFill {
+  readonly selected = new Set<string>();
+  readonly summaryOnly = new Set<string>();
+  tokens: number;
+  private warningsTaken = 0;
+  private othersTokens = 0;
+  private readonly cap: number;
+
+  constructor(
+    private readonly budget: number,
+    start = 0,
+  ) {
+    this.tokens = start;
+    this.cap = budget - Math.floor(budget * 0.1);
+  }
+
+  /** What a warning (whole or by its summary) or a need may still cost. */
+  get room(): number {
+    return this.budget - this.tokens;
+  }
+
+  /** What one of the others may still cost. */
+  get otherRoom(): number {
+    return Math.min(this.budget - this.tokens, this.cap - this.othersTokens);
+  }
+
+  /** Phase 1: whether the warning was taken (whole, or by its summary: then in `summaryOnly`). */
+  warning(item: { readonly id: string; readonly cost: number; readonly summaryCost: number }): boolean {
+    if (this.tokens + item.cost <= this.budget) this.tokens += item.cost;
+    else if (this.tokens + item.summaryCost <= this.budget) {
+      this.summaryOnly.add(item.id);
+      this.tokens += item.summaryCost;
+    } else return false;
+    this.selected.add(item.id);
+    this.warningsTaken++;
+    return true;
+  }
+
+  /** Phase 2: whether the item was taken. */
+  other(item: { readonly id: string; readonly cost: number }): boolean {
+    const cost = item.cost;
+    if (this.tokens + cost > this.budget || this.othersTokens + cost > this.cap) return false;
+    this.selected.add(item.id);
+    this.tokens += cost;
+    this.othersTokens += cost;
+    return true;
+  }
+
+  /** Phase 3: whether the need was taken now (not when phase 2 took it). */
+  need(item: { readonly id: string; readonly cost: number }): boolean {
+    if (this.selected.has(item.id) || this.tokens + item.cost > this.budget) return false;
+    this.selected.add(item.id);
+    this.tokens += item.cost;
+    return true;
+  }
+
+  /** The result, given how many warnings there were in all (those never offered could not fit). */
+  result(warnings: number): BudgetResult {
+    return { selected: this.selected, summaryOnly: this.summaryOnly, tokens: this.tokens, warningsOmitted: warnings - this.warningsTaken };
+  }
+}
+
+/**
+ * Fills `budget` with items in the order given (each list sorted best first) by BudgetFill's rule,
+ * offering every item: the statement of the rule that the faster fills are held equal to.
  */
 export function fillBudget(warnings: readonly Costed[], others: readonly Costed[], budget: number, start = 0): BudgetResult {
-  const selected = new Set<string>();
-  const summaryOnly = new Set<string>();
-  let tokens = start;
-  let warningsOmitted = 0;
-  for (const w of warnings) {
-    if (tokens + w.cost <= budget) {
-      selected.add(w.id);
-      tokens += w.cost;
-    } else if (tokens + w.summaryCost <= budget) {
-      selected.add(w.id);
-      summaryOnly.add(w.id);
-      tokens += w.summaryCost;
-    } else warningsOmitted++;
-  }
-  const cap = budget - Math.floor(budget * 0.1);
-  let other = 0;
-  for (const item of others) {
-    if (tokens + item.cost <= budget && other + item.cost <= cap) {
-      selected.add(item.id);
-      tokens += item.cost;
-      other += item.cost;
-    }
-  }
-  for (const item of others) {
-    if (item.kind === 'need' && !selected.has(item.id) && tokens + item.cost <= budget) {
-      selected.add(item.id);
-      tokens += item.cost;
-    }
-  }
-  return { selected, summaryOnly, tokens, warningsOmitted };
+  const fill = new BudgetFill(budget, start);
+  for (const w of warnings) fill.warning(w);
+  for (const item of others) fill.other(item);
+  for (const item of others) if (item.kind === 'need') fill.need(item);
+  return fill.result(warnings.length);
 }

@@ -12,7 +12,7 @@
  *     nothing fillBudget would do.
  * Warnings, the others (up to 90% of the budget) and the needs' last pass each go this way. Pure.
  */
-import { BudgetResult, byScore } from './assembly';
+import { BudgetFill, BudgetResult, byScore } from './assembly';
 
 export interface Ranked {
   id: string;
@@ -126,59 +126,33 @@ function inOrder<T extends Ranked>(pool: Pool<T>, accept: (i: number) => boolean
 
 /** fillBudget's result, plus every selected item (in no particular order). */
 export function fillBudgetRanked<T extends Ranked>(warnings: Pool<T>, others: Pool<T>, budget: number, start = 0): BudgetResult & { chosen: T[] } {
-  const selected = new Set<string>();
-  const summaryOnly = new Set<string>();
+  const fill = new BudgetFill(budget, start);
   const chosen: T[] = [];
-  let tokens = start;
 
-  // Warnings: from the whole budget, whole or by their summary.
-  const wTaken = new Uint8Array(warnings.size);
+  // Warnings: the best TOP, then the rest whose whole or summary cost fits what was left after them.
   const takeWarning = ({ i, item }: { i: number; item: T }) => {
-    if (tokens + warnings.cost[i] <= budget) tokens += warnings.cost[i];
-    else if (tokens + warnings.summaryCost[i] <= budget) {
-      summaryOnly.add(item.id);
-      tokens += warnings.summaryCost[i];
-    } else return;
-    wTaken[i] = 1;
-    selected.add(item.id);
-    chosen.push(item);
+    if (fill.warning({ id: item.id, cost: warnings.cost[i], summaryCost: warnings.summaryCost[i] })) chosen.push(item);
   };
   const wBar = kthBest(warnings.score, warnings.size, TOP);
   const wTop = new Uint8Array(warnings.size);
   for (const w of inOrder(warnings, i => warnings.score[i] >= wBar && (wTop[i] = 1) === 1)) takeWarning(w);
-  const wRoom = budget - tokens;
+  const wRoom = fill.room;
   for (const w of inOrder(warnings, i => !wTop[i] && Math.min(warnings.cost[i], warnings.summaryCost[i]) <= wRoom)) takeWarning(w);
-  let taken = 0;
-  for (let i = 0; i < warnings.size; i++) taken += wTaken[i];
-  const warningsOmitted = warnings.size - taken;
 
-  // The others: what is left of the budget, at most 90% of it.
-  const cap = budget - Math.floor(budget * 0.1);
-  let other = 0;
+  // The others the same way, then the needs among them not yet taken that fit.
   const oTaken = new Uint8Array(others.size);
   const takeOther = ({ i, item }: { i: number; item: T }) => {
-    const cost = others.cost[i];
-    if (tokens + cost > budget || other + cost > cap) return;
+    if (!fill.other({ id: item.id, cost: others.cost[i] })) return;
     oTaken[i] = 1;
-    selected.add(item.id);
     chosen.push(item);
-    tokens += cost;
-    other += cost;
   };
   const oBar = kthBest(others.score, others.size, TOP);
   const oTop = new Uint8Array(others.size);
   for (const o of inOrder(others, i => others.score[i] >= oBar && (oTop[i] = 1) === 1)) takeOther(o);
-  const oRoom = Math.min(budget - tokens, cap - other);
+  const oRoom = fill.otherRoom;
   for (const o of inOrder(others, i => !oTop[i] && others.cost[i] <= oRoom)) takeOther(o);
-
-  // Needs that still fit the whole budget.
-  const nRoom = budget - tokens;
-  for (const { i, item } of inOrder(others, i => others.need[i] === 1 && !oTaken[i] && others.cost[i] <= nRoom)) {
-    if (tokens + others.cost[i] > budget || selected.has(item.id)) continue;
-    oTaken[i] = 1;
-    selected.add(item.id);
-    chosen.push(item);
-    tokens += others.cost[i];
-  }
-  return { selected, summaryOnly, tokens, warningsOmitted, chosen };
+  const nRoom = fill.room;
+  for (const { i, item } of inOrder(others, i => others.need[i] === 1 && !oTaken[i] && others.cost[i] <= nRoom))
+    if (fill.need({ id: item.id, cost: others.cost[i] })) chosen.push(item);
+  return { ...fill.result(warnings.size), chosen };
 }

@@ -12,7 +12,7 @@
  * Each group also keeps, from each place on, the least cost still to come: when the room left in
  * the budget is below it, nothing after can be taken and the fill stops. Pure.
  */
-import { byScore } from '../../rules/assembly';
+import { BudgetFill, byScore } from '../../rules/assembly';
 
 /** One group of the basis's candidates, best first, with the least costs from each place on. */
 export interface RankedGroup {
@@ -228,64 +228,29 @@ export function fillFromOrder<T extends RankedItem>(
   start: number,
 ): { selected: Set<string>; summaryOnly: Set<string>; tokens: number; warningsOmitted: number; chosen: T[] } | undefined {
   for (const list of [extra.warnings, extra.others]) if (list.some(x => Number.isNaN(x.score))) return undefined;
-  const selected = new Set<string>();
-  const summaryOnly = new Set<string>();
+  const fill = new BudgetFill(budget, start);
   const chosen: T[] = [];
-  let tokens = start;
   const sortedW = [...extra.warnings].sort(byScore);
   const sortedO = [...extra.others].sort(byScore);
 
-  // Warnings: from the whole budget, whole or by their summary; those never reached cannot fit.
-  let taken = 0;
-  const warnings = new Stream(order.warnings, source, sortedW, isNeed, {
-    room: () => budget - tokens,
-    costOf: minCost,
-    least: (g, p) => g.least[p],
-    needs: false,
-  });
-  for (let w = warnings.take(); w; w = warnings.take()) {
-    if (tokens + w.cost <= budget) tokens += w.cost;
-    else if (tokens + w.summaryCost <= budget) {
-      summaryOnly.add(w.id);
-      tokens += w.summaryCost;
-    } else continue;
-    selected.add(w.id);
-    chosen.push(w);
-    taken++;
-  }
+  // Warnings (whole or by their summary); those never reached cannot fit.
+  const warnings = new Stream(order.warnings, source, sortedW, isNeed, { room: () => fill.room, costOf: minCost, least: (g, p) => g.least[p], needs: false });
+  for (let w = warnings.take(); w; w = warnings.take()) if (fill.warning(w)) chosen.push(w);
   if (warnings.broken) return undefined;
 
-  // The others: what is left of the budget, at most 90% of it.
-  const cap = budget - Math.floor(budget * 0.1);
-  let other = 0;
+  // The others, within their share of the budget.
   const others = new Stream(order.others, source, sortedO, isNeed, {
-    room: () => Math.min(budget - tokens, cap - other),
+    room: () => fill.otherRoom,
     costOf: wholeCost,
     least: (g, p) => g.least[p],
     needs: false,
   });
-  for (let o = others.take(); o; o = others.take()) {
-    if (tokens + o.cost > budget || other + o.cost > cap) continue;
-    selected.add(o.id);
-    chosen.push(o);
-    tokens += o.cost;
-    other += o.cost;
-  }
+  for (let o = others.take(); o; o = others.take()) if (fill.other(o)) chosen.push(o);
   if (others.broken) return undefined;
 
-  // Needs that still fit the whole budget.
-  const needs = new Stream(order.others, source, sortedO, isNeed, {
-    room: () => budget - tokens,
-    costOf: wholeCost,
-    least: (g, p) => g.leastNeed[p],
-    needs: true,
-  });
-  for (let o = needs.take(); o; o = needs.take()) {
-    if (selected.has(o.id) || tokens + o.cost > budget) continue;
-    selected.add(o.id);
-    chosen.push(o);
-    tokens += o.cost;
-  }
+  // Needs not yet taken that still fit.
+  const needs = new Stream(order.others, source, sortedO, isNeed, { room: () => fill.room, costOf: wholeCost, least: (g, p) => g.leastNeed[p], needs: true });
+  for (let o = needs.take(); o; o = needs.take()) if (fill.need(o)) chosen.push(o);
   if (needs.broken) return undefined;
-  return { selected, summaryOnly, tokens, warningsOmitted: counts.warnings - taken, chosen };
+  return { ...fill.result(counts.warnings), chosen };
 }

@@ -40,6 +40,27 @@ function pool(list: Item[]): Pool<Item> {
   };
 }
 
+test('the budget rule: warnings whole or by summary from the whole budget, others within 90%, then needs that fit', () => {
+  const c = (id: string, kind: Costed['kind'], cost: number, summaryCost = cost): Costed => ({ id, kind, cost, summaryCost });
+  // Budget 100: the others may take 90 at most.
+  const warnings = [c('w1', 'warning', 30, 5), c('w2', 'warning', 80, 20), c('w3', 'warning', 90, 70)];
+  const others = [c('f1', 'finding', 50), c('n1', 'need', 30), c('f2', 'finding', 5), c('n2', 'need', 10)];
+  const r = fillBudget(warnings, others, 100);
+  // w1 whole (30); w2 only as its summary (30 + 80 > 100, 30 + 20 fits); w3 neither (50 + 70 > 100).
+  assert.deepEqual([...r.summaryOnly], ['w2']);
+  assert.equal(r.warningsOmitted, 1);
+  // Others: f1 (50) makes 100 tokens, which fits; then nothing else does (n2 neither, in the needs' pass).
+  assert.deepEqual([...r.selected], ['w1', 'w2', 'f1']);
+  assert.equal(r.tokens, 100);
+  // The others' share: with no warnings, 90 of 100; a need left out of it gets the last 10 in the needs' pass.
+  const share = fillBudget([], [c('f1', 'finding', 50), c('f2', 'finding', 45), c('f3', 'finding', 40), c('n1', 'need', 10)], 100);
+  assert.deepEqual([...share.selected], ['f1', 'f3', 'n1']);
+  assert.equal(share.tokens, 100);
+  // `start` tokens count against the whole budget, not against the others' share.
+  assert.deepEqual([...fillBudget([], [c('f1', 'finding', 90)], 100, 10).selected], ['f1']);
+  assert.deepEqual([...fillBudget([], [c('f1', 'finding', 91)], 100, 0).selected], []);
+});
+
 test('fillBudgetRanked takes what fillBudget takes from the sorted lists', () => {
   for (let seed = 1; seed <= 120; seed++) {
     const rnd = prng(seed);

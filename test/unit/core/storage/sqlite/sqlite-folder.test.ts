@@ -169,6 +169,32 @@ describe('a twining-mcp 2.x SQLite folder', { skip }, () => {
     folder.close();
   });
 
+  test('a table whose key has no unique index (a database not made by twining-mcp) holds each id once: at its first row, with its last row', async () => {
+    const { two } = twins();
+    const dir = tw(two);
+    const mcp = openMcpDb(dir);
+    mcp.exec(`CREATE TABLE blackboard_loose (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, entry_type TEXT NOT NULL, scope TEXT NOT NULL, timestamp TEXT NOT NULL, data TEXT NOT NULL);
+INSERT INTO blackboard_loose SELECT seq, id, entry_type, scope, timestamp, data FROM blackboard;
+DROP TABLE blackboard;
+ALTER TABLE blackboard_loose RENAME TO blackboard;`);
+    const rows = mcp.prepare('SELECT id, data FROM blackboard ORDER BY seq').all() as { id: string; data: string }[];
+    assert.ok(rows.length >= 2);
+    const again = { ...(JSON.parse(rows[0].data) as Record<string, unknown>), summary: 'The same id again' };
+    mcp
+      .prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)')
+      .run(rows[0].id, String(again.entry_type), String(again.scope), String(again.timestamp), JSON.stringify(again));
+    mcp.close();
+    const folder = new SqliteFolder(dir, quiet.warn, true);
+    await folder.sync(undefined, ['posts']);
+    assert.deepEqual(
+      folder.state.sorted('posts').map(i => i.id),
+      rows.map(r => r.id),
+    );
+    assert.equal(folder.state.of('posts').get(rows[0].id)?.value.summary, 'The same id again');
+    assert.equal(folder.state.of('posts').size, rows.length);
+    folder.close();
+  });
+
   test('an engine opened again in this process reads the rows as they now are: changed (at the same length too), removed or put back by another process, as a new process reads them', async () => {
     const { two } = twins();
     const dir = tw(two);
