@@ -75,6 +75,18 @@ const hookYaml = {
   },
 };
 
+/**
+ * Points the sync bundle's graceful-fs (proper-lockfile's, for the sync's one lock) at Node's own fs: loading
+ * graceful-fs patches fs and loads its streams, a large part of what a `twining sync` process compiles, and its
+ * retries on too many open files are for processes that hold many; a sync holds a few.
+ */
+const plainFs = {
+  name: 'plain-fs',
+  setup(build) {
+    build.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: 'fs', external: true }));
+  },
+};
+
 const builds = [
   { ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...common, entryPoints: { core: 'src/library.ts' }, outdir: 'dist' },
@@ -82,7 +94,7 @@ const builds = [
   { ...common, entryPoints: { 'cli-main': 'src/cli/cli.ts' }, outdir: 'dist' },
   // `twining sync`, which dist/cli.js hands `sync` to; it loads core.js only when the engine's sync is needed.
   // Its js-yaml is dist/hook-yaml.js too (a 2.x folder's config.yml is seldom parsed: storage/sqlite/sqlite-detect.ts).
-  { ...common, entryPoints: { sync: 'src/cli/sync-main.ts' }, outdir: 'dist', plugins: [hookYaml] },
+  { ...common, entryPoints: { sync: 'src/cli/sync-main.ts' }, outdir: 'dist', plugins: [hookYaml, plainFs] },
   // git's merge driver, which dist/cli.js hands `merge` to.
   { ...common, entryPoints: { 'merge-driver': 'src/cli/merge-driver-main.ts' }, outdir: 'dist' },
   // Agent hooks (`twining hook <event>`, handed over by dist/cli.js); it loads core.js only for the events that need the engine,

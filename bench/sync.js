@@ -16,6 +16,10 @@
  * commit). Prints os.loadavg() with the figures (the machine is shared) and one line
  * `BENCH_SYNC_JSON {...}`.
  *
+ * `--latency-ms N` puts the remote behind a connection that takes N ms to open (git's ext:: transport
+ * running a script that waits, then the remote's upload-pack or receive-pack), as a remote across a
+ * network does: each exchange with it (a fetch, a push) pays it once, the bare exchange twice.
+ *
  * `--baseline DIR` (a `dist/` built from another commit, e.g. copied aside before a change) adds
  * the same incremental sync by that build's CLI, and by that build's own warm engine (its
  * core.js, opened on the same clone), to every round, interleaved: before and after in one run,
@@ -44,6 +48,24 @@ function objectsIn(repo) {
   return { objects: get('count') + get('in-pack'), kib: get('size') + get('size-pack') };
 }
 
+/**
+ * The bytes a push of `to` sends to a remote that has `from`: the pack git push makes (it runs
+ * `git pack-objects --all-progress-implied --revs --stdout --thin --delta-base-offset` with the remote's
+ * tips as the objects not to send), made again here the same way and counted. The remote's own growth
+ * (objectsIn) is larger: a push of fewer than 100 objects is stored unpacked, each object whole.
+ */
+function packKiB(repo, from, to) {
+  const r = spawnSync('git', ['pack-objects', '--revs', '--stdout', '--thin', '--delta-base-offset', '-q'], {
+    cwd: repo,
+    input: `${to}\n${from ? `^${from}\n` : ''}`,
+    maxBuffer: 1 << 28,
+  });
+  if (r.status !== 0) throw new Error(`git pack-objects: ${r.stderr}`);
+  return +(r.stdout.length / 1024).toFixed(2);
+}
+
+const recordTip = remote => git(remote, 'rev-parse', '--verify', '-q', 'refs/heads/twining/record');
+
 function entryLine(i, t) {
   const id = `01M8${String(i).padStart(22, '0')}`.slice(0, 26).replace(/[ILOU]/g, '0');
   return JSON.stringify({
@@ -62,6 +84,7 @@ async function main() {
   for (const f of [CLI, CORE]) if (!fs.existsSync(f)) throw new Error(`${f} is missing; build first (node esbuild.js)`);
   const entries = Number(arg('--entries', 100000));
   const reps = Number(arg('--reps', 5));
+  const latencyMs = Number(arg('--latency-ms', 0));
   const baselineDir = arg('--baseline', undefined);
   const baselineCli = baselineDir ? path.resolve(baselineDir, 'cli.js') : undefined;
   if (baselineCli && !fs.existsSync(baselineCli)) throw new Error(`${baselineCli} is missing`);
@@ -78,7 +101,13 @@ async function main() {
     fs.writeFileSync(path.join(a, 'README.md'), '# bench\n');
     git(a, 'add', '-A');
     git(a, 'commit', '-q', '-m', 'code');
-    git(a, 'remote', 'add', 'origin', remote);
+    if (latencyMs > 0) {
+      // ext::<command> <arguments> with %s the service (upload-pack, receive-pack); allowed in this clone only.
+      const slow = path.join(top, 'slow-remote');
+      fs.writeFileSync(slow, `#!/bin/sh\nsleep ${latencyMs / 1000}\nexec git "$1" "$2"\n`, { mode: 0o755 });
+      git(a, 'config', 'protocol.ext.allow', 'always');
+      git(a, 'remote', 'add', 'origin', `ext::${slow} %s ${remote}`);
+    } else git(a, 'remote', 'add', 'origin', remote);
     git(a, 'push', '-q', '-u', 'origin', 'main');
     const core = require(CORE);
     const ws = await core.openWorkspace(a, { warn: () => undefined });
@@ -108,6 +137,7 @@ async function main() {
     const libraryMs = [];
     const baselineMs = [];
     const bareMs = [];
+    const bareSentKiB = [];
     const added = [];
     // A new process timed inside a shell, as from a terminal (see the bare exchange below): started from this
     // process, which holds the engines and a 40 MB record, it would first pay for copying this one's memory map.
@@ -149,21 +179,36 @@ async function main() {
       }
       await post10(rep, ' (library)');
       let before = objectsIn(remote);
+      let tipBefore = recordTip(remote);
       t = now();
       const lib = await ws.sync();
       libraryMs.push(now() - t);
       let after = objectsIn(remote);
-      added.push({ by: 'library', objects: after.objects - before.objects, kib: after.kib - before.kib, new_blobs: lib.new_blobs });
+      added.push({
+        by: 'library',
+        objects: after.objects - before.objects,
+        kib: after.kib - before.kib,
+        sent_kib: packKiB(a, tipBefore, recordTip(remote)),
+        new_blobs: lib.new_blobs,
+      });
       const fresh = await post10(rep, '');
       before = objectsIn(remote);
+      tipBefore = recordTip(remote);
       const r = cliTimed(CLI);
       syncMs.push(r.ms);
       after = objectsIn(remote);
-      added.push({ by: 'cli', objects: after.objects - before.objects, kib: after.kib - before.kib, new_blobs: JSON.parse(r.stdout).new_blobs });
+      added.push({
+        by: 'cli',
+        objects: after.objects - before.objects,
+        kib: after.kib - before.kib,
+        sent_kib: packKiB(a, tipBefore, recordTip(remote)),
+        new_blobs: JSON.parse(r.stdout).new_blobs,
+      });
       // The same bytes through plain git: a commit (not timed), then fetch + push (timed).
       fs.writeFileSync(path.join(plain, `rep-${rep}.jsonl`), fresh.join('\n') + '\n');
       git(plain, 'add', '-A');
       git(plain, 'commit', '-q', '-m', `rep ${rep}`);
+      bareSentKiB.push(packKiB(plain, git(plain, 'rev-parse', 'HEAD~1'), git(plain, 'rev-parse', 'HEAD')));
       // Timed inside a shell, as a person would run them: started from this process, which holds the
       // engines and a 40 MB record, each git would first pay for copying its memory map (fork).
       t = now();
@@ -178,6 +223,7 @@ async function main() {
     }
     const result = {
       entries,
+      latency_ms: latencyMs,
       blackboard_mb: +(size / 1e6).toFixed(1),
       first_sync_ms: Math.round(firstMs),
       library_sync_ms: median(libraryMs),
@@ -193,10 +239,14 @@ async function main() {
             baseline_library_ratio: +(median(baselineLibraryMs) / median(bareMs)).toFixed(2),
           }
         : {}),
+      sent_kib: median(added.map(x => x.sent_kib)),
+      bare_sent_kib: median(bareSentKiB),
       added_to_remote: added,
       loadavg: os.loadavg().map(x => +x.toFixed(2)),
     };
-    console.log(`sync at ${entries} entries (${result.blackboard_mb} MB blackboard), medians of ${reps}, load average ${result.loadavg.join(' ')}`);
+    console.log(
+      `sync at ${entries} entries (${result.blackboard_mb} MB blackboard)${latencyMs ? `, a remote ${latencyMs} ms away` : ''}, medians of ${reps}, load average ${result.loadavg.join(' ')}`,
+    );
     console.log(`  first sync (everything out):                 ${result.first_sync_ms} ms`);
     console.log(`  bare git fetch + push of the same 10 entries: ${result.bare_fetch_push_ms} ms`);
     console.log(`  incremental engine.sync() after 10 posts:     ${result.library_sync_ms} ms (${result.library_ratio}x bare; target at most 2x)`);
@@ -205,7 +255,8 @@ async function main() {
       console.log(`  the same by the --baseline build's engine:    ${result.baseline_library_sync_ms} ms (${result.baseline_library_ratio}x bare)`);
       console.log(`  the same by the --baseline build's CLI:       ${result.baseline_sync_ms} ms (${result.baseline_ratio}x bare)`);
     }
-    console.log(`  added to the remote per sync: ${added.map(x => `${x.by} ${x.objects} objects / ${x.kib} KiB`).join(', ')}`);
+    console.log(`  sent per sync (the pack git push makes), median: ${result.sent_kib} KiB; the bare push of the same entries: ${result.bare_sent_kib} KiB`);
+    console.log(`  added to the remote per sync (stored unpacked): ${added.map(x => `${x.by} ${x.objects} objects / ${x.kib} KiB`).join(', ')}`);
     console.log(`BENCH_SYNC_JSON ${JSON.stringify(result)}`);
   } finally {
     if (!process.env.TWINING_KEEP_TMP) fs.rmSync(top, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 import * as path from 'path';
 import type { TwiningEngine, WorkspaceOptions } from '../core/engine/engine';
 import { parseFlags, failure } from './command-flags';
-import type { SyncReport } from '../core/sync/sync-run';
+import type { SyncOptions, SyncReport } from '../core/sync/sync-run';
 import { quickSync } from '../core/sync/sync-quick';
 import type { SyncCounts } from '../core/sync/sync-counts';
 
@@ -35,7 +35,8 @@ export function syncReportText(r: SyncReport): string {
   const out = counts(r.outgoing);
   const lines = [
     `twining sync: ${r.remote} (${r.ref}) at ${r.commit?.slice(0, 12) ?? 'nothing yet'}${r.attempts > 1 ? ` after ${r.attempts} tries (others synced meanwhile)` : ''}`,
-    `  in:  ${counts(r.incoming)}`,
+    // No fetch: the remote took the push only because its record was still the one this clone last fetched.
+    `  in:  ${counts(r.incoming)}${r.fetched ? '' : ' (the remote was as last fetched: no fetch needed)'}`,
     // A pushed commit with no record in it carries what the counts leave out: this clone's card, its session board, the indexes.
     `  out: ${r.pushed && out === 'nothing' ? "no record (this clone's card, session board or indexes)" : out}${r.pushed ? '' : ' (nothing to push)'}`,
   ];
@@ -72,7 +73,12 @@ export async function syncCommand(argv: string[], out: NodeJS.WritableStream, er
       out.write((json ? JSON.stringify(s, null, 2) : `twining sync: ${s.message}`) + '\n');
       return 0;
     }
-    const report = (await quickSync(path.resolve(dir), { remote })) ?? (await (await openEngine()).sync({ remote }));
+    const next: SyncOptions = { remote };
+    let report = await quickSync(path.resolve(dir), { remote }, next);
+    if (!report) {
+      report = await (await openEngine()).sync(next);
+      if (next.fetchFirst) report.attempts += 1; // the quick sync's push, which the remote refused, was the first
+    }
     out.write((json ? JSON.stringify(report, null, 2) : syncReportText(report)) + '\n');
     return 0;
   } catch (error) {

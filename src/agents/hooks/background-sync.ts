@@ -19,6 +19,7 @@ import { mkdirSync } from 'fs';
 import { startDetachedHook } from './detached-hook';
 import * as path from 'path';
 import { readTextSync } from '../../core/storage/read-file';
+import type { SyncOptions } from '../../core/sync/sync-run';
 
 export const SYNC_FLAG = '--sync-in-background';
 
@@ -51,11 +52,19 @@ export function syncInBackground(root: string, twiningDir: string, now: Date): b
   return true;
 }
 
-/** The background process: one sync of the record at `root` (dist/core.js beside this bundle). */
+/**
+ * The background process: one sync of the record at `root`, as `twining sync` runs it: without
+ * the engine when the sync needs none (dist/sync.js beside this bundle, core/sync/sync-quick.ts),
+ * else the engine's sync (dist/core.js), told what the quick one found.
+ */
 export async function syncNow(argv: string[]): Promise<number> {
   const [root] = argv;
+  const options: SyncOptions = { reason: 'session start' };
+  const next: SyncOptions = { ...options };
+  const quick = require(path.join(__dirname, 'sync.js')) as Pick<typeof import('../../core/sync/sync-quick'), 'quickSync'>;
+  if (await quick.quickSync(root, options, next)) return 0;
   const core = require(path.join(__dirname, 'core.js')) as typeof import('../../library');
   const engine = await core.openWorkspace(root, { warn: () => undefined, project: root });
-  await engine.sync({ reason: 'session start' });
+  await engine.sync(next);
   return 0;
 }

@@ -22,6 +22,10 @@ export interface SyncConfig {
   remotes: string[];
   /** Push URLs already asked of git (`git remote get-url --push`), by remote. */
   pushUrls: Map<string, string>;
+  /** Keys set more than once (git's `--get` prints the last value; `remote get-url` the first URL). */
+  repeated: Set<string>;
+  /** Whether any `url.<base>.insteadOf` or `pushInsteadOf` is set: git then rewrites remote URLs. */
+  rewrites: boolean;
 }
 
 const kept = new Map<string, { stamps: string; config: Promise<SyncConfig> }>();
@@ -36,16 +40,20 @@ async function stampsOf(repo: Repo): Promise<string> {
 async function load(repo: Repo): Promise<SyncConfig> {
   const out = (await runGit(repo.cwd, ['config', '-z', '--list'])).stdout.toString('utf8');
   const values = new Map<string, string>();
+  const repeated = new Set<string>();
   const remotes = new Set<string>();
+  let rewrites = false;
   for (const record of out.split('\0')) {
     if (!record) continue;
     const nl = record.indexOf('\n');
     const key = nl < 0 ? record : record.slice(0, nl);
+    if (values.has(key)) repeated.add(key);
+    if (/^url\..*\.(insteadof|pushinsteadof)$/.test(key)) rewrites = true;
     values.set(key, nl < 0 ? 'true' : record.slice(nl + 1)); // the last value of a key wins, as `git config --get` says
     const remote = /^remote\.(.+)\.[^.]+$/.exec(key);
     if (remote) remotes.add(remote[1]);
   }
-  return { get: key => values.get(key), remotes: [...remotes], pushUrls: new Map() };
+  return { get: key => values.get(key), remotes: [...remotes], pushUrls: new Map(), repeated, rewrites };
 }
 
 /** The repository's configuration, from the last read while its files are unchanged. */
@@ -66,12 +74,18 @@ export async function setLocal(repo: Repo, key: string, value: string): Promise<
   kept.delete(repo.gitDir);
 }
 
-/** Where a push to `remote` goes (its push URL, with any insteadOf applied by git), asked once per config. */
+/**
+ * Where a push to `remote` goes (its push URL, with any insteadOf applied by git), asked once per
+ * config. When the configuration rewrites no URL and names the remote's URL once, that is the
+ * answer `git remote get-url --push` gives (its `pushurl`, else its `url`), read from the config
+ * already listed: a process less for every new process that syncs (the CLI). Else git is asked.
+ */
 export async function pushUrlOf(repo: Repo, remote: string): Promise<string> {
   const config = await syncConfig(repo);
   let url = config.pushUrls.get(remote);
   if (url === undefined) {
-    url = (await gitText(repo.cwd, ['remote', 'get-url', '--push', remote])).trim();
+    const key = [`remote.${remote}.pushurl`, `remote.${remote}.url`].find(k => config.get(k) !== undefined);
+    url = key && !config.rewrites && !config.repeated.has(key) ? config.get(key)! : (await gitText(repo.cwd, ['remote', 'get-url', '--push', remote])).trim();
     config.pushUrls.set(remote, url);
   }
   return url;

@@ -28,4 +28,7 @@ export interface SyncHost {
 }
 
 /** A quick sync (sync-quick.ts) met what only the engine's sync handles; nothing was pushed or written to the folder. */
-export class EngineNeeded extends Error {}
+export class EngineNeeded extends Error {
+  /** Set when the remote refused the push made before any fetch: its record moved, so the engine's sync fetches first (SyncOptions.fetchFirst). */
+  remoteMoved = false;
+}

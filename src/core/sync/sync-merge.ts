@@ -65,6 +65,11 @@ export interface Round {
   newBlobs: Map<string, Buffer>;
   /** The commit to push, made and readable; undefined when the merged tree is the remote's (nothing to push). */
   made?: PendingCommit;
+  /** Counts what came in and goes out (for the report); started by the caller once its push is on its way. */
+  count(): Promise<RoundCounts>;
+}
+
+export interface RoundCounts {
   incoming: SyncCounts;
   outgoing: SyncCounts;
   incomingEntries: IncomingEntry[];
@@ -106,8 +111,11 @@ export async function mergeRound(input: RoundInput): Promise<Round> {
   const rels = new Set<string>([...local.keys(), ...remoteTree.files.keys()]);
   const remoteChanged = [...rels].filter(rel => !sameIds(remoteTree.files.get(rel)?.ids, baseTree.files.get(rel)?.ids));
   // Everything of the remote's this sync may read (what changed there, what it replaces here, its claims), in one `cat-file --batch`.
+  // With nothing changed there (the usual round, pushed before any fetch), the merge needs none of it but the claims when
+  // this clone's differ: what the local files replace is read for the report's counts, while the push runs.
   const localChanged = [...rels].filter(rel => !sameIds(remoteTree.files.get(rel)?.ids, localIds.get(rel)));
-  await source.fetch([...new Set([...remoteChanged, ...localChanged, 'claims/claims.jsonl'])].flatMap(rel => remoteTree.files.get(rel)?.ids ?? []));
+  const wanted = remoteChanged.length ? [...remoteChanged, ...localChanged, 'claims/claims.jsonl'] : localChanged.filter(rel => rel === 'claims/claims.jsonl');
+  await source.fetch([...new Set(wanted)].flatMap(rel => remoteTree.files.get(rel)?.ids ?? []));
   const remoteBytes = await source.files(remoteTree.files, remoteChanged);
   for (const [rel, bytes] of remoteBytes) checkIncoming(rel, bytes, where);
   const merged = new Map<string, Buffer>(local);
@@ -199,65 +207,57 @@ export async function mergeRound(input: RoundInput): Promise<Round> {
       who: syncIdentity(clone),
     });
   }
-  try {
-    const incoming = emptyCounts();
-    const outgoing = emptyCounts();
-    const incomingEntries: IncomingEntry[] = [];
-    const incomingClaims: IncomingEntry[] = [];
-    // Counted on the parts that differ only: an append to a large file reads one part, not the file.
-    const remoteOnly = new Map<string, string[]>();
-    for (const [rel, after] of merged) {
-      const afterIds = new Set(partsOf(rel, after, repo).map(p => p.id));
-      const theirs = remoteTree.files.get(rel)?.ids ?? [];
-      if (!sameIds(theirs, [...afterIds]))
-        remoteOnly.set(
-          rel,
-          theirs.filter(id => !afterIds.has(id)),
-        );
-    }
-    const remoteParts = await source.blobs([...remoteOnly.values()].flat());
-    for (const [rel, after] of merged) {
-      const afterParts = partsOf(rel, after, repo);
-      const localPartIds = new Set(local.has(rel) ? partsOf(rel, local.get(rel)!, repo).map(p => p.id) : []);
-      const afterPartIds = new Set(afterParts.map(p => p.id));
-      const localOnly = local.has(rel) ? partsOf(rel, local.get(rel)!, repo).filter(p => !afterPartIds.has(p.id)) : [];
-      countChanges(
+  // The counts are for the report only: the caller starts them once its push is on its way (they read and parse the
+  // files that differ, which a push need not wait for).
+  const count = () => countRound(repo, local, merged, remoteTree.files, source);
+  return { remoteTip, base, remoteListing, local, merged, notes, lost, source, treeFiles, sizes, newBlobs, made, count };
+}
+
+/** What came in and what goes out, counted on the parts that differ only: an append to a large file reads one part, not the file. */
+async function countRound(
+  repo: Repo,
+  local: Map<string, Buffer>,
+  merged: Map<string, Buffer>,
+  remoteFiles: Map<string, { ids: string[] }>,
+  source: BlobSource,
+): Promise<RoundCounts> {
+  const claimsRel = 'claims/claims.jsonl';
+  const incoming = emptyCounts();
+  const outgoing = emptyCounts();
+  const incomingEntries: IncomingEntry[] = [];
+  const incomingClaims: IncomingEntry[] = [];
+  const remoteOnly = new Map<string, string[]>();
+  for (const [rel, after] of merged) {
+    const afterIds = new Set(partsOf(rel, after, repo).map(p => p.id));
+    const theirs = remoteFiles.get(rel)?.ids ?? [];
+    if (!sameIds(theirs, [...afterIds]))
+      remoteOnly.set(
         rel,
-        Buffer.concat(localOnly.map(p => p.bytes)),
-        Buffer.concat(afterParts.filter(p => !localPartIds.has(p.id)).map(p => p.bytes)),
-        incoming,
-        rel === 'blackboard.jsonl' || rel.startsWith('records/posts/') ? incomingEntries : rel === claimsRel ? incomingClaims : undefined,
+        theirs.filter(id => !afterIds.has(id)),
       );
-      const gone = remoteOnly.get(rel);
-      if (gone === undefined) continue;
-      const theirIds = new Set(remoteTree.files.get(rel)?.ids ?? []);
-      countChanges(
-        rel,
-        Buffer.concat(gone.map(id => remoteParts.get(id)!)),
-        Buffer.concat(afterParts.filter(p => !theirIds.has(p.id)).map(p => p.bytes)),
-        outgoing,
-      );
-    }
-    return {
-      remoteTip,
-      base,
-      remoteListing,
-      local,
-      merged,
-      notes,
-      lost,
-      source,
-      treeFiles,
-      sizes,
-      newBlobs,
-      made,
-      incoming,
-      outgoing,
-      incomingEntries,
-      incomingClaims,
-    };
-  } catch (error) {
-    await made?.finish([]).catch(() => undefined); // fast-import ends without moving a ref
-    throw error;
   }
+  const remoteParts = await source.blobs([...remoteOnly.values()].flat());
+  for (const [rel, after] of merged) {
+    const afterParts = partsOf(rel, after, repo);
+    const localPartIds = new Set(local.has(rel) ? partsOf(rel, local.get(rel)!, repo).map(p => p.id) : []);
+    const afterPartIds = new Set(afterParts.map(p => p.id));
+    const localOnly = local.has(rel) ? partsOf(rel, local.get(rel)!, repo).filter(p => !afterPartIds.has(p.id)) : [];
+    countChanges(
+      rel,
+      Buffer.concat(localOnly.map(p => p.bytes)),
+      Buffer.concat(afterParts.filter(p => !localPartIds.has(p.id)).map(p => p.bytes)),
+      incoming,
+      rel === 'blackboard.jsonl' || rel.startsWith('records/posts/') ? incomingEntries : rel === claimsRel ? incomingClaims : undefined,
+    );
+    const gone = remoteOnly.get(rel);
+    if (gone === undefined) continue;
+    const theirIds = new Set(remoteFiles.get(rel)?.ids ?? []);
+    countChanges(
+      rel,
+      Buffer.concat(gone.map(id => remoteParts.get(id)!)),
+      Buffer.concat(afterParts.filter(p => !theirIds.has(p.id)).map(p => p.bytes)),
+      outgoing,
+    );
+  }
+  return { incoming, outgoing, incomingEntries, incomingClaims };
 }

@@ -17,8 +17,12 @@ import { isSqliteFolder } from '../storage/sqlite/sqlite-detect';
 import { EngineNeeded, SyncHost } from './sync-host';
 import { SyncOptions, SyncReport, recordsToWrite, syncWith } from './sync-run';
 
-/** Syncs the record of the project folder `start` when that needs no engine; undefined when it does (nothing pushed, nothing written to the folder). */
-export async function quickSync(start: string, options: SyncOptions = {}): Promise<SyncReport | undefined> {
+/**
+ * Syncs the record of the project folder `start` when that needs no engine; undefined when it does
+ * (nothing pushed, nothing written to the folder). `next`, when given, receives what the engine's
+ * sync should know: `fetchFirst` when the remote refused this sync's push (its record moved).
+ */
+export async function quickSync(start: string, options: SyncOptions = {}, next?: SyncOptions): Promise<SyncReport | undefined> {
   let dir: string;
   try {
     dir = resolveRecord(path.resolve(start)).dir;
@@ -43,7 +47,10 @@ export async function quickSync(start: string, options: SyncOptions = {}): Promi
   try {
     return await syncWith(host, options);
   } catch (error) {
-    if (error instanceof EngineNeeded) return undefined;
+    if (error instanceof EngineNeeded) {
+      if (next && error.remoteMoved) next.fetchFirst = true;
+      return undefined;
+    }
     throw error;
   }
 }

@@ -7,12 +7,18 @@
  *   2. merge each record file three ways, by record (src/core/merge/, the merge driver's rules),
  *      with the state this clone last synced (`refs/twining/synced`) as the base
  *   3. settle claims made on both sides: the one the remote already had wins (claim-settle.ts)
- *   4. commit the merged tree on top of the remote's and push it as a plain fast-forward; a
- *      rejection means another clone synced meanwhile: fetch, merge and try again. Steps 2 to 4
- *      are first made while the fetch runs, on the remote's record as last fetched, and that
- *      commit is pushed at once when the fetch finds the record unchanged (guessRound)
+ *   4. commit the merged tree on top of the remote's and push it, a fast-forward that the remote
+ *      takes only if its record is still the one merged (leaseOn); a rejection means another
+ *      clone synced meanwhile: fetch, merge and try again
  *   5. write what changed into `.twining/` under the same locks the operations take, merging in
  *      anything written here while the sync ran
+ *
+ * Push first: step 1 is skipped in the usual case. When this clone's last sync is the remote's
+ * record as it last fetched it, steps 2 to 4 are first made on that record (guessRound). With
+ * something written here, that commit is pushed at once, before any fetch: the remote accepts it
+ * only if its record is exactly the one last fetched, which proves nothing came in; otherwise the
+ * sync goes on from step 1. With nothing written here, the fetch runs while the guess is made,
+ * and the guess is pushed if the fetch finds the record unchanged.
  *
  * The folder is the one the engine was opened on (sync-folder.ts), or the one the engine would
  * open (sync-quick.ts): `host.dir`; nothing here works out a path of its own.
@@ -37,7 +43,7 @@ import { pushUrlOf, setLocal } from './sync-config';
 import { refused } from './remote-checks';
 import { BASE_REF, BEFORE_REF, BRANCH, REMOTE_REF, SyncState, cloneIdentity, readState, repoOf, signatureOf, writeState } from './sync-state';
 import { SyncCounts, IncomingEntry } from './sync-counts';
-import { LocalRead, LostClaim, Round, RoundInput, mergeRound } from './sync-merge';
+import { LocalRead, LostClaim, Round, RoundCounts, RoundInput, mergeRound } from './sync-merge';
 
 export interface SyncOptions {
   /** The remote to sync with (default: remembered, else the branch's upstream remote, else `origin`). */
@@ -46,6 +52,11 @@ export interface SyncOptions {
   networkTimeoutMs?: number;
   /** Why this sync runs, for the record's commit message: "manual", "background", "claim". */
   reason?: string;
+  /**
+   * Fetch before any push: the caller knows the remote's record moved since this clone last fetched
+   * it (the quick sync's push was refused), so a push made first would be refused again.
+   */
+  fetchFirst?: boolean;
 }
 
 export interface SyncReport {
@@ -55,6 +66,12 @@ export interface SyncReport {
   commit?: string;
   /** Whether this sync pushed a new commit. */
   pushed: boolean;
+  /**
+   * Whether this sync fetched. A sync with something to push pushes first, on the remote's record as this
+   * clone last fetched it; when the remote accepts that push its record was exactly that one, so nothing came
+   * in and no fetch was needed (false).
+   */
+  fetched: boolean;
   /** What came in from the remote and went out to it. */
   incoming: SyncCounts;
   outgoing: SyncCounts;
@@ -73,7 +90,25 @@ export interface SyncReport {
   notes: string[];
 }
 
-const MAX_ATTEMPTS = 8;
+/** Rounds before a sync gives up on a remote that keeps moving: eight fetches, after the push made before any. */
+const MAX_ATTEMPTS = 9;
+
+/**
+ * The compare-and-swap on the remote's ref that every push of the record is: git's
+ * `--force-with-lease=<refname>:<expect>` ("will protect the named ref (alone), if it is going to
+ * be updated, by requiring its current value to be the same as the specified value <expect> [...]
+ * If <expect> is the empty string, then the named ref must not already exist", git-push(1)).
+ * git checks the remote's advertised value against it before it sends anything, and the remote
+ * checks again under the ref's lock ("validate each reference that is being updated that it
+ * hasn't changed while the request was being processed (the obj-id is still the same as the
+ * old-id)", gitprotocol-pack(5)). A plain fast-forward push is not enough for a push made before
+ * any fetch: a remote record whose history was rewritten back to an ancestor of the one expected
+ * would take the commit as a fast-forward. When the remote has a record, the pushed commit's
+ * parent is `tip`, so a push the lease lets through is a fast-forward too.
+ */
+function leaseOn(tip: string | undefined): string {
+  return `--force-with-lease=refs/heads/${BRANCH}:${tip ?? ''}`;
+}
 
 /** Whether the merged record differs from the folder's as read (a file to write, or one to remove). */
 export function recordsToWrite(local: ReadonlyMap<string, Buffer>, merged: ReadonlyMap<string, Buffer>): boolean {
@@ -109,8 +144,11 @@ export async function syncWith(host: SyncHost, options: SyncOptions = {}): Promi
   try {
     // One sync at a time per clone (the extension, twining mcp and a claim may all want one).
     const report = await withLock(lockTarget, '', async () => {
+      // Sync's refs are read while the remote is chosen (a new process lists the config with git): neither needs the other.
+      const refs = readRefs(repo);
+      refs.catch(() => undefined);
       remote = await chooseRemote(repo, options.remote);
-      return runSync(host, repo, remote, options, spare, state.signature).finally(() => spare.close()); // a fast-import started and not used ends here
+      return runSync(host, repo, remote, options, spare, state.signature, refs).finally(() => spare.close()); // a fast-import started and not used ends here
     });
     await setLocal(repo, 'twining.sync.enabled', 'true');
     await setLocal(repo, 'twining.sync.remote', report.remote);
@@ -145,6 +183,7 @@ async function runSync(
   options: SyncOptions,
   spare: SpareImport,
   lastSignature: SyncState['signature'],
+  firstRefs: Promise<Map<string, string>>,
 ): Promise<SyncReport> {
   const timeoutMs = options.networkTimeoutMs ?? 30_000;
   const layout = host.layout;
@@ -155,44 +194,63 @@ async function runSync(
   let work: PartsWork = { reused: 0, hashedBytes: 0 };
   let newBlobCount = 0;
   for (let attempt = 1; ; attempt++) {
-    // The fetch, sync's refs as they were and the local record are read at once: none needs another.
-    const fetching = fetchRecord(repo, remote, timeoutMs); // started first: the longest of the three
-    const refsBefore = readRefs(repo);
-    const reading = listLocalRecords(host.dir, layout).then(files => {
-      // A file's stamp is not the one the last sync left: there is likely a commit to make, so fast-import starts now, while the record is read and the fetch runs.
+    // Sync's refs as they were and the local record are read at once: neither needs the other.
+    const refsBefore = attempt === 1 ? firstRefs : readRefs(repo);
+    const listed = listLocalRecords(host.dir, layout).then(files => {
+      // A file's stamp is not the one the last sync left: there is likely a commit to make, so fast-import starts now, while the record is read.
       const stamps = stampsOf(host.dir);
-      if (!lastSignature || stamps.size !== Object.keys(lastSignature).length || [...stamps].some(([rel, stamp]) => lastSignature[rel] !== stamp))
-        spare.start();
-      return readWithParts(repo, files);
+      const changed = !lastSignature || stamps.size !== Object.keys(lastSignature).length || [...stamps].some(([rel, stamp]) => lastSignature[rel] !== stamp);
+      if (changed) spare.start();
+      return { files, changed };
     });
+    const reading = listed.then(l => readWithParts(repo, l.files));
     refsBefore.catch(() => undefined);
     // A local file changed since the parts cache saw it (the state may be older): fast-import starts then at the latest.
     reading.then(r => r.work.hashedBytes > 0 && spare.start()).catch(() => undefined);
     const input = { host, repo, remote, where, layout, clone, reason: options.reason, spare };
-    // While the fetch runs, the round is made on the remote's record as this clone last fetched it, when its
-    // last sync is that record (the usual case): if the fetch finds it unchanged, that commit is pushed at once.
+    // The round made on the remote's record as this clone last fetched it, when its last sync is that record (the usual case).
     const guess = attempt > 1 ? undefined : guessRound(refsBefore, reading, input);
+    // Push first: with something written here, the guessed commit is pushed at once, without a fetch, as a
+    // compare-and-swap on the remote's ref (the lease below): accepted, it proves nothing came in since the last
+    // fetch; rejected, the next attempt fetches, merges and pushes. With nothing written here, the fetch starts at
+    // once and the guess is made beside it: pushed if the fetch finds the record unchanged and it has a commit.
+    let first: Round | undefined;
+    const changedHere = await listed.then(
+      l => l.changed,
+      () => false,
+    );
+    if (guess && changedHere && !options.fetchFirst) {
+      first = await guess.catch((error: unknown) => {
+        if (error instanceof EngineNeeded) throw error; // the quick host stops here, before any network step
+        return undefined; // the fetch's round says what is wrong, if anything
+      });
+      if (!first?.made) first = undefined;
+    }
+    const fetching = first ? undefined : fetchRecord(repo, remote, timeoutMs);
     let round: Round | undefined;
     try {
-      const fetched = await fetching;
-      const refs = fetched === 'moved' ? await readRefs(repo) : await refsBefore; // one git says is up to date is as read beside the fetch
-      if (fetched === 'missing' && refs.has(REMOTE_REF)) await runGit(repo.cwd, ['update-ref', '-d', REMOTE_REF]); // no record there yet: this sync makes it
-      const remoteTip = fetched === 'missing' ? undefined : refs.get(REMOTE_REF);
-      if (fetched !== 'missing' && !remoteTip) throw refused(where, `git fetched it but ${REMOTE_REF} is not a commit`);
-      const base = refs.get(BASE_REF);
-      if (base && remoteTip && base !== remoteTip) {
-        const r = await runGit(repo.cwd, ['merge-base', '--is-ancestor', base, remoteTip]);
-        if (r.code !== 0)
-          throw refused(
-            where,
-            `its history was rewritten: it no longer contains this clone's last sync (${base.slice(0, 12)}). If that was meant, run \`git update-ref -d ${BASE_REF}\` here and sync again: the two records are then merged as two new versions (removals on either side come back)`,
-          );
-      }
-      const guessed = fetched === 'same' ? await guess?.catch(() => undefined) : undefined;
-      if (guessed && guessed.remoteTip === remoteTip && guessed.base === base) round = guessed;
+      if (first) round = first;
       else {
-        await dropRound(guess); // its fast-import ends before another starts
-        round = await mergeRound({ ...input, read: await reading, remoteTip, base });
+        const fetched = await fetching!;
+        const refs = fetched === 'moved' ? await readRefs(repo) : await refsBefore; // one git says is up to date is as read beside the fetch
+        if (fetched === 'missing' && refs.has(REMOTE_REF)) await runGit(repo.cwd, ['update-ref', '-d', REMOTE_REF]); // no record there yet: this sync makes it
+        const remoteTip = fetched === 'missing' ? undefined : refs.get(REMOTE_REF);
+        if (fetched !== 'missing' && !remoteTip) throw refused(where, `git fetched it but ${REMOTE_REF} is not a commit`);
+        const base = refs.get(BASE_REF);
+        if (base && remoteTip && base !== remoteTip) {
+          const r = await runGit(repo.cwd, ['merge-base', '--is-ancestor', base, remoteTip]);
+          if (r.code !== 0)
+            throw refused(
+              where,
+              `its history was rewritten: it no longer contains this clone's last sync (${base.slice(0, 12)}). If that was meant, run \`git update-ref -d ${BASE_REF}\` here and sync again: the two records are then merged as two new versions (removals on either side come back)`,
+            );
+        }
+        const guessed = fetched === 'same' ? await guess?.catch(() => undefined) : undefined;
+        if (guessed && guessed.remoteTip === remoteTip && guessed.base === base) round = guessed;
+        else {
+          await dropRound(guess); // its fast-import ends before another starts
+          round = await mergeRound({ ...input, read: await reading, remoteTip, base });
+        }
       }
     } catch (error) {
       await dropRound(guess);
@@ -208,26 +266,41 @@ async function runSync(
     }
     let commit = remoteTip;
     let pushed = false;
+    let fetched = true;
     let refsWritten: Promise<unknown> = Promise.resolve();
+    let counting: Promise<RoundCounts> | undefined;
     if (made) {
       commit = made.commit;
       // Pushed to the remote's URL rather than its name, so git does not move the user's remote-tracking refs (refs/remotes/…).
       const push = await pushUrl
-        .then(url =>
-          runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', url, `${commit}:refs/heads/${BRANCH}`], {
+        .then(url => {
+          const pushing = runGit(repo.cwd, ['push', '--porcelain', '--no-verify', '--quiet', leaseOn(remoteTip), url, `${commit}:refs/heads/${BRANCH}`], {
             // A first sync of a large record sends it all: its time limit grows with what is new (5 s a MB).
             timeoutMs: timeoutMs + [...newBlobs.values()].reduce((n, b) => n + b.length, 0) / 200,
-          }),
-        )
+          });
+          // git is started: the report's counts are made while it pushes.
+          counting = round.count();
+          counting.catch(() => undefined);
+          return pushing;
+        })
         .catch(async (error: unknown) => {
           await made.finish([]).catch(() => undefined); // fast-import ends without moving a ref
           throw error;
         });
       const rejected =
-        /\[rejected\]|\[remote rejected\].*(fetch first|non-fast-forward|stale|failed to update ref|cannot lock ref)|non-fast-forward|fetch first/.test(
+        /\[rejected\]|\[remote rejected\].*(fetch first|non-fast-forward|stale|failed to update ref|cannot lock ref)|non-fast-forward|fetch first|stale info/.test(
           push.stdout.toString('utf8') + push.stderr,
         );
       if (push.code !== 0) await made.finish([]); // not accepted: no local ref moves
+      if (push.code !== 0 && first && rejected && host.quick) {
+        // The remote moved: what came in is the engine's to write, and its sync fetches first (nothing moved here).
+        const moved = new EngineNeeded('the remote moved since the last fetch');
+        moved.remoteMoved = true;
+        throw moved;
+      }
+      // A push made before any fetch that is not accepted (the remote moved, or cannot be reached): the next attempt
+      // fetches, and says what is wrong with the remote if anything is. Only a push that ran out of time is not tried again.
+      if (push.code !== 0 && first && push.code !== -1) continue;
       if (push.code !== 0 && rejected && attempt < MAX_ATTEMPTS) {
         await new Promise(resolve => setTimeout(resolve, 20 + Math.floor(Math.random() * 80 * attempt)));
         continue; // another clone synced meanwhile: fetch, merge, try again
@@ -240,6 +313,7 @@ async function runSync(
         throw failure;
       }
       pushed = true;
+      fetched = !first;
       newBlobCount = newBlobs.size;
       // The new commit's tree is known: the next sync lists it from here, not from git; its new blobs are held for the next sync's counts.
       const listed = seedListing(repo, commit, round.treeFiles, round.sizes);
@@ -248,7 +322,8 @@ async function runSync(
       refsWritten = Promise.all([made.finish([REMOTE_REF, BASE_REF]), listed]);
       refsWritten.catch(() => undefined);
     }
-    const { incoming, outgoing, incomingEntries, incomingClaims, lost } = round;
+    const { lost } = round;
+    const { incoming, outgoing, incomingEntries, incomingClaims } = await (counting ?? round.count());
     const claimsRel = 'claims/claims.jsonl';
     // Which clone the records that came in were written on (origins.ts), for the views: known before they are written here.
     const localClaims = new Set(claimsInLogText(local.get(claimsRel)?.toString('utf8') ?? '').map(c => (c as { id?: string }).id));
@@ -277,6 +352,7 @@ async function runSync(
       ref: BRANCH,
       commit,
       pushed,
+      fetched,
       incoming,
       outgoing,
       incoming_entries: incomingEntries.slice(0, 50),

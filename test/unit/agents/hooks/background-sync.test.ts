@@ -82,3 +82,42 @@ test('SessionStart starts a due sync in the background; an unreachable remote do
   assert.ok(Date.now() - awayAt >= HANG_S * 1000, 'the remote really hung: the sync failed only after it gave up');
   assert.equal(board(), before, 'nothing local lost');
 });
+
+/** dist/hook.js and dist/sync.js (with the hook's own bundles) in a folder of their own, without the engine's dist/core.js. */
+function hookWithoutEngine(): string {
+  const dir = tempProject('hook-alone');
+  for (const name of ['hook.js', 'hook-start.js', 'hook-yaml.js', 'sync.js']) fs.copyFileSync(path.join(path.dirname(CLI_JS), name), path.join(dir, name));
+  return path.join(dir, 'hook.js');
+}
+
+test('the background sync runs without the engine when nothing came in, and hands over to it when something did', { timeout: 180_000 }, () => {
+  const top = tempProject('hook-sync-quick');
+  const { remote, a, b } = syncTeam(top, { path: 'README.md', text: '# code\n' });
+  ok(a, 'sync');
+  ok(b, 'sync');
+  ok(a, 'sync');
+  const alone = hookWithoutEngine();
+  const background = (hook: string) => spawnSync(process.execPath, [hook, '--sync-in-background', a], { cwd: a, encoding: 'utf8' });
+
+  // Written here, nothing came in: the sync is done by dist/sync.js alone.
+  ok(a, 'post', '--entry-type', 'finding', '--summary', 'from a: pushed in the background', '--agent-id', 'alice');
+  const quick = background(alone);
+  assert.equal(quick.status, 0, quick.stderr);
+  assert.equal(git(remote, 'rev-parse', 'refs/heads/twining/record'), git(a, 'rev-parse', 'refs/twining/synced'));
+  assert.match(git(remote, 'show', 'refs/heads/twining/record:blackboard.jsonl.parts/000000'), /pushed in the background/);
+
+  // b's entry to bring in: only the engine writes it, so the copy without dist/core.js fails, nothing written
+  // or pushed; the whole dist then syncs it.
+  ok(b, 'post', '--entry-type', 'warning', '--summary', 'from b: to bring in', '--agent-id', 'bob');
+  ok(b, 'sync');
+  const tip = git(remote, 'rev-parse', 'refs/heads/twining/record');
+  const board = () => fs.readFileSync(path.join(a, '.twining', 'blackboard.jsonl'), 'utf8');
+  const needsEngine = background(alone);
+  assert.notEqual(needsEngine.status, 0);
+  assert.match(needsEngine.stderr, /core\.js/);
+  assert.doesNotMatch(board(), /from b/);
+  assert.equal(git(remote, 'rev-parse', 'refs/heads/twining/record'), tip);
+  const engine = background(HOOK_JS);
+  assert.equal(engine.status, 0, engine.stderr);
+  assert.match(board(), /from b: to bring in/);
+});

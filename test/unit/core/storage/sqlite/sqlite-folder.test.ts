@@ -179,7 +179,7 @@ DROP TABLE blackboard;
 ALTER TABLE blackboard_loose RENAME TO blackboard;`);
     const rows = mcp.prepare('SELECT id, data FROM blackboard ORDER BY seq').all() as { id: string; data: string }[];
     assert.ok(rows.length >= 2);
-    const again = { ...(JSON.parse(rows[0].data) as Record<string, unknown>), summary: 'The same id again' };
+    const again: Record<string, unknown> = { ...(JSON.parse(rows[0].data) as Record<string, unknown>), summary: 'The same id again' };
     mcp
       .prepare('INSERT INTO blackboard (id, entry_type, scope, timestamp, data) VALUES (?, ?, ?, ?, ?)')
       .run(rows[0].id, String(again.entry_type), String(again.scope), String(again.timestamp), JSON.stringify(again));
