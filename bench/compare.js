@@ -3,7 +3,7 @@
  * Before/after of `npm run bench` in one run: every benchmark of package.json's "bench" script, for
  * another commit's build ("before") and this checkout's ("after", dist/ as built here), interleaved.
  *
- *   npm run bench:compare -- <rev> [--only run,hooks] [--rounds N] [--pass "--reps 5"] [--checkout DIR] [--keep]
+ *   npm run bench:compare -- <rev> [--only run,hooks] [--rounds N] [--pass "--reps 5"] [--checkout DIR] [--keep] [--reread DIR]
  *
  * <rev> is checked out in a throwaway `git worktree add --detach` under the system's temp folder,
  * installed (`npm ci`) and built (`node esbuild.js`), and removed at the end (`--keep` leaves it;
@@ -11,11 +11,13 @@
  *
  *   - where the benchmark takes another build itself (hooks, mcp, merge, sync, timeline, two-x: their
  *     --before / --baseline), this checkout's script runs once per round with the old build as that
- *     option, and measures both interleaved in one process;
+ *     option, and measures both interleaved in one process; where it cannot drive the old build (it
+ *     calls what <rev> did not have), it runs again for this build alone and the table says why;
  *   - otherwise each round runs the old checkout's own script on its own build and this checkout's
  *     script on this build, one after the other, the order alternating per round (A B, then B A).
  *     Where the script did not exist at <rev>, this checkout's script is copied into the old checkout
- *     (bench-current/, so that its `../dist` is the old build) and run there: the table says so.
+ *     (bench-current/, so that its `../dist` is the old build) and run there; so is it where the old
+ *     script fails on its own build. The table says so.
  *
  * The benchmarks' figures are read from their `BENCH_*_JSON` lines (two-x and migrate print none:
  * their text lines are read). A row measured on one side only is shown with "-" and a note,
@@ -30,6 +32,7 @@
  *
  * Prints a Markdown table, the load average at the start and end of each benchmark, the logs'
  * folder (every benchmark's whole output, kept), and one line `BENCH_COMPARE_JSON {...}`.
+ * `--reread DIR` reads such a folder again instead of running anything (after a change to the reading).
  */
 'use strict';
 const fs = require('fs');
