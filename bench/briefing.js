@@ -128,9 +128,11 @@ async function main() {
 
       // SessionStart right after a real write (a post) while an engine runs on the project, as the
       // extension's or `twining mcp`'s does: answered over the local socket. The hook measured is a
-      // copy without dist/core.js beside it, so it cannot have loaded the engine itself.
-      const alone = path.join(fs.mkdtempSync(path.join(parent, 'hook-alone-')), 'hook.js');
-      fs.copyFileSync(hook, alone);
+      // copy of the hook's bundles (hook.js and those it loads beside it: hook-start.js, hook-yaml.js)
+      // without dist/core.js, so it cannot have loaded the engine itself.
+      const aloneDir = fs.mkdtempSync(path.join(parent, 'hook-alone-'));
+      for (const f of fs.readdirSync(DIST).filter(f => /^hook(-[\w-]+)?\.js$/.test(f))) fs.copyFileSync(path.join(DIST, f), path.join(aloneDir, f));
+      const alone = path.join(aloneDir, 'hook.js');
       const server = spawn(process.execPath, [path.join(DIST, 'cli.js'), 'mcp', '--dir', root], { stdio: ['pipe', 'ignore', 'inherit'] });
       try {
         const input = JSON.stringify(events.SessionStart);
