@@ -5,7 +5,7 @@
  * reading it then. The extension's engine is kept current by VS Code's file watcher the same way.
  *
  * The folder and the subfolders an engine reads are watched one by one (a recursive watch on
- * Linux walks every file and takes a watch per file: the README's Benchmarks, "Figures behind choices
+ * Linux walks every file and takes a watch per file: bench/README.md, "Figures behind choices
  * in the code"). One refresh at a time;
  * changes during one make one more after it. The refresh is told which files changed, so the
  * report of the engine's own write (every post of this server) costs a stat per file, not a read. Session files (the engine's own marks and the hooks'

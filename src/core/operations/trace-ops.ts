@@ -49,7 +49,7 @@ export async function trace(ctx: FolderStore, input: InputOf<'trace'>): Promise<
 /**
  * Each decision's `depends_on`, read from its record once: it is set when the decision is made and
  * no writer changes it after (twining-mcp writes it only in decide, and neither do we), so a trace
- * reads only the records made since the last one instead of every record (the README's Benchmarks,
+ * reads only the records made since the last one instead of every record (bench/README.md,
  * "Figures behind choices in the code").
  */
 

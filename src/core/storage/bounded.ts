@@ -7,7 +7,7 @@
 
 /**
  * Files read at once by `mapBounded`: enough to keep the thread pool busy (fewer made a warm `why`
- * slower: the README's Benchmarks, "Figures behind choices in the code"), well under any usual limit
+ * slower: bench/README.md, "Figures behind choices in the code"), well under any usual limit
  * (Node raises its soft limit to the hard one, rarely under 4,096).
  */
 export const READS_AT_ONCE = 128;

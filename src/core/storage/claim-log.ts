@@ -3,8 +3,8 @@
  * the whole claim record as it is after that change; the last line of an id is the claim. Why a
  * log and not one JSON array (the first version) or one file per claim (storage/claims-file.ts says
  * why claims need one lock anyway): a claim is then one small append under the lock instead of
- * a rewrite of every claim, so claim and release cost the same at 10 claims and at 1,000 (the
- * README's Benchmarks, "Figures behind choices in the code"); readers keep up by
+ * a rewrite of every claim, so claim and release cost the same at 10 claims and at 1,000 (see
+ * bench/README.md, "Figures behind choices in the code"); readers keep up by
  * reading only the bytes appended since their last read (storage/files/jsonl.ts).
  *
  * The log is compacted under the same lock once its lines outnumber its claims by far: rewritten
