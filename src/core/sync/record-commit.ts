@@ -80,7 +80,11 @@ export interface Importer {
 export function startImport(repo: Repo): Importer {
   const child = launchGit(
     // unpackLimit 0: the objects stay in fast-import's pack (a small import would otherwise run `unpack-objects`, one more process).
-    ['-c', 'fastimport.unpackLimit=0', 'fast-import', '--quiet', '--done', '--force', '--date-format=now', '--cat-blob-fd=1'],
+    // --depth=0: no deltas in that pack. fast-import deltas each blob against the one it wrote before (another file's),
+    // and the push's pack-objects reuses a delta it finds rather than look for a better one: the blackboard's new part
+    // went out as a delta against graph/relations.json, several times the bytes of the entries appended. With none to
+    // reuse, the push deltas the new part against the remote's copy of it (its thin pack's preferred bases).
+    ['-c', 'fastimport.unpackLimit=0', 'fast-import', '--quiet', '--done', '--force', '--depth=0', '--date-format=now', '--cat-blob-fd=1'],
     repo.cwd,
     noPromptEnv(),
   );

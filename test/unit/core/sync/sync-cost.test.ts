@@ -4,12 +4,14 @@
  * (a small push is unpacked there into loose objects), compared with what git itself says the new
  * commit adds to the old one (`rev-list --objects old..new`), for the automatic sync of a
  * long-lived engine (warm: its parts, listings and recent blobs held between syncs) and for the
- * CLI (cold). The record on the remote is the local file byte for byte after each.
+ * CLI (cold); and the bytes a push of it sends, as git push makes its pack. The record on the remote
+ * is the local file byte for byte after each.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
+import { spawnSync } from 'child_process';
 import { tempProject } from '../../../support/tmp';
 import { cliOk as ok, git, syncTeam } from '../../../support/git-repo';
 import { openWorkspace } from '../../../../src/core/engine/engine';
@@ -78,6 +80,7 @@ test('an incremental sync after 10 new entries on a large record sends only the 
   assert.ok(parts > 20, `the record is cut into many parts (${parts})`);
 
   const engine = await openWorkspace(a, { warn: () => undefined });
+  let boardBefore = remoteBoard(remote);
   const round = async (how: string, sync: () => Promise<unknown>) => {
     const old = git(remote, 'rev-parse', 'refs/heads/twining/record');
     const before = objectsOf(remote);
@@ -106,6 +109,14 @@ test('an incremental sync after 10 new entries on a large record sends only the 
     // A blob, its folder's tree and the root's tree per changed file at most, and the commit: nothing of the thousands of entries already there.
     assert.ok(sent.length <= 2 * blobs.length + 2, `${how}: ${sent.length} objects sent for ${blobs.length} changed file(s)`);
     assert.equal(remoteBoard(remote), fs.readFileSync(board, 'utf8'), `${how}: the remote's blackboard is the local file byte for byte`);
+    // The bytes on the wire: the pack a push of the new commit makes against the remote's old one, made again the way
+    // git push makes it (pack-objects --revs --thin, in the clone that pushed). The entries appended go out as a delta
+    // against the remote's copy of their part, not as a delta against another file that costs more than they do.
+    const pack = spawnSync('git', ['pack-objects', '--revs', '--stdout', '--thin', '--delta-base-offset', '-q'], { cwd: a, input: `${now}\n^${old}\n` });
+    assert.equal(pack.status, 0, String(pack.stderr));
+    const appended = Buffer.byteLength(remoteBoard(remote)) - Buffer.byteLength(boardBefore);
+    assert.ok(pack.stdout.length <= 2 * appended, `${how}: a push sends ${pack.stdout.length} bytes for ${appended} bytes of entries appended`);
+    boardBefore = remoteBoard(remote);
   };
   for (let r = 0; r < 2; r++)
     await round(`engine.sync() #${r + 1}`, async () => {
