@@ -39,9 +39,10 @@ export interface WorkspaceOptions {
   keepRecordsWarm?: boolean;
   /**
    * A server answering one call after another (`twining mcp`): the knowledge graph's upkeep after
-   * the operations (ops/graph-populate-ops.ts) is applied a moment after the operation answers,
-   * the steps of several operations in one write of the graph files (ops/graph-ops.ts
-   * changeGraphSoon); anything that reads or changes the graph applies them first.
+   * the operations (operations/graph-populate-ops.ts) is written a moment after the operation
+   * answers, the steps of several operations in one write of the graph files
+   * (operations/graph-ops.ts changeGraphSoon); a read of the graph meanwhile is given them applied
+   * in memory, and a change to it writes them first.
    */
   batchGraph?: boolean;
   /**

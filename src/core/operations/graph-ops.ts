@@ -12,10 +12,19 @@ import { toJsonText } from '../storage/json-files';
 import { TwiningError } from '../errors';
 import type { InputOf } from '../schemas/schemas';
 import type { GraphEntity, GraphRelation } from '../records';
+import type { GraphQueue, GraphStep, GraphView } from '../storage/files/graph-files';
 
-/** Entities and relations as they are on disk now, with the changes still queued applied (missing files: empty). */
+/**
+ * Entities and relations as this process has them: the files as last read, with the changes still
+ * queued applied (missing files: empty). While changes are queued or being written (an engine with
+ * `batchGraph`), that is the queue's view (GraphQueue.view), so a query right after a post sees the
+ * post's steps without waiting for the write; another process's change to the graph shows once the
+ * batch is written, at most GRAPH_BATCH_MS and one write later.
+ */
 export async function readGraph(ctx: FolderStore): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }> {
-  await settleGraph(ctx);
+  const q = ctx.graphQueue;
+  const view = q && (q.view || q.steps.length) ? await currentView(ctx, q) : undefined;
+  if (view) return { entities: view.entities.filter(isEntity), relations: view.relations.filter(isRelation) };
   const g = ctx.graph;
   const [entities, relations] = await Promise.all([g.entities.get(), g.relations.get()]);
   return { entities: entities.filter(isEntity), relations: relations.filter(isRelation) };
@@ -44,7 +53,7 @@ export const GRAPH_BATCH_MS = 25;
  * and one write of each file, in the order they were queued. `settleGraph` applies them at once.
  * A post then takes one lock (the blackboard's), and its graph steps cost a share of one rewrite.
  */
-export function changeGraphSoon(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => void, failed: (error: Error) => void): void {
+export function changeGraphSoon(ctx: FolderStore, work: GraphStep['work'], failed: GraphStep['failed']): void {
   const q = (ctx.graphQueue ??= { steps: [], writing: Promise.resolve() });
   q.steps.push({ work, failed });
   // Ref'd: a process that is about to end waits for it.
@@ -53,23 +62,82 @@ export function changeGraphSoon(ctx: FolderStore, work: (entities: GraphEntity[]
   }, GRAPH_BATCH_MS);
 }
 
-/** Applies the queued changes to the graph now; resolves when they are written (or their failure reported). */
+/** Writes the queued changes to the graph now; resolves when they are written (or their failure reported). */
 export function settleGraph(ctx: FolderStore): Promise<void> {
   const q = ctx.graphQueue;
   if (!q) return Promise.resolve();
   clearTimeout(q.timer);
   q.timer = undefined;
-  if (q.steps.length) {
-    const steps = q.steps.splice(0);
-    q.writing = q.writing.then(() =>
-      changeGraphNow(ctx, (entities, relations) => {
-        for (const step of steps) step.work(entities, relations);
-      }).catch((error: Error) => {
-        for (const step of steps) step.failed(error);
-      }),
-    );
-  }
+  if (q.steps.length) q.writing = q.writing.then(() => writeQueued(ctx, q));
   return q.writing;
+}
+
+/**
+ * The queue's view, with every queued step applied once: made from the files as last read when
+ * there is none. A step is applied to the view only, once; the write then stores the view (its ids
+ * and times are the ones readers were shown), unless another process changed the files since.
+ */
+async function currentView(ctx: FolderStore, q: GraphQueue): Promise<GraphView> {
+  if (!q.view) {
+    await ctx.ready();
+    const g = ctx.graph;
+    await Promise.all([g.entities.get(), g.relations.get()]);
+    // Another reader may have made it meanwhile.
+    q.view ??= viewOf(g.entities.raw, g.relations.raw);
+  }
+  const view = q.view;
+  applyPending(view, q.steps);
+  return view;
+}
+
+/** A view of the graph made from the files' items as read (copied: the cached arrays stay as on disk). */
+function viewOf(entitiesRaw: readonly unknown[], relationsRaw: readonly unknown[]): GraphView {
+  const entities = structuredClone(entitiesRaw) as GraphEntity[];
+  const relations = structuredClone(relationsRaw) as GraphRelation[];
+  return { entities, relations, base: { entities: toJsonText(entities), relations: toJsonText(relations) }, applied: 0 };
+}
+
+/** Applies the steps the view has not had yet (`steps` are the ones not yet written, oldest first). */
+function applyPending(view: GraphView, steps: readonly GraphStep[]): void {
+  for (const step of steps.slice(view.applied)) step.work(view.entities, view.relations);
+  view.applied = steps.length;
+}
+
+/**
+ * Writes the queued steps under both locks. The files are read afresh: as the view's base, the
+ * view is written as it is; changed by another process since, the steps are applied again to them
+ * (the view is made anew, and an entity the view created gets a new id).
+ */
+async function writeQueued(ctx: FolderStore, q: GraphQueue): Promise<void> {
+  if (!q.steps.length) return;
+  await ctx.ready();
+  const g = ctx.graph;
+  let steps: GraphStep[] = [];
+  try {
+    if (!ctx.sqlite) await fs.mkdir(ctx.layout.graphDir, { recursive: true });
+    await ctx.lock([g.entitiesLock, g.relationsLock], async () => {
+      const [e, r] = await Promise.all([g.entities.fresh(), g.relations.fresh()]);
+      const onDisk = { entities: toJsonText(e.raw), relations: toJsonText(r.raw) };
+      if (!q.view || q.view.base.entities !== onDisk.entities || q.view.base.relations !== onDisk.relations) q.view = viewOf(e.raw, r.raw);
+      const view = q.view;
+      // Synchronously from here to both writes' start: the steps taken are the ones written.
+      applyPending(view, q.steps);
+      steps = q.steps.splice(0);
+      view.applied = 0;
+      const text = { entities: toJsonText(view.entities), relations: toJsonText(view.relations) };
+      await Promise.all([
+        text.entities !== onDisk.entities ? ctx.storage.writeArray('entities', view.entities) : undefined,
+        text.relations !== onDisk.relations ? ctx.storage.writeArray('relations', view.relations) : undefined,
+      ]);
+      view.base = text;
+    });
+    // Nothing queued meanwhile: the files are the graph again.
+    if (!q.steps.length) q.view = undefined;
+  } catch (error) {
+    // What the files hold is the graph; steps queued meanwhile are applied to it afresh.
+    q.view = undefined;
+    for (const step of steps.length ? steps : q.steps.splice(0)) step.failed(error as Error);
+  }
 }
 
 async function changeGraphNow<T>(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {

@@ -29,10 +29,31 @@ export function graphFiles(storage: Storage, lockOf: (kind: 'entities' | 'relati
   };
 }
 
+/** One queued change to the graph: `work` changes both arrays in place and never throws; `failed` hears that its batch was not written. */
+export interface GraphStep {
+  work: (entities: GraphEntity[], relations: GraphRelation[]) => void;
+  failed: (error: Error) => void;
+}
+
+/**
+ * The graph as this process will write it (operations/graph-ops.ts readGraph): both arrays with the
+ * queued steps applied, `base` the files' text they were made from (or last written as), and how
+ * many of the queued steps they have had.
+ */
+export interface GraphView {
+  entities: GraphEntity[];
+  relations: GraphRelation[];
+  base: { entities: string; relations: string };
+  applied: number;
+}
+
 /** Changes queued by `changeGraphSoon`, not yet written (the store holds them: FolderStore.graphQueue). */
 export interface GraphQueue {
-  steps: { work: (entities: GraphEntity[], relations: GraphRelation[]) => void; failed: (error: Error) => void }[];
+  /** Not yet written, oldest first. */
+  steps: GraphStep[];
   timer?: NodeJS.Timeout;
   /** The last batch's write. */
   writing: Promise<void>;
+  /** While steps are queued or being written: what readers are given. */
+  view?: GraphView;
 }

@@ -128,6 +128,68 @@ describe('graph filled in by the operations, as twining-mcp fills it', () => {
     await ws.settled();
     assert.equal(byNames(root).relations.length, 5);
   });
+
+  test('batched graph upkeep: a query answers from the queued steps while another writer holds the graph, and the ids it gave are the ones written', async () => {
+    const root = emptyProject();
+    const ws = await openWorkspace(root, { now: NOW, batchGraph: true });
+    await ws.init();
+    await ws.add_entity({ name: 'src/seen.ts', type: 'file' });
+    // Another process (twining-mcp's own proper-lockfile, as it locks) holds the entities file.
+    const lockfile = require('proper-lockfile') as typeof import('proper-lockfile');
+    const entitiesFile = path.join(root, '.twining', 'graph', 'entities.json');
+    const unlock = lockfile.lockSync(entitiesFile);
+    let released = false;
+    try {
+      const posted = [];
+      for (let i = 0; i < 3; i++) posted.push(await ws.post({ entry_type: 'finding', summary: `f${i}`, scope: `src/m${i}.ts` }));
+      const started = Date.now();
+      const found = await ws.graph_query({ query: 'finding:' });
+      // The write waits for the lock (retrying for seconds); the query does not.
+      assert.ok(Date.now() - started < 1000, `the query waited ${Date.now() - started} ms for the graph's lock`);
+      assert.deepEqual(found.entities.map(e => e.name).sort(), posted.map(p => `finding:${p.id}`).sort());
+      const onDisk = readJson(root, 'graph/entities.json') as GraphEntity[];
+      assert.deepEqual(
+        onDisk.map(e => e.name),
+        ['src/seen.ts'],
+        'nothing is written while the lock is held',
+      );
+      unlock();
+      released = true;
+      await ws.settled();
+      const written = readJson(root, 'graph/entities.json') as GraphEntity[];
+      for (const e of found.entities)
+        assert.deepEqual(
+          written.find(w => w.name === e.name),
+          e,
+          `${e.name} as the query gave it`,
+        );
+      assert.equal(byNames(root).relations.length, 3);
+    } finally {
+      if (!released) unlock();
+    }
+  });
+
+  test('batched graph upkeep: a graph another process changed before the batch is written keeps its change and gets the queued steps', async () => {
+    const root = emptyProject();
+    const ws = await openWorkspace(root, { now: NOW, batchGraph: true });
+    await ws.init();
+    await ws.add_entity({ name: 'src/first.ts', type: 'file' });
+    const w = await ws.post({ entry_type: 'warning', summary: 'w', scope: 'src/first.ts' });
+    // Seen from the queue: the warning's concept, not yet written.
+    assert.ok((await ws.graph_query({ query: `warning:${w.id}` })).entities.length === 1);
+    // Another process adds an entity before the batch is written.
+    const other = await openWorkspace(root, { now: NOW });
+    await other.add_entity({ name: 'src/theirs.ts', type: 'file' });
+    await ws.settled();
+    const g = byNames(root);
+    assert.deepEqual(
+      g.entities.map(e => e[1]),
+      ['src/first.ts', 'src/theirs.ts', `warning:${w.id}`],
+    );
+    assert.deepEqual(g.relations, [[`warning:${w.id}`, 'affects', 'src/first.ts', { summary: 'w' }]]);
+    // Once written, the files are read again: the other process's entity is seen.
+    assert.equal((await ws.graph_query({ query: 'src/theirs.ts' })).entities.length, 1);
+  });
 });
 
 /** The session of the test above, with the graph's upkeep batched or not. */
