@@ -70,7 +70,7 @@ export class SyncStatusBar implements vscode.Disposable {
     for (const folder of this.folders.withTwiningDir()) {
       const entry: FolderSync = { folder, scheduler: undefined as unknown as Scheduler };
       entry.scheduler = new (core().SyncScheduler)(
-        { sync: options => folder.run(e => e.sync(options)), syncStatus: () => folder.run(e => e.syncStatus()) },
+        { sync: options => folder.run(e => e.sync(options)), syncStatus: () => folder.beside(e => e.syncStatus()) },
         {
           intervalMs: Math.max(5, seconds) * 1000,
           onReport: report => this.reported(entry, report),
@@ -116,7 +116,7 @@ export class SyncStatusBar implements vscode.Disposable {
     inBackground(
       `${folder.name}: sync status`,
       folder
-        .run(e => e.syncStatus())
+        .beside(e => e.syncStatus())
         .then(status => {
           if (sync) sync.status = status;
           this.draw();

@@ -66,15 +66,16 @@ export class ClaimsModel extends FamilyModel {
     const folders = this.folders.withTwiningDir();
     let changed = false;
     for (const folder of folders) {
+      // A claim another clone's sync brought names that clone (its tooltip says where its holder works): asked at the same time.
+      const asked = folder.beside(engine => engine.origins()).catch(() => ({ records: {} }));
       const listed = await folder
         .run(engine => engine.claims({}))
         .catch((error: Error) => {
           log.warn(`${folder.name}: claims could not be read: ${error.message}`);
           return undefined;
         });
+      const origins: { records: Record<string, string> } = await asked;
       if (!listed) continue; // the last good list stays
-      // A claim another clone's sync brought names that clone (its tooltip says where its holder works).
-      const origins: { records: Record<string, string> } = await folder.run(engine => engine.origins()).catch(() => ({ records: {} }));
       const claims = listed.claims.map(c => (origins.records[c.id] ? { ...c, clone: origins.records[c.id] } : c));
       const signature = claims.map(c => `${c.id} ${c.state} ${c.renewed_at} ${c.expires_at} ${c.clone ?? ''}`).join('\n');
       if (this.byFolder.get(folder.key)?.signature === signature) continue;

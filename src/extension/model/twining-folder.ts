@@ -178,6 +178,15 @@ export class TwiningFolder {
   }
 
   /**
+   * Runs an engine call that reads nothing the engine keeps, only git's view of the clone (which
+   * clone records came from, the sync status): not queued behind the record's readers. Its first
+   * call runs git, and in the queue it held up every view's first load and a refresh behind it.
+   */
+  beside<T>(work: (engine: TwiningEngine) => T | Promise<T>): Promise<T> {
+    return Promise.resolve().then(() => work(this.engine));
+  }
+
+  /**
    * Runs an engine call that writes, then refreshes the engine once and announces the change: the
    * views reload once, and the watcher's later report of the same write finds every file as the
    * engine left it and changes nothing. The engine refuses writes in an untrusted workspace (the

@@ -154,7 +154,7 @@ export class ContextProvider implements vscode.TreeDataProvider<Node>, vscode.Di
       );
     }
     // An entry another clone's sync brought says which clone it was written on (sync/origins.ts).
-    const origins: { records: Record<string, string> } = await folder.run(engine => engine.origins()).catch(() => ({ records: {} }));
+    const origins: { records: Record<string, string> } = await folder.beside(engine => engine.origins()).catch(() => ({ records: {} }));
     const entryNodes = (entries: ScopeContext['warnings']) =>
       entries.map(entry => makeNode<ContextEntryNode>({ kind: 'contextEntry', folder, entry, clone: origins.records[entry.id] }));
     const t = context.totals;
