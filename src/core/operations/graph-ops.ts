@@ -23,11 +23,25 @@ import type { GraphQueue, GraphStep, GraphView } from '../storage/files/graph-fi
  */
 export async function readGraph(ctx: FolderStore): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }> {
   const q = ctx.graphQueue;
-  const view = q && (q.view || q.steps.length) ? await currentView(ctx, q) : undefined;
-  if (view) return { entities: view.entities.filter(isEntity), relations: view.relations.filter(isRelation) };
   const g = ctx.graph;
-  const [entities, relations] = await Promise.all([g.entities.get(), g.relations.get()]);
-  return { entities: entities.filter(isEntity), relations: relations.filter(isRelation) };
+  for (;;) {
+    if (q?.view) {
+      applyPending(q.view, q.steps);
+      return { entities: q.view.entities.filter(isEntity), relations: q.view.relations.filter(isRelation) };
+    }
+    // A write under way makes the view from the files as it finds them, or has written the steps already.
+    if (q && q.writes !== q.written) {
+      await q.writing;
+      continue;
+    }
+    const writes = q?.writes;
+    if (q?.steps.length) await ctx.ready();
+    const [entities, relations] = await Promise.all([g.entities.get(), g.relations.get()]);
+    // A write that began meanwhile may have changed the files after they were read: read again.
+    if (q && (q.view || q.writes !== writes)) continue;
+    if (!q?.steps.length) return { entities: entities.filter(isEntity), relations: relations.filter(isRelation) };
+    q.view = viewOf(g.entities.raw, g.relations.raw);
+  }
 }
 
 const isEntity = (e: unknown): e is GraphEntity =>
@@ -41,7 +55,24 @@ const isRelation = (r: unknown): r is GraphRelation =>
  */
 export async function changeGraph<T>(ctx: FolderStore, work: (entities: GraphEntity[], relations: GraphRelation[]) => T): Promise<T> {
   await settleGraph(ctx);
-  return changeGraphNow(ctx, work);
+  const q = ctx.graphQueue;
+  if (!q) return changeGraphNow(ctx, work);
+  // In the queue's line of writes, counted as one: a read beside it waits for it; steps queued
+  // meanwhile get a view made from the files it wrote.
+  const change = q.writing.then(async () => {
+    q.writes++;
+    try {
+      return await changeGraphNow(ctx, work);
+    } finally {
+      q.view = undefined;
+      q.written++;
+    }
+  });
+  q.writing = change.then(
+    () => undefined,
+    () => undefined,
+  );
+  return change;
 }
 
 /** How long the graph's upkeep waits for more of it: the next call of an agent, and its own steps, usually come within it. */
@@ -54,7 +85,7 @@ export const GRAPH_BATCH_MS = 25;
  * A post then takes one lock (the blackboard's), and its graph steps cost a share of one rewrite.
  */
 export function changeGraphSoon(ctx: FolderStore, work: GraphStep['work'], failed: GraphStep['failed']): void {
-  const q = (ctx.graphQueue ??= { steps: [], writing: Promise.resolve() });
+  const q = (ctx.graphQueue ??= { steps: [], writing: Promise.resolve(), writes: 0, written: 0 });
   q.steps.push({ work, failed });
   // Ref'd: a process that is about to end waits for it.
   q.timer ??= setTimeout(() => {
@@ -73,24 +104,11 @@ export function settleGraph(ctx: FolderStore): Promise<void> {
 }
 
 /**
- * The queue's view, with every queued step applied once: made from the files as last read when
- * there is none. A step is applied to the view only, once; the write then stores the view (its ids
- * and times are the ones readers were shown), unless another process changed the files since.
+ * A view of the graph made from the files' items as read (copied: the cached arrays stay as on
+ * disk). A read makes it when steps are queued and no write is under way, or the write does; each
+ * queued step is applied to it once, and the write stores it as it is (its ids and times are the
+ * ones readers were shown), unless another process changed the files since.
  */
-async function currentView(ctx: FolderStore, q: GraphQueue): Promise<GraphView> {
-  if (!q.view) {
-    await ctx.ready();
-    const g = ctx.graph;
-    await Promise.all([g.entities.get(), g.relations.get()]);
-    // Another reader may have made it meanwhile.
-    q.view ??= viewOf(g.entities.raw, g.relations.raw);
-  }
-  const view = q.view;
-  applyPending(view, q.steps);
-  return view;
-}
-
-/** A view of the graph made from the files' items as read (copied: the cached arrays stay as on disk). */
 function viewOf(entitiesRaw: readonly unknown[], relationsRaw: readonly unknown[]): GraphView {
   const entities = structuredClone(entitiesRaw) as GraphEntity[];
   const relations = structuredClone(relationsRaw) as GraphRelation[];
@@ -110,6 +128,15 @@ function applyPending(view: GraphView, steps: readonly GraphStep[]): void {
  */
 async function writeQueued(ctx: FolderStore, q: GraphQueue): Promise<void> {
   if (!q.steps.length) return;
+  q.writes++;
+  try {
+    await writeSteps(ctx, q);
+  } finally {
+    q.written++;
+  }
+}
+
+async function writeSteps(ctx: FolderStore, q: GraphQueue): Promise<void> {
   await ctx.ready();
   const g = ctx.graph;
   let steps: GraphStep[] = [];

@@ -56,4 +56,7 @@ export interface GraphQueue {
   writing: Promise<void>;
   /** While steps are queued or being written: what readers are given. */
   view?: GraphView;
+  /** Writes begun and ended: a read of the files that a write overlapped is done again. */
+  writes: number;
+  written: number;
 }

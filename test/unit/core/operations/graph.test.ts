@@ -169,6 +169,52 @@ describe('graph filled in by the operations, as twining-mcp fills it', () => {
     }
   });
 
+  test('batched graph upkeep: a query that runs while the batch is being written sees the posts before it, whenever it starts, and so does the next', async () => {
+    const root = emptyProject();
+    const ws = await openWorkspace(root, { now: NOW, batchGraph: true });
+    await ws.init();
+    // The query starts at every point of the write's way: after 0, 1, 2, ... turns of the event loop.
+    for (let i = 0; i < 120; i++) {
+      const posted = await ws.post({ entry_type: 'finding', summary: `f${i}`, scope: `src/m${i % 40}.ts` });
+      // The batch's write starts now, and the query runs beside it (the MCP server answers calls while it writes).
+      const writing = ws.settled();
+      for (let turn = 0; turn < i % 40; turn++) await new Promise(resolve => setImmediate(resolve));
+      const during = await ws.graph_query({ query: `finding:${posted.id}` });
+      await writing;
+      const after = await ws.graph_query({ query: `finding:${posted.id}` });
+      assert.equal(during.entities.length, 1, `round ${i}: the query during the write`);
+      assert.equal(after.entities.length, 1, `round ${i}: the query after the write`);
+    }
+  });
+
+  test('batched graph upkeep: an entity added while a post is queued and read is seen at once, and written with it', async () => {
+    const root = emptyProject();
+    const ws = await openWorkspace(root, { now: NOW, batchGraph: true });
+    await ws.init();
+    await ws.post({ entry_type: 'finding', summary: 'first', scope: 'src/a.ts' });
+    // The add writes the queue first, then its entity; a post and a query come while it does.
+    const adding = ws.add_entity({ name: 'src/added.ts', type: 'file' });
+    await ws.post({ entry_type: 'finding', summary: 'second', scope: 'src/b.ts' });
+    const during = await ws.graph_query({ query: 'src/' });
+    const added = await adding;
+    const after = await ws.graph_query({ query: 'src/' });
+    assert.deepEqual(after.entities.map(e => e.name).sort(), ['src/a.ts', 'src/added.ts', 'src/b.ts']);
+    assert.equal(after.entities.find(e => e.name === 'src/added.ts')!.id, added.id);
+    assert.ok(
+      during.entities.some(e => e.name === 'src/b.ts'),
+      'the query beside the add sees the post before it',
+    );
+    await ws.settled();
+    assert.deepEqual(
+      (readJson(root, 'graph/entities.json') as GraphEntity[])
+        .map(e => e.name)
+        .filter(n => n.startsWith('src/'))
+        .sort(),
+      ['src/a.ts', 'src/added.ts', 'src/b.ts'],
+    );
+    assert.deepEqual((await ws.graph_query({ query: 'src/' })).entities, after.entities, 'the ids and times the queries gave are the ones written');
+  });
+
   test('batched graph upkeep: a graph another process changed before the batch is written keeps its change and gets the queued steps', async () => {
     const root = emptyProject();
     const ws = await openWorkspace(root, { now: NOW, batchGraph: true });
