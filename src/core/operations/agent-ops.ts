@@ -27,8 +27,7 @@ export async function agents(
 ): Promise<{ agents: AgentWithLiveness[]; total_registered: number; active_count: number }> {
   const args = ctx.validate('agents', input);
   await assertAgentsKnown(ctx);
-  const liveness = await livenessReader(ctx);
-  const registry = await ctx.registry.get();
+  const [liveness, registry] = await Promise.all([livenessReader(ctx), ctx.registry.get()]);
   const all = registry.map(a => ({ ...a, last_seen: lastSeen(ctx, a), liveness: liveness(a) }));
   return {
     agents: args.include_gone === false ? all.filter(a => a.liveness !== 'gone') : all,
@@ -40,8 +39,8 @@ export async function agents(
 export async function discover(ctx: FolderStore, input: InputOf<'discover'>): Promise<{ agents: AgentScore[]; total_registered: number }> {
   const args = ctx.validate('discover', input);
   await assertAgentsKnown(ctx);
-  const liveness = await livenessReader(ctx);
-  const registry = await ctx.registry.get();
+  // The registry is read while the blackboard and config.yml are: a new engine reads all three.
+  const [liveness, registry] = await Promise.all([livenessReader(ctx), ctx.registry.get()]);
   return { agents: rankAgents(registry, args.required_capabilities, liveness, args), total_registered: registry.length };
 }
 

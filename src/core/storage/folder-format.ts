@@ -150,14 +150,16 @@ export async function detectFolderFormat(dir: string): Promise<FolderFormat> {
   else format = { backend: 'sqlite', reason: 'fresh' };
   if (configured !== undefined) format.configured = configured;
   if (version !== undefined) format.version = version;
-  const frozen = await fs.stat(path.join(dir, 'records', 'RECORDS-FROZEN.md')).then(
-    () => true,
-    () => false,
-  );
-  const events = await fs.stat(path.join(dir, 'events')).then(
-    st => st.isDirectory(),
-    () => false,
-  );
+  const [frozen, events] = await Promise.all([
+    fs.stat(path.join(dir, 'records', 'RECORDS-FROZEN.md')).then(
+      () => true,
+      () => false,
+    ),
+    fs.stat(path.join(dir, 'events')).then(
+      st => st.isDirectory(),
+      () => false,
+    ),
+  ]);
   if (frozen || events) {
     const marker = frozen ? 'records/RECORDS-FROZEN.md' : 'an events/ folder';
     format.refusal = `${dir} has ${marker}: it is in twining-mcp's format 3 (records frozen, the truth in events/), which this version of Twining does not read or write; nothing was written (use a twining-mcp that knows format 3, or migrate the folder back)`;

@@ -280,9 +280,11 @@ export async function readBytes(file: string, kind: ReadKind, from = 0, to?: num
  * system call, where the thread pool costs five round trips (open, stat, two reads, close), each
  * waiting for a pool thread and the event loop on a busy machine; a `why` or a briefing reads a
  * scope's records one after another, and the warm-up of a long-lived engine reads them all.
+ * config.yml too (1 MiB at most, so the thread is held for well under a millisecond): the first
+ * call of every new engine reads it, then the format check reads it again, one after the other.
  */
 export async function readText(file: string, kind: ReadKind): Promise<string | undefined> {
-  if (kind === 'record') return readTextSync(file, kind);
+  if (kind === 'record' || kind === 'config') return readTextSync(file, kind);
   const bytes = await readBytes(file, kind);
   return bytes === undefined ? undefined : text(bytes);
 }
