@@ -25,6 +25,7 @@ import type { AssembledDecision } from '../../operations/briefing-types';
 import { type Weights, scopeProximity } from '../../rules/assembly';
 import type { PlacedEntry } from '../../operations/assemble-result';
 import { readBytes } from '../read-file';
+import { openRegular } from '../json-files';
 import { identityOf, stampOfFile } from '../version-stamp';
 import { type RankedGroup, type RankedOrder, decisionOrder, rankedOrder } from './briefing-rank';
 import type { BlackboardEntry, DecisionIndexEntry } from '../../records';
@@ -127,34 +128,82 @@ export const basisFile = (cacheFile: string) => cacheFile.replace(/\.json$/, '.b
 
 export const otherStamps = async (twiningDir: string) => (await Promise.all(OTHER_INPUTS.map(f => stampOfFile(path.join(twiningDir, f))))).join('|');
 
+/** Bytes linePlaces reads at a time: a buffer of the whole blackboard (tens of megabytes at 100,000 entries) cost the keep more in garbage collection than the scan itself (bench/README.md, the served start). */
+const PLACES_CHUNK = 1 << 20;
+
+const isBlank = (b: number) => b === 32 || b === 9 || b === 13;
+
 /**
  * Where each entry's line is in the blackboard's first `offset` bytes: the lines the reader keeps
  * (jsonl.ts: not blank, a JSON object) counted in order, taking a line that looks like an object
  * (`{` to `}`) for one. A line that looks so but did not parse shifts the count; the reader of a
- * line checks its id and time, so a wrong place is a miss, never a wrong text.
+ * line checks its id and time, so a wrong place is a miss, never a wrong text. Undefined when the
+ * file is missing or holds another count of such lines than `expected` (the entries read): then no
+ * place is known. Read `chunk` bytes at a time into one buffer.
  */
-async function linePlaces(file: string, offset: number): Promise<{ start: Float64Array; end: Float64Array } | undefined> {
-  const bytes = await readBytes(file, 'log', 0, offset);
-  if (!bytes) return undefined;
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const blank = (b: number) => b === 32 || b === 9 || b === 13;
-  for (let at = 0; at < bytes.length;) {
-    const nl = bytes.indexOf(10, at);
-    const end = nl < 0 ? bytes.length : nl;
-    let a = at;
-    let z = end - 1;
-    // A byte-order mark at the start of the file (the reader drops it too).
-    if (at === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) a = 3;
-    while (a <= z && blank(bytes[a])) a++;
-    while (z >= a && blank(bytes[z])) z--;
-    if (a <= z && bytes[a] === 0x7b && bytes[z] === 0x7d) {
-      starts.push(at);
-      ends.push(end);
+export async function linePlaces(
+  file: string,
+  offset: number,
+  expected: number,
+  chunk = PLACES_CHUNK,
+): Promise<{ start: Float64Array; end: Float64Array } | undefined> {
+  const handle = await openRegular(file).catch(() => undefined);
+  if (!handle) return undefined;
+  const start = new Float64Array(expected);
+  const end = new Float64Array(expected);
+  let n = 0;
+  // The line being read: where it starts, and its first and last bytes that are not blank (-1: none yet).
+  let lineAt = 0;
+  let first = -1;
+  let last = -1;
+  /** Ends the line at `endAt`; false when it is one more object line than expected. */
+  const endLine = (endAt: number): boolean => {
+    if (first === 0x7b && last === 0x7d) {
+      if (n === expected) return false;
+      start[n] = lineAt;
+      end[n] = endAt;
+      n++;
     }
-    at = end + 1;
+    lineAt = endAt + 1;
+    first = last = -1;
+    return true;
+  };
+  try {
+    // A byte-order mark at the start of the file (the reader drops it too).
+    const head = Buffer.alloc(3);
+    const { bytesRead: headRead } = await handle.read(head, 0, Math.min(3, offset), 0);
+    const bom = headRead === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(chunk, offset)));
+    for (let pos = 0; pos < offset;) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, offset - pos), pos);
+      if (bytesRead === 0) break;
+      let i = pos < bom ? Math.min(bom - pos, bytesRead) : 0;
+      while (i < bytesRead) {
+        const nl = buffer.indexOf(10, i);
+        // A newline found past what this read filled is an earlier chunk's byte.
+        const ended = nl >= 0 && nl < bytesRead;
+        const stop = ended ? nl : bytesRead;
+        if (first < 0) {
+          let a = i;
+          while (a < stop && isBlank(buffer[a])) a++;
+          if (a < stop) first = buffer[a];
+        }
+        let z = stop - 1;
+        while (z >= i && isBlank(buffer[z])) z--;
+        if (z >= i) last = buffer[z];
+        // The line goes on in the next chunk.
+        if (!ended) break;
+        if (!endLine(pos + stop)) return undefined;
+        i = stop + 1;
+      }
+      pos += bytesRead;
+      // A last line without its newline.
+      if (pos === offset && lineAt < offset && !endLine(offset)) return undefined;
+    }
+  } finally {
+    await handle.close();
   }
-  return { start: Float64Array.from(starts), end: Float64Array.from(ends) };
+  return n === expected ? { start, end } : undefined;
 }
 
 export async function tailBefore(file: string, offset: number): Promise<string | undefined> {
@@ -180,9 +229,8 @@ export async function keepBasis(
   const e = parts.entries;
   const d = parts.decisions;
   const last = e.length ? e[e.length - 1].timestamp : undefined;
-  const places = await linePlaces(blackboardFile, offset);
   // The count of lines matches the entries' (or every place is unknown).
-  const placed = places && places.start.length === e.length ? places : undefined;
+  const placed = await linePlaces(blackboardFile, offset, e.length);
   const kind = Uint8Array.from(c, x => KIND_CODE.get(e[x.position].entry_type) ?? 0);
   const at = Float64Array.from(c, x => Date.parse(e[x.position].timestamp));
   const relevance = Float64Array.from(c, x => 0.5 * scopeProximity(parts.scope, e[x.position].scope));
