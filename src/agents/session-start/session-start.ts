@@ -44,7 +44,7 @@ export async function startSession(
   const before = await fingerprint(twiningDir);
   // The briefing's mark is written with what is kept, after the answer (this engine counts it at once).
   let record = async () => {};
-  let parts: BriefingParts | undefined;
+  let parts: (() => BriefingParts) | undefined;
   const briefing = await engine.assemble(
     {
       task: 'Start of an agent session',
@@ -85,10 +85,11 @@ export async function startSession(
       return false;
     });
     // And what it was made from, for a start after lines were appended (1.x folders: the basis reads blackboard.jsonl).
-    if (kept && parts && !isSqliteFolder(twiningDir))
-      await keepBasis(twiningDir, cacheFile(twiningDir, req.agent_id, req.scope), parts, req.max_tokens, offset).catch(error =>
-        warn(`the briefing's basis was not kept (${(error as Error).message})`),
-      );
+    const made = parts;
+    if (kept && made && !isSqliteFolder(twiningDir))
+      await Promise.resolve()
+        .then(() => keepBasis(twiningDir, cacheFile(twiningDir, req.agent_id, req.scope), made(), req.max_tokens, offset))
+        .catch(error => warn(`the briefing's basis was not kept (${(error as Error).message})`));
   };
   return { text: briefingText(briefing), offset, keep };
 }

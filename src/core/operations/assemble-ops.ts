@@ -42,8 +42,13 @@ export interface AssembleOptions {
    * counts the briefing at once either way (`ctx.assembledAt`).
    */
   recordAfter?: (write: () => Promise<void>) => void;
-  /** Given what the briefing was made from, for the SessionStart hook's basis (storage/derived/briefing-basis.ts). */
-  basis?: (parts: BriefingParts) => void;
+  /**
+   * Given what the briefing was made from, for the SessionStart hook's basis
+   * (storage/derived/briefing-basis.ts): a function, since a running engine answering a hook
+   * keeps the basis after the answer, and the candidates' list (every entry of a project-wide
+   * briefing) is not made before it.
+   */
+  basis?: (parts: () => BriefingParts) => void;
 }
 
 /** A decision's record as a briefing shows it. */
@@ -206,20 +211,31 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, opt
     result.changed_since = changedSince(result, changed, newer, previous.assembled_at, scope, agentId, shown, budget);
   }
 
-  options.basis?.({
-    scope,
-    budget,
-    weights,
-    startTokens: tokens,
-    simple: !recent_handoffs.length && !claimList.some(isClaim) && !graphOn && !graph.related.length,
-    entries: ctx.blackboard.entries,
-    candidates: [...pools.warnings.positions(), ...pools.others.positions()],
-    resolved: resolvedIds(ctx),
-    decisions: inScope,
-    records: new Map(takeable.map(t => [t.id, { ...shownDecision(records.get(t.id)!), cost: t.cost }])),
-    newestDecision: ctx.derived.fromDecisions('newest decision time', newestTimestamp),
-    shown: fill.chosen.filter(c => c.entry).map(c => placedEntry(c.entry!)),
-  });
+  if (options.basis) {
+    // What the briefing read, taken now; the lists made from it, when asked. A basis is kept only of
+    // the blackboard as this briefing read it (keepBasis checks its size against the offset), so
+    // lines the engine reads in between never reach one.
+    const entries = ctx.blackboard.entries;
+    const count = entries.length;
+    const resolved = resolvedIds(ctx);
+    const newestDecision = ctx.derived.fromDecisions('newest decision time', newestTimestamp);
+    const simple = !recent_handoffs.length && !claimList.some(isClaim) && !graphOn && !graph.related.length;
+    const chosen = fill.chosen.filter(c => c.entry);
+    options.basis(() => ({
+      scope,
+      budget,
+      weights,
+      startTokens: tokens,
+      simple,
+      entries: entries.length === count ? entries : entries.slice(0, count),
+      candidates: [...pools.warnings.positions(), ...pools.others.positions()],
+      resolved,
+      decisions: inScope,
+      records: new Map(takeable.map(t => [t.id, { ...shownDecision(records.get(t.id)!), cost: t.cost }])),
+      newestDecision,
+      shown: chosen.map(c => placedEntry(c.entry!)),
+    }));
+  }
 
   warmDecisionRecords(ctx, index);
   if (!ctx.readOnly) {
