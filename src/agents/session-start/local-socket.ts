@@ -76,16 +76,32 @@ export function socketPathOf(identity: string): string | undefined {
   return dir && path.join(dir, `${key}.sock`);
 }
 
+function isSocket(file: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isSocket() ?? false;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Sends one request to the project's running engine and returns its answer, or undefined when
  * nobody answered within `timeoutMs` (or at all): the caller then does the work itself. The
  * request goes with the project's identity (`project`), which the server checks is its own.
  */
-export function askRunningEngine(root: string, request: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+export function askRunningEngine(
+  root: string,
+  request: Record<string, unknown>,
+  timeoutMs: number,
+  /** Given up on by the caller (it answered otherwise): the connection is closed, the answer undefined. */
+  signal?: AbortSignal,
+): Promise<Record<string, unknown> | undefined> {
   const project = projectIdentity(root);
   const where = socketPathOf(project);
-  if (!where) return Promise.resolve(undefined);
-  // Loaded only here: `net` costs a hook process about 4 ms to load, and only SessionStart asks.
+  if (!where || signal?.aborted) return Promise.resolve(undefined);
+  // No socket there: nobody serves, and `net` (about 4 ms of a hook process to load) is not loaded.
+  // A named pipe has no file to look at.
+  if (process.platform !== 'win32' && !isSocket(where)) return Promise.resolve(undefined);
   const { createConnection } = require('net') as typeof net;
   return new Promise(resolve => {
     const socket = createConnection(where);
@@ -95,9 +111,12 @@ export function askRunningEngine(root: string, request: Record<string, unknown>,
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
       socket.destroy();
       resolve(value);
     };
+    const abort = () => done(undefined);
+    signal?.addEventListener('abort', abort);
     const timer = setTimeout(() => done(undefined), timeoutMs);
     socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(JSON.stringify({ ...request, project }) + '\n'));

@@ -18,7 +18,7 @@ import { SessionStartServer, openWorkspace } from '../../../../src/library';
 import { localSocketPath, projectIdentity } from '../../../../src/agents/session-start/local-socket';
 import { claude } from '../../../support/hook-inputs';
 import { hookAlone } from '../../../support/dist';
-import { CLI_JS, fixtureProject } from '../../../support/tmp';
+import { CLI_JS, fixtureProject, tempProject } from '../../../support/tmp';
 
 const HOOK_JS = path.join(path.dirname(CLI_JS), 'hook.js');
 
@@ -36,13 +36,14 @@ function start(
   root: string,
   session: string,
   agent = 'socket-agent',
+  scope = 'src/auth/',
 ): Promise<{ status: number | null; stderr: string; context?: string; ms: number }> {
   const input = claude(root, session, 'SessionStart', { source: 'startup' });
   const env = { ...process.env };
   delete env.TWINING_NOW;
   const began = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [hookJs, 'SessionStart', '--agent', agent, '--scope', 'src/auth/'], { env });
+    const child = spawn(process.execPath, [hookJs, 'SessionStart', '--agent', agent, '--scope', scope], { env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', d => (stdout += d));
@@ -144,6 +145,88 @@ test('a server that accepts and never answers: the hook gives up on it and answe
     const answer = await start(HOOK_JS, root, 'q1');
     assert.equal(answer.status, 0, answer.stderr);
     assert.match(answer.context!, /verifyToken does not check the exp claim/);
+  } finally {
+    silent.close();
+  }
+});
+
+/**
+ * A new project with a few posts: its project-wide briefing is of the kind a basis is kept for
+ * (briefing-basis.ts; no scope of a post is named like "project", so the graph adds nothing to it).
+ */
+async function basisProject(): Promise<{ root: string; engine: Awaited<ReturnType<typeof openWorkspace>> }> {
+  const root = tempProject();
+  const engine = await openWorkspace(root, { warn: () => undefined });
+  await engine.init();
+  for (let i = 0; i < 12; i++)
+    await engine.post({ entry_type: i % 3 ? 'finding' : 'warning', summary: `Earlier note ${i}`, scope: i % 2 ? 'src/db/' : 'src/api/', agent_id: 'earlier' });
+  return { root, engine };
+}
+
+/** Waits for the briefing's basis of `agent` (kept after the answer), and says whether it came. */
+async function basisKept(root: string, agent: string): Promise<boolean> {
+  const sessions = path.join(root, '.twining/sessions');
+  const has = () => fs.readdirSync(sessions).some(f => f.startsWith(`briefing-${agent}`) && f.endsWith('.basis'));
+  for (let i = 0; i < 200 && !has(); i++) await new Promise(r => setTimeout(r, 20));
+  return has();
+}
+
+test('a start after a write, with a basis that could answer: the running engine is asked first, and answers with the write', async () => {
+  runtimeDir();
+  const { root, engine } = await basisProject();
+  let asked = 0;
+  const server = new SessionStartServer(
+    root,
+    work => (asked++, work(engine)),
+    () => undefined,
+  );
+  try {
+    await serving(server);
+    const first = await start(hookAlone(), root, 'b1', 'basis-agent', 'project');
+    assert.equal(first.status, 0, first.stderr);
+    assert.ok(await basisKept(root, 'basis-agent'), 'the running engine kept the basis after it answered');
+    const before = asked;
+    await engine.post({ entry_type: 'finding', summary: 'Session ids are reused across logins', scope: 'src/auth/session.ts', agent_id: 'reviewer' });
+    const second = await start(hookAlone(), root, 'b2', 'basis-agent', 'project');
+    assert.equal(second.status, 0, second.stderr);
+    assert.ok(asked > before, 'the running engine was asked, though the basis could have answered');
+    assert.match(second.context!, /Session ids are reused across logins/);
+  } finally {
+    server.close();
+  }
+});
+
+test('a running engine that does not answer: the basis answers, and the hook ends without waiting for the engine', async () => {
+  runtimeDir();
+  // A basis kept by an engine this process runs, then a write after it, with nobody serving.
+  const { root, engine } = await basisProject();
+  const server = new SessionStartServer(
+    root,
+    work => work(engine),
+    () => undefined,
+  );
+  try {
+    await serving(server);
+    const first = await start(hookAlone(), root, 'w1', 'basis-agent', 'project');
+    assert.equal(first.status, 0, first.stderr);
+    assert.ok(await basisKept(root, 'basis-agent'), `the basis is kept: ${fs.readdirSync(path.join(root, '.twining/sessions')).join(', ')}`);
+  } finally {
+    server.close();
+  }
+  await engine.post({ entry_type: 'warning', summary: 'The refresh endpoint has no rate limit', scope: 'src/auth/refresh.ts', agent_id: 'reviewer' });
+  // Now a process that accepts on the socket and never answers (an engine stuck on a long call).
+  const silent = net.createServer(() => undefined);
+  await new Promise<void>(r => silent.listen(localSocketPath(root)!, r));
+  let connections = 0;
+  silent.on('connection', () => connections++);
+  try {
+    // The copy without core.js: only the basis can answer it.
+    const answer = await start(hookAlone(), root, 'w2', 'basis-agent', 'project');
+    assert.equal(answer.status, 0, answer.stderr);
+    assert.match(answer.context!, /The refresh endpoint has no rate limit/);
+    assert.equal(connections, 1, 'the hook asked the engine first');
+    // Waiting for that engine would take the hook's whole wait for it (3 s) before it could end.
+    assert.ok(answer.ms < 3000, `the hook ended after ${answer.ms} ms, so it did not wait for the silent engine`);
   } finally {
     silent.close();
   }
