@@ -119,8 +119,14 @@ export class SessionStartServer {
       const { v: _v, op: _op, project, ...req } = parsed;
       if (project !== this.identity) return void reply({ ok: false, error: `this engine serves ${this.identity}, not ${project}` });
       const twiningDir = path.join(this.root, '.twining');
-      this.run(engine => startSession(engine, twiningDir, req, this.warn)).then(
-        ({ text: briefing, offset, keep }) => {
+      // A hook that stopped waiting (it answered from the briefing's basis: agents/hooks/hook-start.ts)
+      // has gone: its briefing is not made, or, made, not recorded as the agent's (the agent never saw
+      // it, and the next briefing's "changed since" starts at the last one it did see).
+      const gone = () => socket.destroyed || socket.readableEnded;
+      this.run(engine => (gone() ? Promise.resolve(undefined) : startSession(engine, twiningDir, req, this.warn))).then(
+        started => {
+          if (!started || gone()) return;
+          const { text: briefing, offset, keep } = started;
           reply({ ok: true, text: briefing, offset });
           this.run(() => keep()).catch(error => this.warn(`after a session start: ${(error as Error).message}`));
         },

@@ -232,6 +232,39 @@ test('a running engine that does not answer: the basis answers, and the hook end
   }
 });
 
+test('a hook that stopped waiting before the engine got to it: no briefing is made or recorded for its agent', async () => {
+  runtimeDir();
+  const { root, engine } = await basisProject();
+  let started = 0;
+  // An engine busy with an earlier call: the request waits its turn.
+  const server = new SessionStartServer(
+    root,
+    async work => {
+      await new Promise(r => setTimeout(r, 300));
+      started++;
+      return work(engine);
+    },
+    () => undefined,
+  );
+  try {
+    await serving(server);
+    const socket = net.createConnection(localSocketPath(root)!);
+    await new Promise<void>(r => socket.on('connect', () => r()));
+    socket.write(JSON.stringify({ v: 1, op: 'session-start', agent_id: 'gone-agent', role: 'x', scope: 'project', project: projectIdentity(root) }) + '\n');
+    await new Promise(r => setTimeout(r, 50));
+    // The hook answered otherwise and closed the connection (agents/hooks/hook-start.ts).
+    socket.destroy();
+    for (let i = 0; i < 100 && started === 0; i++) await new Promise(r => setTimeout(r, 20));
+    assert.equal(started, 1, 'the request reached the engine');
+    // Long enough for what a briefing made would keep after it (a second turn on the busy engine).
+    await new Promise(r => setTimeout(r, 1200));
+    assert.ok(!fs.existsSync(path.join(root, '.twining/sessions/assembly-gone-agent.json')), 'no briefing recorded for an agent that did not receive it');
+    assert.ok(!(await engine.agents({})).agents.some(a => a.agent_id === 'gone-agent'), 'not registered on its behalf');
+  } finally {
+    server.close();
+  }
+});
+
 test('a bad or oversized request is refused with a reason and runs nothing', async () => {
   runtimeDir();
   const root = fixtureProject();
