@@ -66,22 +66,28 @@ async function serving(server: SessionStartServer): Promise<void> {
   assert.ok(server.serving, 'the server listens');
 }
 
-test('after a write, a running engine answers the hook: the new warning, the agent registered, the briefing recorded', async () => {
-  runtimeDir();
-  const root = fixtureProject();
-  const engine = await openWorkspace(root);
+/** A server for `root` answering with `engine`, listening; `asked` counts the requests that reached the engine. */
+async function servingWith(root: string, engine: Awaited<ReturnType<typeof openWorkspace>>): Promise<{ server: SessionStartServer; asked: () => number }> {
   let asked = 0;
   const server = new SessionStartServer(
     root,
     work => (asked++, work(engine)),
     () => undefined,
   );
+  await serving(server);
+  return { server, asked: () => asked };
+}
+
+test('after a write, a running engine answers the hook: the new warning, the agent registered, the briefing recorded', async () => {
+  runtimeDir();
+  const root = fixtureProject();
+  const engine = await openWorkspace(root);
+  const { server, asked } = await servingWith(root, engine);
   try {
-    await serving(server);
     await engine.post({ entry_type: 'warning', summary: 'Refresh tokens are stored in plain text', scope: 'src/auth/store.ts', agent_id: 'reviewer' });
     const answer = await start(hookAlone(), root, 's1');
     assert.equal(answer.status, 0, answer.stderr);
-    assert.ok(asked >= 1, 'the running engine was asked');
+    assert.ok(asked() >= 1, 'the running engine was asked');
     assert.match(answer.context!, /Refresh tokens are stored in plain text/);
     assert.match(answer.context!, /verifyToken does not check the exp claim/);
     // Registered by the running engine right after it answered.
@@ -174,22 +180,16 @@ async function basisKept(root: string, agent: string): Promise<boolean> {
 test('a start after a write, with a basis that could answer: the running engine is asked first, and answers with the write', async () => {
   runtimeDir();
   const { root, engine } = await basisProject();
-  let asked = 0;
-  const server = new SessionStartServer(
-    root,
-    work => (asked++, work(engine)),
-    () => undefined,
-  );
+  const { server, asked } = await servingWith(root, engine);
   try {
-    await serving(server);
     const first = await start(hookAlone(), root, 'b1', 'basis-agent', 'project');
     assert.equal(first.status, 0, first.stderr);
     assert.ok(await basisKept(root, 'basis-agent'), 'the running engine kept the basis after it answered');
-    const before = asked;
+    const before = asked();
     await engine.post({ entry_type: 'finding', summary: 'Session ids are reused across logins', scope: 'src/auth/session.ts', agent_id: 'reviewer' });
     const second = await start(hookAlone(), root, 'b2', 'basis-agent', 'project');
     assert.equal(second.status, 0, second.stderr);
-    assert.ok(asked > before, 'the running engine was asked, though the basis could have answered');
+    assert.ok(asked() > before, 'the running engine was asked, though the basis could have answered');
     assert.match(second.context!, /Session ids are reused across logins/);
   } finally {
     server.close();
@@ -200,13 +200,8 @@ test('a running engine that does not answer: the basis answers, and the hook end
   runtimeDir();
   // A basis kept by an engine this process runs, then a write after it, with nobody serving.
   const { root, engine } = await basisProject();
-  const server = new SessionStartServer(
-    root,
-    work => work(engine),
-    () => undefined,
-  );
+  const { server } = await servingWith(root, engine);
   try {
-    await serving(server);
     const first = await start(hookAlone(), root, 'w1', 'basis-agent', 'project');
     assert.equal(first.status, 0, first.stderr);
     assert.ok(await basisKept(root, 'basis-agent'), `the basis is kept: ${fs.readdirSync(path.join(root, '.twining/sessions')).join(', ')}`);
