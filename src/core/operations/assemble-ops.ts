@@ -216,7 +216,6 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, opt
     // the blackboard as this briefing read it (keepBasis checks its size against the offset), so
     // lines the engine reads in between never reach one.
     const entries = ctx.blackboard.entries;
-    const count = entries.length;
     const resolved = resolvedIds(ctx);
     const newestDecision = ctx.derived.fromDecisions('newest decision time', newestTimestamp);
     const simple = !recent_handoffs.length && !claimList.some(isClaim) && !graphOn && !graph.related.length;
@@ -227,7 +226,7 @@ export async function assemble(ctx: FolderStore, input: InputOf<'assemble'>, opt
       weights,
       startTokens: tokens,
       simple,
-      entries: entries.length === count ? entries : entries.slice(0, count),
+      entries,
       candidates: [...pools.warnings.positions(), ...pools.others.positions()],
       resolved,
       decisions: inScope,
